@@ -1,0 +1,222 @@
+//===- TileAttrs.td - Attributes of the tile dialect -------*- tablegen -*-===//
+//
+// Part of TileLang-MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_DIALECT_TILE_IR_TILEATTRS_TD
+#define TILELANG_DIALECT_TILE_IR_TILEATTRS_TD
+
+include "TileLang/Dialect/Tile/IR/TileDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Tile_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Tile_MemorySpace : I32EnumAttr<"MemorySpace", "on-chip tile memory space", [
+    I32EnumAttrCase<"Shared", 0, "shared">,
+    I32EnumAttrCase<"Fragment", 1, "fragment">,
+    I32EnumAttrCase<"Local", 2, "local">
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_MemorySpaceAttr : EnumAttr<Tile_Dialect, Tile_MemorySpace, "mem"> {
+  let summary = "Memory space of an on-chip tile";
+  let description = [{
+    The memory space of a `memref` that holds an on-chip tile:
+
+    * `#tile.mem<shared>`: shared memory of the thread block (LDS on AMD).
+      Every thread of the block sees the whole tile.
+    * `#tile.mem<fragment>`: registers, distributed over the threads of the
+      block by a fragment layout that the compiler infers (or that
+      `tile.annotate_layout` fixes).
+    * `#tile.mem<local>`: registers private to each thread; every thread
+      holds its own copy of the whole tile.
+
+    Global tensors are memrefs in the default memory space.
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction kind", [
+    I32EnumAttrCase<"Max", 0, "max">,
+    I32EnumAttrCase<"Min", 1, "min">,
+    I32EnumAttrCase<"Sum", 2, "sum">,
+    I32EnumAttrCase<"AbsSum", 3, "abssum">,
+    I32EnumAttrCase<"AbsMax", 4, "absmax">
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce_kind"> {
+  let summary = "Combining function of tile.reduce";
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tile_GemmPolicy : I32EnumAttr<"GemmPolicy", "warp partition of a tile gemm", [
+    I32EnumAttrCase<"Square", 0, "square">,
+    I32EnumAttrCase<"FullRow", 1, "full_row">,
+    I32EnumAttrCase<"FullCol", 2, "full_col">
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_GemmPolicyAttr : EnumAttr<Tile_Dialect, Tile_GemmPolicy, "policy"> {
+  let summary = "How the warps of a block split a gemm's C tile";
+  let description = [{
+    TileLang's `GemmWarpPolicy`: `square` splits M and N as evenly as the
+    warp count allows, `full_row` gives every warp whole rows of C (all warps
+    along M), `full_col` whole columns (all warps along N).
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tile_RasterOrder : I32EnumAttr<"RasterOrder", "block rasterization order", [
+    I32EnumAttrCase<"Row", 0, "row">,
+    I32EnumAttrCase<"Column", 1, "column">
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_RasterOrderAttr : EnumAttr<Tile_Dialect, Tile_RasterOrder, "raster"> {
+  let summary = "Order in which tile.use_swizzle walks the block grid";
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tile_TargetKind : I32EnumAttr<"TargetKind", "compilation target kind", [
+    I32EnumAttrCase<"CPU", 0, "cpu">,
+    I32EnumAttrCase<"CUDA", 1, "cuda">,
+    I32EnumAttrCase<"ROCm", 2, "rocm">
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tile";
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
+  let summary = "XOR swizzle of a shared-memory tile (CuTe's Swizzle<B, M, S>)";
+  let description = [{
+    Maps the linear (row-major) element offset `o` of a shared tile to
+
+    ```
+    o ^ ((o & (((1 << bits) - 1) << (base + shift))) >> shift)
+    ```
+
+    i.e. the `bits` bits that start at bit `base + shift` are XOR-ed into the
+    `bits` bits that start at bit `base`. `base` is the log2 of the number of
+    contiguous elements that stay together (a 16-byte vector: 3 for 16-bit
+    elements), `bits` the log2 of the number of vectors permuted, `shift`
+    the distance between the two bit fields. `#tile.swizzle<3, 3, 3>` is the
+    128-byte swizzle of a 64-wide f16 tile.
+
+    Example:
+
+    ```mlir
+    %a = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>}
+        : memref<128x64xf16, #tile.mem<shared>>
+    ```
+  }];
+  let parameters = (ins "unsigned":$bits, "unsigned":$base, "unsigned":$shift);
+  let assemblyFormat = "`<` $bits `,` $base `,` $shift `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Applies the swizzle to a linear element offset.
+    int64_t apply(int64_t offset) const;
+    /// The number of contiguous elements the swizzle permutes as a unit
+    /// times the number of units it permutes: the period of the pattern.
+    int64_t getPeriod() const;
+  }];
+}
+
+def Tile_FragmentLayoutAttr : Tile_Attr<"FragmentLayout", "fragment"> {
+  let summary = "Distribution of a register tile over the threads of a block";
+  let description = [{
+    A fragment layout maps each coordinate of a tile of shape `shape` to the
+    thread that holds it (`thread`, one result) and to its position in that
+    thread's registers (`index`, one or more results, row-major over
+    `local_shape`). Elements replicated over several threads (after a
+    reduction, for example) are described by `replicate`: thread
+    `t + k * (threads / replicate)` also holds what `thread` maps to `t`.
+
+    Layout inference writes these on `tile.alloc_fragment`; a kernel author
+    may fix one with `tile.annotate_layout`.
+
+    Example, the accumulator of an `mma.sync m16n8k16` for one warp:
+
+    ```mlir
+    #tile.fragment<[16, 8],
+        thread = (i, j) -> ((i mod 8) * 4 + (j mod 8) floordiv 2),
+        index = (i, j) -> ((i floordiv 8) * 2 + j mod 2),
+        threads = 32>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "tile shape">:$shape,
+    "::mlir::AffineMap":$thread,
+    "::mlir::AffineMap":$index,
+    "int64_t":$threads,
+    DefaultValuedParameter<"int64_t", "1">:$replicate
+  );
+  let assemblyFormat = [{
+    `<` `[` $shape `]` `,` `thread` `=` $thread `,` `index` `=` $index `,`
+    `threads` `=` $threads (`,` `replicate` `=` $replicate^)? `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Thread that holds the element at `coords` (before replication).
+    int64_t getThreadOf(::llvm::ArrayRef<int64_t> coords) const;
+    /// Register position of the element at `coords` in its thread.
+    ::llvm::SmallVector<int64_t> getIndexOf(::llvm::ArrayRef<int64_t> coords) const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Target
+//===----------------------------------------------------------------------===//
+
+def Tile_TargetAttr : Tile_Attr<"Target", "target"> {
+  let summary = "Compilation target of a module of tile kernels";
+  let description = [{
+    Attached to the module as `tile.target`: the target kind (`cpu`, `cuda`,
+    `rocm`), the chip (`sm_80`, `sm_90a`, `gfx942`, `gfx1100`; empty or
+    `host` for the CPU) and the feature string (`+ptx80`). Passes read it
+    instead of taking their own chip options; pipelines and the JIT set it.
+
+    ```mlir
+    module attributes {tile.target = #tile.target<cuda, "sm_90a", "+ptx80">} {}
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<Tile_TargetKind>:$kind,
+    StringRefParameter<"chip name">:$chip,
+    StringRefParameter<"feature string", "\"\"">:$features
+  );
+  let assemblyFormat = "`<` $kind `,` $chip (`,` $features^)? `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Threads per warp (wavefront) on this target: 32 on NVIDIA and gfx11,
+    /// 64 on gfx9 (CDNA), 1 on the CPU.
+    int64_t getWarpSize() const;
+    /// The compute capability as an integer (90 for sm_90a), or 0 when the
+    /// target is not CUDA.
+    int64_t getSmVersion() const;
+  }];
+}
+
+#endif // TILELANG_DIALECT_TILE_IR_TILEATTRS_TD

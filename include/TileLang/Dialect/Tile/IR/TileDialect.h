@@ -1,0 +1,81 @@
+//===- TileDialect.h - The tile dialect -------------------------*- C++ -*-===//
+//
+// Part of TileLang-MLIR.
+//
+// Declares the tile dialect, its attributes and its operations.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_DIALECT_TILE_IR_TILEDIALECT_H
+#define TILELANG_DIALECT_TILE_IR_TILEDIALECT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir {
+namespace tile {
+
+/// The resource written by layout and scheduling hints, so that they are not
+/// erased as dead code before the passes that consume them run.
+struct HintResource : public SideEffects::Resource::Base<HintResource> {
+  StringRef getName() final { return "TileHint"; }
+};
+
+namespace OpTrait {
+/// The op must be nested, at any depth, inside a `tile.kernel`.
+template <typename ConcreteType>
+class InKernel : public ::mlir::OpTrait::TraitBase<ConcreteType, InKernel> {
+public:
+  static LogicalResult verifyTrait(Operation *op);
+};
+} // namespace OpTrait
+
+} // namespace tile
+} // namespace mlir
+
+#include "TileLang/Dialect/Tile/IR/TileOpsDialect.h.inc"
+
+#include "TileLang/Dialect/Tile/IR/TileEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "TileLang/Dialect/Tile/IR/TileAttrs.h.inc"
+
+namespace mlir {
+namespace tile {
+
+/// Returns the tile memory space of `type`, or std::nullopt for a global
+/// buffer (no tile memory space).
+std::optional<MemorySpace> getMemorySpace(MemRefType type);
+
+/// True when `type` lives in the given tile memory space.
+inline bool isInSpace(MemRefType type, MemorySpace space) {
+  return getMemorySpace(type) == space;
+}
+
+/// Returns the `tile.target` of the module that encloses `op`, if any.
+TargetAttr getTargetAttr(Operation *op);
+
+/// Shared verifier of the InKernel trait.
+LogicalResult verifyInKernel(Operation *op);
+
+namespace OpTrait {
+template <typename ConcreteType>
+LogicalResult InKernel<ConcreteType>::verifyTrait(Operation *op) {
+  return verifyInKernel(op);
+}
+} // namespace OpTrait
+
+} // namespace tile
+} // namespace mlir
+
+#define GET_OP_CLASSES
+#include "TileLang/Dialect/Tile/IR/TileOps.h.inc"
+
+#endif // TILELANG_DIALECT_TILE_IR_TILEDIALECT_H

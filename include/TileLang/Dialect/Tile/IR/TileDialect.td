@@ -1,0 +1,57 @@
+//===- TileDialect.td - The tile dialect -------------------*- tablegen -*-===//
+//
+// Part of TileLang-MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_DIALECT_TILE_IR_TILEDIALECT_TD
+#define TILELANG_DIALECT_TILE_IR_TILEDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Tile_Dialect : Dialect {
+  let name = "tile";
+  let cppNamespace = "::mlir::tile";
+  let summary = "GPU kernels written at tile granularity";
+  let description = [{
+    The `tile` dialect describes GPU kernels the way TileLang does: a kernel
+    author states the launch grid (`tile.kernel`), which tiles live in shared
+    memory and which in registers (`tile.alloc_shared`,
+    `tile.alloc_fragment`, `tile.alloc_local`), and moves, multiplies and
+    reduces whole tiles (`tile.copy`, `tile.gemm`, `tile.reduce`, ...). The
+    compiler chooses layouts, instructions, thread mappings, software
+    pipelines and barriers.
+
+    Global tensors are plain `memref`s in the default memory space. On-chip
+    tiles are statically shaped `memref`s in a tile memory space
+    (`#tile.mem<shared>`, `#tile.mem<fragment>`, `#tile.mem<local>`).
+    Elementwise work is written with `memref.load`/`memref.store` and
+    `arith`/`math` ops inside `tile.parallel`.
+
+    The compilation target travels with the IR as the module attribute
+    `tile.target = #tile.target<...>`; passes read it instead of taking
+    their own chip options.
+  }];
+
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+
+  let useDefaultAttributePrinterParser = 1;
+  let hasCanonicalizer = 0;
+  let hasOperationAttrVerify = 1;
+  let hasConstantMaterializer = 0;
+
+  let extraClassDeclaration = [{
+    /// Name of the module attribute that carries the compilation target.
+    static constexpr ::llvm::StringLiteral getTargetAttrName() {
+      return ::llvm::StringLiteral("tile.target");
+    }
+  }];
+}
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+#endif // TILELANG_DIALECT_TILE_IR_TILEDIALECT_TD

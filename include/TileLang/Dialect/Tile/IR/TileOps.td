@@ -1,0 +1,525 @@
+//===- TileOps.td - Operations of the tile dialect ---------*- tablegen -*-===//
+//
+// Part of TileLang-MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_DIALECT_TILE_IR_TILEOPS_TD
+#define TILELANG_DIALECT_TILE_IR_TILEOPS_TD
+
+include "TileLang/Dialect/Tile/IR/TileDialect.td"
+include "TileLang/Dialect/Tile/IR/TileAttrs.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/LoopLikeInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Traits, resources and type constraints
+//===----------------------------------------------------------------------===//
+
+// The op must be nested (at any depth) inside a tile.kernel.
+def Tile_InKernel : NativeOpTrait<"InKernel"> {
+  let cppNamespace = "::mlir::tile::OpTrait";
+}
+
+// Layout and scheduling hints (tile.annotate_layout, tile.use_swizzle) write
+// this resource: they have no data effect, but must not be erased as dead.
+def Tile_HintResource : Resource<"::mlir::tile::HintResource">;
+
+def Tile_Tile : MemRefOf<[AnyInteger, AnyFloat]>;
+def Tile_StaticTile : Type<And<[Tile_Tile.predicate, HasStaticShapePred]>,
+                           "statically shaped memref of integer or float",
+                           "::mlir::MemRefType">;
+
+//===----------------------------------------------------------------------===//
+// tile.kernel
+//===----------------------------------------------------------------------===//
+
+def Tile_KernelOp : Tile_Op<"kernel", [
+    AutomaticAllocationScope, RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"::mlir::tile::YieldOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
+  let summary = "A grid of thread blocks that each run the body once";
+  let description = [{
+    `tile.kernel` launches one thread block per point of a 1- to 3-D grid
+    (TileLang's `T.Kernel`). The region's arguments are the block indices,
+    one per grid dimension. `threads` gives the block size (1 to 3 extents,
+    at most 1024 threads in all); `cluster` optionally groups blocks into
+    thread-block clusters (sm_90+).
+
+    The body sees global buffers captured from the enclosing function and
+    allocates its on-chip tiles with `tile.alloc_*`; those allocations live
+    until the end of the block.
+
+    ```mlir
+    tile.kernel grid(%gx, %gy) threads(128) -> (%bx, %by) {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins
+    Variadic<Index>:$grid,
+    DenseI64ArrayAttr:$threads,
+    OptionalAttr<DenseI64ArrayAttr>:$cluster
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::ValueRange":$grid,
+                   "::llvm::ArrayRef<int64_t>":$threads,
+                   CArg<"::llvm::ArrayRef<int64_t>", "{}">:$cluster)>
+  ];
+  let extraClassDeclaration = [{
+    /// The block indices (region arguments), one per grid dimension.
+    ::mlir::Block::BlockArgListType getBlockIds() {
+      return getBody().getArguments();
+    }
+    /// Total number of threads of a block.
+    int64_t getNumThreads();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// tile.alloc_shared / tile.alloc_fragment / tile.alloc_local
+//===----------------------------------------------------------------------===//
+
+class Tile_AllocOp<string mnemonic, string space, string example>
+    : Tile_Op<mnemonic, [Tile_InKernel]> {
+  let arguments = (ins OptionalAttr<AnyAttr>:$layout);
+  let results = (outs Res<Tile_StaticTile, "", [MemAlloc]>:$memref);
+  let assemblyFormat = "attr-dict `:` type($memref)";
+  let hasVerifier = 1;
+  let description = [{
+    Allocates an on-chip tile in `#tile.mem<}] # space # [{>`, live until the
+    end of the enclosing `tile.kernel`. The result type must be a statically
+    shaped memref with the identity layout in that memory space.
+  }] # example;
+  let builders = [
+    OpBuilder<(ins "::mlir::MemRefType":$type), [{
+      build($_builder, $_state, type, ::mlir::Attribute());
+    }]>
+  ];
+}
+
+def Tile_AllocSharedOp : Tile_AllocOp<"alloc_shared", "shared", [{
+
+    An optional `layout` (a `#tile.swizzle`) fixes the shared-memory layout;
+    otherwise layout inference chooses one.
+
+    ```mlir
+    %a = tile.alloc_shared : memref<128x32xf16, #tile.mem<shared>>
+    ```
+  }]> {
+  let summary = "Allocate a tile in shared memory";
+}
+
+def Tile_AllocFragmentOp : Tile_AllocOp<"alloc_fragment", "fragment", [{
+
+    A fragment is distributed over the threads of the block; its
+    `layout` (a `#tile.fragment`) is inferred by the compiler unless given.
+
+    ```mlir
+    %c = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    ```
+  }]> {
+  let summary = "Allocate a register tile distributed over the block";
+}
+
+def Tile_AllocLocalOp : Tile_AllocOp<"alloc_local", "local", [{
+
+    Every thread holds its own copy. A one-element local tile is TileLang's
+    `T.alloc_var`.
+
+    ```mlir
+    %v = tile.alloc_local : memref<1xf32, #tile.mem<local>>
+    ```
+  }]> {
+  let summary = "Allocate a per-thread register tile";
+}
+
+//===----------------------------------------------------------------------===//
+// tile.copy
+//===----------------------------------------------------------------------===//
+
+def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
+  let summary = "Copy a whole tile between memory spaces";
+  let description = [{
+    Copies a tile from `src` to `dst`. Either side may be global, shared,
+    fragment or local memory, but not both global. At most one side carries
+    offsets (the head address of the tile in that buffer, TileLang's
+    `A[by * 128, k * 32]`); the tile extent is the shape of the other side.
+    The side with offsets may have a higher rank: the extent is aligned to
+    its trailing dimensions and its leading dimensions have extent 1.
+
+    Edge tiles are safe by construction: elements of a global source outside
+    its bounds read as zero, and elements that would land outside a global
+    destination are not written. On-chip slices must stay in bounds (checked
+    when the offsets are constants).
+
+    Element types may differ when both are floats or both are integers: the
+    copy converts (`arith.extf`/`truncf`, `extsi`/`trunci`).
+
+    ```mlir
+    tile.copy %A[%m, %k] to %a_s
+        : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
+    tile.copy %c_f to %C[%m, %n]
+        : memref<128x128xf32, #tile.mem<fragment>> to memref<?x?xf16>
+    ```
+  }];
+  let arguments = (ins
+    Arg<Tile_Tile, "source", [MemRead]>:$src,
+    Variadic<Index>:$src_offsets,
+    Arg<Tile_Tile, "destination", [MemWrite]>:$dst,
+    Variadic<Index>:$dst_offsets
+  );
+  let assemblyFormat = [{
+    $src (`[` $src_offsets^ `]`)? `to` $dst (`[` $dst_offsets^ `]`)?
+    attr-dict `:` type($src) `to` type($dst)
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// The shape of the tile that is copied.
+    ::llvm::SmallVector<int64_t> getTileShape();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// tile.gemm
+//===----------------------------------------------------------------------===//
+
+def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
+  let summary = "Tile matrix multiply-accumulate: C += op(A) * op(B)";
+  let description = [{
+    `C[M, N] (+)= op(A)[M, K] * op(B)[K, N]`, where `op` transposes when
+    `transpose_a` / `transpose_b` is set (A is then stored K x M, B N x K).
+    With `clear_accum`, C is overwritten instead of accumulated into.
+
+    A lives in shared memory or in a fragment, B in shared memory, C in a
+    fragment. Supported element types (A, B -> C): f16 -> f16 or f32,
+    bf16 -> f32, f32 -> f32, f64 -> f64, i8 -> i32, and f8E4M3FN / f8E5M2 in
+    any combination -> f32. The block must have a whole number of warps.
+    `policy` tells how the warps split C (default `square`).
+
+    ```mlir
+    tile.gemm %a_s, %b_s, %c_f {transpose_b}
+        : memref<128x32xf16, #tile.mem<shared>>,
+          memref<128x32xf16, #tile.mem<shared>>
+          -> memref<128x128xf32, #tile.mem<fragment>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<Tile_StaticTile, "A", [MemRead]>:$a,
+    Arg<Tile_StaticTile, "B", [MemRead]>:$b,
+    Arg<Tile_StaticTile, "C", [MemRead, MemWrite]>:$c,
+    UnitAttr:$transpose_a,
+    UnitAttr:$transpose_b,
+    UnitAttr:$clear_accum,
+    DefaultValuedAttr<Tile_GemmPolicyAttr,
+                      "::mlir::tile::GemmPolicy::Square">:$policy
+  );
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `->` type($c)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getM();
+    int64_t getN();
+    int64_t getK();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// tile.fill / tile.clear
+//===----------------------------------------------------------------------===//
+
+def Tile_FillOp : Tile_Op<"fill", [Tile_InKernel,
+    TypesMatchWith<"value type matches the element type of dst",
+                   "dst", "value",
+                   "::llvm::cast<::mlir::MemRefType>($_self).getElementType()">]> {
+  let summary = "Set every element of an on-chip tile to a value";
+  let description = [{
+    ```mlir
+    tile.fill %m, %neg_inf : memref<128xf32, #tile.mem<fragment>>
+    ```
+    A fill with a constant zero canonicalizes to `tile.clear`.
+  }];
+  let arguments = (ins Arg<Tile_StaticTile, "", [MemWrite]>:$dst,
+                       AnyTypeOf<[AnyInteger, AnyFloat]>:$value);
+  let assemblyFormat = "$dst `,` $value attr-dict `:` type($dst)";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_ClearOp : Tile_Op<"clear", [Tile_InKernel]> {
+  let summary = "Set every element of an on-chip tile to zero";
+  let description = [{
+    ```mlir
+    tile.clear %c : memref<128x128xf32, #tile.mem<fragment>>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_StaticTile, "", [MemWrite]>:$dst);
+  let assemblyFormat = "$dst attr-dict `:` type($dst)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// tile.reduce
+//===----------------------------------------------------------------------===//
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
+  let summary = "Reduce an on-chip tile along one dimension";
+  let description = [{
+    Reduces `src` along `dim` with `max`, `min`, `sum`, `abssum` (sum of
+    absolute values) or `absmax` (largest absolute value) into `dst`, whose
+    shape is the shape of `src` without `dim` (or with `dim` of extent 1).
+    With `clear = true` (the default, as in TileLang) `dst` is overwritten;
+    with `clear = false` the reduction also combines the values already in
+    `dst`.
+
+    ```mlir
+    tile.reduce <max> %s to %m dim 1
+        : memref<64x64xf32, #tile.mem<fragment>> to memref<64xf32, #tile.mem<fragment>>
+    ```
+  }];
+  let arguments = (ins
+    Tile_ReduceKindAttr:$kind,
+    Arg<Tile_StaticTile, "", [MemRead]>:$src,
+    Arg<Tile_StaticTile, "", [MemRead, MemWrite]>:$dst,
+    I64Attr:$dim,
+    DefaultValuedAttr<BoolAttr, "true">:$clear
+  );
+  let assemblyFormat = [{
+    $kind $src `to` $dst `dim` $dim attr-dict `:` type($src) `to` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// tile.cumsum
+//===----------------------------------------------------------------------===//
+
+def Tile_CumsumOp : Tile_Op<"cumsum", [Tile_InKernel]> {
+  let summary = "Inclusive prefix sum of an on-chip tile along one dimension";
+  let description = [{
+    `dst[..., i, ...] = sum(src[..., j, ...] for j <= i)` along `dim`, or for
+    `j >= i` with `reverse`. `dst` may be `src` (in place).
+
+    ```mlir
+    tile.cumsum %s to %s dim 1 : memref<32x128xf32, #tile.mem<shared>>
+        to memref<32x128xf32, #tile.mem<shared>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<Tile_StaticTile, "", [MemRead]>:$src,
+    Arg<Tile_StaticTile, "", [MemWrite]>:$dst,
+    I64Attr:$dim,
+    UnitAttr:$reverse
+  );
+  let assemblyFormat = [{
+    $src `to` $dst `dim` $dim attr-dict `:` type($src) `to` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// tile.atomic_add
+//===----------------------------------------------------------------------===//
+
+def Tile_AtomicAddOp : Tile_Op<"atomic_add", [Tile_InKernel,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Atomically add a value or a whole tile into a buffer";
+  let description = [{
+    Element form: `value` is a scalar and `dst_offsets` index one element of
+    `dst` (one offset per dimension). Tile form: `value` is an on-chip tile
+    and `dst_offsets` give the head address of the tile in `dst`, with the
+    same rank alignment and edge rules as `tile.copy` (additions outside a
+    global `dst` are dropped). Each element is added atomically with respect
+    to every other block.
+
+    ```mlir
+    tile.atomic_add %v to %out[%i] : f32 to memref<?xf32>
+    tile.atomic_add %part to %C[%m, %n]
+        : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?xf32>
+    ```
+  }];
+  let arguments = (ins
+    AnyTypeOf<[AnyInteger, AnyFloat, Tile_StaticTile]>:$value,
+    Tile_Tile:$dst,
+    Variadic<Index>:$dst_offsets
+  );
+  let assemblyFormat = [{
+    $value `to` $dst (`[` $dst_offsets^ `]`)? attr-dict
+    `:` type($value) `to` type($dst)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True for the tile form (the value is an on-chip tile).
+    bool isTileForm() { return ::llvm::isa<::mlir::MemRefType>(getValue().getType()); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// tile.parallel
+//===----------------------------------------------------------------------===//
+
+def Tile_ParallelOp : Tile_Op<"parallel", [Tile_InKernel,
+    RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"::mlir::tile::YieldOp">,
+    DeclareOpInterfaceMethods<LoopLikeOpInterface, ["getLoopInductionVars"]>]> {
+  let summary = "Elementwise work over a tile, spread over the block's threads";
+  let description = [{
+    TileLang's `T.Parallel`: the body runs once for every point of the
+    iteration space `extents`, in no particular order and with no ordering
+    between iterations (each iteration must touch its own elements). The
+    compiler distributes the iterations over the block's threads to match
+    the layouts of the fragments the body accesses.
+
+    ```mlir
+    tile.parallel (%i, %j) in (128, 128) {
+      %v = memref.load %c[%i, %j] : memref<128x128xf32, #tile.mem<fragment>>
+      %r = arith.maximumf %v, %zero : f32
+      memref.store %r, %c[%i, %j] : memref<128x128xf32, #tile.mem<fragment>>
+    }
+    ```
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$extents);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::llvm::ArrayRef<int64_t>":$extents)>
+  ];
+  let extraClassDeclaration = [{
+    ::mlir::Block::BlockArgListType getIndices() {
+      return getBody().getArguments();
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// tile.pipelined
+//===----------------------------------------------------------------------===//
+
+def Tile_PipelinedOp : Tile_Op<"pipelined", [Tile_InKernel,
+    RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"::mlir::tile::YieldOp">,
+    DeclareOpInterfaceMethods<LoopLikeOpInterface, [
+      "getLoopInductionVars", "getLoopLowerBounds", "getLoopUpperBounds",
+      "getLoopSteps"]>]> {
+  let summary = "A loop whose copies the compiler overlaps with its compute";
+  let description = [{
+    TileLang's `T.Pipelined`: a sequential loop over `[lb, ub)` by `step`
+    whose iterations the compiler software-pipelines over `num_stages`
+    stages (multi-buffered shared tiles, asynchronous copies, barriers). The
+    result is the same as running the loop sequentially.
+
+    `order` and `stage` optionally fix the schedule by hand: one entry for
+    each top-level operation of the body that has memory effects, in
+    program order. `order` is a permutation giving the issue order within an
+    iteration; `stage` gives each operation's pipeline stage, in
+    `[0, num_stages)`.
+
+    ```mlir
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 3 {
+      tile.copy %A[%m, %k] to %a_s : ...
+      tile.copy %B[%k, %n] to %b_s : ...
+      tile.gemm %a_s, %b_s, %c_f : ...
+    }
+    ```
+  }];
+  let arguments = (ins
+    Index:$lower_bound,
+    Index:$upper_bound,
+    Index:$step,
+    I64Attr:$num_stages,
+    OptionalAttr<DenseI64ArrayAttr>:$order,
+    OptionalAttr<DenseI64ArrayAttr>:$stage
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$lowerBound, "::mlir::Value":$upperBound,
+                   "::mlir::Value":$step, "int64_t":$numStages)>
+  ];
+  let extraClassDeclaration = [{
+    ::mlir::Value getInductionVar() { return getBody().getArgument(0); }
+    /// The top-level operations of the body that `order` and `stage` index.
+    ::llvm::SmallVector<::mlir::Operation *> getScheduledOps();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// tile.annotate_layout / tile.use_swizzle
+//===----------------------------------------------------------------------===//
+
+def Tile_AnnotateLayoutOp : Tile_Op<"annotate_layout", [Tile_InKernel,
+    MemoryEffects<[MemWrite<Tile_HintResource>]>]> {
+  let summary = "Fix the layout of an on-chip tile";
+  let description = [{
+    TileLang's `T.annotate_layout`: a `#tile.swizzle` for a shared tile or a
+    `#tile.fragment` for a fragment. Layout inference treats it as a
+    constraint. When `buffer` comes straight from a `tile.alloc_*`, the
+    annotation canonicalizes into that allocation's `layout` attribute.
+
+    ```mlir
+    tile.annotate_layout %a_s : memref<128x64xf16, #tile.mem<shared>>
+        layout #tile.swizzle<3, 3, 3>
+    ```
+  }];
+  let arguments = (ins Tile_StaticTile:$buffer, AnyAttr:$layout);
+  let assemblyFormat = "$buffer `:` type($buffer) `layout` $layout attr-dict";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_UseSwizzleOp : Tile_Op<"use_swizzle", [
+    HasParent<"::mlir::tile::KernelOp">,
+    MemoryEffects<[MemWrite<Tile_HintResource>]>]> {
+  let summary = "Rasterize the block grid in panels for L2 reuse";
+  let description = [{
+    TileLang's `T.use_swizzle(panel_size, order)`: remaps block indices so
+    that consecutive blocks walk the grid in panels of `panel_size` rows
+    (`row`) or columns (`column`), which keeps their operands in L2. It
+    changes only the order in which tiles are computed, never the result.
+    At most one per kernel, directly in the body of a kernel with a grid of
+    at least two dimensions.
+
+    ```mlir
+    tile.use_swizzle panel(10)
+    tile.use_swizzle panel(8) {order = #tile.raster<column>}
+    ```
+  }];
+  let arguments = (ins
+    I64Attr:$panel_size,
+    DefaultValuedAttr<Tile_RasterOrderAttr,
+                      "::mlir::tile::RasterOrder::Row">:$order
+  );
+  let assemblyFormat = "`panel` `(` $panel_size `)` attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// tile.yield
+//===----------------------------------------------------------------------===//
+
+def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["KernelOp", "ParallelOp", "PipelinedOp"]>]> {
+  let summary = "Terminator of tile regions";
+  let description = [{
+    Ends the body of `tile.kernel`, `tile.parallel` and `tile.pipelined`.
+    It is implicit in their custom form.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+#endif // TILELANG_DIALECT_TILE_IR_TILEOPS_TD

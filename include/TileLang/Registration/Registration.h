@@ -1,0 +1,32 @@
+//===- Registration.h - Register TileLang with an MLIR context --*- C++ -*-===//
+//
+// Part of TileLang-MLIR.
+//
+// Entry points for embedding TileLang in another MLIR compiler:
+//
+//   mlir::DialectRegistry registry;
+//   mlir::tile::registerAllDialects(registry);
+//   mlir::tile::registerAllPasses();
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_REGISTRATION_REGISTRATION_H
+#define TILELANG_REGISTRATION_REGISTRATION_H
+
+namespace mlir {
+class DialectRegistry;
+
+namespace tile {
+
+/// Registers the tile dialect and every dialect that tile IR is written
+/// with (arith, func, math, memref, scf).
+void registerAllDialects(DialectRegistry &registry);
+
+/// Registers every TileLang pass with the global pass registry, so that
+/// textual pipelines and `--pass-name` flags find them.
+void registerAllPasses();
+
+} // namespace tile
+} // namespace mlir
+
+#endif // TILELANG_REGISTRATION_REGISTRATION_H

@@ -1,0 +1,243 @@
+//===- TileDialect.cpp - The tile dialect and its attributes ------------===//
+//
+// Part of TileLang-MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/InterleavedRange.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#include "TileLang/Dialect/Tile/IR/TileOpsDialect.cpp.inc"
+
+#include "TileLang/Dialect/Tile/IR/TileEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "TileLang/Dialect/Tile/IR/TileAttrs.cpp.inc"
+
+void TileDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "TileLang/Dialect/Tile/IR/TileAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "TileLang/Dialect/Tile/IR/TileOps.cpp.inc"
+      >();
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() == getTargetAttrName()) {
+    if (!isa<ModuleOp>(op))
+      return op->emitError() << "'" << getTargetAttrName()
+                             << "' may only be attached to a builtin.module";
+    if (!isa<TargetAttr>(attr.getValue()))
+      return op->emitError() << "'" << getTargetAttrName()
+                             << "' must be a #tile.target attribute, got "
+                             << attr.getValue();
+    return success();
+  }
+  return op->emitError() << "unknown tile dialect attribute '"
+                         << attr.getName().getValue() << "'";
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers shared with the ops
+//===----------------------------------------------------------------------===//
+
+std::optional<MemorySpace> mlir::tile::getMemorySpace(MemRefType type) {
+  if (auto space = dyn_cast_or_null<MemorySpaceAttr>(type.getMemorySpace()))
+    return space.getValue();
+  return std::nullopt;
+}
+
+TargetAttr mlir::tile::getTargetAttr(Operation *op) {
+  for (Operation *parent = op; parent; parent = parent->getParentOp())
+    if (isa<ModuleOp>(parent))
+      if (auto target = parent->getAttrOfType<TargetAttr>(
+              TileDialect::getTargetAttrName()))
+        return target;
+  return {};
+}
+
+LogicalResult mlir::tile::verifyInKernel(Operation *op) {
+  if (!op->getParentOfType<KernelOp>())
+    return op->emitOpError("must be nested in a 'tile.kernel'");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SwizzleAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  unsigned bits, unsigned base,
+                                  unsigned shift) {
+  if (shift < bits)
+    return emitError() << "swizzle shift (" << shift
+                       << ") must be at least its number of bits (" << bits
+                       << ") so that the XOR-ed fields do not overlap";
+  if (bits + base + shift > 30)
+    return emitError() << "swizzle spans " << bits + base + shift
+                       << " offset bits; at most 30 are supported";
+  return success();
+}
+
+int64_t SwizzleAttr::apply(int64_t offset) const {
+  int64_t mask = ((int64_t(1) << getBits()) - 1) << (getBase() + getShift());
+  return offset ^ ((offset & mask) >> getShift());
+}
+
+int64_t SwizzleAttr::getPeriod() const {
+  return int64_t(1) << (getBits() + getBase() + getShift());
+}
+
+//===----------------------------------------------------------------------===//
+// FragmentLayoutAttr
+//===----------------------------------------------------------------------===//
+
+/// Layouts of at most this many elements are checked exhaustively.
+static constexpr int64_t kMaxExhaustiveLayoutCheck = 1 << 16;
+
+LogicalResult
+FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           ArrayRef<int64_t> shape, AffineMap thread,
+                           AffineMap index, int64_t threads,
+                           int64_t replicate) {
+  if (shape.empty())
+    return emitError() << "fragment layout needs a non-empty shape";
+  for (int64_t dim : shape)
+    if (dim <= 0)
+      return emitError() << "fragment layout shape must be positive, got ["
+                         << llvm::interleaved(shape) << "]";
+  unsigned rank = shape.size();
+  if (thread.getNumDims() != rank || thread.getNumSymbols() != 0 ||
+      thread.getNumResults() != 1)
+    return emitError() << "fragment thread map must take " << rank
+                       << " dimensions, no symbols, and give one result";
+  if (index.getNumDims() != rank || index.getNumSymbols() != 0 ||
+      index.getNumResults() == 0)
+    return emitError() << "fragment index map must take " << rank
+                       << " dimensions, no symbols, and give at least one "
+                          "result";
+  if (threads <= 0)
+    return emitError() << "fragment layout threads must be positive";
+  if (replicate <= 0 || threads % replicate != 0)
+    return emitError() << "fragment replicate (" << replicate
+                       << ") must be positive and divide threads (" << threads
+                       << ")";
+
+  int64_t numElements = 1;
+  for (int64_t dim : shape)
+    numElements *= dim;
+  if (numElements > kMaxExhaustiveLayoutCheck)
+    return success();
+
+  // Every element maps to a thread in range, and no two elements share a
+  // register slot of the same thread.
+  int64_t distinctThreads = threads / replicate;
+  std::set<SmallVector<int64_t, 4>> slots;
+  SmallVector<int64_t> coords(rank, 0);
+  for (int64_t linear = 0; linear < numElements; ++linear) {
+    int64_t rem = linear;
+    for (int d = rank - 1; d >= 0; --d) {
+      coords[d] = rem % shape[d];
+      rem /= shape[d];
+    }
+    int64_t t = thread.compose(coords).front();
+    if (t < 0 || t >= distinctThreads)
+      return emitError() << "fragment layout maps element ["
+                         << llvm::interleaved(coords) << "] to thread " << t
+                         << ", outside [0, " << distinctThreads << ")";
+    SmallVector<int64_t, 4> slot = index.compose(coords);
+    if (llvm::any_of(slot, [](int64_t i) { return i < 0; }))
+      return emitError() << "fragment layout maps element ["
+                         << llvm::interleaved(coords)
+                         << "] to a negative register index";
+    slot.insert(slot.begin(), t);
+    if (!slots.insert(slot).second)
+      return emitError() << "fragment layout maps element ["
+                         << llvm::interleaved(coords)
+                         << "] to a register slot already taken in thread "
+                         << t;
+  }
+  return success();
+}
+
+int64_t FragmentLayoutAttr::getThreadOf(ArrayRef<int64_t> coords) const {
+  return getThread().compose(coords).front();
+}
+
+SmallVector<int64_t>
+FragmentLayoutAttr::getIndexOf(ArrayRef<int64_t> coords) const {
+  return llvm::to_vector(getIndex().compose(coords));
+}
+
+//===----------------------------------------------------------------------===//
+// TargetAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                 TargetKind kind, StringRef chip,
+                                 StringRef features) {
+  switch (kind) {
+  case TargetKind::CUDA: {
+    StringRef digits = chip;
+    if (!digits.consume_front("sm_") || digits.empty())
+      return emitError() << "cuda chip must look like 'sm_80' or 'sm_90a', got '"
+                         << chip << "'";
+    digits.consume_back("a");
+    unsigned version;
+    if (digits.getAsInteger(10, version) || version < 50)
+      return emitError() << "cuda chip must look like 'sm_80' or 'sm_90a', got '"
+                         << chip << "'";
+    return success();
+  }
+  case TargetKind::ROCm: {
+    StringRef rest = chip;
+    if (!rest.consume_front("gfx") || rest.empty() ||
+        !llvm::all_of(rest, llvm::isHexDigit))
+      return emitError() << "rocm chip must look like 'gfx942' or 'gfx1100', "
+                            "got '"
+                         << chip << "'";
+    return success();
+  }
+  case TargetKind::CPU:
+    return success();
+  }
+  llvm_unreachable("unknown target kind");
+}
+
+int64_t TargetAttr::getWarpSize() const {
+  switch (getKind()) {
+  case TargetKind::CUDA:
+    return 32;
+  case TargetKind::ROCm:
+    // CDNA (gfx9xx) runs wave64; RDNA (gfx10 and later) wave32.
+    return getChip().size() == 6 && getChip().starts_with("gfx9") ? 64 : 32;
+  case TargetKind::CPU:
+    return 1;
+  }
+  llvm_unreachable("unknown target kind");
+}
+
+int64_t TargetAttr::getSmVersion() const {
+  if (getKind() != TargetKind::CUDA)
+    return 0;
+  StringRef digits = getChip().drop_front(3);
+  digits.consume_back("a");
+  unsigned version = 0;
+  (void)digits.getAsInteger(10, version);
+  return version;
+}

@@ -1,0 +1,954 @@
+//===- TileOps.cpp - Operations of the tile dialect ---------------------===//
+//
+// Part of TileLang-MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/InterleavedRange.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+//===----------------------------------------------------------------------===//
+// Memory-space helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Where a buffer operand lives: global memory or one of the tile spaces.
+enum class Place { Global, Shared, Fragment, Local };
+} // namespace
+
+static StringRef placeName(Place place) {
+  switch (place) {
+  case Place::Global:
+    return "global";
+  case Place::Shared:
+    return "shared";
+  case Place::Fragment:
+    return "fragment";
+  case Place::Local:
+    return "local";
+  }
+  llvm_unreachable("unknown place");
+}
+
+/// Classifies the memory space of `type`. Global buffers have no memory
+/// space (or the integer space 0); anything that is neither global nor a
+/// `#tile.mem` is rejected with a diagnostic naming `role`.
+static FailureOr<Place> getPlace(Operation *op, MemRefType type,
+                                 StringRef role) {
+  Attribute space = type.getMemorySpace();
+  if (!space)
+    return Place::Global;
+  if (auto intSpace = dyn_cast<IntegerAttr>(space); intSpace &&
+                                                    intSpace.getInt() == 0)
+    return Place::Global;
+  if (auto tileSpace = dyn_cast<MemorySpaceAttr>(space)) {
+    switch (tileSpace.getValue()) {
+    case MemorySpace::Shared:
+      return Place::Shared;
+    case MemorySpace::Fragment:
+      return Place::Fragment;
+    case MemorySpace::Local:
+      return Place::Local;
+    }
+  }
+  return op->emitOpError() << role << " has memory space " << space
+                           << "; expected a global buffer or #tile.mem<...>";
+}
+
+static bool isOnChip(Place place) { return place != Place::Global; }
+
+/// Verifies that `type` is an on-chip tile (shared, fragment or local).
+static FailureOr<Place> getOnChipPlace(Operation *op, MemRefType type,
+                                       StringRef role) {
+  FailureOr<Place> place = getPlace(op, type, role);
+  if (failed(place))
+    return failure();
+  if (!isOnChip(*place)) {
+    op->emitOpError() << role
+                      << " must be an on-chip tile (shared, fragment or "
+                         "local), got a global buffer";
+    return failure();
+  }
+  return place;
+}
+
+/// True when a copy may convert between the two element types: both floats
+/// or both integers.
+static bool areConvertible(Type a, Type b) {
+  if (a == b)
+    return true;
+  return (isa<FloatType>(a) && isa<FloatType>(b)) ||
+         (isa<IntegerType>(a) && isa<IntegerType>(b));
+}
+
+static int64_t product(ArrayRef<int64_t> values) {
+  int64_t result = 1;
+  for (int64_t v : values)
+    result *= v;
+  return result;
+}
+
+/// Parses `(` int (`,` int)* `)`.
+static ParseResult parseIntList(OpAsmParser &parser,
+                                SmallVectorImpl<int64_t> &values) {
+  return parser.parseCommaSeparatedList(
+      OpAsmParser::Delimiter::Paren, [&]() -> ParseResult {
+        int64_t value;
+        if (parser.parseInteger(value))
+          return failure();
+        values.push_back(value);
+        return success();
+      });
+}
+
+static void printIntList(OpAsmPrinter &p, ArrayRef<int64_t> values) {
+  p << '(';
+  llvm::interleaveComma(values, p);
+  p << ')';
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+void KernelOp::build(OpBuilder &builder, OperationState &result,
+                     ValueRange grid, ArrayRef<int64_t> threads,
+                     ArrayRef<int64_t> cluster) {
+  result.addOperands(grid);
+  Properties &props = result.getOrAddProperties<Properties>();
+  props.threads = builder.getDenseI64ArrayAttr(threads);
+  if (!cluster.empty())
+    props.cluster = builder.getDenseI64ArrayAttr(cluster);
+  Region *body = result.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Value v : grid)
+    block->addArgument(builder.getIndexType(), v.getLoc());
+  ensureTerminator(*body, builder, result.location);
+}
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  Type indexType = builder.getIndexType();
+  SmallVector<OpAsmParser::UnresolvedOperand> grid;
+  SmallVector<int64_t> threads, cluster;
+  if (parser.parseKeyword("grid") ||
+      parser.parseOperandList(grid, OpAsmParser::Delimiter::Paren) ||
+      parser.resolveOperands(grid, indexType, result.operands) ||
+      parser.parseKeyword("threads") || parseIntList(parser, threads))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("cluster")) &&
+      parseIntList(parser, cluster))
+    return failure();
+
+  Properties &props = result.getOrAddProperties<Properties>();
+  props.threads = builder.getDenseI64ArrayAttr(threads);
+  if (!cluster.empty())
+    props.cluster = builder.getDenseI64ArrayAttr(cluster);
+
+  SmallVector<OpAsmParser::Argument> ids;
+  if (parser.parseArrow() ||
+      parser.parseArgumentList(ids, OpAsmParser::Delimiter::Paren))
+    return failure();
+  for (OpAsmParser::Argument &id : ids)
+    id.type = indexType;
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, ids))
+    return failure();
+  ensureTerminator(*body, builder, result.location);
+  return success();
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  p << " grid(" << getGrid() << ") threads";
+  printIntList(p, getThreads());
+  if (std::optional<ArrayRef<int64_t>> cluster = getCluster()) {
+    p << " cluster";
+    printIntList(p, *cluster);
+  }
+  p << " -> (";
+  llvm::interleaveComma(getBlockIds(), p,
+                        [&](BlockArgument arg) { p.printOperand(arg); });
+  p << ')';
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(), {getThreadsAttrName(), getClusterAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
+void KernelOp::getAsmBlockArgumentNames(Region &region,
+                                        OpAsmSetValueNameFn setNameFn) {
+  static const char *const names[] = {"bx", "by", "bz"};
+  for (auto [i, arg] : llvm::enumerate(region.getArguments()))
+    if (i < 3)
+      setNameFn(arg, names[i]);
+}
+
+int64_t KernelOp::getNumThreads() { return product(getThreads()); }
+
+LogicalResult KernelOp::verify() {
+  if (getGrid().empty() || getGrid().size() > 3)
+    return emitOpError("grid must have 1 to 3 dimensions, got ")
+           << getGrid().size();
+  ArrayRef<int64_t> threads = getThreads();
+  if (threads.empty() || threads.size() > 3)
+    return emitOpError("threads must have 1 to 3 extents, got ")
+           << threads.size();
+  if (llvm::any_of(threads, [](int64_t t) { return t <= 0; }))
+    return emitOpError("thread extents must be positive");
+  if (getNumThreads() > 1024)
+    return emitOpError("a block has at most 1024 threads, got ")
+           << getNumThreads();
+  if (std::optional<ArrayRef<int64_t>> cluster = getCluster()) {
+    if (cluster->empty() || cluster->size() > 3)
+      return emitOpError("cluster must have 1 to 3 extents, got ")
+             << cluster->size();
+    if (llvm::any_of(*cluster, [](int64_t c) { return c <= 0; }))
+      return emitOpError("cluster extents must be positive");
+    if (product(*cluster) > 16)
+      return emitOpError("a cluster has at most 16 blocks, got ")
+             << product(*cluster);
+  }
+  return success();
+}
+
+LogicalResult KernelOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getGrid().size())
+    return emitOpError("body must have one block index argument per grid "
+                       "dimension (")
+           << getGrid().size() << "), got " << body.getNumArguments();
+  for (BlockArgument arg : body.getArguments())
+    if (!arg.getType().isIndex())
+      return emitOpError("block index arguments must be of index type");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Alloc ops
+//===----------------------------------------------------------------------===//
+
+/// Verifies that `layout` suits a tile of `type` in `space`.
+static LogicalResult verifyLayoutFor(Operation *op, MemRefType type,
+                                     Attribute layout) {
+  std::optional<MemorySpace> space = getMemorySpace(type);
+  if (space == MemorySpace::Shared) {
+    if (!isa<SwizzleAttr>(layout))
+      return op->emitOpError("layout of a shared tile must be a "
+                             "#tile.swizzle, got ")
+             << layout;
+    return success();
+  }
+  if (space == MemorySpace::Fragment) {
+    auto fragment = dyn_cast<FragmentLayoutAttr>(layout);
+    if (!fragment)
+      return op->emitOpError("layout of a fragment must be a "
+                             "#tile.fragment, got ")
+             << layout;
+    if (fragment.getShape() != type.getShape())
+      return op->emitOpError("fragment layout shape [")
+             << llvm::interleaved(fragment.getShape())
+             << "] does not match the tile shape ["
+             << llvm::interleaved(type.getShape()) << "]";
+    if (auto kernel = op->getParentOfType<KernelOp>();
+        kernel && fragment.getThreads() != kernel.getNumThreads())
+      return op->emitOpError("fragment layout is for ")
+             << fragment.getThreads() << " threads but the kernel has "
+             << kernel.getNumThreads();
+    return success();
+  }
+  return op->emitOpError("only shared tiles and fragments take a layout");
+}
+
+static LogicalResult verifyAlloc(Operation *op, MemRefType type,
+                                 MemorySpace space, Attribute layout) {
+  if (getMemorySpace(type) != space)
+    return op->emitOpError("result must be in #tile.mem<")
+           << stringifyMemorySpace(space) << ">, got " << type;
+  if (!type.getLayout().isIdentity())
+    return op->emitOpError("result must have the identity layout; tile "
+                           "layouts are given by the 'layout' attribute");
+  if (layout)
+    return verifyLayoutFor(op, type, layout);
+  return success();
+}
+
+LogicalResult AllocSharedOp::verify() {
+  return verifyAlloc(*this, getType(), MemorySpace::Shared,
+                     getLayoutAttr());
+}
+
+LogicalResult AllocFragmentOp::verify() {
+  return verifyAlloc(*this, getType(), MemorySpace::Fragment,
+                     getLayoutAttr());
+}
+
+LogicalResult AllocLocalOp::verify() {
+  return verifyAlloc(*this, getType(), MemorySpace::Local, getLayoutAttr());
+}
+
+//===----------------------------------------------------------------------===//
+// Tile placement shared by tile.copy and tile.atomic_add
+//===----------------------------------------------------------------------===//
+
+/// Checks a tile of shape `extent` placed at `offsets` in a buffer of type
+/// `buffer`: one offset per dimension of the buffer, a buffer rank at least
+/// the tile rank, and, for an on-chip buffer, constant offsets that keep the
+/// tile in bounds.
+static LogicalResult verifyPlacement(Operation *op, StringRef role,
+                                     MemRefType buffer, Place place,
+                                     ValueRange offsets,
+                                     ArrayRef<int64_t> extent) {
+  int64_t rank = buffer.getRank();
+  if (static_cast<int64_t>(offsets.size()) != rank)
+    return op->emitOpError()
+           << role << " has rank " << rank << " but " << offsets.size()
+           << " offsets were given";
+  if (rank < static_cast<int64_t>(extent.size()))
+    return op->emitOpError()
+           << "the tile has rank " << extent.size() << " but the " << role
+           << " has rank " << rank
+           << "; the buffer with offsets must have at least the tile's rank";
+  if (!isOnChip(place))
+    return success();
+  int64_t lead = rank - extent.size();
+  for (int64_t d = 0; d < rank; ++d) {
+    APInt value;
+    if (!matchPattern(offsets[d], m_ConstantInt(&value)))
+      continue;
+    int64_t size = d < lead ? 1 : extent[d - lead];
+    int64_t offset = value.getSExtValue();
+    if (offset < 0 || offset + size > buffer.getDimSize(d))
+      return op->emitOpError()
+             << "the tile does not fit in the on-chip " << role
+             << " along dimension " << d << ": offset " << offset
+             << " + extent " << size << " > " << buffer.getDimSize(d);
+  }
+  return success();
+}
+
+/// Checks that `other`, a buffer without offsets, can hold a tile of shape
+/// `extent`: an on-chip (or statically shaped) buffer must have the shape
+/// of the tile, once leading unit dimensions are dropped.
+static LogicalResult verifyWholeBuffer(Operation *op, StringRef role,
+                                       MemRefType other,
+                                       ArrayRef<int64_t> extent) {
+  ArrayRef<int64_t> shape = other.getShape();
+  while (shape.size() > extent.size() && shape.front() == 1)
+    shape = shape.drop_front();
+  while (extent.size() > shape.size() && extent.front() == 1)
+    extent = extent.drop_front();
+  bool matches = shape.size() == extent.size();
+  for (auto [a, b] : llvm::zip(shape, extent))
+    matches &= ShapedType::isDynamic(a) || a == b;
+  if (!matches)
+    return op->emitOpError()
+           << "shape mismatch: the tile is [" << llvm::interleaved(extent)
+           << "] but the " << role << " is [" << llvm::interleaved(shape)
+           << "]";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CopyOp
+//===----------------------------------------------------------------------===//
+
+SmallVector<int64_t> CopyOp::getTileShape() {
+  MemRefType srcType = getSrc().getType(), dstType = getDst().getType();
+  if (!getSrcOffsets().empty())
+    return llvm::to_vector(dstType.getShape());
+  if (!getDstOffsets().empty())
+    return llvm::to_vector(srcType.getShape());
+  // No offsets: the on-chip side gives the extent (the source when both are).
+  if (getMemorySpace(srcType) || !getMemorySpace(dstType))
+    return llvm::to_vector(srcType.getShape());
+  return llvm::to_vector(dstType.getShape());
+}
+
+LogicalResult CopyOp::verify() {
+  MemRefType srcType = getSrc().getType(), dstType = getDst().getType();
+  FailureOr<Place> srcPlace = getPlace(*this, srcType, "source");
+  FailureOr<Place> dstPlace = getPlace(*this, dstType, "destination");
+  if (failed(srcPlace) || failed(dstPlace))
+    return failure();
+  if (!isOnChip(*srcPlace) && !isOnChip(*dstPlace))
+    return emitOpError("cannot copy between two global buffers; stage the "
+                       "tile through shared memory or a fragment");
+  if (!areConvertible(srcType.getElementType(), dstType.getElementType()))
+    return emitOpError("cannot convert element type ")
+           << srcType.getElementType() << " to " << dstType.getElementType()
+           << "; a copy converts between floats or between integers only";
+  bool srcHasOffsets = !getSrcOffsets().empty();
+  bool dstHasOffsets = !getDstOffsets().empty();
+  if (srcHasOffsets && dstHasOffsets)
+    return emitOpError("offsets may be given on one side only; the tile "
+                       "extent is the shape of the other side");
+
+  // The side that gives the extent must have a static shape.
+  bool extentFromSrc =
+      dstHasOffsets ||
+      (!srcHasOffsets && (isOnChip(*srcPlace) || !isOnChip(*dstPlace)));
+  MemRefType extentType = extentFromSrc ? srcType : dstType;
+  if (!extentType.hasStaticShape())
+    return emitOpError("the tile extent comes from the ")
+           << (extentFromSrc ? "source" : "destination")
+           << ", which must have a static shape, got " << extentType;
+  SmallVector<int64_t> extent = getTileShape();
+
+  if (srcHasOffsets)
+    return verifyPlacement(*this, "source", srcType, *srcPlace,
+                           getSrcOffsets(), extent);
+  if (dstHasOffsets)
+    return verifyPlacement(*this, "destination", dstType, *dstPlace,
+                           getDstOffsets(), extent);
+  return extentFromSrc
+             ? verifyWholeBuffer(*this, "destination", dstType, extent)
+             : verifyWholeBuffer(*this, "source", srcType, extent);
+}
+
+void CopyOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  // A copy of a whole buffer onto itself does nothing.
+  results.add(+[](CopyOp op, PatternRewriter &rewriter) -> LogicalResult {
+    if (op.getSrc() != op.getDst() || !op.getSrcOffsets().empty() ||
+        !op.getDstOffsets().empty())
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// GemmOp
+//===----------------------------------------------------------------------===//
+
+int64_t GemmOp::getM() {
+  ArrayRef<int64_t> shape = getA().getType().getShape();
+  return getTransposeA() ? shape[1] : shape[0];
+}
+
+int64_t GemmOp::getK() {
+  ArrayRef<int64_t> shape = getA().getType().getShape();
+  return getTransposeA() ? shape[0] : shape[1];
+}
+
+int64_t GemmOp::getN() {
+  ArrayRef<int64_t> shape = getB().getType().getShape();
+  return getTransposeB() ? shape[0] : shape[1];
+}
+
+static bool isF8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+/// True when the tensor-core and SIMT paths support A/B of `ab` types
+/// accumulating into `c`.
+static bool isSupportedGemmTypes(Type a, Type b, Type c) {
+  if (isF8(a) && isF8(b))
+    return c.isF32();
+  if (a != b)
+    return false;
+  if (a.isF16())
+    return c.isF16() || c.isF32();
+  if (a.isBF16() || a.isF32())
+    return c.isF32();
+  if (a.isF64())
+    return c.isF64();
+  if (a.isInteger(8))
+    return c.isInteger(32);
+  return false;
+}
+
+LogicalResult GemmOp::verify() {
+  MemRefType aType = getA().getType(), bType = getB().getType(),
+             cType = getC().getType();
+  FailureOr<Place> aPlace = getPlace(*this, aType, "A");
+  FailureOr<Place> bPlace = getPlace(*this, bType, "B");
+  FailureOr<Place> cPlace = getPlace(*this, cType, "C");
+  if (failed(aPlace) || failed(bPlace) || failed(cPlace))
+    return failure();
+  if (*aPlace != Place::Shared && *aPlace != Place::Fragment)
+    return emitOpError("A must be in shared memory or a fragment, got ")
+           << placeName(*aPlace) << " memory";
+  if (*bPlace != Place::Shared)
+    return emitOpError("B must be in shared memory, got ")
+           << placeName(*bPlace) << " memory";
+  if (*cPlace != Place::Fragment)
+    return emitOpError("C (the accumulator) must be a fragment, got ")
+           << placeName(*cPlace) << " memory";
+  if (aType.getRank() != 2 || bType.getRank() != 2 || cType.getRank() != 2)
+    return emitOpError("A, B and C must be 2-D tiles");
+
+  int64_t m = getM(), n = getN(), k = getK();
+  int64_t kB = getTransposeB() ? bType.getDimSize(1) : bType.getDimSize(0);
+  if (k != kB)
+    return emitOpError("reduction dimensions disagree: A")
+           << (getTransposeA() ? "^T" : "") << " is " << m << "x" << k
+           << " but B" << (getTransposeB() ? "^T" : "") << " is " << kB
+           << "x" << n;
+  if (cType.getDimSize(0) != m || cType.getDimSize(1) != n)
+    return emitOpError("C must be ")
+           << m << "x" << n << " to match A and B, got "
+           << cType.getDimSize(0) << "x" << cType.getDimSize(1);
+
+  Type a = aType.getElementType(), b = bType.getElementType(),
+       c = cType.getElementType();
+  if (!isSupportedGemmTypes(a, b, c))
+    return emitOpError("unsupported element types ")
+           << a << " x " << b << " -> " << c
+           << "; supported: f16 -> f16|f32, bf16 -> f32, f32 -> f32, "
+              "f64 -> f64, i8 -> i32, f8E4M3FN|f8E5M2 -> f32";
+
+  if (auto kernel = (*this)->getParentOfType<KernelOp>()) {
+    TargetAttr target = getTargetAttr(*this);
+    int64_t warp = target && target.getKind() != TargetKind::CPU
+                       ? target.getWarpSize()
+                       : 32;
+    if (kernel.getNumThreads() % warp != 0)
+      return emitOpError("needs a whole number of warps: the kernel has ")
+             << kernel.getNumThreads()
+             << " threads, not a multiple of the warp size " << warp;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FillOp / ClearOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FillOp::verify() {
+  return getOnChipPlace(*this, getDst().getType(), "destination");
+}
+
+LogicalResult ClearOp::verify() {
+  return getOnChipPlace(*this, getDst().getType(), "destination");
+}
+
+void FillOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  // tile.fill %t, 0 -> tile.clear %t (positive zero only: -0.0 differs).
+  results.add(+[](FillOp op, PatternRewriter &rewriter) -> LogicalResult {
+    if (!matchPattern(op.getValue(), m_PosZeroFloat()) &&
+        !matchPattern(op.getValue(), m_Zero()))
+      return failure();
+    rewriter.replaceOpWithNewOp<ClearOp>(op, op.getDst());
+    return success();
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verify() {
+  MemRefType srcType = getSrc().getType(), dstType = getDst().getType();
+  if (failed(getOnChipPlace(*this, srcType, "source")) ||
+      failed(getOnChipPlace(*this, dstType, "destination")))
+    return failure();
+  int64_t rank = srcType.getRank();
+  int64_t dim = getDim();
+  if (rank == 0)
+    return emitOpError("cannot reduce a rank-0 tile");
+  if (dim < 0 || dim >= rank)
+    return emitOpError("reduction dim ")
+           << dim << " is out of range for a rank-" << rank << " source";
+  if (srcType.getElementType() != dstType.getElementType())
+    return emitOpError("source and destination element types differ: ")
+           << srcType.getElementType() << " vs " << dstType.getElementType();
+
+  SmallVector<int64_t> dropped(srcType.getShape());
+  dropped.erase(dropped.begin() + dim);
+  SmallVector<int64_t> kept(srcType.getShape());
+  kept[dim] = 1;
+  ArrayRef<int64_t> dstShape = dstType.getShape();
+  bool rank1ToScalarTile = rank == 1 && dstShape == ArrayRef<int64_t>{1};
+  if (dstShape != ArrayRef(dropped) && dstShape != ArrayRef(kept) &&
+      !rank1ToScalarTile)
+    return emitOpError("destination shape [")
+           << llvm::interleaved(dstShape)
+           << "] must be the source shape without dim " << dim << " (["
+           << llvm::interleaved(dropped) << "]) or with it set to 1 (["
+           << llvm::interleaved(kept) << "])";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CumsumOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CumsumOp::verify() {
+  MemRefType srcType = getSrc().getType(), dstType = getDst().getType();
+  FailureOr<Place> srcPlace = getOnChipPlace(*this, srcType, "source");
+  FailureOr<Place> dstPlace = getOnChipPlace(*this, dstType, "destination");
+  if (failed(srcPlace) || failed(dstPlace))
+    return failure();
+  if (srcType.getShape() != dstType.getShape())
+    return emitOpError("source and destination shapes differ: [")
+           << llvm::interleaved(srcType.getShape()) << "] vs ["
+           << llvm::interleaved(dstType.getShape()) << "]";
+  if (srcType.getElementType() != dstType.getElementType())
+    return emitOpError("source and destination element types differ: ")
+           << srcType.getElementType() << " vs " << dstType.getElementType();
+  int64_t rank = srcType.getRank();
+  if (getDim() < 0 || getDim() >= rank)
+    return emitOpError("cumsum dim ")
+           << getDim() << " is out of range for a rank-" << rank << " tile";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AtomicAddOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AtomicAddOp::verify() {
+  MemRefType dstType = getDst().getType();
+  FailureOr<Place> dstPlace = getPlace(*this, dstType, "destination");
+  if (failed(dstPlace))
+    return failure();
+  if (*dstPlace != Place::Global && *dstPlace != Place::Shared)
+    return emitOpError("destination must be global or shared memory, got ")
+           << placeName(*dstPlace) << " memory";
+
+  if (!isTileForm()) {
+    if (getValue().getType() != dstType.getElementType())
+      return emitOpError("value type ")
+             << getValue().getType()
+             << " does not match the destination element type "
+             << dstType.getElementType();
+    if (static_cast<int64_t>(getDstOffsets().size()) != dstType.getRank())
+      return emitOpError("the element form needs one offset per "
+                         "destination dimension (")
+             << dstType.getRank() << "), got " << getDstOffsets().size();
+    return success();
+  }
+
+  auto valueType = cast<MemRefType>(getValue().getType());
+  if (failed(getOnChipPlace(*this, valueType, "value")))
+    return failure();
+  if (!areConvertible(valueType.getElementType(), dstType.getElementType()))
+    return emitOpError("cannot convert element type ")
+           << valueType.getElementType() << " to "
+           << dstType.getElementType();
+  if (getDstOffsets().empty())
+    return verifyWholeBuffer(*this, "destination", dstType,
+                             valueType.getShape());
+  return verifyPlacement(*this, "destination", dstType, *dstPlace,
+                         getDstOffsets(), valueType.getShape());
+}
+
+void AtomicAddOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (isTileForm())
+    effects.emplace_back(MemoryEffects::Read::get(),
+                         &getValueMutable());
+  effects.emplace_back(MemoryEffects::Read::get(), &getDstMutable());
+  effects.emplace_back(MemoryEffects::Write::get(), &getDstMutable());
+}
+
+//===----------------------------------------------------------------------===//
+// ParallelOp
+//===----------------------------------------------------------------------===//
+
+void ParallelOp::build(OpBuilder &builder, OperationState &result,
+                       ArrayRef<int64_t> extents) {
+  result.getOrAddProperties<Properties>().extents =
+      builder.getDenseI64ArrayAttr(extents);
+  Region *body = result.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (size_t i = 0; i < extents.size(); ++i)
+    block->addArgument(builder.getIndexType(), result.location);
+  ensureTerminator(*body, builder, result.location);
+}
+
+ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  SmallVector<OpAsmParser::Argument> indices;
+  SmallVector<int64_t> extents;
+  if (parser.parseArgumentList(indices, OpAsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("in") || parseIntList(parser, extents))
+    return failure();
+  for (OpAsmParser::Argument &index : indices)
+    index.type = builder.getIndexType();
+  result.getOrAddProperties<Properties>().extents =
+      builder.getDenseI64ArrayAttr(extents);
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, indices))
+    return failure();
+  ensureTerminator(*body, builder, result.location);
+  return success();
+}
+
+void ParallelOp::print(OpAsmPrinter &p) {
+  p << " (";
+  llvm::interleaveComma(getIndices(), p,
+                        [&](BlockArgument arg) { p.printOperand(arg); });
+  p << ") in ";
+  printIntList(p, getExtents());
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {getExtentsAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
+LogicalResult ParallelOp::verify() {
+  if (getExtents().empty())
+    return emitOpError("needs at least one dimension");
+  if (llvm::any_of(getExtents(), [](int64_t e) { return e <= 0; }))
+    return emitOpError("extents must be positive, got (")
+           << llvm::interleaved(getExtents()) << ")";
+  return success();
+}
+
+LogicalResult ParallelOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getExtents().size())
+    return emitOpError("body must have one index argument per extent (")
+           << getExtents().size() << "), got " << body.getNumArguments();
+  for (BlockArgument arg : body.getArguments())
+    if (!arg.getType().isIndex())
+      return emitOpError("iteration indices must be of index type");
+  return success();
+}
+
+SmallVector<Region *> ParallelOp::getLoopRegions() { return {&getBody()}; }
+
+std::optional<SmallVector<Value>> ParallelOp::getLoopInductionVars() {
+  return SmallVector<Value>(getIndices().begin(), getIndices().end());
+}
+
+//===----------------------------------------------------------------------===//
+// PipelinedOp
+//===----------------------------------------------------------------------===//
+
+void PipelinedOp::build(OpBuilder &builder, OperationState &result,
+                        Value lowerBound, Value upperBound, Value step,
+                        int64_t numStages) {
+  result.addOperands({lowerBound, upperBound, step});
+  result.getOrAddProperties<Properties>().num_stages =
+      builder.getI64IntegerAttr(numStages);
+  Region *body = result.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  block->addArgument(builder.getIndexType(), result.location);
+  ensureTerminator(*body, builder, result.location);
+}
+
+ParseResult PipelinedOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  Type indexType = builder.getIndexType();
+  OpAsmParser::Argument iv;
+  OpAsmParser::UnresolvedOperand lb, ub, step;
+  int64_t numStages;
+  if (parser.parseArgument(iv) || parser.parseEqual() ||
+      parser.parseOperand(lb) || parser.parseKeyword("to") ||
+      parser.parseOperand(ub) || parser.parseKeyword("step") ||
+      parser.parseOperand(step) || parser.parseKeyword("num_stages") ||
+      parser.parseEqual() || parser.parseInteger(numStages) ||
+      parser.resolveOperand(lb, indexType, result.operands) ||
+      parser.resolveOperand(ub, indexType, result.operands) ||
+      parser.resolveOperand(step, indexType, result.operands))
+    return failure();
+  iv.type = indexType;
+  Properties &props = result.getOrAddProperties<Properties>();
+  props.num_stages = builder.getI64IntegerAttr(numStages);
+  auto parseSchedule = [&](StringRef keyword,
+                           DenseI64ArrayAttr &attr) -> ParseResult {
+    if (failed(parser.parseOptionalKeyword(keyword)))
+      return success();
+    SmallVector<int64_t> values;
+    if (parser.parseEqual() ||
+        parser.parseCommaSeparatedList(
+            OpAsmParser::Delimiter::Square, [&]() -> ParseResult {
+              int64_t value;
+              if (parser.parseInteger(value))
+                return failure();
+              values.push_back(value);
+              return success();
+            }))
+      return failure();
+    attr = builder.getDenseI64ArrayAttr(values);
+    return success();
+  };
+  if (parseSchedule("order", props.order) ||
+      parseSchedule("stage", props.stage) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, iv))
+    return failure();
+  ensureTerminator(*body, builder, result.location);
+  return success();
+}
+
+void PipelinedOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printOperand(getInductionVar());
+  p << " = " << getLowerBound() << " to " << getUpperBound() << " step "
+    << getStep() << " num_stages = " << getNumStages();
+  auto printSchedule = [&](StringRef keyword,
+                           std::optional<ArrayRef<int64_t>> values) {
+    if (!values)
+      return;
+    p << ' ' << keyword << " = [";
+    llvm::interleaveComma(*values, p);
+    p << ']';
+  };
+  printSchedule("order", getOrder());
+  printSchedule("stage", getStage());
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(),
+      {getNumStagesAttrName(), getOrderAttrName(), getStageAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
+SmallVector<Operation *> PipelinedOp::getScheduledOps() {
+  SmallVector<Operation *> ops;
+  for (Operation &op : getBody().front().without_terminator())
+    if (!isMemoryEffectFree(&op))
+      ops.push_back(&op);
+  return ops;
+}
+
+LogicalResult PipelinedOp::verify() {
+  if (getNumStages() < 1)
+    return emitOpError("num_stages must be at least 1, got ")
+           << getNumStages();
+  return success();
+}
+
+LogicalResult PipelinedOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
+    return emitOpError("body must have a single index induction variable");
+  size_t numScheduled = getScheduledOps().size();
+  if (std::optional<ArrayRef<int64_t>> order = getOrder()) {
+    if (order->size() != numScheduled)
+      return emitOpError("order has ")
+             << order->size() << " entries but the body has " << numScheduled
+             << " operations with memory effects";
+    llvm::SmallBitVector seen(numScheduled);
+    for (int64_t position : *order) {
+      if (position < 0 || position >= static_cast<int64_t>(numScheduled) ||
+          seen.test(position))
+        return emitOpError("order must be a permutation of [0, ")
+               << numScheduled << "), got [" << llvm::interleaved(*order)
+               << "]";
+      seen.set(position);
+    }
+  }
+  if (std::optional<ArrayRef<int64_t>> stage = getStage()) {
+    if (stage->size() != numScheduled)
+      return emitOpError("stage has ")
+             << stage->size() << " entries but the body has " << numScheduled
+             << " operations with memory effects";
+    for (int64_t s : *stage)
+      if (s < 0 || s >= getNumStages())
+        return emitOpError("stage ")
+               << s << " is out of range [0, " << getNumStages() << ")";
+  }
+  return success();
+}
+
+SmallVector<Region *> PipelinedOp::getLoopRegions() { return {&getBody()}; }
+
+std::optional<SmallVector<Value>> PipelinedOp::getLoopInductionVars() {
+  return SmallVector<Value>{getInductionVar()};
+}
+
+std::optional<SmallVector<OpFoldResult>> PipelinedOp::getLoopLowerBounds() {
+  return SmallVector<OpFoldResult>{getLowerBound()};
+}
+
+std::optional<SmallVector<OpFoldResult>> PipelinedOp::getLoopUpperBounds() {
+  return SmallVector<OpFoldResult>{getUpperBound()};
+}
+
+std::optional<SmallVector<OpFoldResult>> PipelinedOp::getLoopSteps() {
+  return SmallVector<OpFoldResult>{getStep()};
+}
+
+//===----------------------------------------------------------------------===//
+// AnnotateLayoutOp
+//===----------------------------------------------------------------------===//
+
+/// The `layout` attribute of the allocation that defines `buffer`, if it
+/// comes straight from a tile.alloc_*.
+static Attribute getAllocLayout(Value buffer) {
+  Operation *def = buffer.getDefiningOp();
+  if (auto alloc = dyn_cast_or_null<AllocSharedOp>(def))
+    return alloc.getLayoutAttr();
+  if (auto alloc = dyn_cast_or_null<AllocFragmentOp>(def))
+    return alloc.getLayoutAttr();
+  return {};
+}
+
+LogicalResult AnnotateLayoutOp::verify() {
+  if (failed(getOnChipPlace(*this, getBuffer().getType(), "buffer")) ||
+      failed(verifyLayoutFor(*this, getBuffer().getType(), getLayout())))
+    return failure();
+  if (Attribute existing = getAllocLayout(getBuffer());
+      existing && existing != getLayout()) {
+    InFlightDiagnostic diag = emitOpError("layout ")
+                              << getLayout()
+                              << " conflicts with the layout " << existing
+                              << " of the allocation";
+    diag.attachNote(getBuffer().getLoc()) << "allocated here";
+    return diag;
+  }
+  return success();
+}
+
+void AnnotateLayoutOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                   MLIRContext *context) {
+  // Move the annotation onto the allocation it names.
+  results.add(+[](AnnotateLayoutOp op,
+                  PatternRewriter &rewriter) -> LogicalResult {
+    Operation *alloc = op.getBuffer().getDefiningOp();
+    if (!isa_and_nonnull<AllocSharedOp, AllocFragmentOp>(alloc))
+      return failure();
+    rewriter.modifyOpInPlace(
+        alloc, [&] { alloc->setAttr("layout", op.getLayout()); });
+    rewriter.eraseOp(op);
+    return success();
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// UseSwizzleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult UseSwizzleOp::verify() {
+  if (getPanelSize() < 1)
+    return emitOpError("panel size must be positive, got ") << getPanelSize();
+  auto kernel = cast<KernelOp>((*this)->getParentOp());
+  if (kernel.getGrid().size() < 2)
+    return emitOpError("needs a kernel grid of at least two dimensions");
+  for (Operation &op : kernel.getBody().front())
+    if (isa<UseSwizzleOp>(op) && &op != getOperation() &&
+        op.isBeforeInBlock(getOperation()))
+      return emitOpError("a kernel takes at most one tile.use_swizzle");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "TileLang/Dialect/Tile/IR/TileOps.cpp.inc"
