@@ -603,9 +603,10 @@ LogicalResult CumsumOp::verify() {
     return emitOpError("source and destination element types differ: ")
            << srcType.getElementType() << " vs " << dstType.getElementType();
   int64_t rank = srcType.getRank();
-  if (getDim() < 0 || getDim() >= rank)
+  int64_t dim = getDim();
+  if (dim < 0 || dim >= rank)
     return emitOpError("cumsum dim ")
-           << getDim() << " is out of range for a rank-" << rank << " tile";
+           << dim << " is out of range for a rank-" << rank << " tile";
   return success();
 }
 
@@ -802,7 +803,7 @@ void PipelinedOp::print(OpAsmPrinter &p) {
   p << ' ';
   p.printOperand(getInductionVar());
   p << " = " << getLowerBound() << " to " << getUpperBound() << " step "
-    << getStep() << " num_stages = " << getNumStages();
+    << getStep() << " num_stages = " << static_cast<int64_t>(getNumStages());
   auto printSchedule = [&](StringRef keyword,
                            std::optional<ArrayRef<int64_t>> values) {
     if (!values)
@@ -830,9 +831,9 @@ SmallVector<Operation *> PipelinedOp::getScheduledOps() {
 }
 
 LogicalResult PipelinedOp::verify() {
-  if (getNumStages() < 1)
-    return emitOpError("num_stages must be at least 1, got ")
-           << getNumStages();
+  int64_t numStages = getNumStages();
+  if (numStages < 1)
+    return emitOpError("num_stages must be at least 1, got ") << numStages;
   return success();
 }
 
@@ -861,10 +862,11 @@ LogicalResult PipelinedOp::verifyRegions() {
       return emitOpError("stage has ")
              << stage->size() << " entries but the body has " << numScheduled
              << " operations with memory effects";
+    int64_t numStages = getNumStages();
     for (int64_t s : *stage)
-      if (s < 0 || s >= getNumStages())
+      if (s < 0 || s >= numStages)
         return emitOpError("stage ")
-               << s << " is out of range [0, " << getNumStages() << ")";
+               << s << " is out of range [0, " << numStages << ")";
   }
   return success();
 }
@@ -938,8 +940,9 @@ void AnnotateLayoutOp::getCanonicalizationPatterns(RewritePatternSet &results,
 //===----------------------------------------------------------------------===//
 
 LogicalResult UseSwizzleOp::verify() {
-  if (getPanelSize() < 1)
-    return emitOpError("panel size must be positive, got ") << getPanelSize();
+  int64_t panelSize = getPanelSize();
+  if (panelSize < 1)
+    return emitOpError("panel size must be positive, got ") << panelSize;
   auto kernel = cast<KernelOp>((*this)->getParentOp());
   if (kernel.getGrid().size() < 2)
     return emitOpError("needs a kernel grid of at least two dimensions");

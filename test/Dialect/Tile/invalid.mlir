@@ -1,0 +1,770 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+// Every verifier rule of the tile dialect, one rejection each.
+
+func.func @grid_rank(%n: index) {
+  // expected-error @+1 {{grid must have 1 to 3 dimensions, got 4}}
+  tile.kernel grid(%n, %n, %n, %n) threads(128) -> (%a, %b, %c, %d) {
+  }
+  return
+}
+
+// -----
+
+func.func @too_many_threads(%n: index) {
+  // expected-error @+1 {{a block has at most 1024 threads, got 2048}}
+  tile.kernel grid(%n) threads(64, 32) -> (%bx) {
+  }
+  return
+}
+
+// -----
+
+func.func @zero_threads(%n: index) {
+  // expected-error @+1 {{thread extents must be positive}}
+  tile.kernel grid(%n) threads(0) -> (%bx) {
+  }
+  return
+}
+
+// -----
+
+func.func @cluster_size(%n: index) {
+  // expected-error @+1 {{a cluster has at most 16 blocks, got 32}}
+  tile.kernel grid(%n) threads(128) cluster(32) -> (%bx) {
+  }
+  return
+}
+
+// -----
+
+func.func @block_ids(%n: index) {
+  // expected-error @+1 {{body must have one block index argument per grid dimension (2), got 1}}
+  tile.kernel grid(%n, %n) threads(128) -> (%bx) {
+  }
+  return
+}
+
+// -----
+
+func.func @missing_threads(%n: index) {
+  // expected-error @+1 {{expected 'threads'}}
+  tile.kernel grid(%n) -> (%bx) {
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_outside_kernel() {
+  // expected-error @+1 {{'tile.alloc_shared' op must be nested in a 'tile.kernel'}}
+  %0 = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+  return
+}
+
+// -----
+
+func.func @alloc_wrong_space(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{result must be in #tile.mem<shared>, got 'memref<16x16xf16, #tile.mem<fragment>>'}}
+    %0 = tile.alloc_shared : memref<16x16xf16, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_dynamic(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{result #0 must be statically shaped memref of integer or float}}
+    %0 = tile.alloc_fragment : memref<?x16xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_strided(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{result must have the identity layout}}
+    %0 = tile.alloc_shared : memref<16x16xf16, strided<[32, 1]>, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_shared_fragment_layout(%n: index) {
+  tile.kernel grid(%n) threads(32) -> (%bx) {
+    // expected-error @+1 {{layout of a shared tile must be a #tile.swizzle}}
+    %0 = tile.alloc_shared {layout = #tile.fragment<[32], thread = (i) -> (i), index = (i) -> (0), threads = 32>} : memref<32xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_fragment_layout_shape(%n: index) {
+  tile.kernel grid(%n) threads(32) -> (%bx) {
+    // expected-error @+1 {{fragment layout shape [32] does not match the tile shape [64]}}
+    %0 = tile.alloc_fragment {layout = #tile.fragment<[32], thread = (i) -> (i), index = (i) -> (0), threads = 32>} : memref<64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_fragment_layout_threads(%n: index) {
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    // expected-error @+1 {{fragment layout is for 32 threads but the kernel has 64}}
+    %0 = tile.alloc_fragment {layout = #tile.fragment<[32], thread = (i) -> (i), index = (i) -> (0), threads = 32>} : memref<32xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @alloc_local_layout(%n: index) {
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    // expected-error @+1 {{only shared tiles and fragments take a layout}}
+    %0 = tile.alloc_local {layout = #tile.swizzle<1, 1, 1>} : memref<4xf32, #tile.mem<local>>
+  }
+  return
+}
+
+// -----
+
+// expected-error @+1 {{swizzle shift (2) must be at least its number of bits (3)}}
+func.func @swizzle_overlap() attributes {s = #tile.swizzle<3, 3, 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{fragment layout maps element [8] to thread 8, outside [0, 8)}}
+func.func @fragment_thread_range() attributes {l = #tile.fragment<[16], thread = (i) -> (i), index = (i) -> (0), threads = 8>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{fragment layout maps element [1] to a register slot already taken in thread 0}}
+func.func @fragment_slot_collision() attributes {l = #tile.fragment<[4], thread = (i) -> (i floordiv 2), index = (i) -> (0), threads = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{fragment thread map must take 2 dimensions, no symbols, and give one result}}
+func.func @fragment_map_rank() attributes {l = #tile.fragment<[4, 4], thread = (i) -> (i), index = (i, j) -> (j), threads = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{fragment replicate (3) must be positive and divide threads (32)}}
+func.func @fragment_replicate() attributes {l = #tile.fragment<[4], thread = (i) -> (i), index = (i) -> (0), threads = 32, replicate = 3>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{cuda chip must look like 'sm_80' or 'sm_90a', got 'gfx942'}}
+module attributes {tile.target = #tile.target<cuda, "gfx942">} {
+}
+
+// -----
+
+// expected-error @+1 {{rocm chip must look like 'gfx942' or 'gfx1100', got 'sm_90a'}}
+module attributes {tile.target = #tile.target<rocm, "sm_90a">} {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.target' may only be attached to a builtin.module}}
+func.func @target_on_func() attributes {tile.target = #tile.target<cpu, "host">} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.target' must be a #tile.target attribute, got "sm_90a"}}
+module attributes {tile.target = "sm_90a"} {
+}
+
+// -----
+
+// expected-error @+1 {{unknown tile dialect attribute 'tile.chip'}}
+module attributes {tile.chip = "sm_90a"} {
+}
+
+// -----
+
+func.func @copy_global_to_global(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{cannot copy between two global buffers}}
+    tile.copy %A to %B : memref<?x?xf16> to memref<?x?xf16>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_types(%A: memref<?x?xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<16x16xi32, #tile.mem<shared>>
+    // expected-error @+1 {{cannot convert element type 'f16' to 'i32'}}
+    tile.copy %A[%n, %n] to %s : memref<?x?xf16> to memref<16x16xi32, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_both_offsets(%A: memref<?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    // expected-error @+1 {{offsets may be given on one side only}}
+    tile.copy %A[%n, %n] to %s[%c0, %c0] : memref<?x?xf16> to memref<16x16xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_offset_count(%A: memref<?x?xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    // expected-error @+1 {{source has rank 2 but 1 offsets were given}}
+    tile.copy %A[%n] to %s : memref<?x?xf16> to memref<16x16xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_rank(%A: memref<?xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    // expected-error @+1 {{the tile has rank 2 but the source has rank 1}}
+    tile.copy %A[%n] to %s : memref<?xf16> to memref<16x16xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_shape(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %f = tile.alloc_fragment : memref<16x32xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{shape mismatch: the tile is [16, 16] but the destination is [16, 32]}}
+    tile.copy %s to %f : memref<16x16xf16, #tile.mem<shared>> to memref<16x32xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_on_chip_out_of_bounds(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c120 = arith.constant 120 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<128x32xf16, #tile.mem<shared>>
+    %f = tile.alloc_fragment : memref<16x32xf16, #tile.mem<fragment>>
+    // expected-error @+1 {{the tile does not fit in the on-chip source along dimension 0: offset 120 + extent 16 > 128}}
+    tile.copy %s[%c120, %c0] to %f : memref<128x32xf16, #tile.mem<shared>> to memref<16x32xf16, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_dynamic_extent(%C: memref<?x?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %f = tile.alloc_fragment : memref<16x16xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{the tile extent comes from the destination, which must have a static shape, got 'memref<?x?xf32>'}}
+    tile.copy %f[%c0, %c0] to %C : memref<16x16xf32, #tile.mem<fragment>> to memref<?x?xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_unknown_space(%A: memref<16x16xf16, 3>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    // expected-error @+1 {{source has memory space 3 : i64; expected a global buffer or #tile.mem<...>}}
+    tile.copy %A to %s : memref<16x16xf16, 3> to memref<16x16xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_outside_kernel(%A: memref<?x?xf16>, %s: memref<16x16xf16, #tile.mem<shared>>, %n: index) {
+  // expected-error @+1 {{'tile.copy' op must be nested in a 'tile.kernel'}}
+  tile.copy %A[%n, %n] to %s : memref<?x?xf16> to memref<16x16xf16, #tile.mem<shared>>
+  return
+}
+
+// -----
+
+func.func @gemm_b_fragment(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_fragment : memref<32x64xf16, #tile.mem<fragment>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{B must be in shared memory, got fragment memory}}
+    tile.gemm %a, %b, %c : memref<64x32xf16, #tile.mem<shared>>, memref<32x64xf16, #tile.mem<fragment>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_a_global(%A: memref<64x32xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %b = tile.alloc_shared : memref<32x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{A must be in shared memory or a fragment, got global memory}}
+    tile.gemm %A, %b, %c : memref<64x32xf16>, memref<32x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_c_shared(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<32x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_shared : memref<64x64xf32, #tile.mem<shared>>
+    // expected-error @+1 {{C (the accumulator) must be a fragment, got shared memory}}
+    tile.gemm %a, %b, %c : memref<64x32xf16, #tile.mem<shared>>, memref<32x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_k(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x32xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{reduction dimensions disagree: A is 64x32 but B is 64x32}}
+    tile.gemm %a, %b, %c : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x32xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_c_shape(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<128x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{C must be 64x128 to match A and B, got 64x64}}
+    tile.gemm %a, %b, %c {transpose_b} : memref<64x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_mixed_types(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<32x64xbf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{unsupported element types 'f16' x 'bf16' -> 'f32'}}
+    tile.gemm %a, %b, %c : memref<64x32xf16, #tile.mem<shared>>, memref<32x64xbf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_bf16_to_bf16(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xbf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xbf16, #tile.mem<fragment>>
+    // expected-error @+1 {{unsupported element types 'bf16' x 'bf16' -> 'bf16'}}
+    tile.gemm %a, %a, %c {transpose_b} : memref<64x32xbf16, #tile.mem<shared>>, memref<64x32xbf16, #tile.mem<shared>> -> memref<64x64xbf16, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_rank(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<2x64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{A, B and C must be 2-D tiles}}
+    tile.gemm %a, %a, %c : memref<2x64x32xf16, #tile.mem<shared>>, memref<2x64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_partial_warp(%n: index) {
+  tile.kernel grid(%n) threads(48) -> (%bx) {
+    %a = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{needs a whole number of warps: the kernel has 48 threads, not a multiple of the warp size 32}}
+    tile.gemm %a, %a, %c : memref<16x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<16x16xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+module attributes {tile.target = #tile.target<rocm, "gfx942">} {
+func.func @gemm_partial_wave64(%n: index) {
+  tile.kernel grid(%n) threads(96) -> (%bx) {
+    %a = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{the kernel has 96 threads, not a multiple of the warp size 64}}
+    tile.gemm %a, %a, %c : memref<16x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<16x16xf32, #tile.mem<fragment>>
+  }
+  return
+}
+}
+
+// -----
+
+func.func @fill_global(%A: memref<16xf32>, %x: f32, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{destination must be an on-chip tile (shared, fragment or local), got a global buffer}}
+    tile.fill %A, %x : memref<16xf32>
+  }
+  return
+}
+
+// -----
+
+// expected-note @+1 {{prior use here}}
+func.func @fill_type(%x: f16, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %f = tile.alloc_fragment : memref<16xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{use of value '%x' expects different type than prior uses: 'f32' vs 'f16'}}
+    tile.fill %f, %x : memref<16xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @clear_global(%A: memref<16xf32>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{destination must be an on-chip tile}}
+    tile.clear %A : memref<16xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_dim(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{reduction dim 2 is out of range for a rank-2 source}}
+    tile.reduce <max> %s to %m dim 2 : memref<64x64xf32, #tile.mem<fragment>> to memref<64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_shape(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_fragment : memref<64x32xf32, #tile.mem<fragment>>
+    %m = tile.alloc_fragment : memref<32xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{destination shape [32] must be the source shape without dim 1 ([64]) or with it set to 1 ([64, 1])}}
+    tile.reduce <sum> %s to %m dim 1 : memref<64x32xf32, #tile.mem<fragment>> to memref<32xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_types(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_fragment : memref<64x32xf32, #tile.mem<fragment>>
+    %m = tile.alloc_fragment : memref<64xf16, #tile.mem<fragment>>
+    // expected-error @+1 {{source and destination element types differ: 'f32' vs 'f16'}}
+    tile.reduce <sum> %s to %m dim 1 : memref<64x32xf32, #tile.mem<fragment>> to memref<64xf16, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_global(%A: memref<64x32xf32>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %m = tile.alloc_fragment : memref<64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{source must be an on-chip tile}}
+    tile.reduce <sum> %A to %m dim 1 : memref<64x32xf32> to memref<64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_kind(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_fragment : memref<64x32xf32, #tile.mem<fragment>>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.mem<fragment>>
+    // expected-error @+2 {{expected ::mlir::tile::ReduceKind to be one of: max, min, sum, abssum, absmax}}
+    // expected-error @+1 {{failed to parse Tile_ReduceKindAttr parameter 'value'}}
+    tile.reduce <prod> %s to %m dim 1 : memref<64x32xf32, #tile.mem<fragment>> to memref<64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @cumsum_shape(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<32x64xf32, #tile.mem<shared>>
+    %d = tile.alloc_shared : memref<32x32xf32, #tile.mem<shared>>
+    // expected-error @+1 {{source and destination shapes differ: [32, 64] vs [32, 32]}}
+    tile.cumsum %s to %d dim 1 : memref<32x64xf32, #tile.mem<shared>> to memref<32x32xf32, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @cumsum_dim(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<32x64xf32, #tile.mem<shared>>
+    // expected-error @+1 {{cumsum dim -1 is out of range for a rank-2 tile}}
+    tile.cumsum %s to %s dim -1 : memref<32x64xf32, #tile.mem<shared>> to memref<32x64xf32, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @atomic_scalar_type(%out: memref<?xf32>, %v: f16, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{value type 'f16' does not match the destination element type 'f32'}}
+    tile.atomic_add %v to %out[%bx] : f16 to memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @atomic_scalar_offsets(%out: memref<?x?xf32>, %v: f32, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{the element form needs one offset per destination dimension (2), got 1}}
+    tile.atomic_add %v to %out[%bx] : f32 to memref<?x?xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @atomic_fragment_dst(%v: f32, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %f = tile.alloc_fragment : memref<16xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{destination must be global or shared memory, got fragment memory}}
+    tile.atomic_add %v to %f[%bx] : f32 to memref<16xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @atomic_tile_shape(%C: memref<32x32xf32>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %f = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{shape mismatch: the tile is [64, 64] but the destination is [32, 32]}}
+    tile.atomic_add %f to %C : memref<64x64xf32, #tile.mem<fragment>> to memref<32x32xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @parallel_extent(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{extents must be positive, got (16, 0)}}
+    tile.parallel (%i, %j) in (16, 0) {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @parallel_indices(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{body must have one index argument per extent (2), got 1}}
+    tile.parallel (%i) in (16, 16) {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @parallel_outside_kernel() {
+  // expected-error @+1 {{'tile.parallel' op must be nested in a 'tile.kernel'}}
+  tile.parallel (%i) in (16) {
+  }
+  return
+}
+
+// -----
+
+func.func @pipelined_stages(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{num_stages must be at least 1, got 0}}
+    tile.pipelined %k = %c0 to %n step %c1 num_stages = 0 {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @pipelined_order_length(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %f = tile.alloc_fragment : memref<16xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{order has 2 entries but the body has 1 operations with memory effects}}
+    tile.pipelined %k = %c0 to %n step %c1 num_stages = 2 order = [0, 1] {
+      %x = arith.addi %k, %c1 : index
+      tile.clear %f : memref<16xf32, #tile.mem<fragment>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @pipelined_order_permutation(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %f = tile.alloc_fragment : memref<16xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{order must be a permutation of [0, 2), got [1, 1]}}
+    tile.pipelined %k = %c0 to %n step %c1 num_stages = 2 order = [1, 1] {
+      tile.clear %f : memref<16xf32, #tile.mem<fragment>>
+      tile.clear %f : memref<16xf32, #tile.mem<fragment>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @pipelined_stage_range(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %f = tile.alloc_fragment : memref<16xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{stage 3 is out of range [0, 3)}}
+    tile.pipelined %k = %c0 to %n step %c1 num_stages = 3 stage = [0, 3] {
+      tile.clear %f : memref<16xf32, #tile.mem<fragment>>
+      tile.clear %f : memref<16xf32, #tile.mem<fragment>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @annotate_fragment_with_swizzle(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %f = tile.alloc_fragment : memref<16x16xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{layout of a fragment must be a #tile.fragment, got #tile.swizzle<3, 3, 3>}}
+    tile.annotate_layout %f : memref<16x16xf32, #tile.mem<fragment>> layout #tile.swizzle<3, 3, 3>
+  }
+  return
+}
+
+// -----
+
+func.func @annotate_conflict(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-note @+1 {{allocated here}}
+    %s = tile.alloc_shared {layout = #tile.swizzle<2, 3, 3>} : memref<64x64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{layout #tile.swizzle<3, 3, 3> conflicts with the layout #tile.swizzle<2, 3, 3> of the allocation}}
+    tile.annotate_layout %s : memref<64x64xf16, #tile.mem<shared>> layout #tile.swizzle<3, 3, 3>
+  }
+  return
+}
+
+// -----
+
+func.func @annotate_global(%A: memref<64x64xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{buffer must be an on-chip tile}}
+    tile.annotate_layout %A : memref<64x64xf16> layout #tile.swizzle<3, 3, 3>
+  }
+  return
+}
+
+// -----
+
+func.func @use_swizzle_1d(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{needs a kernel grid of at least two dimensions}}
+    tile.use_swizzle panel(10)
+  }
+  return
+}
+
+// -----
+
+func.func @use_swizzle_twice(%n: index) {
+  tile.kernel grid(%n, %n) threads(128) -> (%bx, %by) {
+    tile.use_swizzle panel(10)
+    // expected-error @+1 {{a kernel takes at most one tile.use_swizzle}}
+    tile.use_swizzle panel(4)
+  }
+  return
+}
+
+// -----
+
+func.func @use_swizzle_panel(%n: index) {
+  tile.kernel grid(%n, %n) threads(128) -> (%bx, %by) {
+    // expected-error @+1 {{panel size must be positive, got 0}}
+    tile.use_swizzle panel(0)
+  }
+  return
+}
+
+// -----
+
+func.func @use_swizzle_nested(%n: index) {
+  tile.kernel grid(%n, %n) threads(128) -> (%bx, %by) {
+    tile.parallel (%i) in (4) {
+      // expected-error @+1 {{'tile.use_swizzle' op expects parent op 'tile.kernel'}}
+      tile.use_swizzle panel(4)
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @yield_parent() {
+  // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.kernel, tile.parallel, tile.pipelined'}}
+  "tile.yield"() : () -> ()
+}

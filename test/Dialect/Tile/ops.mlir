@@ -1,0 +1,174 @@
+// RUN: tile-opt %s --allow-unregistered-dialect | tile-opt --allow-unregistered-dialect | FileCheck %s
+// RUN: tile-opt %s --allow-unregistered-dialect --mlir-print-op-generic | tile-opt --allow-unregistered-dialect | FileCheck %s
+
+// Round trip of every op of the tile dialect in its custom form and through
+// the generic form.
+
+module attributes {tile.target = #tile.target<cuda, "sm_90a", "+ptx80">} {
+
+// CHECK-LABEL: func.func @kernel_forms
+func.func @kernel_forms(%gx: index, %gy: index, %gz: index) {
+  // CHECK: tile.kernel grid(%{{.*}}) threads(256) -> (%[[BX:.*]]) {
+  tile.kernel grid(%gx) threads(256) -> (%bx) {
+    // CHECK-NEXT: }
+  }
+  // CHECK: tile.kernel grid(%{{.*}}, %{{.*}}, %{{.*}}) threads(32, 4) cluster(2, 1, 1) -> (%{{.*}}, %{{.*}}, %{{.*}}) attributes {note = "x"} {
+  tile.kernel grid(%gx, %gy, %gz) threads(32, 4) cluster(2, 1, 1) -> (%a, %b, %c) attributes {note = "x"} {
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @allocs
+func.func @allocs(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // CHECK: tile.alloc_shared : memref<128x32xf16, #tile.mem<shared>>
+    %0 = tile.alloc_shared : memref<128x32xf16, #tile.mem<shared>>
+    // CHECK: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<128x64xbf16, #tile.mem<shared>>
+    %1 = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<128x64xbf16, #tile.mem<shared>>
+    // CHECK: tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    %2 = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    // CHECK: tile.alloc_local : memref<1xi32, #tile.mem<local>>
+    %3 = tile.alloc_local : memref<1xi32, #tile.mem<local>>
+    // CHECK: tile.alloc_fragment {layout = #tile.fragment<[16, 16], thread = (d0, d1) -> ((d0 mod 8) * 4 + (d1 mod 8) floordiv 2 + (d1 floordiv 8) * 32), index = (d0, d1) -> ((d0 floordiv 8) * 2 + d1 mod 2), threads = 128, replicate = 2>}
+    %4 = tile.alloc_fragment {layout = #tile.fragment<[16, 16],
+        thread = (i, j) -> ((i mod 8) * 4 + (j mod 8) floordiv 2 + (j floordiv 8) * 32),
+        index = (i, j) -> ((i floordiv 8) * 2 + j mod 2),
+        threads = 128, replicate = 2>} : memref<16x16xf32, #tile.mem<fragment>>
+    "test.use"(%0, %1, %2, %3, %4) : (memref<128x32xf16, #tile.mem<shared>>, memref<128x64xbf16, #tile.mem<shared>>, memref<128x128xf32, #tile.mem<fragment>>, memref<1xi32, #tile.mem<local>>, memref<16x16xf32, #tile.mem<fragment>>) -> ()
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @copies
+func.func @copies(%A: memref<?x?xf16>, %B: memref<4x?x?xf32>, %m: index, %k: index) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  tile.kernel grid(%m) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<128x32xf16, #tile.mem<shared>>
+    %f = tile.alloc_fragment : memref<128x32xf32, #tile.mem<fragment>>
+    %t = tile.alloc_fragment : memref<16x32xf16, #tile.mem<fragment>>
+    // CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
+    tile.copy %A[%m, %k] to %s : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
+    // CHECK: tile.copy %{{.*}} to %{{.*}} : memref<128x32xf16, #tile.mem<shared>> to memref<128x32xf32, #tile.mem<fragment>>
+    tile.copy %s to %f : memref<128x32xf16, #tile.mem<shared>> to memref<128x32xf32, #tile.mem<fragment>>
+    // CHECK: tile.copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : memref<128x32xf32, #tile.mem<fragment>> to memref<4x?x?xf32>
+    tile.copy %f to %B[%c0, %m, %k] : memref<128x32xf32, #tile.mem<fragment>> to memref<4x?x?xf32>
+    // CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} : memref<128x32xf16, #tile.mem<shared>> to memref<16x32xf16, #tile.mem<fragment>>
+    tile.copy %s[%c16, %c0] to %t : memref<128x32xf16, #tile.mem<shared>> to memref<16x32xf16, #tile.mem<fragment>>
+    // CHECK: tile.copy %{{.*}} to %{{.*}} : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
+    tile.copy %A to %s : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @gemms
+func.func @gemms(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<128x32xf16, #tile.mem<shared>>
+    %bt = tile.alloc_shared : memref<128x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    // CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+    tile.gemm %a, %bt, %c {transpose_b} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+    %at = tile.alloc_shared : memref<32x64xbf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<32x64xbf16, #tile.mem<shared>>
+    %d = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {clear_accum, policy = #tile.policy<full_row>, transpose_a} : memref<32x64xbf16, #tile.mem<shared>>, memref<32x64xbf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    tile.gemm %at, %b, %d {transpose_a, clear_accum, policy = #tile.policy<full_row>} : memref<32x64xbf16, #tile.mem<shared>>, memref<32x64xbf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    %p = tile.alloc_fragment : memref<64x32xf16, #tile.mem<fragment>>
+    %v = tile.alloc_shared : memref<32x64xf16, #tile.mem<shared>>
+    %o = tile.alloc_fragment : memref<64x64xf16, #tile.mem<fragment>>
+    // CHECK: tile.gemm {{.*}} : memref<64x32xf16, #tile.mem<fragment>>, memref<32x64xf16, #tile.mem<shared>> -> memref<64x64xf16, #tile.mem<fragment>>
+    tile.gemm %p, %v, %o : memref<64x32xf16, #tile.mem<fragment>>, memref<32x64xf16, #tile.mem<shared>> -> memref<64x64xf16, #tile.mem<fragment>>
+    %ia = tile.alloc_shared : memref<64x64xi8, #tile.mem<shared>>
+    %ic = tile.alloc_fragment : memref<64x64xi32, #tile.mem<fragment>>
+    // CHECK: tile.gemm {{.*}} -> memref<64x64xi32, #tile.mem<fragment>>
+    tile.gemm %ia, %ia, %ic : memref<64x64xi8, #tile.mem<shared>>, memref<64x64xi8, #tile.mem<shared>> -> memref<64x64xi32, #tile.mem<fragment>>
+    %fa = tile.alloc_shared : memref<64x64xf8E4M3FN, #tile.mem<shared>>
+    %fb = tile.alloc_shared : memref<64x64xf8E5M2, #tile.mem<shared>>
+    %fc = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // CHECK: tile.gemm {{.*}} : memref<64x64xf8E4M3FN, #tile.mem<shared>>, memref<64x64xf8E5M2, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    tile.gemm %fa, %fb, %fc : memref<64x64xf8E4M3FN, #tile.mem<shared>>, memref<64x64xf8E5M2, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    %xa = tile.alloc_shared : memref<16x16xf32, #tile.mem<shared>>
+    %xc = tile.alloc_fragment : memref<16x16xf32, #tile.mem<fragment>>
+    // CHECK: tile.gemm {{.*}} -> memref<16x16xf32, #tile.mem<fragment>>
+    tile.gemm %xa, %xa, %xc : memref<16x16xf32, #tile.mem<shared>>, memref<16x16xf32, #tile.mem<shared>> -> memref<16x16xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @fill_reduce_cumsum
+func.func @fill_reduce_cumsum(%n: index, %x: f32) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_fragment : memref<64x128xf32, #tile.mem<fragment>>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.mem<fragment>>
+    %k = tile.alloc_fragment : memref<64x1xf32, #tile.mem<fragment>>
+    %sh = tile.alloc_shared : memref<32x128xf32, #tile.mem<shared>>
+    // CHECK: tile.fill %{{.*}}, %{{.*}} : memref<64xf32, #tile.mem<fragment>>
+    tile.fill %m, %x : memref<64xf32, #tile.mem<fragment>>
+    // CHECK: tile.clear %{{.*}} : memref<64x128xf32, #tile.mem<fragment>>
+    tile.clear %s : memref<64x128xf32, #tile.mem<fragment>>
+    // CHECK: tile.reduce <max> %{{.*}} to %{{.*}} dim 1 : memref<64x128xf32, #tile.mem<fragment>> to memref<64xf32, #tile.mem<fragment>>
+    tile.reduce <max> %s to %m dim 1 : memref<64x128xf32, #tile.mem<fragment>> to memref<64xf32, #tile.mem<fragment>>
+    // CHECK: tile.reduce <sum> %{{.*}} to %{{.*}} dim 1 {clear = false} : memref<64x128xf32, #tile.mem<fragment>> to memref<64x1xf32, #tile.mem<fragment>>
+    tile.reduce <sum> %s to %k dim 1 {clear = false} : memref<64x128xf32, #tile.mem<fragment>> to memref<64x1xf32, #tile.mem<fragment>>
+    // CHECK: tile.reduce <min>
+    tile.reduce <min> %s to %m dim 1 : memref<64x128xf32, #tile.mem<fragment>> to memref<64xf32, #tile.mem<fragment>>
+    // CHECK: tile.reduce <abssum>
+    tile.reduce <abssum> %s to %m dim 1 : memref<64x128xf32, #tile.mem<fragment>> to memref<64xf32, #tile.mem<fragment>>
+    // CHECK: tile.reduce <absmax> %{{.*}} to %{{.*}} dim 0 : memref<64xf32, #tile.mem<fragment>> to memref<1xf32, #tile.mem<fragment>>
+    %one = tile.alloc_fragment : memref<1xf32, #tile.mem<fragment>>
+    tile.reduce <absmax> %m to %one dim 0 : memref<64xf32, #tile.mem<fragment>> to memref<1xf32, #tile.mem<fragment>>
+    // CHECK: tile.cumsum %{{.*}} to %{{.*}} dim 1 : memref<32x128xf32, #tile.mem<shared>> to memref<32x128xf32, #tile.mem<shared>>
+    tile.cumsum %sh to %sh dim 1 : memref<32x128xf32, #tile.mem<shared>> to memref<32x128xf32, #tile.mem<shared>>
+    // CHECK: tile.cumsum %{{.*}} to %{{.*}} dim 0 {reverse}
+    tile.cumsum %sh to %sh dim 0 {reverse} : memref<32x128xf32, #tile.mem<shared>> to memref<32x128xf32, #tile.mem<shared>>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @atomics
+func.func @atomics(%out: memref<?xf32>, %C: memref<?x?xf32>, %v: f32, %i: index) {
+  tile.kernel grid(%i) threads(64) -> (%bx) {
+    // CHECK: tile.atomic_add %{{.*}} to %{{.*}}[%{{.*}}] : f32 to memref<?xf32>
+    tile.atomic_add %v to %out[%bx] : f32 to memref<?xf32>
+    %part = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // CHECK: tile.atomic_add %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?xf32>
+    tile.atomic_add %part to %C[%bx, %i] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?xf32>
+  }
+  return
+}
+
+// CHECK-LABEL: func.func @loops
+func.func @loops(%n: index, %kt: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%n, %n) threads(128) -> (%bx, %by) {
+    // CHECK: tile.use_swizzle panel(8) {order = #tile.raster<column>}
+    tile.use_swizzle panel(8) {order = #tile.raster<column>}
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // CHECK: tile.annotate_layout %{{.*}} : memref<64x64xf16, #tile.mem<shared>> layout #tile.swizzle<3, 3, 3>
+    tile.annotate_layout %a : memref<64x64xf16, #tile.mem<shared>> layout #tile.swizzle<3, 3, 3>
+    // CHECK: tile.pipelined %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} num_stages = 3 {
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 3 {
+      // CHECK: tile.gemm
+      tile.gemm %a, %a, %c : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    // CHECK-NEXT: }
+    }
+    // CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} num_stages = 2 order = [1, 0] stage = [0, 1] {
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 order = [1, 0] stage = [0, 1] {
+      tile.clear %c : memref<64x64xf32, #tile.mem<fragment>>
+      tile.gemm %a, %a, %c : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    }
+    // CHECK: tile.parallel (%[[I:.*]], %[[J:.*]]) in (64, 64) {
+    tile.parallel (%i, %j) in (64, 64) {
+      // CHECK-NEXT: memref.load %{{.*}}[%[[I]], %[[J]]]
+      %v = memref.load %c[%i, %j] : memref<64x64xf32, #tile.mem<fragment>>
+      %w = arith.mulf %v, %v : f32
+      memref.store %w, %c[%i, %j] : memref<64x64xf32, #tile.mem<fragment>>
+    }
+  }
+  return
+}
+
+}
