@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Runs every TileLang-MLIR test suite and ends with `N passed, N failed`.
+
+Suites:
+  lit    the lit regression tests (test/): dialect, passes, examples, docs.
+  embed  installs the project, builds test/Embed against the installed
+         package with find_package(TileLang) and runs the consumer tool.
+
+Usage: run_tests.py [--build DIR] [--suite NAME ...]
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LLVM_BIN = "/usr/lib/llvm-22/bin"
+
+
+class Result:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+        self.skipped = 0
+        self.failures = []
+
+
+def run_lit(build, result):
+    xml_path = os.path.join(build, "lit-results.xml")
+    if os.path.exists(xml_path):
+        os.remove(xml_path)
+    cmd = [os.path.join(LLVM_BIN, "lit"), "-sv", "--xunit-xml-output", xml_path,
+           os.path.join(build, "test")]
+    print("[lit] " + " ".join(cmd), flush=True)
+    proc = subprocess.run(cmd)
+    if not os.path.exists(xml_path):
+        result.failed += 1
+        result.failures.append("lit: no results (exit code %d)" % proc.returncode)
+        return
+    for case in ET.parse(xml_path).getroot().iter("testcase"):
+        name = case.get("classname", "") + "/" + case.get("name", "")
+        if case.find("failure") is not None or case.find("error") is not None:
+            result.failed += 1
+            result.failures.append("lit: " + name)
+        elif case.find("skipped") is not None:
+            result.skipped += 1
+        else:
+            result.passed += 1
+
+
+def run_embed(build, result):
+    """Install, then build and run the consumer project against the install."""
+    prefix = os.path.join(build, "embed-install")
+    consumer_build = os.path.join(build, "embed-consumer")
+    shutil.rmtree(prefix, ignore_errors=True)
+    shutil.rmtree(consumer_build, ignore_errors=True)
+    example = os.path.join(ROOT, "examples", "gemm_relu.mlir")
+    tool = os.path.join(consumer_build, "tile-embed-demo")
+    steps = [
+        ("install", ["cmake", "--install", build, "--prefix", prefix]),
+        ("configure", ["cmake", "-G", "Ninja", "-S", os.path.join(ROOT, "test", "Embed"),
+                       "-B", consumer_build,
+                       "-DCMAKE_CXX_COMPILER=clang++-22",
+                       "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld",
+                       "-DCMAKE_BUILD_TYPE=Release",
+                       "-DTileLang_DIR=" + os.path.join(prefix, "lib", "cmake", "tilelang"),
+                       "-DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir"]),
+        ("build", ["ninja", "-C", consumer_build]),
+        ("run", [tool, example]),
+    ]
+    output = ""
+    for name, cmd in steps:
+        print("[embed] %s: %s" % (name, " ".join(cmd)), flush=True)
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if proc.returncode != 0:
+            print(proc.stdout)
+            result.failed += 1
+            result.failures.append("embed: step '%s' failed (exit code %d)" % (name, proc.returncode))
+            return
+        output = proc.stdout
+    # The consumer checks its own results; its output is checked here too.
+    check = subprocess.run([os.path.join(LLVM_BIN, "FileCheck"),
+                            os.path.join(ROOT, "test", "Embed", "expected.txt")],
+                           input=output, text=True)
+    if check.returncode != 0:
+        print(output)
+        result.failed += 1
+        result.failures.append("embed: output does not match test/Embed/expected.txt")
+        return
+    result.passed += 1
+
+
+SUITES = {"lit": run_lit, "embed": run_embed}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=os.environ.get("TILE_BUILD_DIR", os.path.join(ROOT, "build")))
+    parser.add_argument("--suite", action="append", choices=sorted(SUITES),
+                        help="run only these suites (default: all)")
+    args = parser.parse_args()
+    result = Result()
+    for name in args.suite or list(SUITES):
+        print("=== suite: %s ===" % name, flush=True)
+        SUITES[name](os.path.abspath(args.build), result)
+    print()
+    for failure in result.failures:
+        print("FAILED: " + failure)
+    if result.skipped:
+        print("%d skipped (unsupported here)" % result.skipped)
+    print("%d passed, %d failed" % (result.passed, result.failed))
+    return 0 if result.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
