@@ -12,8 +12,17 @@ func.func @grid_rank(%n: index) {
 // -----
 
 func.func @too_many_threads(%n: index) {
-  // expected-error @+1 {{a block has at most 1024 threads, got 2048}}
+  // expected-error @+1 {{a block has at most 1024 threads, got threads(64, 32)}}
   tile.kernel grid(%n) threads(64, 32) -> (%bx) {
+  }
+  return
+}
+
+// -----
+
+func.func @overflowing_threads(%n: index) {
+  // expected-error @+1 {{a block has at most 1024 threads, got threads(4294967296, 4294967296)}}
+  tile.kernel grid(%n) threads(4294967296, 4294967296) -> (%bx) {
   }
   return
 }
@@ -30,7 +39,7 @@ func.func @zero_threads(%n: index) {
 // -----
 
 func.func @cluster_size(%n: index) {
-  // expected-error @+1 {{a cluster has at most 16 blocks, got 32}}
+  // expected-error @+1 {{a cluster has at most 16 blocks, got cluster(32)}}
   tile.kernel grid(%n) threads(128) cluster(32) -> (%bx) {
   }
   return
@@ -157,6 +166,20 @@ func.func @fragment_slot_collision() attributes {l = #tile.fragment<[4], thread 
 
 // expected-error @+1 {{fragment thread map must take 2 dimensions, no symbols, and give one result}}
 func.func @fragment_map_rank() attributes {l = #tile.fragment<[4, 4], thread = (i) -> (i), index = (i, j) -> (j), threads = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{fragment maps may only divide (mod, floordiv, ceildiv) by positive constants, got affine_map<(d0) -> (d0 mod 0)>}}
+func.func @fragment_mod_zero() attributes {l = #tile.fragment<[4], thread = (i) -> (i mod 0), index = (i) -> (0), threads = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{swizzle spans 12884901885 offset bits; at most 30 are supported}}
+func.func @swizzle_huge() attributes {s = #tile.swizzle<4294967295, 4294967295, 4294967295>} {
   return
 }
 

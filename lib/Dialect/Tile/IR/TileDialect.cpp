@@ -84,13 +84,13 @@ LogicalResult mlir::tile::verifyInKernel(Operation *op) {
 LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   unsigned bits, unsigned base,
                                   unsigned shift) {
+  if (bits > 30 || base > 30 || shift > 30 || bits + base + shift > 30)
+    return emitError() << "swizzle spans " << uint64_t(bits) + base + shift
+                       << " offset bits; at most 30 are supported";
   if (shift < bits)
     return emitError() << "swizzle shift (" << shift
                        << ") must be at least its number of bits (" << bits
                        << ") so that the XOR-ed fields do not overlap";
-  if (bits + base + shift > 30)
-    return emitError() << "swizzle spans " << bits + base + shift
-                       << " offset bits; at most 30 are supported";
   return success();
 }
 
@@ -109,6 +109,22 @@ int64_t SwizzleAttr::getPeriod() const {
 
 /// Layouts of at most this many elements are checked exhaustively.
 static constexpr int64_t kMaxExhaustiveLayoutCheck = 1 << 16;
+
+/// True when every `mod`, `floordiv` and `ceildiv` of `map` divides by a
+/// positive constant, so that the map can be evaluated on any coordinate.
+static bool hasPositiveConstantDivisors(AffineMap map) {
+  bool ok = true;
+  for (AffineExpr result : map.getResults())
+    result.walk([&](AffineExpr expr) {
+      auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+      if (!binary || expr.getKind() == AffineExprKind::Add ||
+          expr.getKind() == AffineExprKind::Mul)
+        return;
+      auto divisor = dyn_cast<AffineConstantExpr>(binary.getRHS());
+      ok &= divisor && divisor.getValue() > 0;
+    });
+  return ok;
+}
 
 LogicalResult
 FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -131,6 +147,11 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "fragment index map must take " << rank
                        << " dimensions, no symbols, and give at least one "
                           "result";
+  for (AffineMap map : {thread, index})
+    if (!hasPositiveConstantDivisors(map))
+      return emitError() << "fragment maps may only divide (mod, floordiv, "
+                            "ceildiv) by positive constants, got "
+                         << AffineMapAttr::get(map);
   if (threads <= 0)
     return emitError() << "fragment layout threads must be positive";
   if (replicate <= 0 || threads % replicate != 0)
@@ -139,10 +160,11 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << ")";
 
   int64_t numElements = 1;
-  for (int64_t dim : shape)
+  for (int64_t dim : shape) {
+    if (dim > kMaxExhaustiveLayoutCheck / numElements)
+      return success();
     numElements *= dim;
-  if (numElements > kMaxExhaustiveLayoutCheck)
-    return success();
+  }
 
   // Every element maps to a thread in range, and no two elements share a
   // register slot of the same thread.

@@ -209,18 +209,20 @@ LogicalResult KernelOp::verify() {
            << threads.size();
   if (llvm::any_of(threads, [](int64_t t) { return t <= 0; }))
     return emitOpError("thread extents must be positive");
-  if (getNumThreads() > 1024)
-    return emitOpError("a block has at most 1024 threads, got ")
-           << getNumThreads();
+  if (llvm::any_of(threads, [](int64_t t) { return t > 1024; }) ||
+      getNumThreads() > 1024)
+    return emitOpError("a block has at most 1024 threads, got threads(")
+           << llvm::interleaved(threads, ", ", "", "") << ")";
   if (std::optional<ArrayRef<int64_t>> cluster = getCluster()) {
     if (cluster->empty() || cluster->size() > 3)
       return emitOpError("cluster must have 1 to 3 extents, got ")
              << cluster->size();
     if (llvm::any_of(*cluster, [](int64_t c) { return c <= 0; }))
       return emitOpError("cluster extents must be positive");
-    if (product(*cluster) > 16)
-      return emitOpError("a cluster has at most 16 blocks, got ")
-             << product(*cluster);
+    if (llvm::any_of(*cluster, [](int64_t c) { return c > 16; }) ||
+        product(*cluster) > 16)
+      return emitOpError("a cluster has at most 16 blocks, got cluster(")
+             << llvm::interleaved(*cluster, ", ", "", "") << ")";
   }
   return success();
 }
