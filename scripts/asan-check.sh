@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds the project's code with AddressSanitizer (MLIR itself stays the
+# uninstrumented libMLIR.so) into build-asan/ and runs the invalid-IR and
+# malformed-input lit tests with it. Any ASan report fails the run.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${TILE_ASAN_BUILD_DIR:-$ROOT/build-asan}"
+TILE_BUILD_DIR="$BUILD" "$ROOT/scripts/build.sh" -DTILE_ENABLE_ASAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
+/usr/lib/llvm-22/bin/lit -sv \
+  "$BUILD/test/Dialect/Tile/invalid.mlir" \
+  "$BUILD/test/tools" \
+  "$BUILD/test/Transforms"
