@@ -66,8 +66,22 @@ func.func @missing_threads(%n: index) {
 // -----
 
 func.func @alloc_outside_kernel() {
-  // expected-error @+1 {{'tile.alloc_shared' op must be nested in a 'tile.kernel'}}
+  // expected-error @+1 {{'tile.alloc_shared' op expects parent op 'tile.kernel'}}
   %0 = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+  return
+}
+
+// -----
+
+func.func @alloc_in_loop(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    tile.pipelined %k = %c0 to %n step %c1 num_stages = 2 {
+      // expected-error @+1 {{'tile.alloc_fragment' op expects parent op 'tile.kernel'}}
+      %0 = tile.alloc_fragment : memref<16xf32, #tile.mem<fragment>>
+    }
+  }
   return
 }
 

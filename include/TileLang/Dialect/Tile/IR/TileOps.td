@@ -88,15 +88,17 @@ def Tile_KernelOp : Tile_Op<"kernel", [
 //===----------------------------------------------------------------------===//
 
 class Tile_AllocOp<string mnemonic, string space, string example>
-    : Tile_Op<mnemonic, [Tile_InKernel]> {
+    : Tile_Op<mnemonic, [HasParent<"::mlir::tile::KernelOp">]> {
   let arguments = (ins OptionalAttr<AnyAttr>:$layout);
   let results = (outs Res<Tile_StaticTile, "", [MemAlloc]>:$memref);
   let assemblyFormat = "attr-dict `:` type($memref)";
   let hasVerifier = 1;
   let description = [{
     Allocates an on-chip tile in `#tile.mem<}] # space # [{>`, live until the
-    end of the enclosing `tile.kernel`. The result type must be a statically
-    shaped memref with the identity layout in that memory space.
+    end of the enclosing `tile.kernel`, in whose body it must stand directly
+    (tiles are block-scoped, as in TileLang: the compiler plans on-chip
+    memory per kernel). The result type must be a statically shaped memref
+    with the identity layout in that memory space.
   }] # example;
   let builders = [
     OpBuilder<(ins "::mlir::MemRefType":$type), [{
