@@ -7,6 +7,8 @@
 #include "TileLang/Registration/Registration.h"
 
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "TileLang/Conversion/Passes.h"
+#include "TileLang/Pipelines/Pipelines.h"
 #include "TileLang/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,4 +22,8 @@ void mlir::tile::registerAllDialects(DialectRegistry &registry) {
                   math::MathDialect, memref::MemRefDialect, scf::SCFDialect>();
 }
 
-void mlir::tile::registerAllPasses() { tile::registerTilePasses(); }
+void mlir::tile::registerAllPasses() {
+  tile::registerTilePasses();
+  tile::registerTileConversionPasses();
+  tile::registerTilePipelines();
+}

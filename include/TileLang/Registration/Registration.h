@@ -22,8 +22,9 @@ namespace tile {
 /// with (arith, func, math, memref, scf).
 void registerAllDialects(DialectRegistry &registry);
 
-/// Registers every TileLang pass with the global pass registry, so that
-/// textual pipelines and `--pass-name` flags find them.
+/// Registers every TileLang pass and named pipeline (tile-to-cpu, ...) with
+/// the global pass registry, so that textual pipelines and `--pass-name`
+/// flags find them.
 void registerAllPasses();
 
 } // namespace tile

@@ -1,0 +1,28 @@
+//===- Passes.h - Conversions out of the tile dialect -----------*- C++ -*-===//
+//
+// Part of TileLang-MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_CONVERSION_PASSES_H
+#define TILELANG_CONVERSION_PASSES_H
+
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace tile {
+
+#define GEN_PASS_DECL
+#include "TileLang/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "TileLang/Conversion/Passes.h.inc"
+
+} // namespace tile
+} // namespace mlir
+
+#endif // TILELANG_CONVERSION_PASSES_H
