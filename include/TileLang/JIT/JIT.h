@@ -1,0 +1,172 @@
+//===- JIT.h - Specialize, compile, cache and run tile kernels --*- C++ -*-===//
+//
+// Part of TileLang-MLIR.
+//
+// The JIT driver shared by tile-run, the tests and the Python bindings:
+//
+//   jit::CompileOptions options;                 // target, entry, cache, ...
+//   auto kernel = jit::Kernel::create(source, options);
+//   if (!kernel) ...                             // llvm::Error with diagnostics
+//   jit::BufferArg a{ptr, jit::DType::F16, {M, K}};
+//   if (llvm::Error err = (*kernel)->run({a, b, c})) ...
+//
+// A kernel is specialized on the values of its compile-time parameters
+// (scalar arguments marked `tile.constexpr`) and, unless disabled, on the
+// sizes of its dynamic dimensions; each specialization is compiled once per
+// process (and once per cache directory), and specializations coexist.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_JIT_JIT_H
+#define TILELANG_JIT_JIT_H
+
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "TileLang/JIT/Cache.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace mlir {
+class ModuleOp;
+namespace tile {
+namespace jit {
+
+/// Element types at the kernel boundary.
+enum class DType { I1, I8, I16, I32, I64, Index, F16, BF16, F32, F64 };
+
+llvm::StringRef toString(DType dtype);
+/// Parses "f16", "bf16", "f32", "i32", ... .
+std::optional<DType> parseDType(llvm::StringRef name);
+/// Bytes per element (1 for i1).
+int64_t getByteSize(DType dtype);
+bool isFloat(DType dtype);
+
+/// A compilation target: kind, chip and features, as `#tile.target`.
+struct Target {
+  TargetKind kind = TargetKind::CPU;
+  std::string chip = "host";
+  std::string features;
+
+  static Target cpu() { return Target(); }
+  /// Parses "cpu", "sm_80", "sm_90a", "cuda:sm_90a", "gfx942",
+  /// "rocm:gfx1100", optionally followed by ":+features".
+  static llvm::Expected<Target> parse(llvm::StringRef text);
+  /// "cpu:host", "cuda:sm_90a:+ptx80", ...
+  std::string str() const;
+};
+
+/// A buffer argument: a strided view of memory that the caller owns.
+/// `strides` are in elements; empty strides mean contiguous row-major.
+struct BufferArg {
+  void *data = nullptr;
+  DType dtype = DType::F32;
+  llvm::SmallVector<int64_t, 4> shape;
+  llvm::SmallVector<int64_t, 4> strides;
+  int64_t offset = 0;
+};
+
+/// A scalar argument. Integers (and index) travel as int64_t, floats as
+/// double; they are converted to the parameter's type.
+struct ScalarArg {
+  std::variant<int64_t, double> value;
+};
+
+using KernelArg = std::variant<BufferArg, ScalarArg>;
+
+/// One parameter of the entry function.
+struct Param {
+  std::string name; ///< "arg0", or the `tile.name` argument attribute.
+  bool isBuffer = false;
+  DType dtype = DType::F32;
+  /// Buffer shape; ShapedType::kDynamic for dynamic dimensions.
+  llvm::SmallVector<int64_t, 4> shape;
+  /// A scalar marked `tile.constexpr`: its value is compiled in.
+  bool isConstexpr = false;
+
+  /// "memref<?x64xf16>" / "f32" / "constexpr i32".
+  std::string describe() const;
+};
+
+struct CompileOptions {
+  Target target;
+  /// The function to run; empty means the only public function.
+  std::string entry;
+  /// Specialize on the sizes of dynamic dimensions (each shape its own
+  /// binary). Off: one binary serves every shape.
+  bool specializeShapes = true;
+  /// LLVM optimization level of the host code.
+  unsigned optLevel = 2;
+  /// Cache settings; by default from the environment.
+  CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
+};
+
+/// What compiling one specialization did, for `tile-run --explain`.
+struct CompileReport {
+  /// "name=value" of every specialization input (shapes, constexpr values).
+  llvm::SmallVector<std::string> specialization;
+  Target target;
+  std::string pipeline;
+  /// Every component of the cache key, in order.
+  llvm::SmallVector<std::pair<std::string, std::string>> keyComponents;
+  std::string key;
+  bool cacheEnabled = false;
+  bool cacheHit = false;
+  /// Wall time to produce the loaded kernel (compile or cache load).
+  double seconds = 0;
+};
+
+class Kernel {
+public:
+  /// Parses `source` (tile IR text) and prepares the kernel. Parse and
+  /// verification diagnostics are returned in the error.
+  static llvm::Expected<std::unique_ptr<Kernel>>
+  create(llvm::StringRef source, const CompileOptions &options,
+         llvm::StringRef bufferName = "<kernel>");
+
+  ~Kernel();
+  Kernel(const Kernel &) = delete;
+  Kernel &operator=(const Kernel &) = delete;
+
+  /// The entry function's parameters.
+  llvm::ArrayRef<Param> getParams() const;
+  llvm::StringRef getEntry() const;
+  const CompileOptions &getOptions() const;
+
+  /// Checks `args` against the parameters (count, buffer vs scalar, rank,
+  /// dtype, static sizes, null data) and returns an error naming the first
+  /// offending argument.
+  llvm::Error checkArgs(llvm::ArrayRef<KernelArg> args) const;
+
+  /// Compiles (or loads from the cache) the specialization that `args` select,
+  /// once per process, and returns its report.
+  llvm::Expected<const CompileReport &>
+  prepare(llvm::ArrayRef<KernelArg> args);
+
+  /// Checks `args`, prepares the specialization and runs it.
+  llvm::Error run(llvm::ArrayRef<KernelArg> args);
+
+  /// The number of specializations compiled or loaded so far.
+  size_t getNumSpecializations() const;
+
+  struct Impl;
+
+private:
+  explicit Kernel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+/// The project version and the LLVM version, as they enter cache keys.
+llvm::StringRef getProjectVersion();
+
+} // namespace jit
+} // namespace tile
+} // namespace mlir
+
+#endif // TILELANG_JIT_JIT_H

@@ -1,0 +1,809 @@
+//===- JIT.cpp - Specialize, compile, cache and run tile kernels --------===//
+//
+// Part of TileLang-MLIR.
+//
+// Compilation goes through MLIR's ExecutionEngine (the tile-to-cpu pipeline,
+// LLVM's optimizer and code generator for the host); the resulting object is
+// stored in the compilation cache and loaded into an ORC LLJIT instance. A
+// cache hit loads the stored object the same way and skips every compiler
+// stage: both paths run the very same bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/JIT/JIT.h"
+
+#include "TileLang/Pipelines/Pipelines.h"
+#include "TileLang/Registration/Registration.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <chrono>
+#include <mutex>
+
+#ifndef TILELANG_VERSION
+#define TILELANG_VERSION "unknown"
+#endif
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::jit;
+using llvm::Error;
+using llvm::Expected;
+
+//===----------------------------------------------------------------------===//
+// DType, Target, Param
+//===----------------------------------------------------------------------===//
+
+static constexpr std::pair<DType, llvm::StringLiteral> kDTypeNames[] = {
+    {DType::I1, "i1"},       {DType::I8, "i8"},   {DType::I16, "i16"},
+    {DType::I32, "i32"},     {DType::I64, "i64"}, {DType::Index, "index"},
+    {DType::F16, "f16"},     {DType::BF16, "bf16"}, {DType::F32, "f32"},
+    {DType::F64, "f64"}};
+
+llvm::StringRef mlir::tile::jit::toString(DType dtype) {
+  for (const auto &[d, name] : kDTypeNames)
+    if (d == dtype)
+      return name;
+  llvm_unreachable("unknown dtype");
+}
+
+std::optional<DType> mlir::tile::jit::parseDType(llvm::StringRef name) {
+  for (const auto &[d, n] : kDTypeNames)
+    if (n == name)
+      return d;
+  return std::nullopt;
+}
+
+int64_t mlir::tile::jit::getByteSize(DType dtype) {
+  switch (dtype) {
+  case DType::I1:
+  case DType::I8:
+    return 1;
+  case DType::I16:
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::I32:
+  case DType::F32:
+    return 4;
+  case DType::I64:
+  case DType::Index:
+  case DType::F64:
+    return 8;
+  }
+  llvm_unreachable("unknown dtype");
+}
+
+bool mlir::tile::jit::isFloat(DType dtype) {
+  return dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F32 ||
+         dtype == DType::F64;
+}
+
+static std::optional<DType> getDType(Type type) {
+  if (type.isIndex())
+    return DType::Index;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF64())
+    return DType::F64;
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    switch (integer.getWidth()) {
+    case 1:
+      return DType::I1;
+    case 8:
+      return DType::I8;
+    case 16:
+      return DType::I16;
+    case 32:
+      return DType::I32;
+    case 64:
+      return DType::I64;
+    default:
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+Expected<Target> Target::parse(llvm::StringRef text) {
+  SmallVector<llvm::StringRef, 3> parts;
+  text.split(parts, ':');
+  Target target;
+  llvm::StringRef kind, chip;
+  size_t next = 0;
+  if (parts[0] == "cpu" || parts[0] == "cuda" || parts[0] == "rocm") {
+    kind = parts[0];
+    next = 1;
+  }
+  if (next < parts.size())
+    chip = parts[next++];
+  if (next < parts.size())
+    target.features = parts[next++].str();
+  if (next != parts.size())
+    return llvm::createStringError("malformed target '" + text +
+                                   "'; expected e.g. cpu, sm_90a, "
+                                   "cuda:sm_80:+ptx80, gfx942");
+  if (kind.empty())
+    kind = chip.starts_with("sm_") ? "cuda"
+           : chip.starts_with("gfx") ? "rocm"
+                                     : "cpu";
+  target.kind = *symbolizeTargetKind(kind);
+  target.chip = chip.empty() ? (target.kind == TargetKind::CPU ? "host" : "")
+                             : chip.str();
+  if (target.kind == TargetKind::CUDA && target.features.empty())
+    target.features = "+ptx80";
+  MLIRContext ctx;
+  ctx.loadDialect<TileDialect>();
+  std::string message;
+  auto emitError = [&] {
+    return mlir::emitError(UnknownLoc::get(&ctx));
+  };
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    message = diag.str();
+    return success();
+  });
+  if (failed(TargetAttr::verifyInvariants(emitError, target.kind, target.chip,
+                                          target.features)))
+    return llvm::createStringError("invalid target '" + text + "': " +
+                                   message);
+  return target;
+}
+
+std::string Target::str() const {
+  std::string text =
+      (stringifyTargetKind(kind) + ":" + llvm::StringRef(chip)).str();
+  if (!features.empty())
+    text += ":" + features;
+  return text;
+}
+
+std::string Param::describe() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (isBuffer) {
+    os << "memref<";
+    for (int64_t dim : shape)
+      os << (ShapedType::isDynamic(dim) ? "?" : std::to_string(dim)) << "x";
+    os << toString(dtype) << ">";
+  } else {
+    os << (isConstexpr ? "constexpr " : "") << toString(dtype);
+  }
+  return text;
+}
+
+llvm::StringRef mlir::tile::jit::getProjectVersion() {
+  return TILELANG_VERSION;
+}
+
+//===----------------------------------------------------------------------===//
+// Diagnostics
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Collects the diagnostics emitted while alive into a string, with their
+/// locations, for llvm::Error messages.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &diag) {
+          llvm::raw_string_ostream os(text);
+          os << diag.getLocation() << ": " << diagKind(diag) << ": " << diag
+             << "\n";
+          for (Diagnostic &note : diag.getNotes())
+            os << note.getLocation() << ": note: " << note << "\n";
+          return success();
+        }) {}
+
+  Error makeError(llvm::StringRef what) const {
+    return llvm::createStringError(what + (text.empty() ? "" : ":\n" + text));
+  }
+
+private:
+  static llvm::StringRef diagKind(Diagnostic &diag) {
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      return "error";
+    case DiagnosticSeverity::Warning:
+      return "warning";
+    case DiagnosticSeverity::Note:
+      return "note";
+    case DiagnosticSeverity::Remark:
+      return "remark";
+    }
+    return "error";
+  }
+
+  std::string text;
+  ScopedDiagnosticHandler handler;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Kernel::Impl
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One loaded specialization.
+struct Compiled {
+  CompileReport report;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  void (*entry)(void **) = nullptr;
+};
+} // namespace
+
+struct Kernel::Impl {
+  CompileOptions options;
+  std::unique_ptr<MLIRContext> context;
+  OwningOpRef<ModuleOp> module;
+  std::string entry;
+  SmallVector<Param> params;
+  std::unique_ptr<CompilationCache> cache;
+
+  mutable std::mutex mutex;
+  llvm::StringMap<std::unique_ptr<Compiled>> compiled;
+
+  /// The specialization inputs that `args` select, "name=value" each.
+  SmallVector<std::string> specializationOf(ArrayRef<KernelArg> args) const;
+  /// A clone of the module with the entry specialized for `args`,
+  /// canonicalized; other functions not used by the entry are dropped.
+  FailureOr<OwningOpRef<ModuleOp>> specialize(ArrayRef<KernelArg> args);
+  Expected<std::unique_ptr<Compiled>> build(ArrayRef<KernelArg> args);
+  /// The loaded specialization for `args` (checked), built on first use.
+  Expected<Compiled *> getOrBuild(ArrayRef<KernelArg> args);
+  Expected<std::string> compileToObject(ModuleOp specialized,
+                                        const std::string &pipeline);
+  Expected<std::unique_ptr<Compiled>> load(llvm::StringRef object);
+};
+
+static void initializeNativeTargetOnce() {
+  static std::once_flag flag;
+  std::call_once(flag, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+/// A parameter description from an entry-function argument.
+static FailureOr<Param> getParam(func::FuncOp func, unsigned index) {
+  Param param;
+  BlockArgument arg = func.getArgument(index);
+  if (auto name = func.getArgAttrOfType<StringAttr>(index, "tile.name"))
+    param.name = name.str();
+  else
+    param.name = "arg" + std::to_string(index);
+  param.isConstexpr = static_cast<bool>(func.getArgAttr(index, "tile.constexpr"));
+  Type type = arg.getType();
+  if (auto memref = dyn_cast<MemRefType>(type)) {
+    param.isBuffer = true;
+    if (!memref.getLayout().isIdentity() ||
+        getMemorySpace(memref).has_value())
+      return func.emitError() << "argument #" << index << " ('" << param.name
+                              << "') has type " << type
+                              << "; kernel buffers must be global memrefs "
+                                 "with the identity layout";
+    param.shape.assign(memref.getShape().begin(), memref.getShape().end());
+    type = memref.getElementType();
+  }
+  std::optional<DType> dtype = getDType(type);
+  if (!dtype)
+    return func.emitError() << "argument #" << index << " ('" << param.name
+                            << "'): element type " << type
+                            << " is not supported at the kernel boundary";
+  param.dtype = *dtype;
+  return param;
+}
+
+Expected<std::unique_ptr<Kernel>>
+Kernel::create(llvm::StringRef source, const CompileOptions &options,
+               llvm::StringRef bufferName) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+
+  DialectRegistry registry;
+  tile::registerAllDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  impl->context = std::make_unique<MLIRContext>(registry);
+  impl->context->disableMultithreading();
+  MLIRContext *ctx = impl->context.get();
+
+  DiagnosticCollector diags(ctx);
+  impl->module = parseSourceString<ModuleOp>(source, ParserConfig(ctx),
+                                             bufferName);
+  if (!impl->module)
+    return diags.makeError("cannot parse the kernel");
+
+  // Find the entry.
+  SmallVector<func::FuncOp> publicFuncs;
+  for (auto func : impl->module->getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isDeclaration())
+      publicFuncs.push_back(func);
+  func::FuncOp entry;
+  if (!options.entry.empty()) {
+    entry = impl->module->lookupSymbol<func::FuncOp>(options.entry);
+    if (!entry || entry.isDeclaration()) {
+      std::string names;
+      for (func::FuncOp f : publicFuncs)
+        names += (names.empty() ? "" : ", ") + f.getSymName().str();
+      return llvm::createStringError("no function '" + options.entry +
+                                     "' in the kernel module; its public "
+                                     "functions: " +
+                                     (names.empty() ? "none" : names));
+    }
+  } else if (publicFuncs.size() == 1) {
+    entry = publicFuncs.front();
+  } else {
+    return llvm::createStringError(
+        publicFuncs.empty() ? "the kernel module has no public function"
+                            : "the kernel module has several public "
+                              "functions; name the entry");
+  }
+  impl->entry = entry.getSymName().str();
+  if (entry.getNumResults() != 0)
+    return llvm::createStringError(
+        "entry '" + impl->entry +
+        "' returns values; kernels write their outputs to buffer arguments");
+  for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
+    FailureOr<Param> param = getParam(entry, i);
+    if (failed(param))
+      return diags.makeError("unsupported kernel signature");
+    impl->params.push_back(std::move(*param));
+  }
+
+  impl->cache = std::make_unique<CompilationCache>(options.cache);
+  return std::unique_ptr<Kernel>(new Kernel(std::move(impl)));
+}
+
+Kernel::Kernel(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
+Kernel::~Kernel() = default;
+
+ArrayRef<Param> Kernel::getParams() const { return impl->params; }
+llvm::StringRef Kernel::getEntry() const { return impl->entry; }
+const CompileOptions &Kernel::getOptions() const { return impl->options; }
+
+size_t Kernel::getNumSpecializations() const {
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->compiled.size();
+}
+
+//===----------------------------------------------------------------------===//
+// Argument checks
+//===----------------------------------------------------------------------===//
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string text;
+  for (auto [i, dim] : llvm::enumerate(shape))
+    text += (i ? "x" : "") +
+            (ShapedType::isDynamic(dim) ? "?" : std::to_string(dim));
+  return text.empty() ? "scalar" : text;
+}
+
+Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
+  ArrayRef<Param> params = impl->params;
+  if (args.size() != params.size())
+    return llvm::createStringError(
+        "'" + impl->entry + "' takes " + std::to_string(params.size()) +
+        " arguments, got " + std::to_string(args.size()));
+  for (auto [i, param, arg] : llvm::enumerate(params, args)) {
+    std::string where = "argument #" + std::to_string(i) + " ('" +
+                        param.name + "', " + param.describe() + ")";
+    if (!param.isBuffer) {
+      const auto *scalar = std::get_if<ScalarArg>(&arg);
+      if (!scalar)
+        return llvm::createStringError(where +
+                                       ": expected a scalar, got a buffer");
+      if (!isFloat(param.dtype) &&
+          std::holds_alternative<double>(scalar->value))
+        return llvm::createStringError(
+            where + ": expected an integer, got a floating-point value");
+      continue;
+    }
+    const auto *buffer = std::get_if<BufferArg>(&arg);
+    if (!buffer)
+      return llvm::createStringError(where +
+                                     ": expected a buffer, got a scalar");
+    if (!buffer->data)
+      return llvm::createStringError(where + ": the buffer is null");
+    if (buffer->dtype != param.dtype)
+      return llvm::createStringError(where + ": expected element type " +
+                                     toString(param.dtype) + ", got " +
+                                     toString(buffer->dtype));
+    if (buffer->shape.size() != param.shape.size())
+      return llvm::createStringError(
+          where + ": expected rank " + std::to_string(param.shape.size()) +
+          ", got rank " + std::to_string(buffer->shape.size()) + " (shape " +
+          shapeString(buffer->shape) + ")");
+    for (auto [d, expected, actual] :
+         llvm::enumerate(param.shape, buffer->shape)) {
+      if (actual < 0)
+        return llvm::createStringError(where + ": negative size " +
+                                       std::to_string(actual) +
+                                       " in dimension " + std::to_string(d));
+      if (!ShapedType::isDynamic(expected) && expected != actual)
+        return llvm::createStringError(
+            where + ": expected shape " + shapeString(param.shape) +
+            ", got " + shapeString(buffer->shape) + " (dimension " +
+            std::to_string(d) + " must be " + std::to_string(expected) + ")");
+    }
+    if (!buffer->strides.empty()) {
+      if (buffer->strides.size() != buffer->shape.size())
+        return llvm::createStringError(where + ": " +
+                                       std::to_string(buffer->strides.size()) +
+                                       " strides for a rank-" +
+                                       std::to_string(buffer->shape.size()) +
+                                       " buffer");
+      int64_t expected = 1;
+      for (int64_t d = buffer->shape.size() - 1; d >= 0; --d) {
+        if (buffer->shape[d] != 1 && buffer->strides[d] != expected)
+          return llvm::createStringError(
+              where + ": the buffer must be contiguous and row-major; "
+                      "dimension " +
+              std::to_string(d) + " has stride " +
+              std::to_string(buffer->strides[d]) + ", expected " +
+              std::to_string(expected));
+        expected *= buffer->shape[d];
+      }
+    }
+  }
+  return Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Specialization and compilation
+//===----------------------------------------------------------------------===//
+
+static std::string scalarString(const ScalarArg &scalar) {
+  if (const auto *i = std::get_if<int64_t>(&scalar.value))
+    return std::to_string(*i);
+  // 17 significant digits round-trip a double exactly.
+  return llvm::formatv("{0:e17}", std::get<double>(scalar.value)).str();
+}
+
+SmallVector<std::string>
+Kernel::Impl::specializationOf(ArrayRef<KernelArg> args) const {
+  SmallVector<std::string> inputs;
+  for (auto [param, arg] : llvm::zip(params, args)) {
+    if (param.isConstexpr)
+      inputs.push_back(param.name + "=" +
+                       scalarString(std::get<ScalarArg>(arg)));
+    else if (param.isBuffer && options.specializeShapes &&
+             llvm::any_of(param.shape, ShapedType::isDynamic))
+      inputs.push_back(param.name + ".shape=" +
+                       shapeString(std::get<BufferArg>(arg).shape));
+  }
+  return inputs;
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+Kernel::Impl::specialize(ArrayRef<KernelArg> args) {
+  OwningOpRef<ModuleOp> clone = module->clone();
+  auto func = clone->lookupSymbol<func::FuncOp>(entry);
+  OpBuilder builder = OpBuilder::atBlockBegin(&func.getBody().front());
+  SmallVector<Type> argTypes(func.getArgumentTypes());
+  for (auto [i, param, arg] : llvm::enumerate(params, args)) {
+    BlockArgument value = func.getArgument(i);
+    Location loc = value.getLoc();
+    if (param.isConstexpr) {
+      const ScalarArg &scalar = std::get<ScalarArg>(arg);
+      Type type = value.getType();
+      TypedAttr attr;
+      if (isa<FloatType>(type)) {
+        double v = std::holds_alternative<double>(scalar.value)
+                       ? std::get<double>(scalar.value)
+                       : double(std::get<int64_t>(scalar.value));
+        attr = builder.getFloatAttr(type, v);
+      } else {
+        attr = builder.getIntegerAttr(type, std::get<int64_t>(scalar.value));
+      }
+      Value constant = arith::ConstantOp::create(builder, loc, type, attr);
+      value.replaceAllUsesWith(constant);
+      continue;
+    }
+    if (!param.isBuffer || !options.specializeShapes ||
+        !llvm::any_of(param.shape, ShapedType::isDynamic))
+      continue;
+    auto dynamicType = cast<MemRefType>(value.getType());
+    auto staticType = MemRefType::get(std::get<BufferArg>(arg).shape,
+                                      dynamicType.getElementType());
+    value.setType(staticType);
+    argTypes[i] = staticType;
+    auto cast = memref::CastOp::create(builder, loc, dynamicType, value);
+    value.replaceAllUsesExcept(cast, cast);
+  }
+  func.setFunctionType(builder.getFunctionType(argTypes, {}));
+
+  // Only the entry (and what it calls) is compiled.
+  for (auto other : clone->getOps<func::FuncOp>())
+    if (other != func)
+      other.setPrivate();
+  PassManager pm(clone->getContext());
+  pm.addPass(createSymbolDCEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (failed(pm.run(*clone)))
+    return failure();
+  return clone;
+}
+
+Expected<std::string>
+Kernel::Impl::compileToObject(ModuleOp specialized,
+                              const std::string &pipeline) {
+  DiagnosticCollector diags(context.get());
+  PassManager pm(context.get());
+  TileToCPUOptions cpuOptions;
+  cpuOptions.emitCInterface = true;
+  buildTileToCPUPipeline(pm, cpuOptions);
+  if (failed(pm.run(specialized)))
+    return diags.makeError("cannot lower '" + entry + "' with " + pipeline);
+
+  initializeNativeTargetOnce();
+  ExecutionEngineOptions engineOptions;
+  auto transformer = makeOptimizingTransformer(options.optLevel,
+                                               /*sizeLevel=*/0,
+                                               /*targetMachine=*/nullptr);
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel =
+      static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u));
+  engineOptions.enableObjectDump = true;
+  Expected<std::unique_ptr<ExecutionEngine>> engine =
+      ExecutionEngine::create(specialized, engineOptions);
+  if (!engine)
+    return llvm::createStringError("cannot compile '" + entry +
+                                   "' for the host: " +
+                                   llvm::toString(engine.takeError()));
+  // Materialize the code, then take the object the engine produced.
+  if (Expected<void (*)(void **)> fn =
+          (*engine)->lookupPacked("_mlir_ciface_" + entry);
+      !fn)
+    return fn.takeError();
+  llvm::SmallString<128> path;
+  int fd;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tile-jit", "o", fd, path))
+    return llvm::createStringError("cannot create a temporary object file: " +
+                                   ec.message());
+  llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  (*engine)->dumpToObjectFile(path);
+  auto object = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  llvm::sys::fs::remove(path);
+  if (!object || (*object)->getBufferSize() == 0)
+    return llvm::createStringError("the execution engine produced no object "
+                                   "code for '" +
+                                   entry + "'");
+  return (*object)->getBuffer().str();
+}
+
+Expected<std::unique_ptr<Compiled>>
+Kernel::Impl::load(llvm::StringRef object) {
+  initializeNativeTargetOnce();
+  auto jit = llvm::orc::LLJITBuilder().create();
+  if (!jit)
+    return jit.takeError();
+  llvm::orc::JITDylib &dylib = (*jit)->getMainJITDylib();
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!process)
+    return process.takeError();
+  dylib.addGenerator(std::move(*process));
+  if (Error err = (*jit)->addObjectFile(
+          llvm::MemoryBuffer::getMemBufferCopy(object, "tile-kernel")))
+    return std::move(err);
+  auto symbol = (*jit)->lookup("_mlir__mlir_ciface_" + entry);
+  if (!symbol)
+    return symbol.takeError();
+  auto compiled = std::make_unique<Compiled>();
+  compiled->entry = symbol->toPtr<void (*)(void **)>();
+  compiled->jit = std::move(*jit);
+  return compiled;
+}
+
+Expected<std::unique_ptr<Compiled>>
+Kernel::Impl::build(ArrayRef<KernelArg> args) {
+  auto start = std::chrono::steady_clock::now();
+  if (options.target.kind != TargetKind::CPU)
+    return llvm::createStringError(
+        "target " + options.target.str() +
+        " is not supported by this build yet: only the cpu backend runs "
+        "kernels");
+
+  DiagnosticCollector diags(context.get());
+  FailureOr<OwningOpRef<ModuleOp>> specialized = specialize(args);
+  if (failed(specialized))
+    return diags.makeError("cannot specialize '" + entry + "'");
+
+  CompileReport report;
+  report.specialization = specializationOf(args);
+  report.target = options.target;
+  report.pipeline = "tile-to-cpu{emit-c-interface=true} O" +
+                    std::to_string(options.optLevel);
+
+  std::string ir;
+  {
+    llvm::raw_string_ostream os(ir);
+    (*specialized)->print(os, OpPrintingFlags().enableDebugInfo(false));
+  }
+  CacheKey key;
+  key.add("tilelang", getProjectVersion());
+  key.add("llvm", LLVM_VERSION_STRING);
+  key.add("target", options.target.str());
+  std::string features;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    if (feature.second)
+      features += "+" + feature.first().str() + ",";
+  key.add("host", llvm::sys::getProcessTriple() + " " +
+                      llvm::sys::getHostCPUName().str());
+  key.add("host-features", features);
+  key.add("pipeline", report.pipeline);
+  key.add("entry", entry);
+  key.add("ir", ir);
+  report.keyComponents = key.getComponents();
+  report.key = key.digest();
+  report.cacheEnabled = cache->isEnabled();
+
+  std::string object;
+  if (std::unique_ptr<llvm::MemoryBuffer> hit = cache->lookup(report.key)) {
+    report.cacheHit = true;
+    object = hit->getBuffer().str();
+  } else {
+    Expected<std::string> compiled =
+        compileToObject(specialized->get(), report.pipeline);
+    if (!compiled)
+      return compiled.takeError(); // Nothing is written to the cache.
+    object = std::move(*compiled);
+  }
+  Expected<std::unique_ptr<Compiled>> loaded = load(object);
+  if (!loaded)
+    return loaded.takeError();
+  if (!report.cacheHit)
+    cache->store(report.key, object);
+  report.seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  (*loaded)->report = std::move(report);
+  return loaded;
+}
+
+Expected<Compiled *> Kernel::Impl::getOrBuild(ArrayRef<KernelArg> args) {
+  std::string id = llvm::join(specializationOf(args), ";");
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = compiled.find(id);
+  if (it == compiled.end()) {
+    Expected<std::unique_ptr<Compiled>> built = build(args);
+    if (!built)
+      return built.takeError();
+    it = compiled.try_emplace(id, std::move(*built)).first;
+  }
+  return it->second.get();
+}
+
+Expected<const CompileReport &> Kernel::prepare(ArrayRef<KernelArg> args) {
+  if (Error err = checkArgs(args))
+    return std::move(err);
+  Expected<Compiled *> compiled = impl->getOrBuild(args);
+  if (!compiled)
+    return compiled.takeError();
+  return (*compiled)->report;
+}
+
+//===----------------------------------------------------------------------===//
+// Invocation
+//===----------------------------------------------------------------------===//
+
+/// Writes `scalar` as a value of `dtype` into `slot`.
+static void packScalar(const ScalarArg &scalar, DType dtype, uint64_t &slot) {
+  slot = 0;
+  auto asInt = [&] {
+    return std::holds_alternative<int64_t>(scalar.value)
+               ? std::get<int64_t>(scalar.value)
+               : static_cast<int64_t>(std::get<double>(scalar.value));
+  };
+  auto asDouble = [&] {
+    return std::holds_alternative<double>(scalar.value)
+               ? std::get<double>(scalar.value)
+               : static_cast<double>(std::get<int64_t>(scalar.value));
+  };
+  auto halfBits = [&](const llvm::fltSemantics &semantics) {
+    llvm::APFloat value(asDouble());
+    bool losesInfo;
+    value.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+    return static_cast<uint16_t>(value.bitcastToAPInt().getZExtValue());
+  };
+  void *p = &slot;
+  switch (dtype) {
+  case DType::I1:
+    *static_cast<uint8_t *>(p) = asInt() != 0;
+    break;
+  case DType::I8:
+    *static_cast<int8_t *>(p) = static_cast<int8_t>(asInt());
+    break;
+  case DType::I16:
+    *static_cast<int16_t *>(p) = static_cast<int16_t>(asInt());
+    break;
+  case DType::I32:
+    *static_cast<int32_t *>(p) = static_cast<int32_t>(asInt());
+    break;
+  case DType::I64:
+  case DType::Index:
+    *static_cast<int64_t *>(p) = asInt();
+    break;
+  case DType::F16:
+    *static_cast<uint16_t *>(p) = halfBits(llvm::APFloat::IEEEhalf());
+    break;
+  case DType::BF16:
+    *static_cast<uint16_t *>(p) = halfBits(llvm::APFloat::BFloat());
+    break;
+  case DType::F32:
+    *static_cast<float *>(p) = static_cast<float>(asDouble());
+    break;
+  case DType::F64:
+    *static_cast<double *>(p) = asDouble();
+    break;
+  }
+}
+
+Error Kernel::run(ArrayRef<KernelArg> args) {
+  if (Error err = checkArgs(args))
+    return err;
+  Expected<Compiled *> compiled = impl->getOrBuild(args);
+  if (!compiled)
+    return compiled.takeError();
+  void (*fn)(void **) = (*compiled)->entry;
+
+  // Memref descriptors: {allocated, aligned, offset, sizes[r], strides[r]}.
+  size_t n = args.size();
+  SmallVector<SmallVector<int64_t, 11>> descriptors(n);
+  SmallVector<void *> descriptorPtrs(n, nullptr);
+  SmallVector<uint64_t> scalars(n, 0);
+  SmallVector<void *> packed(n, nullptr);
+  for (auto [i, param, arg] : llvm::enumerate(impl->params, args)) {
+    if (!param.isBuffer) {
+      packScalar(std::get<ScalarArg>(arg), param.dtype, scalars[i]);
+      packed[i] = &scalars[i];
+      continue;
+    }
+    const BufferArg &buffer = std::get<BufferArg>(arg);
+    size_t rank = buffer.shape.size();
+    SmallVector<int64_t, 11> &desc = descriptors[i];
+    desc.resize(3 + 2 * rank);
+    desc[0] = reinterpret_cast<intptr_t>(buffer.data);
+    desc[1] = reinterpret_cast<intptr_t>(buffer.data);
+    desc[2] = buffer.offset;
+    int64_t stride = 1;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      desc[3 + d] = buffer.shape[d];
+      desc[3 + rank + d] = buffer.strides.empty() ? stride : buffer.strides[d];
+      stride *= buffer.shape[d];
+    }
+    descriptorPtrs[i] = desc.data();
+    packed[i] = &descriptorPtrs[i];
+  }
+  fn(packed.data());
+  return Error::success();
+}

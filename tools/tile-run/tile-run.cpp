@@ -1,0 +1,578 @@
+//===- tile-run.cpp - Run and check a tile kernel -----------------------===//
+//
+// Part of TileLang-MLIR.
+//
+// Runs a kernel on seeded random (or .npy) inputs, compares every buffer
+// with a reference (a reference function, or the CPU lowering of the same
+// kernel for a GPU target), prints the max absolute and relative errors and
+// the median time, and exits non-zero on a mismatch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/JIT/JIT.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+using namespace mlir::tile::jit;
+using llvm::Error;
+using llvm::Expected;
+using llvm::StringRef;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("tile-run options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                                      cl::desc("<kernel.mlir>"),
+                                      cl::cat(category));
+static cl::opt<std::string>
+    entryName("entry",
+              cl::desc("Function to run (default: the only public one)"),
+              cl::cat(category));
+static cl::opt<std::string>
+    targetName("target", cl::init("cpu"),
+               cl::desc("Target: cpu, sm_80, sm_90a, cuda:sm_90a:+ptx80, "
+                        "gfx942, ..."),
+               cl::cat(category));
+static cl::list<std::string> argSpecs(
+    "arg",
+    cl::desc("One per function argument, in order. A buffer: its shape "
+             "(300x200; the element type comes from the signature) or "
+             "@file.npy. A scalar: its value (42, 0.5)"),
+    cl::cat(category));
+static cl::opt<std::string> referenceSpec(
+    "reference",
+    cl::desc("Reference function with the same signature: @name (in the "
+             "kernel file) or file.mlir@name. Default: none on the cpu, the "
+             "CPU lowering of the same kernel on a GPU target"),
+    cl::cat(category));
+static cl::list<unsigned>
+    outputArgs("outputs", cl::CommaSeparated,
+               cl::desc("Indices of the output buffers, poisoned (NaN, or "
+                        "0x5A bytes for integers) before each run unless "
+                        "--no-poison (default: the last buffer argument)"),
+               cl::cat(category));
+static cl::opt<bool> noPoison("no-poison",
+                              cl::desc("Start outputs from random values "
+                                       "(for kernels that accumulate)"),
+                              cl::cat(category));
+static cl::opt<uint64_t> seed("seed", cl::init(0),
+                              cl::desc("Seed of the random inputs"),
+                              cl::cat(category));
+static cl::opt<double> rtolOpt("rtol", cl::init(-1),
+                               cl::desc("Relative tolerance (default by "
+                                        "dtype: f32 1e-4, f16 1e-2, bf16 "
+                                        "2e-2, integers 0)"),
+                               cl::cat(category));
+static cl::opt<double> atolOpt("atol", cl::init(-1),
+                               cl::desc("Absolute tolerance (default by "
+                                        "dtype: f32 1e-5, f16 1e-2, bf16 "
+                                        "2e-2, integers 0)"),
+                               cl::cat(category));
+static cl::opt<unsigned> repeat("repeat", cl::init(10),
+                                cl::desc("Timed runs (the median is printed)"),
+                                cl::cat(category));
+static cl::opt<unsigned> warmup("warmup", cl::init(2),
+                                cl::desc("Untimed runs before timing"),
+                                cl::cat(category));
+static cl::opt<bool> explain(
+    "explain",
+    cl::desc("Print the specialization inputs, the target, every component "
+             "of the cache key and whether the cache hit"),
+    cl::cat(category));
+static cl::opt<bool> noSpecialize(
+    "no-specialize",
+    cl::desc("Keep dynamic dimensions dynamic (one binary for all shapes)"),
+    cl::cat(category));
+static cl::opt<unsigned> optLevel("O", cl::init(2),
+                                  cl::desc("LLVM optimization level (0-3)"),
+                                  cl::cat(category));
+
+//===----------------------------------------------------------------------===//
+// Host buffers
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct HostBuffer {
+  DType dtype;
+  llvm::SmallVector<int64_t, 4> shape;
+  std::vector<uint8_t> bytes;
+
+  int64_t numElements() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+  BufferArg view() {
+    BufferArg arg;
+    // A zero-size buffer still needs a non-null pointer.
+    if (bytes.empty())
+      bytes.resize(8);
+    arg.data = bytes.data();
+    arg.dtype = dtype;
+    arg.shape = shape;
+    return arg;
+  }
+};
+} // namespace
+
+static uint16_t toHalfBits(double value, const llvm::fltSemantics &sem) {
+  llvm::APFloat f(value);
+  bool losesInfo;
+  f.convert(sem, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
+}
+
+static double fromHalfBits(uint16_t bits, const llvm::fltSemantics &sem) {
+  return llvm::APFloat(sem, llvm::APInt(16, bits)).convertToDouble();
+}
+
+static double getElement(const HostBuffer &b, int64_t i) {
+  const uint8_t *p = b.bytes.data() + i * getByteSize(b.dtype);
+  switch (b.dtype) {
+  case DType::I1:
+  case DType::I8:
+    return *reinterpret_cast<const int8_t *>(p);
+  case DType::I16:
+    return *reinterpret_cast<const int16_t *>(p);
+  case DType::I32:
+    return *reinterpret_cast<const int32_t *>(p);
+  case DType::I64:
+  case DType::Index:
+    return static_cast<double>(*reinterpret_cast<const int64_t *>(p));
+  case DType::F16:
+    return fromHalfBits(*reinterpret_cast<const uint16_t *>(p),
+                        llvm::APFloat::IEEEhalf());
+  case DType::BF16:
+    return fromHalfBits(*reinterpret_cast<const uint16_t *>(p),
+                        llvm::APFloat::BFloat());
+  case DType::F32:
+    return *reinterpret_cast<const float *>(p);
+  case DType::F64:
+    return *reinterpret_cast<const double *>(p);
+  }
+  return 0;
+}
+
+static void setElement(HostBuffer &b, int64_t i, double v) {
+  uint8_t *p = b.bytes.data() + i * getByteSize(b.dtype);
+  switch (b.dtype) {
+  case DType::I1:
+    *p = v != 0;
+    break;
+  case DType::I8:
+    *reinterpret_cast<int8_t *>(p) = static_cast<int8_t>(v);
+    break;
+  case DType::I16:
+    *reinterpret_cast<int16_t *>(p) = static_cast<int16_t>(v);
+    break;
+  case DType::I32:
+    *reinterpret_cast<int32_t *>(p) = static_cast<int32_t>(v);
+    break;
+  case DType::I64:
+  case DType::Index:
+    *reinterpret_cast<int64_t *>(p) = static_cast<int64_t>(v);
+    break;
+  case DType::F16:
+    *reinterpret_cast<uint16_t *>(p) = toHalfBits(v, llvm::APFloat::IEEEhalf());
+    break;
+  case DType::BF16:
+    *reinterpret_cast<uint16_t *>(p) = toHalfBits(v, llvm::APFloat::BFloat());
+    break;
+  case DType::F32:
+    *reinterpret_cast<float *>(p) = static_cast<float>(v);
+    break;
+  case DType::F64:
+    *reinterpret_cast<double *>(p) = v;
+    break;
+  }
+}
+
+/// Uniform in [-1, 1) for floats, in [-8, 8) for integers (small enough
+/// for exact integer GEMMs), {0, 1} for i1, [-128, 128) for i8 (packed data).
+static void fillRandom(HostBuffer &b, std::mt19937_64 &rng) {
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  for (int64_t i = 0, n = b.numElements(); i < n; ++i) {
+    double v;
+    if (isFloat(b.dtype))
+      v = real(rng);
+    else if (b.dtype == DType::I1)
+      v = rng() & 1;
+    else if (b.dtype == DType::I8)
+      v = static_cast<int64_t>(rng() % 256) - 128;
+    else
+      v = static_cast<int64_t>(rng() % 16) - 8;
+    setElement(b, i, v);
+  }
+}
+
+static void poison(HostBuffer &b) {
+  if (!isFloat(b.dtype)) {
+    std::fill(b.bytes.begin(), b.bytes.end(), 0x5A);
+    return;
+  }
+  for (int64_t i = 0, n = b.numElements(); i < n; ++i)
+    setElement(b, i, std::nan(""));
+}
+
+//===----------------------------------------------------------------------===//
+// .npy input
+//===----------------------------------------------------------------------===//
+
+static Expected<HostBuffer> readNpy(StringRef path, DType expected) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!file)
+    return llvm::createStringError("cannot read '" + path +
+                                   "': " + file.getError().message());
+  StringRef data = (*file)->getBuffer();
+  auto bad = [&](const llvm::Twine &why) {
+    return llvm::createStringError("'" + path + "' is not a valid .npy file: " +
+                                   why);
+  };
+  if (!data.starts_with("\x93NUMPY") || data.size() < 10)
+    return bad("missing magic");
+  unsigned major = static_cast<uint8_t>(data[6]);
+  size_t headerLength, headerStart;
+  if (major == 1) {
+    headerLength = llvm::support::endian::read16le(data.data() + 8);
+    headerStart = 10;
+  } else {
+    if (data.size() < 12)
+      return bad("truncated header");
+    headerLength = llvm::support::endian::read32le(data.data() + 8);
+    headerStart = 12;
+  }
+  if (data.size() < headerStart + headerLength)
+    return bad("truncated header");
+  StringRef header = data.substr(headerStart, headerLength);
+  auto field = [&](StringRef name) -> StringRef {
+    size_t at = header.find("'" + name.str() + "'");
+    if (at == StringRef::npos)
+      return {};
+    StringRef rest = header.drop_front(at + name.size() + 2).ltrim(" :");
+    return rest;
+  };
+  StringRef descr = field("descr");
+  if (!descr.consume_front("'"))
+    return bad("no 'descr'");
+  descr = descr.take_until([](char c) { return c == '\''; });
+  static const std::pair<StringRef, DType> kDescrs[] = {
+      {"<f2", DType::F16}, {"<f4", DType::F32}, {"<f8", DType::F64},
+      {"|i1", DType::I8},  {"<i2", DType::I16}, {"<i4", DType::I32},
+      {"<i8", DType::I64}, {"|b1", DType::I1}};
+  std::optional<DType> dtype;
+  for (const auto &[d, t] : kDescrs)
+    if (d == descr)
+      dtype = t;
+  if (!dtype)
+    return bad("unsupported dtype '" + descr + "'");
+  if (*dtype != expected)
+    return llvm::createStringError("'" + path + "' holds " + toString(*dtype) +
+                                   " but the argument is " +
+                                   toString(expected));
+  if (field("fortran_order").starts_with("True"))
+    return bad("Fortran order is not supported");
+  StringRef shapeText = field("shape");
+  if (!shapeText.consume_front("("))
+    return bad("no 'shape'");
+  shapeText = shapeText.take_until([](char c) { return c == ')'; });
+  HostBuffer buffer;
+  buffer.dtype = *dtype;
+  llvm::SmallVector<StringRef> dims;
+  shapeText.split(dims, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef dim : dims) {
+    int64_t size;
+    if (dim.trim().getAsInteger(10, size) || size < 0)
+      return bad("bad shape");
+    buffer.shape.push_back(size);
+  }
+  size_t bytes = buffer.numElements() * getByteSize(*dtype);
+  StringRef payload = data.drop_front(headerStart + headerLength);
+  if (payload.size() != bytes)
+    return bad("expected " + llvm::Twine(bytes) + " bytes of data, found " +
+               llvm::Twine(payload.size()));
+  buffer.bytes.assign(payload.bytes_begin(), payload.bytes_end());
+  return buffer;
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "tile-run") << message << "\n";
+  return 2;
+}
+
+static Expected<std::unique_ptr<Kernel>>
+loadKernel(StringRef path, StringRef entry, const Target &target) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!file)
+    return llvm::createStringError("cannot read '" + path +
+                                   "': " + file.getError().message());
+  CompileOptions options;
+  options.target = target;
+  options.entry = entry.str();
+  options.specializeShapes = !noSpecialize;
+  options.optLevel = optLevel;
+  return Kernel::create((*file)->getBuffer(), options, path);
+}
+
+static double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+static void printExplain(const Kernel &kernel, const CompileReport &report) {
+  llvm::outs() << "explain: entry '" << kernel.getEntry() << "'\n";
+  llvm::outs() << "  target: " << report.target.str() << "\n";
+  llvm::outs() << "  specialization inputs:";
+  if (report.specialization.empty())
+    llvm::outs() << " none";
+  llvm::outs() << "\n";
+  for (const std::string &input : report.specialization)
+    llvm::outs() << "    " << input << "\n";
+  llvm::outs() << "  pipeline: " << report.pipeline << "\n";
+  llvm::outs() << "  cache key: " << report.key << "\n";
+  for (const auto &[name, value] : report.keyComponents)
+    llvm::outs() << "    " << name << " = " << value << "\n";
+  llvm::outs() << "  cache: "
+               << (report.cacheEnabled
+                       ? std::string(report.cacheHit ? "hit" : "miss") +
+                             " in " + kernel.getOptions().cache.directory
+                       : std::string("disabled"))
+               << "\n";
+  llvm::outs() << llvm::formatv("  {0}: {1:f3} s\n",
+                                report.cacheHit ? "load" : "compile",
+                                report.seconds);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "tile-run: run a tile kernel on random or .npy inputs, check it "
+      "against a reference and time it\n\n"
+      "  tile-run examples/gemm_relu.mlir --entry=gemm_relu \\\n"
+      "      --arg=300x200 --arg=200x170 --arg=300x170 \\\n"
+      "      --reference=refs.mlir@gemm_relu_ref --outputs=2\n\n"
+      "Exit status: 0 when the outputs match, 1 on a mismatch, 2 on an "
+      "error.\n");
+
+  Expected<Target> target = Target::parse(targetName);
+  if (!target)
+    return fail(llvm::toString(target.takeError()));
+  Expected<std::unique_ptr<Kernel>> kernel =
+      loadKernel(inputFile, entryName, *target);
+  if (!kernel)
+    return fail(llvm::toString(kernel.takeError()));
+  llvm::ArrayRef<Param> params = (*kernel)->getParams();
+
+  // The reference: a function of the same signature, run on the CPU.
+  std::unique_ptr<Kernel> reference;
+  if (!referenceSpec.empty() || target->kind != mlir::tile::TargetKind::CPU) {
+    StringRef spec = referenceSpec;
+    StringRef file = inputFile, entry = (*kernel)->getEntry();
+    if (!spec.empty()) {
+      auto [path, name] = spec.rsplit('@');
+      if (name.empty() || spec.find('@') == StringRef::npos)
+        return fail("--reference must be @name or file.mlir@name, got '" +
+                    spec + "'");
+      entry = name;
+      if (!path.empty())
+        file = path;
+    }
+    Expected<std::unique_ptr<Kernel>> ref =
+        loadKernel(file, entry, Target::cpu());
+    if (!ref)
+      return fail("reference: " + llvm::toString(ref.takeError()));
+    reference = std::move(*ref);
+    llvm::ArrayRef<Param> refParams = reference->getParams();
+    if (refParams.size() != params.size())
+      return fail("the reference takes " + llvm::Twine(refParams.size()) +
+                  " arguments, the kernel " + llvm::Twine(params.size()));
+    for (auto [i, p, r] : llvm::enumerate(params, refParams))
+      if (p.isBuffer != r.isBuffer || p.dtype != r.dtype ||
+          p.shape.size() != r.shape.size())
+        return fail("argument #" + llvm::Twine(i) + ": the kernel takes " +
+                    p.describe() + ", the reference " + r.describe());
+  }
+
+  // Arguments.
+  if (argSpecs.size() != params.size())
+    return fail("'" + (*kernel)->getEntry() + "' takes " +
+                llvm::Twine(params.size()) + " arguments; give one --arg "
+                "for each, got " + llvm::Twine(argSpecs.size()));
+  std::mt19937_64 rng(seed);
+  std::vector<HostBuffer> initial(params.size());
+  std::vector<KernelArg> scalars(params.size());
+  llvm::SmallVector<unsigned> outputs(outputArgs.begin(), outputArgs.end());
+  for (auto [i, param, spec] : llvm::enumerate(params, argSpecs)) {
+    StringRef text = spec;
+    if (!param.isBuffer) {
+      ScalarArg scalar;
+      int64_t asInt;
+      double asDouble;
+      if (!text.getAsInteger(10, asInt))
+        scalar.value = asInt;
+      else if (!text.getAsDouble(asDouble))
+        scalar.value = asDouble;
+      else
+        return fail("argument #" + llvm::Twine(i) + " (" + param.describe() +
+                    "): '" + text + "' is not a number");
+      scalars[i] = scalar;
+      continue;
+    }
+    if (text.consume_front("@")) {
+      Expected<HostBuffer> npy = readNpy(text, param.dtype);
+      if (!npy)
+        return fail("argument #" + llvm::Twine(i) + ": " +
+                    llvm::toString(npy.takeError()));
+      initial[i] = std::move(*npy);
+      continue;
+    }
+    HostBuffer &buffer = initial[i];
+    buffer.dtype = param.dtype;
+    llvm::SmallVector<StringRef> dims;
+    if (!text.empty() && text != "scalar")
+      text.split(dims, 'x');
+    for (StringRef dim : dims) {
+      int64_t size;
+      if (dim.getAsInteger(10, size) || size < 0)
+        return fail("argument #" + llvm::Twine(i) + " (" + param.describe() +
+                    "): '" + spec + "' is not a shape like 300x200");
+      buffer.shape.push_back(size);
+    }
+    buffer.bytes.resize(buffer.numElements() * getByteSize(param.dtype));
+    fillRandom(buffer, rng);
+  }
+  if (outputs.empty())
+    for (unsigned i = params.size(); i-- > 0;)
+      if (params[i].isBuffer) {
+        outputs.push_back(i);
+        break;
+      }
+  for (unsigned o : outputs) {
+    if (o >= params.size() || !params[o].isBuffer)
+      return fail("--outputs: argument #" + llvm::Twine(o) +
+                  " is not a buffer argument");
+    if (!noPoison)
+      poison(initial[o]);
+  }
+
+  auto runOnce = [&](Kernel &k, std::vector<HostBuffer> &buffers) -> Error {
+    std::vector<KernelArg> args(params.size());
+    for (size_t i = 0; i < params.size(); ++i)
+      args[i] = params[i].isBuffer ? KernelArg(buffers[i].view()) : scalars[i];
+    return k.run(args);
+  };
+
+  // Compile (or load) and explain.
+  std::vector<HostBuffer> results = initial;
+  {
+    std::vector<KernelArg> args(params.size());
+    for (size_t i = 0; i < params.size(); ++i)
+      args[i] = params[i].isBuffer ? KernelArg(results[i].view()) : scalars[i];
+    Expected<const CompileReport &> report = (*kernel)->prepare(args);
+    if (!report)
+      return fail(llvm::toString(report.takeError()));
+    if (explain)
+      printExplain(**kernel, *report);
+  }
+  if (Error err = runOnce(**kernel, results))
+    return fail(llvm::toString(std::move(err)));
+
+  // Check against the reference.
+  bool mismatch = false;
+  if (reference) {
+    std::vector<HostBuffer> expected = initial;
+    if (Error err = runOnce(*reference, expected))
+      return fail("reference: " + llvm::toString(std::move(err)));
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!params[i].isBuffer)
+        continue;
+      DType dtype = params[i].dtype;
+      double rtol = rtolOpt >= 0 ? rtolOpt
+                    : dtype == DType::F32 || dtype == DType::F64 ? 1e-4
+                    : dtype == DType::F16                        ? 1e-2
+                    : dtype == DType::BF16                       ? 2e-2
+                                                                 : 0;
+      double atol = atolOpt >= 0 ? atolOpt
+                    : dtype == DType::F32 || dtype == DType::F64 ? 1e-5
+                    : dtype == DType::F16                        ? 1e-2
+                    : dtype == DType::BF16                       ? 2e-2
+                                                                 : 0;
+      double maxAbs = 0, maxRel = 0;
+      int64_t bad = 0, n = results[i].numElements();
+      for (int64_t e = 0; e < n; ++e) {
+        double got = getElement(results[i], e);
+        double want = getElement(expected[i], e);
+        if (std::isnan(got) || std::isnan(want)) {
+          bad += std::isnan(got) != std::isnan(want);
+          continue;
+        }
+        double abs = std::fabs(got - want);
+        maxAbs = std::max(maxAbs, abs);
+        if (want != 0)
+          maxRel = std::max(maxRel, abs / std::fabs(want));
+        bad += abs > atol + rtol * std::fabs(want);
+      }
+      bool isOutput = llvm::is_contained(outputs, unsigned(i));
+      llvm::outs() << llvm::formatv(
+          "{0} #{1} {2} [{3}]: max abs err {4:e2}, max rel err {5:e2}, {6} of "
+          "{7} elements outside rtol={8:e1} atol={9:e1}{10}\n",
+          isOutput ? "output" : "buffer", i, params[i].name,
+          llvm::join(llvm::map_range(results[i].shape,
+                                     [](int64_t d) { return std::to_string(d); }),
+                     "x"),
+          maxAbs, maxRel, bad, n, rtol, atol, bad ? "  MISMATCH" : "");
+      mismatch |= bad != 0;
+    }
+  } else {
+    llvm::outs() << "no reference: outputs not checked\n";
+  }
+
+  // Time it on copies of the inputs.
+  std::vector<double> times;
+  std::vector<HostBuffer> scratch = initial;
+  for (unsigned r = 0; r < warmup + repeat; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    if (Error err = runOnce(**kernel, scratch))
+      return fail(llvm::toString(std::move(err)));
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    if (r >= warmup)
+      times.push_back(seconds);
+  }
+  if (!times.empty())
+    llvm::outs() << llvm::formatv("time: median {0:f3} ms over {1} runs ({2})\n",
+                                  median(times) * 1e3, times.size(),
+                                  target->str());
+  if (mismatch) {
+    llvm::outs() << "FAILED: outputs differ from the reference\n";
+    return 1;
+  }
+  if (reference)
+    llvm::outs() << "PASSED\n";
+  return 0;
+}
