@@ -3,6 +3,7 @@
 
 Suites:
   lit    the lit regression tests (test/): dialect, passes, examples, docs.
+  unit   the gtest unit tests (compilation cache, JIT driver API).
   embed  installs the project, builds test/Embed against the installed
          package with find_package(TileLang) and runs the consumer tool.
 
@@ -51,6 +52,31 @@ def run_lit(build, result):
             result.passed += 1
 
 
+def run_unit(build, result):
+    binary = os.path.join(build, "unittests", "TileLangUnitTests")
+    xml_path = os.path.join(build, "unit-results.xml")
+    if os.path.exists(xml_path):
+        os.remove(xml_path)
+    print("[unit] " + binary, flush=True)
+    env = dict(os.environ)
+    env.pop("TILE_CACHE_DIR", None)
+    env.pop("TILE_DISABLE_CACHE", None)
+    proc = subprocess.run([binary, "--gtest_output=xml:" + xml_path], env=env)
+    if not os.path.exists(xml_path):
+        result.failed += 1
+        result.failures.append("unit: no results (exit code %d)" % proc.returncode)
+        return
+    for case in ET.parse(xml_path).getroot().iter("testcase"):
+        name = case.get("classname", "") + "." + case.get("name", "")
+        if case.find("failure") is not None or case.find("error") is not None:
+            result.failed += 1
+            result.failures.append("unit: " + name)
+        elif case.get("result") == "skipped" or case.find("skipped") is not None:
+            result.skipped += 1
+        else:
+            result.passed += 1
+
+
 def run_embed(build, result):
     """Install, then build and run the consumer project against the install."""
     prefix = os.path.join(build, "embed-install")
@@ -93,7 +119,7 @@ def run_embed(build, result):
     result.passed += 1
 
 
-SUITES = {"lit": run_lit, "embed": run_embed}
+SUITES = {"lit": run_lit, "unit": run_unit, "embed": run_embed}
 
 
 def main():

@@ -206,6 +206,26 @@ llvm::StringRef mlir::tile::jit::getProjectVersion() {
 // Diagnostics
 //===----------------------------------------------------------------------===//
 
+/// "file:line:col" of the first file location inside `loc`, else its
+/// printed form.
+static std::string formatLocation(Location loc) {
+  std::string text;
+  loc->walk([&](Location inner) {
+    if (auto file = dyn_cast<FileLineColLoc>(inner)) {
+      text = (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+              ":" + Twine(file.getColumn()))
+                 .str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (text.empty()) {
+    llvm::raw_string_ostream os(text);
+    os << loc;
+  }
+  return text;
+}
+
 namespace {
 /// Collects the diagnostics emitted while alive into a string, with their
 /// locations, for llvm::Error messages.
@@ -214,10 +234,11 @@ public:
   explicit DiagnosticCollector(MLIRContext *ctx)
       : handler(ctx, [this](Diagnostic &diag) {
           llvm::raw_string_ostream os(text);
-          os << diag.getLocation() << ": " << diagKind(diag) << ": " << diag
-             << "\n";
+          os << formatLocation(diag.getLocation()) << ": " << diagKind(diag)
+             << ": " << diag << "\n";
           for (Diagnostic &note : diag.getNotes())
-            os << note.getLocation() << ": note: " << note << "\n";
+            os << formatLocation(note.getLocation()) << ": note: " << note
+               << "\n";
           return success();
         }) {}
 
@@ -575,9 +596,8 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
   Expected<std::unique_ptr<ExecutionEngine>> engine =
       ExecutionEngine::create(specialized, engineOptions);
   if (!engine)
-    return llvm::createStringError("cannot compile '" + entry +
-                                   "' for the host: " +
-                                   llvm::toString(engine.takeError()));
+    return diags.makeError("cannot compile '" + entry + "' for the host: " +
+                           llvm::toString(engine.takeError()));
   // Materialize the code, then take the object the engine produced.
   if (Expected<void (*)(void **)> fn =
           (*engine)->lookupPacked("_mlir_ciface_" + entry);

@@ -1,0 +1,326 @@
+//===- KernelTest.cpp - Tests of the JIT driver API ---------------------===//
+//
+// Part of TileLang-MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/JIT/JIT.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace mlir::tile::jit;
+namespace fs = llvm::sys::fs;
+
+namespace {
+
+/// out[i, j] = in[i, j] * s over 16x16 tiles, edges included.
+const char *kScale = R"mlir(
+func.func @scale(%in: memref<?x?xf32>, %out: memref<?x?xf32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %m = memref.dim %in, %c0 : memref<?x?xf32>
+  %n = memref.dim %in, %c1 : memref<?x?xf32>
+  %gx = arith.ceildivui %n, %c16 : index
+  %gy = arith.ceildivui %m, %c16 : index
+  tile.kernel grid(%gx, %gy) threads(64) -> (%bx, %by) {
+    %t = tile.alloc_fragment : memref<16x16xf32, #tile.mem<fragment>>
+    %r = arith.muli %by, %c16 : index
+    %c = arith.muli %bx, %c16 : index
+    tile.copy %in[%r, %c] to %t : memref<?x?xf32> to memref<16x16xf32, #tile.mem<fragment>>
+    tile.parallel (%i, %j) in (16, 16) {
+      %v = memref.load %t[%i, %j] : memref<16x16xf32, #tile.mem<fragment>>
+      %w = arith.mulf %v, %s : f32
+      memref.store %w, %t[%i, %j] : memref<16x16xf32, #tile.mem<fragment>>
+    }
+    tile.copy %t to %out[%r, %c] : memref<16x16xf32, #tile.mem<fragment>> to memref<?x?xf32>
+  }
+  return
+}
+)mlir";
+
+/// The same with `s` a compile-time parameter.
+std::string scaleConstexpr() {
+  std::string text = kScale;
+  text.replace(text.find("%s: f32"), 7, "%s: f32 {tile.constexpr}");
+  return text;
+}
+
+class KernelTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    llvm::SmallString<128> path;
+    ASSERT_FALSE(fs::createUniqueDirectory("tile-jit-test", path));
+    dir = std::string(path);
+  }
+  void TearDown() override { fs::remove_directories(dir); }
+
+  CompileOptions options() {
+    CompileOptions opts;
+    opts.cache.directory = dir;
+    opts.cache.enabled = true;
+    return opts;
+  }
+
+  size_t countEntries() {
+    size_t n = 0;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end;
+         it.increment(ec))
+      ++n;
+    return n;
+  }
+
+  std::string dir;
+};
+
+struct Matrix {
+  int64_t rows, cols;
+  std::vector<float> data;
+  Matrix(int64_t r, int64_t c, float fill) : rows(r), cols(c), data(r * c, fill) {}
+  BufferArg arg() {
+    BufferArg a;
+    a.data = data.data();
+    a.dtype = DType::F32;
+    a.shape = {rows, cols};
+    return a;
+  }
+};
+
+void runScale(Kernel &kernel, int64_t rows, int64_t cols, float s) {
+  Matrix in(rows, cols, 0), out(rows, cols, NAN);
+  for (size_t i = 0; i < in.data.size(); ++i)
+    in.data[i] = static_cast<float>(i % 97) - 40.0f;
+  llvm::Error err = kernel.run({in.arg(), out.arg(), ScalarArg{double(s)}});
+  ASSERT_FALSE(err) << llvm::toString(std::move(err));
+  for (size_t i = 0; i < in.data.size(); ++i)
+    ASSERT_EQ(out.data[i], in.data[i] * s) << "element " << i;
+}
+
+TEST_F(KernelTest, RunsWithEdgeTiles) {
+  auto kernel = Kernel::create(kScale, options());
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ((*kernel)->getEntry(), "scale");
+  ASSERT_EQ((*kernel)->getParams().size(), 3u);
+  EXPECT_EQ((*kernel)->getParams()[0].describe(), "memref<?x?xf32>");
+  runScale(**kernel, 37, 50, 3.0f); // not multiples of 16
+  runScale(**kernel, 16, 16, -2.0f);
+}
+
+TEST_F(KernelTest, SpecializationsCoexistAndCompileOnce) {
+  auto kernel = Kernel::create(kScale, options());
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  runScale(**kernel, 20, 30, 2.0f);
+  runScale(**kernel, 33, 7, 2.0f);
+  EXPECT_EQ((*kernel)->getNumSpecializations(), 2u);
+  runScale(**kernel, 20, 30, 5.0f); // same shapes: no new specialization
+  EXPECT_EQ((*kernel)->getNumSpecializations(), 2u);
+  EXPECT_EQ(countEntries(), 2u);
+
+  // A new kernel object (a new process, as far as the cache knows) hits.
+  auto again = Kernel::create(kScale, options());
+  ASSERT_TRUE(bool(again));
+  Matrix in(20, 30, 1), out(20, 30, 0);
+  auto report = (*again)->prepare({in.arg(), out.arg(), ScalarArg{1.0}});
+  ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+  EXPECT_TRUE(report->cacheHit);
+  EXPECT_EQ(report->specialization.size(), 2u);
+  EXPECT_EQ(report->specialization[0], "arg0.shape=20x30");
+  runScale(**again, 20, 30, 4.0f);
+}
+
+TEST_F(KernelTest, WithoutShapeSpecializationOneBinaryServesAllShapes) {
+  CompileOptions opts = options();
+  opts.specializeShapes = false;
+  auto kernel = Kernel::create(kScale, opts);
+  ASSERT_TRUE(bool(kernel));
+  runScale(**kernel, 20, 30, 2.0f);
+  runScale(**kernel, 33, 7, 2.0f);
+  EXPECT_EQ((*kernel)->getNumSpecializations(), 1u);
+}
+
+TEST_F(KernelTest, ConstexprParametersSpecialize) {
+  auto kernel = Kernel::create(scaleConstexpr(), options());
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_TRUE((*kernel)->getParams()[2].isConstexpr);
+  runScale(**kernel, 17, 17, 2.0f);
+  runScale(**kernel, 17, 17, 0.5f);
+  EXPECT_EQ((*kernel)->getNumSpecializations(), 2u);
+  runScale(**kernel, 17, 17, 2.0f);
+  EXPECT_EQ((*kernel)->getNumSpecializations(), 2u);
+}
+
+TEST_F(KernelTest, DisabledCacheWritesNothing) {
+  CompileOptions opts = options();
+  opts.cache.enabled = false;
+  auto kernel = Kernel::create(kScale, opts);
+  ASSERT_TRUE(bool(kernel));
+  runScale(**kernel, 5, 5, 2.0f);
+  EXPECT_EQ(countEntries(), 0u);
+}
+
+/// The error message of `kernel.run(args)`, or "" when it succeeds.
+std::string runError(Kernel &kernel, llvm::ArrayRef<KernelArg> args) {
+  llvm::Error err = kernel.run(args);
+  return err ? llvm::toString(std::move(err)) : "";
+}
+
+TEST_F(KernelTest, BadArgumentsNameTheArgument) {
+  auto kernel = Kernel::create(kScale, options());
+  ASSERT_TRUE(bool(kernel));
+  Matrix a(4, 4, 1), b(4, 4, 0);
+  ScalarArg s{1.0};
+
+  EXPECT_EQ(runError(**kernel, {a.arg(), b.arg()}),
+            "'scale' takes 3 arguments, got 2");
+
+  BufferArg rank3 = b.arg();
+  rank3.shape = {2, 2, 4};
+  EXPECT_EQ(runError(**kernel, {a.arg(), rank3, s}),
+            "argument #1 ('arg1', memref<?x?xf32>): expected rank 2, got rank "
+            "3 (shape 2x2x4)");
+
+  BufferArg wrongType = a.arg();
+  wrongType.dtype = DType::F16;
+  EXPECT_EQ(runError(**kernel, {wrongType, b.arg(), s}),
+            "argument #0 ('arg0', memref<?x?xf32>): expected element type "
+            "f32, got f16");
+
+  BufferArg null = a.arg();
+  null.data = nullptr;
+  EXPECT_EQ(runError(**kernel, {null, b.arg(), s}),
+            "argument #0 ('arg0', memref<?x?xf32>): the buffer is null");
+
+  EXPECT_EQ(runError(**kernel, {a.arg(), b.arg(), a.arg()}),
+            "argument #2 ('arg2', f32): expected a scalar, got a buffer");
+  EXPECT_EQ(runError(**kernel, {s, b.arg(), s}),
+            "argument #0 ('arg0', memref<?x?xf32>): expected a buffer, got a "
+            "scalar");
+
+  BufferArg strided = a.arg();
+  strided.strides = {1, 4};
+  EXPECT_NE(runError(**kernel, {strided, b.arg(), s})
+                .find("must be contiguous and row-major"),
+            std::string::npos);
+  EXPECT_EQ((*kernel)->getNumSpecializations(), 0u)
+      << "nothing is compiled for rejected arguments";
+}
+
+TEST_F(KernelTest, StaticShapesAreChecked) {
+  std::string text = kScale;
+  // Make the input 8x8 static.
+  text.replace(text.find("%in: memref<?x?xf32>"), 20, "%in: memref<8x8xf32>");
+  for (size_t at; (at = text.find("memref.dim %in, %c0 : memref<?x?xf32>")) !=
+                  std::string::npos;)
+    text.replace(at, 38, "memref.dim %in, %c0 : memref<8x8xf32>");
+  for (size_t at; (at = text.find("memref.dim %in, %c1 : memref<?x?xf32>")) !=
+                  std::string::npos;)
+    text.replace(at, 38, "memref.dim %in, %c1 : memref<8x8xf32>");
+  text.replace(text.find("tile.copy %in[%r, %c] to %t : memref<?x?xf32>"), 46,
+               "tile.copy %in[%r, %c] to %t : memref<8x8xf32>");
+  auto kernel = Kernel::create(text, options());
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  Matrix a(8, 9, 1), b(8, 9, 0);
+  EXPECT_EQ(runError(**kernel, {a.arg(), b.arg(), ScalarArg{1.0}}),
+            "argument #0 ('arg0', memref<8x8xf32>): expected shape 8x8, got "
+            "8x9 (dimension 1 must be 8)");
+}
+
+TEST_F(KernelTest, ParseErrorsCarryTheLocation) {
+  auto kernel = Kernel::create("func.func @f(%a: memref<?xf32>) {\n"
+                               "  tile.kernel grid(%a) threads(32) -> (%b) {}\n"
+                               "  return\n}\n",
+                               options(), "broken.mlir");
+  ASSERT_FALSE(bool(kernel));
+  std::string message = llvm::toString(kernel.takeError());
+  EXPECT_NE(message.find("cannot parse the kernel"), std::string::npos);
+  EXPECT_NE(message.find("broken.mlir:2:"), std::string::npos) << message;
+}
+
+TEST_F(KernelTest, EntrySelection) {
+  std::string two = std::string(kScale) +
+                    "func.func @other(%x: memref<?xf32>) { return }\n";
+  auto ambiguous = Kernel::create(two, options());
+  ASSERT_FALSE(bool(ambiguous));
+  EXPECT_EQ(llvm::toString(ambiguous.takeError()),
+            "the kernel module has several public functions; name the entry");
+  CompileOptions opts = options();
+  opts.entry = "missing";
+  auto missing = Kernel::create(two, opts);
+  ASSERT_FALSE(bool(missing));
+  EXPECT_EQ(llvm::toString(missing.takeError()),
+            "no function 'missing' in the kernel module; its public "
+            "functions: scale, other");
+  opts.entry = "scale";
+  auto chosen = Kernel::create(two, opts);
+  ASSERT_TRUE(bool(chosen));
+  runScale(**chosen, 9, 40, 1.5f);
+}
+
+TEST_F(KernelTest, CompileFailureWritesNoCacheEntry) {
+  // f8 arithmetic has no host lowering: the pipeline fails.
+  const char *f8 = R"mlir(
+func.func @f8(%out: memref<?xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) -> (%bx) {
+    %t = tile.alloc_fragment : memref<4xf8E4M3FN, #tile.mem<fragment>>
+    %one = arith.constant 1.0 : f8E4M3FN
+    tile.fill %t, %one : memref<4xf8E4M3FN, #tile.mem<fragment>>
+    tile.copy %t to %out : memref<4xf8E4M3FN, #tile.mem<fragment>> to memref<?xf32>
+  }
+  return
+}
+)mlir";
+  auto kernel = Kernel::create(f8, options());
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  std::vector<float> out(4, 0);
+  BufferArg arg;
+  arg.data = out.data();
+  arg.dtype = DType::F32;
+  arg.shape = {4};
+  std::string message = runError(**kernel, {arg});
+  EXPECT_NE(message.find("cannot compile 'f8' for the host"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(countEntries(), 0u);
+}
+
+TEST_F(KernelTest, GpuTargetsAreReportedAsUnsupported) {
+  CompileOptions opts = options();
+  auto target = Target::parse("sm_90a");
+  ASSERT_TRUE(bool(target));
+  EXPECT_EQ(target->str(), "cuda:sm_90a:+ptx80");
+  opts.target = *target;
+  auto kernel = Kernel::create(kScale, opts);
+  ASSERT_TRUE(bool(kernel));
+  Matrix a(4, 4, 1), b(4, 4, 0);
+  EXPECT_NE(runError(**kernel, {a.arg(), b.arg(), ScalarArg{1.0}})
+                .find("not supported by this build yet"),
+            std::string::npos);
+}
+
+TEST(TargetTest, Parse) {
+  auto check = [](llvm::StringRef text, llvm::StringRef expected) {
+    auto target = Target::parse(text);
+    ASSERT_TRUE(bool(target)) << llvm::toString(target.takeError());
+    EXPECT_EQ(target->str(), expected);
+  };
+  check("cpu", "cpu:host");
+  check("sm_80", "cuda:sm_80:+ptx80");
+  check("cuda:sm_90a:+ptx85", "cuda:sm_90a:+ptx85");
+  check("gfx942", "rocm:gfx942");
+  check("rocm:gfx1100", "rocm:gfx1100");
+  auto bad = Target::parse("cuda:gfx942");
+  ASSERT_FALSE(bool(bad));
+  EXPECT_NE(llvm::toString(bad.takeError()).find("cuda chip must look like"),
+            std::string::npos);
+}
+
+} // namespace
