@@ -2,6 +2,7 @@
 # lit configuration of the TileLang regression tests.
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -18,6 +19,8 @@ config.test_exec_root = os.path.join(config.tile_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tile_src", config.tile_src_root))
 config.substitutions.append(("%tile_obj", config.tile_obj_root))
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%tile_refs", os.path.join(config.tile_src_root, "test", "Integration", "references")))
 config.substitutions.append(("%tile_examples", os.path.join(config.tile_src_root, "examples")))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
@@ -27,5 +30,9 @@ llvm_config.with_environment("PATH", config.tile_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.tile_tools_dir, config.llvm_tools_dir]
-tools = ["tile-opt"]
+tools = ["tile-opt", "tile-run"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Kernels compiled by the tests go to a cache inside the build tree.
+config.environment["TILE_CACHE_DIR"] = os.path.join(config.tile_obj_root, "test-cache")
+config.environment.pop("TILE_DISABLE_CACHE", None)
