@@ -360,7 +360,7 @@ static void printExplain(const Kernel &kernel, const CompileReport &report) {
                              " in " + kernel.getOptions().cache.directory
                        : std::string("disabled"))
                << "\n";
-  llvm::outs() << llvm::formatv("  {0}: {1:f3} s\n",
+  llvm::outs() << llvm::formatv("  {0}: {1:f5} s\n",
                                 report.cacheHit ? "load" : "compile",
                                 report.seconds);
 }

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Cold compile vs cache-hit load of the example GEMM through the JIT.
+
+Runs `tile-run --explain` on examples/gemm_relu.mlir: first each time with an
+empty cache directory (a cold compile: specialization, the tile-to-cpu
+pipeline, LLVM optimization and code generation), then repeatedly against a
+warm cache (a hit: parse, specialize, hash, load the stored object). Prints
+the medians and their ratio. Not a test: timings depend on the machine.
+
+Usage: bench/compile_cache.py [--build build] [--runs 15]
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def measure(tile_run, cache_dir, args):
+    env = dict(os.environ, TILE_CACHE_DIR=cache_dir)
+    env.pop("TILE_DISABLE_CACHE", None)
+    out = subprocess.run([tile_run] + args, env=env, check=True,
+                         stdout=subprocess.PIPE, text=True).stdout
+    kind, seconds = re.search(r"^\s+(compile|load): ([0-9.]+) s$", out, re.M).groups()
+    return kind, float(seconds)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--runs", type=int, default=15)
+    a = p.parse_args()
+    tile_run = os.path.join(a.build, "bin", "tile-run")
+    args = [os.path.join(ROOT, "examples", "gemm_relu.mlir"), "--entry=gemm_relu",
+            "--arg=1024x1024", "--arg=1024x1024", "--arg=1024x1024",
+            "--explain", "--repeat=0", "--warmup=0"]
+    cold, hit = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(a.runs):
+            cache = os.path.join(tmp, "cold%d" % r)
+            kind, s = measure(tile_run, cache, args)
+            assert kind == "compile", "expected a miss on an empty cache"
+            cold.append(s)
+        warm = os.path.join(tmp, "cold0")
+        for _ in range(a.runs):
+            kind, s = measure(tile_run, warm, args)
+            assert kind == "load", "expected a hit on a warm cache"
+            hit.append(s)
+    c, h = statistics.median(cold), statistics.median(hit)
+    print("GEMM example (gemm_relu, 1024^3 specialization, cpu target), %d runs each" % a.runs)
+    print("cold compile: median %.1f ms (min %.1f, max %.1f)" % (c * 1e3, min(cold) * 1e3, max(cold) * 1e3))
+    print("cache hit:    median %.2f ms (min %.2f, max %.2f)" % (h * 1e3, min(hit) * 1e3, max(hit) * 1e3))
+    print("ratio cold / hit: %.1fx" % (c / h))
+
+
+if __name__ == "__main__":
+    main()
