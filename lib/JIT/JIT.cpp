@@ -402,6 +402,19 @@ Kernel::create(llvm::StringRef source, const CompileOptions &options,
   return std::unique_ptr<Kernel>(new Kernel(std::move(impl)));
 }
 
+Expected<std::unique_ptr<Kernel>> Kernel::create(ModuleOp module,
+                                                 const CompileOptions &options) {
+  if (failed(verify(module)))
+    return llvm::createStringError("the kernel module does not verify");
+  // The kernel owns its context: carry the module over as text, in the
+  // generic form with locations so diagnostics still point at the source.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, OpPrintingFlags().printGenericOpForm().enableDebugInfo(
+                        /*enable=*/true, /*prettyForm=*/false));
+  return create(text, options, "<module>");
+}
+
 Kernel::Kernel(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
 Kernel::~Kernel() = default;
 

@@ -6,6 +6,9 @@
 
 #include "TileLang/JIT/JIT.h"
 
+#include "TileLang/Registration/Registration.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -112,6 +115,18 @@ TEST_F(KernelTest, RunsWithEdgeTiles) {
   EXPECT_EQ((*kernel)->getParams()[0].describe(), "memref<?x?xf32>");
   runScale(**kernel, 37, 50, 3.0f); // not multiples of 16
   runScale(**kernel, 16, 16, -2.0f);
+}
+
+TEST_F(KernelTest, FromABuiltModule) {
+  mlir::DialectRegistry registry;
+  mlir::tile::registerAllDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(kScale, &ctx);
+  ASSERT_TRUE(module);
+  auto kernel = Kernel::create(*module, options());
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  runScale(**kernel, 19, 23, 1.25f);
 }
 
 TEST_F(KernelTest, SpecializationsCoexistAndCompileOnce) {

@@ -130,6 +130,11 @@ public:
   create(llvm::StringRef source, const CompileOptions &options,
          llvm::StringRef bufferName = "<kernel>");
 
+  /// Prepares a kernel from a built module (of any context); the kernel
+  /// keeps its own copy, locations included.
+  static llvm::Expected<std::unique_ptr<Kernel>>
+  create(ModuleOp module, const CompileOptions &options);
+
   ~Kernel();
   Kernel(const Kernel &) = delete;
   Kernel &operator=(const Kernel &) = delete;
