@@ -181,12 +181,14 @@ struct KernelLowering : OpRewritePattern<KernelOp> {
     SmallVector<Value> buffers;
     for (Operation &inner :
          llvm::make_early_inc_range(op.getBody().front())) {
-      if (!isa<AllocSharedOp, AllocFragmentOp, AllocLocalOp>(inner))
+      auto alloc = dyn_cast<TileAllocationOpInterface>(inner);
+      if (!alloc)
         continue;
-      auto type = cast<MemRefType>(inner.getResult(0).getType());
-      Value buffer = memref::AllocOp::create(rewriter, inner.getLoc(), type,
-                                             rewriter.getI64IntegerAttr(64));
-      rewriter.replaceOp(&inner, buffer);
+      Value buffer =
+          memref::AllocOp::create(rewriter, inner.getLoc(),
+                                  alloc.getTile().getType(),
+                                  rewriter.getI64IntegerAttr(64));
+      rewriter.replaceOp(alloc, buffer);
       buffers.push_back(buffer);
     }
 

@@ -22,6 +22,8 @@ using namespace mlir::tile;
 
 #include "TileLang/Dialect/Tile/IR/TileEnums.cpp.inc"
 
+#include "TileLang/Dialect/Tile/IR/TileInterfaces.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "TileLang/Dialect/Tile/IR/TileAttrs.cpp.inc"
 

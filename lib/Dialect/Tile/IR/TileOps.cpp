@@ -895,14 +895,11 @@ std::optional<SmallVector<OpFoldResult>> PipelinedOp::getLoopSteps() {
 // AnnotateLayoutOp
 //===----------------------------------------------------------------------===//
 
-/// The `layout` attribute of the allocation that defines `buffer`, if it
-/// comes straight from a tile.alloc_*.
+/// The layout of the allocation that defines `buffer`, if it comes straight
+/// from a tile.alloc_*.
 static Attribute getAllocLayout(Value buffer) {
-  Operation *def = buffer.getDefiningOp();
-  if (auto alloc = dyn_cast_or_null<AllocSharedOp>(def))
-    return alloc.getLayoutAttr();
-  if (auto alloc = dyn_cast_or_null<AllocFragmentOp>(def))
-    return alloc.getLayoutAttr();
+  if (auto alloc = buffer.getDefiningOp<TileAllocationOpInterface>())
+    return alloc.getTileLayout();
   return {};
 }
 
@@ -927,11 +924,11 @@ void AnnotateLayoutOp::getCanonicalizationPatterns(RewritePatternSet &results,
   // Move the annotation onto the allocation it names.
   results.add(+[](AnnotateLayoutOp op,
                   PatternRewriter &rewriter) -> LogicalResult {
-    Operation *alloc = op.getBuffer().getDefiningOp();
-    if (!isa_and_nonnull<AllocSharedOp, AllocFragmentOp>(alloc))
+    auto alloc = op.getBuffer().getDefiningOp<TileAllocationOpInterface>();
+    if (!alloc)
       return failure();
-    rewriter.modifyOpInPlace(
-        alloc, [&] { alloc->setAttr("layout", op.getLayout()); });
+    rewriter.modifyOpInPlace(alloc,
+                             [&] { alloc.setTileLayout(op.getLayout()); });
     rewriter.eraseOp(op);
     return success();
   });

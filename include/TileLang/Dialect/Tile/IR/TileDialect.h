@@ -75,6 +75,8 @@ LogicalResult InKernel<ConcreteType>::verifyTrait(Operation *op) {
 } // namespace tile
 } // namespace mlir
 
+#include "TileLang/Dialect/Tile/IR/TileInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "TileLang/Dialect/Tile/IR/TileOps.h.inc"
 

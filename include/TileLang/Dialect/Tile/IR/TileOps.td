@@ -9,6 +9,7 @@
 
 include "TileLang/Dialect/Tile/IR/TileDialect.td"
 include "TileLang/Dialect/Tile/IR/TileAttrs.td"
+include "TileLang/Dialect/Tile/IR/TileInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/LoopLikeInterface.td"
@@ -88,7 +89,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
 //===----------------------------------------------------------------------===//
 
 class Tile_AllocOp<string mnemonic, string space, string example>
-    : Tile_Op<mnemonic, [HasParent<"::mlir::tile::KernelOp">]> {
+    : Tile_Op<mnemonic, [HasParent<"::mlir::tile::KernelOp">,
+        DeclareOpInterfaceMethods<Tile_TileAllocationOpInterface>]> {
   let arguments = (ins OptionalAttr<AnyAttr>:$layout);
   let results = (outs Res<Tile_StaticTile, "", [MemAlloc]>:$memref);
   let assemblyFormat = "attr-dict `:` type($memref)";

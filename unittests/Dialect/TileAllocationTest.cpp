@@ -1,0 +1,94 @@
+//===- TileAllocationTest.cpp - TileAllocationOpInterface ---------------===//
+//
+// Part of TileLang-MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "TileLang/Registration/Registration.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+TEST(TileAllocationTest, EveryAllocationImplementsTheInterface) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(R"mlir(
+    func.func @f(%n: index) {
+      tile.kernel grid(%n) threads(32) -> (%bx) {
+        %s = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<128x64xf16, #tile.mem<shared>>
+        %f = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+        %l = tile.alloc_local : memref<3xi1, #tile.mem<local>>
+      }
+      return
+    }
+  )mlir", &ctx);
+  ASSERT_TRUE(module);
+
+  SmallVector<TileAllocationOpInterface> allocs;
+  module->walk([&](TileAllocationOpInterface alloc) { allocs.push_back(alloc); });
+  ASSERT_EQ(allocs.size(), 3u);
+
+  EXPECT_EQ(allocs[0].getTileMemorySpace(), MemorySpace::Shared);
+  EXPECT_EQ(allocs[0].getTileSizeInBytes(), 128 * 64 * 2);
+  EXPECT_EQ(allocs[0].getTileLayout(), SwizzleAttr::get(&ctx, 3, 3, 3));
+  EXPECT_EQ(allocs[0].getTile(), allocs[0]->getResult(0));
+
+  EXPECT_EQ(allocs[1].getTileMemorySpace(), MemorySpace::Fragment);
+  EXPECT_EQ(allocs[1].getTileSizeInBytes(), 64 * 64 * 4);
+  EXPECT_FALSE(allocs[1].getTileLayout());
+
+  EXPECT_EQ(allocs[2].getTileMemorySpace(), MemorySpace::Local);
+  EXPECT_EQ(allocs[2].getTileSizeInBytes(), 1) << "3 bits round up to a byte";
+
+  // Setting a layout through the interface keeps the op valid.
+  allocs[0].setTileLayout(SwizzleAttr::get(&ctx, 2, 3, 3));
+  EXPECT_EQ(allocs[0].getTileLayout(), SwizzleAttr::get(&ctx, 2, 3, 3));
+  EXPECT_TRUE(succeeded(verify(*module)));
+}
+
+TEST(SwizzleTest, XorPermutesWithinAPeriod) {
+  MLIRContext ctx;
+  ctx.loadDialect<TileDialect>();
+  auto swizzle = SwizzleAttr::get(&ctx, 3, 3, 3); // 128-byte f16 swizzle
+  EXPECT_EQ(swizzle.getPeriod(), 512);
+  // Row r of 64 f16 elements: its 16-byte chunks are XOR-ed with r % 8.
+  for (int64_t row = 0; row < 8; ++row)
+    for (int64_t chunk = 0; chunk < 8; ++chunk) {
+      int64_t offset = row * 64 + chunk * 8 + 5;
+      EXPECT_EQ(swizzle.apply(offset), row * 64 + ((chunk ^ row) * 8) + 5);
+    }
+  // A bijection on each period.
+  std::vector<bool> seen(512, false);
+  for (int64_t o = 0; o < 512; ++o) {
+    int64_t s = swizzle.apply(o);
+    ASSERT_TRUE(s >= 0 && s < 512 && !seen[s]);
+    seen[s] = true;
+  }
+}
+
+TEST(FragmentLayoutTest, EvaluatesTheMaps) {
+  MLIRContext ctx;
+  ctx.loadDialect<TileDialect>();
+  // The m16n8 accumulator of mma.sync for one warp.
+  auto layout = dyn_cast_or_null<FragmentLayoutAttr>(parseAttribute(
+      "#tile.fragment<[16, 8], thread = (i, j) -> ((i mod 8) * 4 + (j mod 8) "
+      "floordiv 2), index = (i, j) -> ((i floordiv 8) * 2 + j mod 2), "
+      "threads = 32>",
+      &ctx));
+  ASSERT_TRUE(layout);
+  EXPECT_EQ(layout.getThreadOf({9, 5}), 1 * 4 + 2);
+  EXPECT_EQ(layout.getIndexOf({9, 5}), (SmallVector<int64_t>{3}));
+}
+
+} // namespace
