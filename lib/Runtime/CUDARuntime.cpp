@@ -1,0 +1,438 @@
+//===- CUDARuntime.cpp - CUDA driver runtime of JIT-compiled code -------===//
+//
+// Part of TileLang-MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Runtime/CUDARuntime.h"
+
+#include "llvm/ADT/Twine.h"
+
+#include <dlfcn.h>
+#include <mutex>
+#include <string>
+
+using namespace mlir::tile;
+
+//===----------------------------------------------------------------------===//
+// The driver API, resolved with dlopen (no cuda.h needed to build)
+//===----------------------------------------------------------------------===//
+
+namespace {
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
+constexpr unsigned CU_EVENT_DEFAULT = 0;
+/// Dynamic shared memory a kernel may use without opting in.
+constexpr int32_t kDefaultDynamicSharedLimit = 48 * 1024;
+
+struct Driver {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(void **, CUdevice);
+  CUresult (*cuCtxSetCurrent)(void *);
+  CUresult (*cuModuleLoadData)(void **, const void *);
+  CUresult (*cuModuleUnload)(void *);
+  CUresult (*cuModuleGetFunction)(void **, void *, const char *);
+  CUresult (*cuFuncSetAttribute)(void *, int, int);
+  CUresult (*cuLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, void *, void **,
+                             void **);
+  CUresult (*cuStreamCreate)(void **, unsigned);
+  CUresult (*cuStreamDestroy)(void *);
+  CUresult (*cuStreamSynchronize)(void *);
+  CUresult (*cuStreamWaitEvent)(void *, void *, unsigned);
+  CUresult (*cuEventCreate)(void **, unsigned);
+  CUresult (*cuEventDestroy)(void *);
+  CUresult (*cuEventSynchronize)(void *);
+  CUresult (*cuEventRecord)(void *, void *);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpy)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, void *);
+  CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, void *);
+};
+
+/// Loads libcuda.so.1 and initializes device 0, once per process. On
+/// failure `driver` is null and `failure` says why.
+struct DriverState {
+  Driver api;
+  Driver *driver = nullptr;
+  void *context = nullptr;
+  std::string failure;
+};
+
+DriverState &getState() {
+  static DriverState state;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char *why = dlerror();
+      state.failure = std::string("no CUDA driver: cannot load libcuda.so.1 (") +
+                      (why ? why : "not found") + ")";
+      return;
+    }
+    bool complete = true;
+    auto bind = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(lib, name));
+      if (!fn) {
+        complete = false;
+        state.failure =
+            std::string("the CUDA driver lacks ") + name + "; update the driver";
+      }
+    };
+    Driver &d = state.api;
+    bind(d.cuInit, "cuInit");
+    bind(d.cuGetErrorString, "cuGetErrorString");
+    bind(d.cuDeviceGetCount, "cuDeviceGetCount");
+    bind(d.cuDeviceGet, "cuDeviceGet");
+    bind(d.cuDeviceGetAttribute, "cuDeviceGetAttribute");
+    bind(d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    bind(d.cuCtxSetCurrent, "cuCtxSetCurrent");
+    bind(d.cuModuleLoadData, "cuModuleLoadData");
+    bind(d.cuModuleUnload, "cuModuleUnload");
+    bind(d.cuModuleGetFunction, "cuModuleGetFunction");
+    bind(d.cuFuncSetAttribute, "cuFuncSetAttribute");
+    bind(d.cuLaunchKernel, "cuLaunchKernel");
+    bind(d.cuStreamCreate, "cuStreamCreate");
+    bind(d.cuStreamDestroy, "cuStreamDestroy_v2");
+    bind(d.cuStreamSynchronize, "cuStreamSynchronize");
+    bind(d.cuStreamWaitEvent, "cuStreamWaitEvent");
+    bind(d.cuEventCreate, "cuEventCreate");
+    bind(d.cuEventDestroy, "cuEventDestroy_v2");
+    bind(d.cuEventSynchronize, "cuEventSynchronize");
+    bind(d.cuEventRecord, "cuEventRecord");
+    bind(d.cuMemAlloc, "cuMemAlloc_v2");
+    bind(d.cuMemFree, "cuMemFree_v2");
+    bind(d.cuMemcpy, "cuMemcpy");
+    bind(d.cuMemcpyAsync, "cuMemcpyAsync");
+    bind(d.cuMemsetD32Async, "cuMemsetD32Async");
+    if (!complete)
+      return;
+    auto fail = [&](const char *what, CUresult result) {
+      const char *message = nullptr;
+      d.cuGetErrorString(result, &message);
+      state.failure = std::string(what) + ": " +
+                      (message ? message : "CUDA error " +
+                                               std::to_string(result));
+    };
+    if (CUresult r = d.cuInit(0); r != CUDA_SUCCESS)
+      return fail("cannot initialize the CUDA driver (cuInit)", r);
+    int count = 0;
+    if (CUresult r = d.cuDeviceGetCount(&count); r != CUDA_SUCCESS)
+      return fail("cannot count CUDA devices", r);
+    if (count == 0) {
+      state.failure = "no CUDA device: the driver sees no GPU";
+      return;
+    }
+    CUdevice device;
+    if (CUresult r = d.cuDeviceGet(&device, 0); r != CUDA_SUCCESS)
+      return fail("cannot open CUDA device 0", r);
+    if (CUresult r = d.cuDevicePrimaryCtxRetain(&state.context, device);
+        r != CUDA_SUCCESS)
+      return fail("cannot create a CUDA context on device 0", r);
+    state.driver = &state.api;
+  });
+  return state;
+}
+
+thread_local std::string pendingError;
+
+void record(const llvm::Twine &message) {
+  if (pendingError.empty())
+    pendingError = message.str();
+}
+
+/// The driver with the primary context current on this thread, or null
+/// after recording why not.
+Driver *driver(const char *caller) {
+  DriverState &state = getState();
+  if (!state.driver) {
+    record(llvm::Twine(caller) + ": " + state.failure);
+    return nullptr;
+  }
+  state.driver->cuCtxSetCurrent(state.context);
+  return state.driver;
+}
+
+/// Records a failed driver call; returns true on success.
+bool check(Driver *d, CUresult result, const char *what) {
+  if (result == CUDA_SUCCESS)
+    return true;
+  const char *message = nullptr;
+  d->cuGetErrorString(result, &message);
+  record(llvm::Twine(what) + " failed: " +
+         (message ? message : "CUDA error " + std::to_string(result)));
+  return false;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// mgpu* wrappers
+//===----------------------------------------------------------------------===//
+
+extern "C" void *mgpuModuleLoad(void *data, size_t /*size*/) {
+  Driver *d = driver("mgpuModuleLoad");
+  void *module = nullptr;
+  if (d)
+    check(d, d->cuModuleLoadData(&module, data), "cuModuleLoadData");
+  return module;
+}
+
+extern "C" void *mgpuModuleLoadJIT(void *data, int /*optLevel*/) {
+  // The driver JIT-compiles PTX on load.
+  return mgpuModuleLoad(data, 0);
+}
+
+extern "C" void mgpuModuleUnload(void *module) {
+  Driver *d = driver("mgpuModuleUnload");
+  if (d && module)
+    check(d, d->cuModuleUnload(module), "cuModuleUnload");
+}
+
+extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
+  Driver *d = driver("mgpuModuleGetFunction");
+  void *function = nullptr;
+  if (!d)
+    return nullptr;
+  if (!module) {
+    record(llvm::Twine("cannot look up kernel '") + name +
+           "': its module failed to load");
+    return nullptr;
+  }
+  check(d, d->cuModuleGetFunction(&function, module, name),
+        "cuModuleGetFunction");
+  return function;
+}
+
+extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
+                                 intptr_t gridY, intptr_t gridZ,
+                                 intptr_t blockX, intptr_t blockY,
+                                 intptr_t blockZ, int32_t smem, void *stream,
+                                 void **params, void **extra,
+                                 size_t /*paramsCount*/) {
+  Driver *d = driver("mgpuLaunchKernel");
+  if (!d)
+    return;
+  if (!function) {
+    record("cannot launch a kernel that failed to load");
+    return;
+  }
+  // More than 48 KiB of dynamic shared memory needs an opt-in per function.
+  if (smem > kDefaultDynamicSharedLimit &&
+      !check(d,
+             d->cuFuncSetAttribute(
+                 function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                 smem),
+             "cuFuncSetAttribute(max dynamic shared memory)"))
+    return;
+  check(d,
+        d->cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
+                          blockZ, smem, stream, params, extra),
+        "cuLaunchKernel");
+}
+
+extern "C" void *mgpuStreamCreate() {
+  Driver *d = driver("mgpuStreamCreate");
+  void *stream = nullptr;
+  if (d)
+    check(d, d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+          "cuStreamCreate");
+  return stream;
+}
+
+extern "C" void mgpuStreamDestroy(void *stream) {
+  Driver *d = driver("mgpuStreamDestroy");
+  if (d && stream)
+    check(d, d->cuStreamDestroy(stream), "cuStreamDestroy");
+}
+
+extern "C" void mgpuStreamSynchronize(void *stream) {
+  Driver *d = driver("mgpuStreamSynchronize");
+  if (d)
+    check(d, d->cuStreamSynchronize(stream), "cuStreamSynchronize");
+}
+
+extern "C" void mgpuStreamWaitEvent(void *stream, void *event) {
+  Driver *d = driver("mgpuStreamWaitEvent");
+  if (d)
+    check(d, d->cuStreamWaitEvent(stream, event, 0), "cuStreamWaitEvent");
+}
+
+extern "C" void *mgpuEventCreate() {
+  Driver *d = driver("mgpuEventCreate");
+  void *event = nullptr;
+  if (d)
+    check(d, d->cuEventCreate(&event, CU_EVENT_DEFAULT), "cuEventCreate");
+  return event;
+}
+
+extern "C" void mgpuEventDestroy(void *event) {
+  Driver *d = driver("mgpuEventDestroy");
+  if (d && event)
+    check(d, d->cuEventDestroy(event), "cuEventDestroy");
+}
+
+extern "C" void mgpuEventSynchronize(void *event) {
+  Driver *d = driver("mgpuEventSynchronize");
+  if (d)
+    check(d, d->cuEventSynchronize(event), "cuEventSynchronize");
+}
+
+extern "C" void mgpuEventRecord(void *event, void *stream) {
+  Driver *d = driver("mgpuEventRecord");
+  if (d)
+    check(d, d->cuEventRecord(event, stream), "cuEventRecord");
+}
+
+extern "C" void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/,
+                              bool isHostShared) {
+  Driver *d = driver("mgpuMemAlloc");
+  CUdeviceptr ptr = 0;
+  if (!d)
+    return nullptr;
+  if (isHostShared) {
+    record("mgpuMemAlloc: host-shared (managed) memory is not supported");
+    return nullptr;
+  }
+  if (sizeBytes != 0)
+    check(d, d->cuMemAlloc(&ptr, sizeBytes), "cuMemAlloc");
+  return reinterpret_cast<void *>(ptr);
+}
+
+extern "C" void mgpuMemFree(void *ptr, void * /*stream*/) {
+  Driver *d = driver("mgpuMemFree");
+  if (d && ptr)
+    check(d, d->cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), "cuMemFree");
+}
+
+extern "C" void mgpuMemcpy(void *dst, void *src, size_t sizeBytes,
+                           void *stream) {
+  Driver *d = driver("mgpuMemcpy");
+  if (d)
+    check(d,
+          d->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                           reinterpret_cast<CUdeviceptr>(src), sizeBytes,
+                           stream),
+          "cuMemcpyAsync");
+}
+
+extern "C" void mgpuMemset32(void *dst, unsigned int value, size_t count,
+                             void *stream) {
+  Driver *d = driver("mgpuMemset32");
+  if (d)
+    check(d,
+          d->cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value,
+                              count, stream),
+          "cuMemsetD32Async");
+}
+
+//===----------------------------------------------------------------------===//
+// C++ API
+//===----------------------------------------------------------------------===//
+
+llvm::Error runtime::initCUDA() {
+  DriverState &state = getState();
+  if (!state.driver)
+    return llvm::createStringError(state.failure);
+  return llvm::Error::success();
+}
+
+llvm::Expected<int> runtime::getComputeCapability() {
+  if (llvm::Error err = initCUDA())
+    return std::move(err);
+  Driver *d = driver("getComputeCapability");
+  CUdevice device;
+  int major = 0, minor = 0;
+  if (!check(d, d->cuDeviceGet(&device, 0), "cuDeviceGet") ||
+      !check(d,
+             d->cuDeviceGetAttribute(
+                 &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
+             "cuDeviceGetAttribute") ||
+      !check(d,
+             d->cuDeviceGetAttribute(
+                 &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
+             "cuDeviceGetAttribute"))
+    return takeError();
+  return major * 10 + minor;
+}
+
+llvm::Error runtime::takeError() {
+  if (pendingError.empty())
+    return llvm::Error::success();
+  std::string message = std::move(pendingError);
+  pendingError.clear();
+  return llvm::createStringError(message);
+}
+
+llvm::SmallVector<std::pair<llvm::StringRef, void *>> runtime::getSymbols() {
+  return {
+      {"mgpuModuleLoad", reinterpret_cast<void *>(&mgpuModuleLoad)},
+      {"mgpuModuleLoadJIT", reinterpret_cast<void *>(&mgpuModuleLoadJIT)},
+      {"mgpuModuleUnload", reinterpret_cast<void *>(&mgpuModuleUnload)},
+      {"mgpuModuleGetFunction",
+       reinterpret_cast<void *>(&mgpuModuleGetFunction)},
+      {"mgpuLaunchKernel", reinterpret_cast<void *>(&mgpuLaunchKernel)},
+      {"mgpuStreamCreate", reinterpret_cast<void *>(&mgpuStreamCreate)},
+      {"mgpuStreamDestroy", reinterpret_cast<void *>(&mgpuStreamDestroy)},
+      {"mgpuStreamSynchronize",
+       reinterpret_cast<void *>(&mgpuStreamSynchronize)},
+      {"mgpuStreamWaitEvent", reinterpret_cast<void *>(&mgpuStreamWaitEvent)},
+      {"mgpuEventCreate", reinterpret_cast<void *>(&mgpuEventCreate)},
+      {"mgpuEventDestroy", reinterpret_cast<void *>(&mgpuEventDestroy)},
+      {"mgpuEventSynchronize",
+       reinterpret_cast<void *>(&mgpuEventSynchronize)},
+      {"mgpuEventRecord", reinterpret_cast<void *>(&mgpuEventRecord)},
+      {"mgpuMemAlloc", reinterpret_cast<void *>(&mgpuMemAlloc)},
+      {"mgpuMemFree", reinterpret_cast<void *>(&mgpuMemFree)},
+      {"mgpuMemcpy", reinterpret_cast<void *>(&mgpuMemcpy)},
+      {"mgpuMemset32", reinterpret_cast<void *>(&mgpuMemset32)},
+  };
+}
+
+llvm::Expected<void *> runtime::allocate(size_t bytes) {
+  if (llvm::Error err = initCUDA())
+    return std::move(err);
+  void *ptr = mgpuMemAlloc(bytes, nullptr, false);
+  if (llvm::Error err = takeError())
+    return std::move(err);
+  return ptr;
+}
+
+void runtime::release(void *device) {
+  mgpuMemFree(device, nullptr);
+  llvm::consumeError(takeError());
+}
+
+llvm::Error runtime::copyToDevice(void *device, const void *host,
+                                  size_t bytes) {
+  if (llvm::Error err = initCUDA())
+    return err;
+  Driver *d = driver("copyToDevice");
+  check(d,
+        d->cuMemcpy(reinterpret_cast<CUdeviceptr>(device),
+                    reinterpret_cast<CUdeviceptr>(host), bytes),
+        "cuMemcpy (host to device)");
+  return takeError();
+}
+
+llvm::Error runtime::copyToHost(void *host, const void *device, size_t bytes) {
+  if (llvm::Error err = initCUDA())
+    return err;
+  Driver *d = driver("copyToHost");
+  check(d,
+        d->cuMemcpy(reinterpret_cast<CUdeviceptr>(host),
+                    reinterpret_cast<CUdeviceptr>(device), bytes),
+        "cuMemcpy (device to host)");
+  return takeError();
+}
