@@ -1,0 +1,696 @@
+//===- TileOpLowering.cpp - Loop lowering of tile ops -------------------===//
+//
+// Part of TileLang-MLIR.
+//
+// Every tile op but the kernel, as loops over memrefs. In Sequential mode
+// (the CPU reference) one thread runs each op whole. In Block mode (inside a
+// gpu.launch) the block's threads split the iterations of each op on shared
+// or fragment tiles (thread t takes iterations t, t + T, t + 2T, ...), with a
+// barrier before and after it; ops that write only local tiles run whole on
+// every thread, which owns a private copy.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Conversion/TileLowering.h"
+
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+//===----------------------------------------------------------------------===//
+// Scalar helpers
+//===----------------------------------------------------------------------===//
+
+static Value indexConst(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// Converts a scalar between float types or between integer types, as
+/// tile.copy and tile.gemm do (integers are signed).
+static Value convertScalar(OpBuilder &b, Location loc, Value value, Type to) {
+  Type from = value.getType();
+  if (from == to)
+    return value;
+  if (auto fromFloat = dyn_cast<FloatType>(from)) {
+    auto toFloat = cast<FloatType>(to);
+    if (fromFloat.getWidth() < toFloat.getWidth())
+      return arith::ExtFOp::create(b, loc, to, value);
+    if (fromFloat.getWidth() > toFloat.getWidth())
+      return arith::TruncFOp::create(b, loc, to, value);
+    // Same width, different format (f16 <-> bf16): go through f32.
+    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+    return arith::TruncFOp::create(b, loc, to, wide);
+  }
+  unsigned fromWidth = from.getIntOrFloatBitWidth();
+  unsigned toWidth = to.getIntOrFloatBitWidth();
+  if (fromWidth < toWidth)
+    return arith::ExtSIOp::create(b, loc, to, value);
+  return arith::TruncIOp::create(b, loc, to, value);
+}
+
+static Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  return arith::ConstantOp::create(b, loc, type,
+                                   cast<TypedAttr>(b.getZeroAttr(type)));
+}
+
+static Value add(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (isa<FloatType>(lhs.getType()))
+    return arith::AddFOp::create(b, loc, lhs, rhs);
+  return arith::AddIOp::create(b, loc, lhs, rhs);
+}
+
+static bool isGlobal(Value buffer) {
+  return !getMemorySpace(cast<MemRefType>(buffer.getType()));
+}
+
+static bool isLocal(Value buffer) {
+  return getMemorySpace(cast<MemRefType>(buffer.getType())) ==
+         MemorySpace::Local;
+}
+
+//===----------------------------------------------------------------------===//
+// Work distribution
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// How the iterations of one tile op are executed: by a single thread (the
+/// CPU, or a GPU thread working on its own local tile), or split over the
+/// threads of the block.
+struct Distribution {
+  /// Linear thread id and block size; null when one thread does all.
+  Value threadId, numThreads;
+  bool isSplit() const { return static_cast<bool>(threadId); }
+};
+} // namespace
+
+/// The distribution of an op in `mode`; `perThread` forces one thread (an op
+/// that writes only its thread's local tiles).
+static Distribution getDistribution(OpBuilder &b, Operation *op,
+                                    TileLoweringMode mode, bool perThread) {
+  if (mode == TileLoweringMode::Sequential || perThread)
+    return {};
+  auto launch = op->getParentOfType<gpu::LaunchOp>();
+  assert(launch && "block-mode tile ops must be inside a gpu.launch");
+  Location loc = op->getLoc();
+  gpu::KernelDim3 tid = launch.getThreadIds();
+  gpu::KernelDim3 size = launch.getBlockSizeOperandValues();
+  // tid.x + size.x * (tid.y + size.y * tid.z)
+  Value yz = arith::AddIOp::create(
+      b, loc, tid.y, arith::MulIOp::create(b, loc, size.y, tid.z));
+  Value linear = arith::AddIOp::create(
+      b, loc, tid.x, arith::MulIOp::create(b, loc, size.x, yz));
+  Value count = arith::MulIOp::create(
+      b, loc, size.x, arith::MulIOp::create(b, loc, size.y, size.z));
+  return {linear, count};
+}
+
+/// Iterates over [0, extents): a loop nest on one thread, or one loop over
+/// the linearized space from `threadId` by `numThreads` when split. `body`
+/// gets the coordinates.
+static void buildTileLoops(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
+    const Distribution &dist,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  if (!dist.isSplit()) {
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t extent : extents) {
+      lbs.push_back(indexConst(b, loc, 0));
+      ubs.push_back(indexConst(b, loc, extent));
+      steps.push_back(indexConst(b, loc, 1));
+    }
+    scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
+    return;
+  }
+  int64_t total = 1;
+  for (int64_t extent : extents)
+    total *= extent;
+  scf::ForOp::create(
+      b, loc, dist.threadId, indexConst(b, loc, total), dist.numThreads,
+      ValueRange{},
+      [&](OpBuilder &b, Location loc, Value linear, ValueRange) {
+        SmallVector<Value> coords(extents.size());
+        Value rest = linear;
+        for (int64_t d = extents.size() - 1; d >= 0; --d) {
+          Value extent = indexConst(b, loc, extents[d]);
+          coords[d] = d == 0 ? rest
+                             : arith::RemUIOp::create(b, loc, rest, extent)
+                                   .getResult();
+          if (d > 0)
+            rest = arith::DivUIOp::create(b, loc, rest, extent);
+        }
+        body(b, loc, coords);
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+/// Emits `lower` between barriers in Block mode (the op's reads see every
+/// earlier write of the block, and later ops see its writes).
+static void withBarriers(OpBuilder &b, Location loc, TileLoweringMode mode,
+                         function_ref<void()> lower) {
+  if (mode == TileLoweringMode::Block)
+    gpu::BarrierOp::create(b, loc);
+  lower();
+  if (mode == TileLoweringMode::Block)
+    gpu::BarrierOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Tile placement and edges
+//===----------------------------------------------------------------------===//
+
+/// Indices into `buffer` of the tile element at `ivs`: the tile sits at
+/// `offsets` (one per buffer dimension) aligned to the trailing dimensions,
+/// or, without offsets, covers the buffer (unit dimensions that only one
+/// side has are index 0).
+static SmallVector<Value> tileIndices(OpBuilder &b, Location loc, Value buffer,
+                                      ValueRange offsets, ValueRange ivs) {
+  int64_t rank = cast<MemRefType>(buffer.getType()).getRank();
+  int64_t tileRank = ivs.size();
+  SmallVector<Value> indices;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t t = d - (rank - tileRank);
+    if (!offsets.empty())
+      indices.push_back(t < 0 ? offsets[d]
+                              : arith::AddIOp::create(b, loc, offsets[d],
+                                                      ivs[t])
+                                    .getResult());
+    else
+      indices.push_back(t < 0 ? indexConst(b, loc, 0) : ivs[t]);
+  }
+  return indices;
+}
+
+/// `indices` lie inside `buffer` (unsigned compare: negative indices are
+/// out of bounds too).
+static Value inBounds(OpBuilder &b, Location loc, Value buffer,
+                      ValueRange indices) {
+  Value all;
+  for (auto [d, index] : llvm::enumerate(indices)) {
+    Value size = b.createOrFold<memref::DimOp>(loc, buffer, d);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     index, size);
+    all = all ? arith::AndIOp::create(b, loc, all, ok).getResult() : ok;
+  }
+  return all ? all : arith::ConstantIntOp::create(b, loc, 1, 1).getResult();
+}
+
+/// Loads `buffer[indices]`; for a global buffer, out-of-bounds reads give
+/// zero.
+static Value guardedLoad(OpBuilder &b, Location loc, Value buffer,
+                         ValueRange indices) {
+  if (!isGlobal(buffer))
+    return memref::LoadOp::create(b, loc, buffer, indices);
+  Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
+  auto ifOp = scf::IfOp::create(
+      b, loc, inBounds(b, loc, buffer, indices),
+      [&](OpBuilder &b, Location loc) {
+        Value v = memref::LoadOp::create(b, loc, buffer, indices);
+        scf::YieldOp::create(b, loc, v);
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, zeroOf(b, loc, elementType));
+      });
+  return ifOp.getResult(0);
+}
+
+/// Calls `write` when `indices` are inside `buffer`; for an on-chip buffer
+/// unconditionally.
+static void guardedWrite(OpBuilder &b, Location loc, Value buffer,
+                         ValueRange indices,
+                         function_ref<void(OpBuilder &, Location)> write) {
+  if (!isGlobal(buffer))
+    return write(b, loc);
+  scf::IfOp::create(b, loc, inBounds(b, loc, buffer, indices),
+                    [&](OpBuilder &b, Location loc) {
+                      write(b, loc);
+                      scf::YieldOp::create(b, loc);
+                    });
+}
+
+/// buffer[indices] += value: atomically when threads share the buffer
+/// (Block mode, shared or global memory), as a plain read-modify-write on a
+/// single thread.
+static void accumulate(OpBuilder &b, Location loc, TileLoweringMode mode,
+                       Value buffer, ValueRange indices, Value value) {
+  if (mode == TileLoweringMode::Block && !isLocal(buffer)) {
+    arith::AtomicRMWKind kind = isa<FloatType>(value.getType())
+                                    ? arith::AtomicRMWKind::addf
+                                    : arith::AtomicRMWKind::addi;
+    memref::AtomicRMWOp::create(b, loc, kind, value, buffer, indices);
+    return;
+  }
+  Value old = memref::LoadOp::create(b, loc, buffer, indices);
+  memref::StoreOp::create(b, loc, add(b, loc, old, value), buffer, indices);
+}
+
+void mlir::tile::inlineTileBody(RewriterBase &rewriter, Region &region,
+                                Block *dest, ValueRange args) {
+  Block &body = region.front();
+  rewriter.eraseOp(body.getTerminator());
+  rewriter.inlineBlockBefore(&body, dest->getTerminator(), args);
+}
+
+void mlir::tile::replaceTileMemorySpaces(Operation *root,
+                                         Attribute sharedSpace,
+                                         Attribute localSpace) {
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([&](MemRefType type) -> std::optional<Type> {
+    auto space = dyn_cast_or_null<MemorySpaceAttr>(type.getMemorySpace());
+    if (!space)
+      return std::nullopt;
+    Attribute target = space.getValue() == MemorySpace::Local ? localSpace
+                                                              : sharedSpace;
+    return MemRefType::get(type.getShape(), type.getElementType(),
+                           type.getLayout(), target);
+  });
+  replacer.recursivelyReplaceElementsIn(root, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A pattern that knows the lowering mode.
+template <typename Op>
+struct TilePattern : OpRewritePattern<Op> {
+  TilePattern(MLIRContext *ctx, TileLoweringMode mode)
+      : OpRewritePattern<Op>(ctx), mode(mode) {}
+  TileLoweringMode mode;
+};
+
+/// True when the body of `op` writes a local tile: it then runs whole on
+/// every thread (each owns its copy).
+static bool writesLocalTile(Operation *op) {
+  WalkResult result = op->walk([](Operation *inner) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    if (!effects)
+      return WalkResult::advance();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (auto &effect : instances)
+      if (isa<MemoryEffects::Write>(effect.getEffect()))
+        if (Value value = effect.getValue();
+            value && isa<MemRefType>(value.getType()) && isLocal(value))
+          return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// tile.parallel -> a loop nest over its iterations (split over the block
+/// unless it writes local tiles).
+struct ParallelLowering : TilePattern<ParallelOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(ParallelOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    withBarriers(rewriter, loc, mode, [&] {
+      Distribution dist =
+          getDistribution(rewriter, op, mode, writesLocalTile(op));
+      // Build an empty nest, then move the body into it.
+      Block *inner = nullptr;
+      SmallVector<Value> ivs;
+      buildTileLoops(rewriter, loc, op.getExtents(), dist,
+                     [&](OpBuilder &b, Location, ValueRange coords) {
+                       inner = b.getInsertionBlock();
+                       ivs.assign(coords.begin(), coords.end());
+                     });
+      // buildLoopNest ends the innermost block with a yield; a split loop
+      // gets one from buildTileLoops.
+      inlineTileBody(rewriter, op.getBody(), inner, ivs);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.pipelined -> scf.for: pipelining never changes the result.
+struct PipelinedLowering : TilePattern<PipelinedOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(PipelinedOp op,
+                                PatternRewriter &rewriter) const override {
+    auto loop = scf::ForOp::create(rewriter, op.getLoc(), op.getLowerBound(),
+                                   op.getUpperBound(), op.getStep());
+    inlineTileBody(rewriter, op.getBody(), loop.getBody(),
+                   loop.getInductionVar());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Hints have no meaning for these lowerings.
+template <typename HintOp>
+struct EraseHint : TilePattern<HintOp> {
+  using TilePattern<HintOp>::TilePattern;
+
+  LogicalResult matchAndRewrite(HintOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct CopyLowering : TilePattern<CopyOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(CopyOp op,
+                                PatternRewriter &rewriter) const override {
+    Value src = op.getSrc(), dst = op.getDst();
+    Type dstElement = op.getDst().getType().getElementType();
+    Location loc = op.getLoc();
+    withBarriers(rewriter, loc, mode, [&] {
+      Distribution dist = getDistribution(rewriter, op, mode, isLocal(dst));
+      buildTileLoops(
+          rewriter, loc, op.getTileShape(), dist,
+          [&](OpBuilder &b, Location loc, ValueRange ivs) {
+            SmallVector<Value> srcIdx =
+                tileIndices(b, loc, src, op.getSrcOffsets(), ivs);
+            SmallVector<Value> dstIdx =
+                tileIndices(b, loc, dst, op.getDstOffsets(), ivs);
+            Value value = convertScalar(
+                b, loc, guardedLoad(b, loc, src, srcIdx), dstElement);
+            guardedWrite(b, loc, dst, dstIdx,
+                         [&](OpBuilder &b, Location loc) {
+                           memref::StoreOp::create(b, loc, value, dst, dstIdx);
+                         });
+          });
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AtomicAddLowering : TilePattern<AtomicAddOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(AtomicAddOp op,
+                                PatternRewriter &rewriter) const override {
+    Value dst = op.getDst();
+    Type dstElement = op.getDst().getType().getElementType();
+    Location loc = op.getLoc();
+    withBarriers(rewriter, loc, mode, [&] {
+      if (!op.isTileForm()) {
+        // The block adds the value once.
+        auto add = [&](OpBuilder &b, Location loc) {
+          guardedWrite(b, loc, dst, op.getDstOffsets(),
+                       [&](OpBuilder &b, Location loc) {
+                         accumulate(b, loc, mode, dst, op.getDstOffsets(),
+                                    op.getValue());
+                       });
+        };
+        Distribution dist = getDistribution(rewriter, op, mode, false);
+        if (!dist.isSplit())
+          return add(rewriter, loc);
+        Value first = arith::CmpIOp::create(rewriter, loc,
+                                            arith::CmpIPredicate::eq,
+                                            dist.threadId,
+                                            indexConst(rewriter, loc, 0));
+        scf::IfOp::create(rewriter, loc, first,
+                          [&](OpBuilder &b, Location loc) {
+                            add(b, loc);
+                            scf::YieldOp::create(b, loc);
+                          });
+        return;
+      }
+      Value tile = op.getValue();
+      Distribution dist = getDistribution(rewriter, op, mode, false);
+      buildTileLoops(
+          rewriter, loc, cast<MemRefType>(tile.getType()).getShape(), dist,
+          [&](OpBuilder &b, Location loc, ValueRange ivs) {
+            Value v = convertScalar(
+                b, loc, memref::LoadOp::create(b, loc, tile, ivs), dstElement);
+            SmallVector<Value> indices =
+                tileIndices(b, loc, dst, op.getDstOffsets(), ivs);
+            guardedWrite(b, loc, dst, indices,
+                         [&](OpBuilder &b, Location loc) {
+                           accumulate(b, loc, mode, dst, indices, v);
+                         });
+          });
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct FillLowering : TilePattern<FillOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(FillOp op,
+                                PatternRewriter &rewriter) const override {
+    withBarriers(rewriter, op.getLoc(), mode, [&] {
+      Distribution dist =
+          getDistribution(rewriter, op, mode, isLocal(op.getDst()));
+      buildTileLoops(rewriter, op.getLoc(), op.getDst().getType().getShape(),
+                     dist, [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                       memref::StoreOp::create(b, loc, op.getValue(),
+                                               op.getDst(), ivs);
+                     });
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ClearLowering : TilePattern<ClearOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(ClearOp op,
+                                PatternRewriter &rewriter) const override {
+    MemRefType type = op.getDst().getType();
+    Value zero = zeroOf(rewriter, op.getLoc(), type.getElementType());
+    rewriter.replaceOpWithNewOp<FillOp>(op, op.getDst(), zero);
+    return success();
+  }
+};
+
+struct GemmLowering : TilePattern<GemmOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(GemmOp op,
+                                PatternRewriter &rewriter) const override {
+    Value a = op.getA(), b = op.getB(), c = op.getC();
+    Type accType = op.getC().getType().getElementType();
+    bool transA = op.getTransposeA(), transB = op.getTransposeB();
+    bool clear = op.getClearAccum();
+    int64_t k = op.getK();
+    Location loc = op.getLoc();
+    withBarriers(rewriter, loc, mode, [&] {
+      // Every C element belongs to one thread, which runs its k loop.
+      Distribution dist = getDistribution(rewriter, op, mode, false);
+      buildTileLoops(
+          rewriter, loc, {op.getM(), op.getN()}, dist,
+          [&](OpBuilder &builder, Location loc, ValueRange ij) {
+            Value i = ij[0], j = ij[1];
+            Value init = clear ? zeroOf(builder, loc, accType)
+                               : memref::LoadOp::create(builder, loc, c, ij)
+                                     .getResult();
+            auto kLoop = scf::ForOp::create(
+                builder, loc, indexConst(builder, loc, 0),
+                indexConst(builder, loc, k), indexConst(builder, loc, 1),
+                ValueRange{init},
+                [&](OpBuilder &builder, Location loc, Value kk,
+                    ValueRange acc) {
+                  Value av = memref::LoadOp::create(
+                      builder, loc, a,
+                      transA ? ValueRange{kk, i} : ValueRange{i, kk});
+                  Value bv = memref::LoadOp::create(
+                      builder, loc, b,
+                      transB ? ValueRange{j, kk} : ValueRange{kk, j});
+                  av = convertScalar(builder, loc, av, accType);
+                  bv = convertScalar(builder, loc, bv, accType);
+                  Value prod =
+                      isa<FloatType>(accType)
+                          ? arith::MulFOp::create(builder, loc, av, bv)
+                                .getResult()
+                          : arith::MulIOp::create(builder, loc, av, bv)
+                                .getResult();
+                  scf::YieldOp::create(builder, loc,
+                                       add(builder, loc, acc[0], prod));
+                });
+            memref::StoreOp::create(builder, loc, kLoop.getResult(0), c, ij);
+          });
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The value that does not change a reduction of `kind`.
+static Value reductionIdentity(OpBuilder &b, Location loc, ReduceKind kind,
+                               Type type) {
+  if (kind != ReduceKind::Max && kind != ReduceKind::Min)
+    return zeroOf(b, loc, type);
+  bool max = kind == ReduceKind::Max;
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(
+        b, loc, type,
+        b.getFloatAttr(floatType, APFloat::getInf(floatType.getFloatSemantics(),
+                                                  /*Negative=*/max)));
+  unsigned width = type.getIntOrFloatBitWidth();
+  APInt value = max ? APInt::getSignedMinValue(width)
+                    : APInt::getSignedMaxValue(width);
+  return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, value));
+}
+
+static Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
+                     Value value) {
+  bool isFloat = isa<FloatType>(value.getType());
+  if (kind == ReduceKind::AbsSum || kind == ReduceKind::AbsMax)
+    value = isFloat ? math::AbsFOp::create(b, loc, value).getResult()
+                    : math::AbsIOp::create(b, loc, value).getResult();
+  switch (kind) {
+  case ReduceKind::Max:
+  case ReduceKind::AbsMax:
+    return isFloat ? arith::MaximumFOp::create(b, loc, acc, value).getResult()
+                   : arith::MaxSIOp::create(b, loc, acc, value).getResult();
+  case ReduceKind::Min:
+    return isFloat ? arith::MinimumFOp::create(b, loc, acc, value).getResult()
+                   : arith::MinSIOp::create(b, loc, acc, value).getResult();
+  case ReduceKind::Sum:
+  case ReduceKind::AbsSum:
+    return add(b, loc, acc, value);
+  }
+  llvm_unreachable("unknown reduction kind");
+}
+
+/// Loops over every dimension of `shape` but `dim` (split by `dist`), then
+/// sequentially along `dim` (backwards with `reverse`), carrying an
+/// accumulator: `step(b, loc, outerIvs, r, acc) -> new acc`.
+static void buildAlongDim(
+    OpBuilder &rewriter, Location loc, ArrayRef<int64_t> shape, int64_t dim,
+    bool reverse, const Distribution &dist,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> init,
+    function_ref<Value(OpBuilder &, Location, ValueRange, Value, Value)> step,
+    function_ref<void(OpBuilder &, Location, ValueRange, Value)> finish) {
+  SmallVector<int64_t> outer(shape);
+  outer.erase(outer.begin() + dim);
+  int64_t size = shape[dim];
+  buildTileLoops(
+      rewriter, loc, outer, dist,
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        auto loop = scf::ForOp::create(
+            b, loc, indexConst(b, loc, 0), indexConst(b, loc, size),
+            indexConst(b, loc, 1), ValueRange{init(b, loc, ivs)},
+            [&](OpBuilder &b, Location loc, Value r, ValueRange acc) {
+              Value pos = r;
+              if (reverse)
+                pos = arith::SubIOp::create(b, loc,
+                                            indexConst(b, loc, size - 1), r);
+              scf::YieldOp::create(b, loc, step(b, loc, ivs, pos, acc[0]));
+            });
+        if (finish)
+          finish(b, loc, ivs, loop.getResult(0));
+      });
+}
+
+/// `outer` with `index` inserted at `dim`.
+static SmallVector<Value> insertAt(ValueRange outer, int64_t dim,
+                                   Value index) {
+  SmallVector<Value> indices(outer);
+  indices.insert(indices.begin() + dim, index);
+  return indices;
+}
+
+struct ReduceLowering : TilePattern<ReduceOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    Value src = op.getSrc(), dst = op.getDst();
+    MemRefType srcType = op.getSrc().getType();
+    int64_t srcRank = srcType.getRank();
+    int64_t dstRank = op.getDst().getType().getRank();
+    int64_t dim = op.getDim();
+    ReduceKind kind = op.getKind();
+    Type type = srcType.getElementType();
+    // Where the result for `outer` goes: without `dim`, with `dim` kept as
+    // extent 1, or the single element of a [1] tile.
+    auto dstIndices = [&](OpBuilder &b, Location loc, ValueRange outer) {
+      if (dstRank == srcRank)
+        return insertAt(outer, dim, indexConst(b, loc, 0));
+      if (dstRank == srcRank - 1)
+        return SmallVector<Value>(outer);
+      return SmallVector<Value>{indexConst(b, loc, 0)};
+    };
+    withBarriers(rewriter, op.getLoc(), mode, [&] {
+      // Every output element belongs to one thread, which reduces its row.
+      Distribution dist = getDistribution(rewriter, op, mode, isLocal(dst));
+      buildAlongDim(
+          rewriter, op.getLoc(), srcType.getShape(), dim, /*reverse=*/false,
+          dist,
+          [&](OpBuilder &b, Location loc, ValueRange outer) -> Value {
+            if (op.getClear())
+              return reductionIdentity(b, loc, kind, type);
+            return memref::LoadOp::create(b, loc, dst,
+                                          dstIndices(b, loc, outer));
+          },
+          [&](OpBuilder &b, Location loc, ValueRange outer, Value r,
+              Value acc) -> Value {
+            Value v =
+                memref::LoadOp::create(b, loc, src, insertAt(outer, dim, r));
+            return combine(b, loc, kind, acc, v);
+          },
+          [&](OpBuilder &b, Location loc, ValueRange outer, Value result) {
+            memref::StoreOp::create(b, loc, result, dst,
+                                    dstIndices(b, loc, outer));
+          });
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct CumsumLowering : TilePattern<CumsumOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(CumsumOp op,
+                                PatternRewriter &rewriter) const override {
+    Value src = op.getSrc(), dst = op.getDst();
+    MemRefType type = op.getSrc().getType();
+    int64_t dim = op.getDim();
+    withBarriers(rewriter, op.getLoc(), mode, [&] {
+      // Every line along `dim` belongs to one thread.
+      Distribution dist = getDistribution(rewriter, op, mode, isLocal(dst));
+      buildAlongDim(
+          rewriter, op.getLoc(), type.getShape(), dim, op.getReverse(), dist,
+          [&](OpBuilder &b, Location loc, ValueRange) {
+            return zeroOf(b, loc, type.getElementType());
+          },
+          [&](OpBuilder &b, Location loc, ValueRange outer, Value r,
+              Value acc) -> Value {
+            SmallVector<Value> indices = insertAt(outer, dim, r);
+            // Read before writing: dst may be src.
+            Value sum = add(b, loc, acc,
+                            memref::LoadOp::create(b, loc, src, indices));
+            memref::StoreOp::create(b, loc, sum, dst, indices);
+            return sum;
+          },
+          /*finish=*/nullptr);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
+                                                TileLoweringMode mode) {
+  patterns.add<ParallelLowering, PipelinedLowering, CopyLowering,
+               AtomicAddLowering, FillLowering, ClearLowering, GemmLowering,
+               ReduceLowering, CumsumLowering, EraseHint<AnnotateLayoutOp>,
+               EraseHint<UseSwizzleOp>>(patterns.getContext(), mode);
+}
