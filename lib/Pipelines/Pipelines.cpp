@@ -20,6 +20,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -73,10 +74,37 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
+                                         const TileToNVVMOptions &options) {
+  TileAttachTargetOptions target;
+  target.kind = "cuda";
+  target.chip = options.chip;
+  target.features = options.features;
+  target.overwrite = true;
+  pm.addPass(createTileAttachTarget(target));
+  pm.addPass(createConvertTileToGPU());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  if (options.emitCInterface)
+    pm.addPass(std::make_unique<EmitCInterfacePass>());
+
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip;
+  nvvm.cubinFeatures = options.features;
+  nvvm.cubinFormat = options.format;
+  nvvm.optLevel = options.optLevel;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+}
+
 void mlir::tile::registerTilePipelines() {
   PassPipelineRegistration<TileToCPUOptions>(
       "tile-to-cpu",
       "Lower tile kernels to the LLVM dialect for the host CPU (the "
       "sequential reference)",
       buildTileToCPUPipeline);
+  PassPipelineRegistration<TileToNVVMOptions>(
+      "tile-to-nvvm",
+      "Lower tile kernels for NVIDIA GPUs: gpu.launch, NVVM, a device binary "
+      "per kernel (cubin through ptxas) and host code calling mgpu*",
+      buildTileToNVVMPipeline);
 }

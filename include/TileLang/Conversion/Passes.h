@@ -8,6 +8,7 @@
 #define TILELANG_CONVERSION_PASSES_H
 
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -38,4 +38,34 @@ def ConvertTileToSCF : Pass<"convert-tile-to-scf", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower tile kernels to gpu.launch (the SIMT correctness path)";
+  let description = [{
+    Turns every `tile.kernel` into a `gpu.launch` of its grid and block, and
+    its tile ops into loops that the block's threads share: thread `t` of
+    `T` takes iterations `t, t + T, ...` of each copy, fill, gemm (one C
+    element per iteration), reduction (one output per iteration), cumsum
+    (one line per iteration) and `tile.parallel`, with a `gpu.barrier`
+    before and after each. Shared tiles and fragments are placed in dynamic
+    shared memory (16-byte aligned, one `memref.view` each); local tiles
+    become per-thread `memref.alloca`s, and ops that write only local tiles
+    run whole on every thread. `tile.atomic_add` becomes `memref.atomic_rmw`
+    (the element form on thread 0 only). Out-of-bounds global accesses are
+    guarded exactly as in `convert-tile-to-scf`, so the results match the
+    CPU reference.
+
+    This path favors obvious correctness over speed: fragments live in
+    shared memory instead of registers and gemm runs on CUDA cores. The
+    layout-driven lowering (mma.sync, ldmatrix, cp.async pipelines) replaces
+    it op by op.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // TILELANG_CONVERSION_PASSES_TD

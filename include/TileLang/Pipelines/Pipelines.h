@@ -28,6 +28,37 @@ struct TileToCPUOptions : public PassPipelineOptions<TileToCPUOptions> {
 /// (convert-tile-to-scf), then the upstream conversions to LLVM.
 void buildTileToCPUPipeline(OpPassManager &pm, const TileToCPUOptions &options);
 
+/// Options of `tile-to-nvvm`.
+struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("CUDA chip: sm_80, sm_90a, ..."),
+      llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features; MLIR's default PTX 6.0 cannot target "
+                     "sm_80 or sm_90a"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Device binary: bin (cubin, through ptxas), isa (PTX "
+                     "text) or fatbin"),
+      llvm::cl::init("bin")};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level", llvm::cl::desc("Device optimization level"),
+      llvm::cl::init(3)};
+  PassOptions::Option<bool> emitCInterface{
+      *this, "emit-c-interface",
+      llvm::cl::desc("Give every public host function a C-compatible "
+                     "wrapper (_mlir_ciface_<name>)"),
+      llvm::cl::init(false)};
+};
+
+/// tile IR -> gpu.launch (convert-tile-to-gpu) -> NVVM and a device binary
+/// per kernel (gpu.binary), host code in the LLVM dialect calling the mgpu*
+/// runtime.
+void buildTileToNVVMPipeline(OpPassManager &pm,
+                             const TileToNVVMOptions &options);
+
 /// Registers `tile-to-cpu` (and the later named pipelines) with the global
 /// pass registry.
 void registerTilePipelines();
