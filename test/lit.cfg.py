@@ -2,6 +2,7 @@
 # lit configuration of the TileLang regression tests.
 
 import os
+import shutil
 import sys
 
 import lit.formats
@@ -36,3 +37,11 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # Kernels compiled by the tests go to a cache inside the build tree.
 config.environment["TILE_CACHE_DIR"] = os.path.join(config.tile_obj_root, "test-cache")
 config.environment.pop("TILE_DISABLE_CACHE", None)
+
+# ptxas (CUDA toolkit) for the tests that build cubins.
+for cuda_bin in [os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"]:
+    if cuda_bin and os.path.exists(os.path.join(cuda_bin, "bin", "ptxas")):
+        llvm_config.with_environment("PATH", os.path.join(cuda_bin, "bin"), append_path=True)
+        break
+if shutil.which("ptxas", path=config.environment["PATH"]):
+    config.available_features.add("ptxas")

@@ -46,12 +46,21 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
   PassOptions::Option<int> optLevel{
       *this, "opt-level", llvm::cl::desc("Device optimization level"),
       llvm::cl::init(3)};
+  PassOptions::Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit (ptxas, libdevice); default: $CUDA_HOME, "
+                     "$CUDA_PATH, $CUDA_ROOT, then /usr/local/cuda"),
+      llvm::cl::init("")};
   PassOptions::Option<bool> emitCInterface{
       *this, "emit-c-interface",
       llvm::cl::desc("Give every public host function a C-compatible "
                      "wrapper (_mlir_ciface_<name>)"),
       llvm::cl::init(false)};
 };
+
+/// The CUDA toolkit the NVIDIA pipeline uses when none is given: $CUDA_HOME,
+/// $CUDA_PATH, $CUDA_ROOT, then /usr/local/cuda if it exists; empty if none.
+std::string findCUDAToolkit();
 
 /// tile IR -> gpu.launch (convert-tile-to-gpu) -> NVVM and a device binary
 /// per kernel (gpu.binary), host code in the LLVM dialect calling the mgpu*

@@ -1,0 +1,144 @@
+// RUN: tile-opt %s --allow-unregistered-dialect --convert-tile-to-gpu --canonicalize --cse --split-input-file | FileCheck %s
+
+// The kernel becomes a gpu.launch of its grid and block; shared tiles and
+// fragments are 16-byte-aligned views of dynamic shared memory, local tiles
+// per-thread allocas.
+// CHECK-LABEL: func.func @launch
+// CHECK-SAME: (%[[GX:[[:alnum:]_]+]]: index, %[[GY:[[:alnum:]_]+]]: index,
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[SMEM:.*]] = arith.constant 4126 : i32
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GX]], %{{.*}} = %[[GY]], %{{.*}} = %[[C1]]) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C32]], %{{.*}} = %[[C4]], %{{.*}} = %[[C1]]) dynamic_shared_memory_size %[[SMEM]]
+// CHECK: %[[DYN:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[DYN]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x32xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.view %[[DYN]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<5x3xf16, #gpu.address_space<workgroup>>
+// CHECK: memref.alloca() : memref<4xi32>
+// CHECK-NOT: #tile.mem
+func.func @launch(%gx: index, %gy: index, %out: memref<?xi32>) {
+  tile.kernel grid(%gx, %gy) threads(32, 4) -> (%bx, %by) {
+    %s = tile.alloc_shared : memref<32x32xf32, #tile.mem<shared>>
+    %f = tile.alloc_fragment : memref<5x3xf16, #tile.mem<fragment>>
+    %l = tile.alloc_local : memref<4xi32, #tile.mem<local>>
+    "test.use"(%s, %f, %l) : (memref<32x32xf32, #tile.mem<shared>>, memref<5x3xf16, #tile.mem<fragment>>, memref<4xi32, #tile.mem<local>>) -> ()
+  }
+  return
+}
+
+// -----
+
+// A copy into a shared tile is split over the block: thread t takes elements
+// t, t + 128, ..., with barriers around; the global read stays guarded.
+// CHECK-LABEL: func.func @copy
+// CHECK: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.for %[[E:.*]] = %[[TX]] to %{{.*}} step %{{.*}} {
+// CHECK:   arith.remui %[[E]]
+// CHECK:   arith.divui %[[E]]
+// CHECK:   arith.cmpi ult
+// CHECK:   scf.if
+// CHECK:     memref.load %{{.*}} : memref<?x?xf16>
+// CHECK:   memref.store %{{.*}} : memref<64x32xf16, #gpu.address_space<workgroup>>
+// CHECK: }
+// CHECK-NEXT: gpu.barrier
+func.func @copy(%A: memref<?x?xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    tile.copy %A[%bx, %bx] to %s : memref<?x?xf16> to memref<64x32xf16, #tile.mem<shared>>
+    "test.use"(%s) : (memref<64x32xf16, #tile.mem<shared>>) -> ()
+  }
+  return
+}
+
+// -----
+
+// gemm: each thread owns C elements (t, t + T, ...) and runs their k loop.
+// CHECK-LABEL: func.func @gemm
+// CHECK: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
+// CHECK: scf.for %[[E:.*]] = %[[TX]] to %{{.*}} step %{{.*}} {
+// CHECK:   memref.load %[[C:.*]][%{{.*}}, %{{.*}}] : memref<16x8xf32, #gpu.address_space<workgroup>>
+// CHECK:   scf.for {{.*}} iter_args
+// CHECK:     arith.mulf
+// CHECK:     arith.addf
+// CHECK:   memref.store %{{.*}}, %[[C]]
+// CHECK: gpu.barrier
+func.func @gemm(%n: index) {
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    %a = tile.alloc_shared : memref<16x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<32x8xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<16x8xf32, #tile.mem<fragment>>
+    "test.def"(%a, %b, %c) : (memref<16x32xf16, #tile.mem<shared>>, memref<32x8xf16, #tile.mem<shared>>, memref<16x8xf32, #tile.mem<fragment>>) -> ()
+    tile.gemm %a, %b, %c : memref<16x32xf16, #tile.mem<shared>>, memref<32x8xf16, #tile.mem<shared>> -> memref<16x8xf32, #tile.mem<fragment>>
+    "test.use"(%c) : (memref<16x8xf32, #tile.mem<fragment>>) -> ()
+  }
+  return
+}
+
+// -----
+
+// An op that writes a local tile runs whole on every thread: a plain loop
+// nest from 0, no split.
+// CHECK-LABEL: func.func @local
+// CHECK: %[[L:.*]] = memref.alloca() : memref<8xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c1 {
+// CHECK:   memref.store %{{.*}}, %[[L]]
+// A parallel loop that writes a local tile too.
+// CHECK: scf.for %[[I:.*]] = %c0 to %c8 step %c1 {
+// CHECK:   memref.load %[[L]][%[[I]]]
+func.func @local(%n: index, %x: f32) {
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    %l = tile.alloc_local : memref<8xf32, #tile.mem<local>>
+    tile.fill %l, %x : memref<8xf32, #tile.mem<local>>
+    tile.parallel (%i) in (8) {
+      %v = memref.load %l[%i] : memref<8xf32, #tile.mem<local>>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %l[%i] : memref<8xf32, #tile.mem<local>>
+    }
+    "test.use"(%l) : (memref<8xf32, #tile.mem<local>>) -> ()
+  }
+  return
+}
+
+// -----
+
+// atomic_add: the element form is done once per block (thread 0); the tile
+// form by every thread on its elements; both with atomic_rmw.
+// CHECK-LABEL: func.func @atomic_add
+// CHECK: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TX]], %c0
+// CHECK: scf.if %[[FIRST]] {
+// CHECK:   scf.if
+// CHECK:     memref.atomic_rmw addf %{{.*}}, %{{.*}} : (f32, memref<?xf32>) -> f32
+// CHECK: scf.for %{{.*}} = %[[TX]] to
+// CHECK:   scf.if
+// CHECK:     memref.atomic_rmw addf
+// CHECK-NOT: memref.atomic_rmw
+func.func @atomic_add(%out: memref<?xf32>, %v: f32, %n: index) {
+  tile.kernel grid(%n) threads(32) -> (%bx) {
+    tile.atomic_add %v to %out[%bx] : f32 to memref<?xf32>
+    %t = tile.alloc_fragment : memref<64xf32, #tile.mem<fragment>>
+    "test.def"(%t) : (memref<64xf32, #tile.mem<fragment>>) -> ()
+    tile.atomic_add %t to %out[%n] : memref<64xf32, #tile.mem<fragment>> to memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+// A reduction: every thread owns output rows and reduces them.
+// CHECK-LABEL: func.func @reduce
+// CHECK: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
+// CHECK: scf.for %[[ROW:.*]] = %[[TX]] to %c64 step %c32 {
+// CHECK:   %[[M:.*]] = scf.for {{.*}} iter_args
+// CHECK:     arith.maximumf
+// CHECK:   memref.store %[[M]], %{{.*}}[%[[ROW]]] : memref<64xf32, #gpu.address_space<workgroup>>
+func.func @reduce(%n: index) {
+  tile.kernel grid(%n) threads(32) -> (%bx) {
+    %s = tile.alloc_fragment : memref<64x16xf32, #tile.mem<fragment>>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.mem<fragment>>
+    "test.def"(%s) : (memref<64x16xf32, #tile.mem<fragment>>) -> ()
+    tile.reduce <max> %s to %m dim 1 : memref<64x16xf32, #tile.mem<fragment>> to memref<64xf32, #tile.mem<fragment>>
+    "test.use"(%m) : (memref<64xf32, #tile.mem<fragment>>) -> ()
+  }
+  return
+}
