@@ -45,3 +45,11 @@ for cuda_bin in [os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"]:
         break
 if shutil.which("ptxas", path=config.environment["PATH"]):
     config.available_features.add("ptxas")
+
+# A CUDA driver (libcuda.so.1) on this machine.
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

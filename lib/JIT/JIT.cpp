@@ -14,6 +14,7 @@
 
 #include "TileLang/Pipelines/Pipelines.h"
 #include "TileLang/Registration/Registration.h"
+#include "TileLang/Runtime/CUDARuntime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -25,7 +26,11 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -33,6 +38,11 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Process.h"
@@ -270,14 +280,99 @@ private:
 // Kernel::Impl
 //===----------------------------------------------------------------------===//
 
+/// Names of the functions that replace the module's static constructors and
+/// destructors (device-binary loading and unloading): the loader calls them
+/// explicitly, since objects loaded into ORC do not run their constructors.
+static constexpr llvm::StringLiteral kInitFunction = "__tile_init";
+static constexpr llvm::StringLiteral kFiniFunction = "__tile_fini";
+
+/// What the loader expects of a cached object (entry wrapper names, the
+/// init/fini functions). Part of every cache key: bump it when that changes.
+static constexpr llvm::StringLiteral kObjectABI =
+    "2: _mlir__mlir_ciface_<entry>, __tile_init, __tile_fini";
+
 namespace {
 /// One loaded specialization.
 struct Compiled {
   CompileReport report;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*entry)(void **) = nullptr;
+  void (*fini)() = nullptr;
+
+  Compiled() = default;
+  Compiled(const Compiled &) = delete;
+  ~Compiled() {
+    if (fini)
+      fini();
+    llvm::consumeError(runtime::takeError());
+  }
 };
 } // namespace
+
+/// Replaces `arrayName` (llvm.global_ctors / llvm.global_dtors) by an
+/// exported function `functionName` that calls its entries in priority order.
+static void replaceStructors(llvm::Module &module, llvm::StringRef arrayName,
+                             llvm::StringRef functionName) {
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *function = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+      llvm::GlobalValue::ExternalLinkage, functionName, module);
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(ctx, "entry", function));
+  if (llvm::GlobalVariable *array = module.getNamedGlobal(arrayName)) {
+    SmallVector<std::pair<uint64_t, llvm::Function *>> entries;
+    if (auto *list = dyn_cast_or_null<llvm::ConstantArray>(
+            array->hasInitializer() ? array->getInitializer() : nullptr))
+      for (llvm::Value *entry : list->operands()) {
+        auto *fields = cast<llvm::ConstantStruct>(entry);
+        auto *callee = dyn_cast<llvm::Function>(
+            fields->getOperand(1)->stripPointerCasts());
+        if (callee)
+          entries.emplace_back(
+              cast<llvm::ConstantInt>(fields->getOperand(0))->getZExtValue(),
+              callee);
+      }
+    llvm::stable_sort(entries, llvm::less_first());
+    for (auto &[priority, callee] : entries)
+      builder.CreateCall(callee);
+    array->eraseFromParent();
+  }
+  builder.CreateRetVoid();
+}
+
+/// The version line of the ptxas in `toolkit`, for the cache key; computed
+/// once per toolkit.
+static std::string getPtxasVersion(llvm::StringRef toolkit) {
+  static std::mutex mutex;
+  static llvm::StringMap<std::string> versions;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = versions.find(toolkit);
+  if (it != versions.end())
+    return it->second;
+  std::string version = "not found";
+  llvm::SmallString<256> ptxas(toolkit);
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  llvm::SmallString<128> output;
+  int fd;
+  if (llvm::sys::fs::exists(ptxas) &&
+      !llvm::sys::fs::createTemporaryFile("tile-ptxas", "txt", fd, output)) {
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+    std::optional<llvm::StringRef> redirects[] = {std::nullopt,
+                                                  llvm::StringRef(output),
+                                                  std::nullopt};
+    llvm::StringRef args[] = {ptxas, "--version"};
+    if (llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects) == 0)
+      if (auto text = llvm::MemoryBuffer::getFile(output)) {
+        llvm::SmallVector<llvm::StringRef> lines;
+        (*text)->getBuffer().split(lines, '\n', -1, false);
+        for (llvm::StringRef line : lines)
+          if (line.contains("release"))
+            version = line.trim().str();
+      }
+    llvm::sys::fs::remove(output);
+  }
+  versions[toolkit] = version;
+  return version;
+}
 
 struct Kernel::Impl {
   CompileOptions options;
@@ -351,6 +446,9 @@ Kernel::create(llvm::StringRef source, const CompileOptions &options,
   tile::registerAllDialects(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   impl->context = std::make_unique<MLIRContext>(registry);
   impl->context->disableMultithreading();
   MLIRContext *ctx = impl->context.get();
@@ -591,9 +689,17 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
                               const std::string &pipeline) {
   DiagnosticCollector diags(context.get());
   PassManager pm(context.get());
-  TileToCPUOptions cpuOptions;
-  cpuOptions.emitCInterface = true;
-  buildTileToCPUPipeline(pm, cpuOptions);
+  if (options.target.kind == TargetKind::CUDA) {
+    TileToNVVMOptions nvvmOptions;
+    nvvmOptions.chip = options.target.chip;
+    nvvmOptions.features = options.target.features;
+    nvvmOptions.emitCInterface = true;
+    buildTileToNVVMPipeline(pm, nvvmOptions);
+  } else {
+    TileToCPUOptions cpuOptions;
+    cpuOptions.emitCInterface = true;
+    buildTileToCPUPipeline(pm, cpuOptions);
+  }
   if (failed(pm.run(specialized)))
     return diags.makeError("cannot lower '" + entry + "' with " + pipeline);
 
@@ -606,11 +712,30 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
   engineOptions.jitCodeGenOptLevel =
       static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u));
   engineOptions.enableObjectDump = true;
+  // Static constructors (device-binary loading) become __tile_init.
+  auto buildModule = [](Operation *op, llvm::LLVMContext &llvmContext)
+      -> std::unique_ptr<llvm::Module> {
+    std::unique_ptr<llvm::Module> module =
+        translateModuleToLLVMIR(op, llvmContext, "tile-kernel");
+    if (module) {
+      replaceStructors(*module, "llvm.global_ctors", kInitFunction);
+      replaceStructors(*module, "llvm.global_dtors", kFiniFunction);
+    }
+    return module;
+  };
+  engineOptions.llvmModuleBuilder = buildModule;
   Expected<std::unique_ptr<ExecutionEngine>> engine =
       ExecutionEngine::create(specialized, engineOptions);
   if (!engine)
     return diags.makeError("cannot compile '" + entry + "' for the host: " +
                            llvm::toString(engine.takeError()));
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    for (auto [name, address] : runtime::getSymbols())
+      symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                 llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   // Materialize the code, then take the object the engine produced.
   if (Expected<void (*)(void **)> fn =
           (*engine)->lookupPacked("_mlir_ciface_" + entry);
@@ -645,26 +770,68 @@ Kernel::Impl::load(llvm::StringRef object) {
   if (!process)
     return process.takeError();
   dylib.addGenerator(std::move(*process));
+  llvm::orc::SymbolMap runtimeSymbols;
+  for (auto [name, address] : runtime::getSymbols())
+    runtimeSymbols[(*jit)->mangleAndIntern(name)] = {
+        llvm::orc::ExecutorAddr::fromPtr(address),
+        llvm::JITSymbolFlags::Exported};
+  if (Error err = dylib.define(llvm::orc::absoluteSymbols(runtimeSymbols)))
+    return std::move(err);
   if (Error err = (*jit)->addObjectFile(
           llvm::MemoryBuffer::getMemBufferCopy(object, "tile-kernel")))
     return std::move(err);
   auto symbol = (*jit)->lookup("_mlir__mlir_ciface_" + entry);
   if (!symbol)
     return symbol.takeError();
+  auto init = (*jit)->lookup(kInitFunction);
+  if (!init)
+    return init.takeError();
+  auto fini = (*jit)->lookup(kFiniFunction);
+  if (!fini)
+    return fini.takeError();
   auto compiled = std::make_unique<Compiled>();
   compiled->entry = symbol->toPtr<void (*)(void **)>();
   compiled->jit = std::move(*jit);
+  // Load the device binaries now; unload them with the kernel.
+  init->toPtr<void (*)()>()();
+  if (Error err = runtime::takeError())
+    return llvm::createStringError("cannot load the device code of '" + entry +
+                                   "': " + llvm::toString(std::move(err)));
+  compiled->fini = fini->toPtr<void (*)()>();
   return compiled;
 }
 
 Expected<std::unique_ptr<Compiled>>
 Kernel::Impl::build(ArrayRef<KernelArg> args) {
   auto start = std::chrono::steady_clock::now();
-  if (options.target.kind != TargetKind::CPU)
+  bool cuda = options.target.kind == TargetKind::CUDA;
+  if (options.target.kind == TargetKind::ROCm)
     return llvm::createStringError(
         "target " + options.target.str() +
-        " is not supported by this build yet: only the cpu backend runs "
-        "kernels");
+        " cannot run here: the ROCm backend compiles code objects but has "
+        "no runtime yet");
+  if (cuda) {
+    // Never load a binary built for another chip: cubins run only on their
+    // own major compute capability, sm_XXa only on exactly XX.
+    if (Error err = runtime::initCUDA())
+      return llvm::createStringError("cannot run on " + options.target.str() +
+                                     ": " + llvm::toString(std::move(err)));
+    Expected<int> capability = runtime::getComputeCapability();
+    if (!capability)
+      return capability.takeError();
+    TargetAttr attr = TargetAttr::get(context.get(), options.target.kind,
+                                      options.target.chip,
+                                      options.target.features);
+    int64_t sm = attr.getSmVersion();
+    bool archSpecific = llvm::StringRef(options.target.chip).ends_with("a");
+    if (sm / 10 != *capability / 10 || sm > *capability ||
+        (archSpecific && sm != *capability))
+      return llvm::createStringError(
+          "a " + options.target.chip +
+          " binary cannot run on this GPU (compute capability " +
+          std::to_string(*capability / 10) + "." +
+          std::to_string(*capability % 10) + ")");
+  }
 
   DiagnosticCollector diags(context.get());
   FailureOr<OwningOpRef<ModuleOp>> specialized = specialize(args);
@@ -674,8 +841,11 @@ Kernel::Impl::build(ArrayRef<KernelArg> args) {
   CompileReport report;
   report.specialization = specializationOf(args);
   report.target = options.target;
-  report.pipeline = "tile-to-cpu{emit-c-interface=true} O" +
-                    std::to_string(options.optLevel);
+  report.pipeline =
+      (cuda ? "tile-to-nvvm{chip=" + options.target.chip + " features=" +
+                  options.target.features + " format=bin emit-c-interface=true}"
+            : std::string("tile-to-cpu{emit-c-interface=true}")) +
+      " O" + std::to_string(options.optLevel);
 
   std::string ir;
   {
@@ -684,6 +854,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args) {
   }
   CacheKey key;
   key.add("tilelang", getProjectVersion());
+  key.add("object-abi", kObjectABI);
   key.add("llvm", LLVM_VERSION_STRING);
   key.add("target", options.target.str());
   std::string features;
@@ -694,28 +865,39 @@ Kernel::Impl::build(ArrayRef<KernelArg> args) {
                       llvm::sys::getHostCPUName().str());
   key.add("host-features", features);
   key.add("pipeline", report.pipeline);
+  if (cuda)
+    key.add("ptxas", getPtxasVersion(findCUDAToolkit()));
   key.add("entry", entry);
   key.add("ir", ir);
   report.keyComponents = key.getComponents();
   report.key = key.digest();
   report.cacheEnabled = cache->isEnabled();
 
-  std::string object;
+  Expected<std::unique_ptr<Compiled>> loaded =
+      llvm::createStringError("not loaded");
   if (std::unique_ptr<llvm::MemoryBuffer> hit = cache->lookup(report.key)) {
-    report.cacheHit = true;
-    object = hit->getBuffer().str();
-  } else {
-    Expected<std::string> compiled =
-        compileToObject(specialized->get(), report.pipeline);
-    if (!compiled)
-      return compiled.takeError(); // Nothing is written to the cache.
-    object = std::move(*compiled);
+    loaded = load(hit->getBuffer());
+    if (loaded) {
+      report.cacheHit = true;
+    } else {
+      // A valid entry that does not load (a stale object from another build
+      // of the same version): drop it and compile afresh.
+      llvm::errs() << "tile cache: warning: cannot load cached object for '"
+                   << entry << "' (" << llvm::toString(loaded.takeError())
+                   << "); recompiling\n";
+      llvm::sys::fs::remove(cache->getEntryPath(report.key));
+    }
   }
-  Expected<std::unique_ptr<Compiled>> loaded = load(object);
-  if (!loaded)
-    return loaded.takeError();
-  if (!report.cacheHit)
-    cache->store(report.key, object);
+  if (!report.cacheHit) {
+    Expected<std::string> object =
+        compileToObject(specialized->get(), report.pipeline);
+    if (!object)
+      return object.takeError(); // Nothing is written to the cache.
+    loaded = load(*object);
+    if (!loaded)
+      return loaded.takeError();
+    cache->store(report.key, *object);
+  }
   report.seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
                        .count();
@@ -838,5 +1020,9 @@ Error Kernel::run(ArrayRef<KernelArg> args) {
     packed[i] = &descriptorPtrs[i];
   }
   fn(packed.data());
+  if (Error err = runtime::takeError())
+    return llvm::createStringError("'" + impl->entry + "' failed on " +
+                                   impl->options.target.str() + ": " +
+                                   llvm::toString(std::move(err)));
   return Error::success();
 }

@@ -7,6 +7,7 @@
 #include "TileLang/JIT/JIT.h"
 
 #include "TileLang/Registration/Registration.h"
+#include "TileLang/Runtime/CUDARuntime.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/SmallString.h"
@@ -307,7 +308,7 @@ func.func @f8(%out: memref<?xf32>) {
   EXPECT_EQ(countEntries(), 0u);
 }
 
-TEST_F(KernelTest, GpuTargetsAreReportedAsUnsupported) {
+TEST_F(KernelTest, GpuTargetWithoutADriverIsAClearError) {
   CompileOptions opts = options();
   auto target = Target::parse("sm_90a");
   ASSERT_TRUE(bool(target));
@@ -316,9 +317,14 @@ TEST_F(KernelTest, GpuTargetsAreReportedAsUnsupported) {
   auto kernel = Kernel::create(kScale, opts);
   ASSERT_TRUE(bool(kernel));
   Matrix a(4, 4, 1), b(4, 4, 0);
-  EXPECT_NE(runError(**kernel, {a.arg(), b.arg(), ScalarArg{1.0}})
-                .find("not supported by this build yet"),
-            std::string::npos);
+  std::string message = runError(**kernel, {a.arg(), b.arg(), ScalarArg{1.0}});
+  if (llvm::Error err = mlir::tile::runtime::initCUDA()) {
+    EXPECT_EQ(message.find("cannot run on cuda:sm_90a:+ptx80: "), 0u)
+        << message;
+    EXPECT_NE(message.find(llvm::toString(std::move(err))), std::string::npos)
+        << message;
+  }
+  EXPECT_EQ(countEntries(), 0u);
 }
 
 TEST(TargetTest, Parse) {
