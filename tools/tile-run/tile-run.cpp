@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileLang/JIT/JIT.h"
+#include "TileLang/Runtime/CUDARuntime.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APFloat.h"
@@ -479,33 +480,87 @@ int main(int argc, char **argv) {
       poison(initial[o]);
   }
 
-  auto runOnce = [&](Kernel &k, std::vector<HostBuffer> &buffers) -> Error {
+  // On a GPU target the kernel works on device copies of the buffers.
+  bool onDevice = target->kind == mlir::tile::TargetKind::CUDA;
+  struct DeviceBuffers {
+    std::vector<void *> ptrs;
+    ~DeviceBuffers() {
+      for (void *p : ptrs)
+        if (p)
+          mlir::tile::runtime::release(p);
+    }
+  };
+  auto toDevice = [&](std::vector<HostBuffer> &buffers,
+                      DeviceBuffers &device) -> Error {
+    device.ptrs.assign(params.size(), nullptr);
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!params[i].isBuffer)
+        continue;
+      BufferArg host = buffers[i].view();
+      size_t bytes = std::max<size_t>(buffers[i].bytes.size(), 8);
+      Expected<void *> ptr = mlir::tile::runtime::allocate(bytes);
+      if (!ptr)
+        return ptr.takeError();
+      device.ptrs[i] = *ptr;
+      if (Error err =
+              mlir::tile::runtime::copyToDevice(*ptr, host.data, bytes))
+        return err;
+    }
+    return Error::success();
+  };
+  auto argsFor = [&](std::vector<HostBuffer> &buffers,
+                     const DeviceBuffers *device) {
     std::vector<KernelArg> args(params.size());
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (!params[i].isBuffer) {
+        args[i] = scalars[i];
+        continue;
+      }
+      BufferArg arg = buffers[i].view();
+      if (device)
+        arg.data = device->ptrs[i];
+      args[i] = arg;
+    }
+    return args;
+  };
+  // Runs `k` once on `buffers` (through device copies on a GPU target).
+  auto runOnce = [&](Kernel &k, std::vector<HostBuffer> &buffers,
+                     bool device) -> Error {
+    if (!device)
+      return k.run(argsFor(buffers, nullptr));
+    DeviceBuffers copies;
+    if (Error err = toDevice(buffers, copies))
+      return err;
+    if (Error err = k.run(argsFor(buffers, &copies)))
+      return err;
     for (size_t i = 0; i < params.size(); ++i)
-      args[i] = params[i].isBuffer ? KernelArg(buffers[i].view()) : scalars[i];
-    return k.run(args);
+      if (params[i].isBuffer)
+        if (Error err = mlir::tile::runtime::copyToHost(
+                buffers[i].view().data, copies.ptrs[i],
+                std::max<size_t>(buffers[i].bytes.size(), 8)))
+          return err;
+    return Error::success();
   };
 
   // Compile (or load) and explain.
   std::vector<HostBuffer> results = initial;
   {
-    std::vector<KernelArg> args(params.size());
-    for (size_t i = 0; i < params.size(); ++i)
-      args[i] = params[i].isBuffer ? KernelArg(results[i].view()) : scalars[i];
-    Expected<const CompileReport &> report = (*kernel)->prepare(args);
+    // Compiling needs no device memory: shapes and values suffice.
+    Expected<const CompileReport &> report =
+        (*kernel)->prepare(argsFor(results, nullptr));
     if (!report)
       return fail(llvm::toString(report.takeError()));
     if (explain)
       printExplain(**kernel, *report);
   }
-  if (Error err = runOnce(**kernel, results))
+  if (Error err = runOnce(**kernel, results, onDevice))
     return fail(llvm::toString(std::move(err)));
 
   // Check against the reference.
   bool mismatch = false;
   if (reference) {
     std::vector<HostBuffer> expected = initial;
-    if (Error err = runOnce(*reference, expected))
+    if (Error err = runOnce(*reference, expected, /*device=*/false))
       return fail("reference: " + llvm::toString(std::move(err)));
     for (size_t i = 0; i < params.size(); ++i) {
       if (!params[i].isBuffer)
@@ -551,12 +606,19 @@ int main(int argc, char **argv) {
     llvm::outs() << "no reference: outputs not checked\n";
   }
 
-  // Time it on copies of the inputs.
+  // Time it on copies of the inputs (resident on the device for a GPU
+  // target; each run includes its launch and synchronization).
   std::vector<double> times;
   std::vector<HostBuffer> scratch = initial;
+  DeviceBuffers deviceScratch;
+  if (onDevice && warmup + repeat > 0)
+    if (Error err = toDevice(scratch, deviceScratch))
+      return fail(llvm::toString(std::move(err)));
+  std::vector<KernelArg> timedArgs =
+      argsFor(scratch, onDevice ? &deviceScratch : nullptr);
   for (unsigned r = 0; r < warmup + repeat; ++r) {
     auto start = std::chrono::steady_clock::now();
-    if (Error err = runOnce(**kernel, scratch))
+    if (Error err = (*kernel)->run(timedArgs))
       return fail(llvm::toString(std::move(err)));
     double seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - start)

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine, from the repository root, with .bundle/ carried:
+# every example kernel on the GPU against its naive reference and against the
+# CPU lowering of the same kernel (fresh random inputs, poisoned outputs,
+# edge shapes), compute-sanitizer memcheck and racecheck on small sizes, then
+# timings next to the peers (cuBLAS through torch). Logs go to $OUT.
+set -u
+OUT="${OUT:-/tmp/tile-gpu-out}"
+mkdir -p "$OUT" /tmp/tile-bundle
+xz -dc .bundle/tile-run.xz > /tmp/tile-bundle/tile-run && chmod +x /tmp/tile-bundle/tile-run
+TR=/tmp/tile-bundle/tile-run
+CHIP="${CHIP:-sm_90a}"
+export TILE_CACHE_DIR=/tmp/tile-cache
+R=test/Integration/references
+E=examples
+
+echo "== machine"
+nvidia-smi -L
+command -v ptxas && ptxas --version | tail -1
+echo "CUDA_HOME=${CUDA_HOME:-unset}"
+
+pass=0; fail=0
+run() { # name, tile-run arguments...
+  local name=$1; shift
+  if timeout 300 "$TR" "$@" --target=$CHIP --seed=$RANDOM >"$OUT/$name.log" 2>&1; then
+    pass=$((pass + 1)); echo "PASS $name: $(grep -E '^output' "$OUT/$name.log" | sed 's/.*max abs err/max abs err/' | head -1)"
+  else
+    fail=$((fail + 1)); echo "FAIL $name"; tail -4 "$OUT/$name.log"
+  fi
+}
+
+echo "== correctness on the GPU against the naive references"
+run gemm_relu_edge $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --arg=300x200 --arg=200x170 --arg=300x170
+run gemm_relu_even $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --arg=256x128 --arg=128x256 --arg=256x256
+run fa_edge $E/flash_attention.mlir --entry=flash_attention --reference=$R/flash_attention.mlir@flash_attention_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
+run fa_causal_edge $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
+run fa_causal_even $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=1x2x256x64 --arg=1x2x256x64 --arg=1x2x256x64 --arg=1x2x256x64
+run softmax $E/softmax.mlir --entry=softmax --reference=$R/softmax.mlir@softmax_ref --outputs=1 --rtol=1e-5 --atol=1e-6 --repeat=0 --arg=13x1024 --arg=13x1024
+run row_reduce $E/row_reduce.mlir --entry=row_reduce --reference=$R/row_reduce.mlir@row_reduce_ref --outputs=1,2,3,4,5 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=70x300 --arg=70 --arg=70 --arg=70 --arg=70 --arg=70
+run cumsum $E/cumsum.mlir --entry=cumsum --reference=$R/cumsum.mlir@cumsum_ref --outputs=1 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=45x256 --arg=45x256
+run cumsum_reverse $E/cumsum.mlir --entry=cumsum_reverse --reference=$R/cumsum.mlir@cumsum_reverse_ref --outputs=1 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=45x256 --arg=45x256
+run dequant_gemm $E/dequant_gemm.mlir --entry=dequant_gemm --reference=$R/dequant_gemm.mlir@dequant_gemm_ref --outputs=3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
+run atomic_add test/Integration/atomic_add.mlir --entry=column_sums --reference=@column_sums_ref --arg=100x150 --arg=150 --arg=1 --outputs=1,2 --no-poison --repeat=0
+echo "== correctness on the GPU against the CPU lowering of the same kernel"
+run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=129x65 --arg=65x131 --arg=129x131
+run fa_vs_cpu $E/flash_attention.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x100x64 --arg=1x2x100x64 --arg=1x2x100x64 --arg=1x2x100x64
+echo "correctness: $pass passed, $fail failed"
+
+echo "== compute-sanitizer (small sizes)"
+for tool in memcheck racecheck; do
+  for case in "gemm:$E/gemm_relu.mlir --entry=gemm_relu --arg=130x40 --arg=40x129 --arg=130x129" \
+              "fa:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3" \
+              "softmax:$E/softmax.mlir --entry=softmax --arg=9x1024 --arg=9x1024"; do
+    name=${case%%:*}; args=${case#*:}
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" $args --target=$CHIP --repeat=0 --warmup=0 >"$OUT/sanitizer-$tool-$name.log" 2>&1
+    echo "$tool $name: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool-$name.log" | head -1))"
+  done
+done
+
+echo "== timing: GEMM f16 (f32 accumulation), our SIMT path vs cuBLAS (torch.matmul)"
+for n in 2048 4096; do
+  "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=5 --warmup=1 >"$OUT/time-gemm-$n.log" 2>&1
+  ours=$(grep -oE 'median [0-9.]+ ms' "$OUT/time-gemm-$n.log" | grep -oE '[0-9.]+')
+  peer=$(python3 - "$n" <<'PY'
+import sys, torch
+n = int(sys.argv[1])
+a = torch.randn(n, n, device="cuda", dtype=torch.float16)
+b = torch.randn(n, n, device="cuda", dtype=torch.float16)
+for _ in range(5): torch.relu(a @ b)
+torch.cuda.synchronize()
+ts = []
+for _ in range(20):
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record(); torch.relu(a @ b); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
+ts.sort(); print("%.4f" % ts[len(ts) // 2])
+PY
+)
+  python3 -c "
+n=$n; ours=float('${ours:-nan}'); peer=float('${peer:-nan}'); f=2*n**3
+print(f'gemm {n}^3: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s, includes launch+sync), cuBLAS+relu {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio ours/cuBLAS throughput = {peer/ours:.4f}')"
+done
