@@ -390,7 +390,10 @@ struct Kernel::Impl {
   /// A clone of the module with the entry specialized for `args`,
   /// canonicalized; other functions not used by the entry are dropped.
   FailureOr<OwningOpRef<ModuleOp>> specialize(ArrayRef<KernelArg> args);
-  Expected<std::unique_ptr<Compiled>> build(ArrayRef<KernelArg> args);
+  /// Compiles (or finds in the cache) the specialization for `args`; with
+  /// `loadIt`, also loads it to run on this machine.
+  Expected<std::unique_ptr<Compiled>> build(ArrayRef<KernelArg> args,
+                                            bool loadIt = true);
   /// The loaded specialization for `args` (checked), built on first use.
   Expected<Compiled *> getOrBuild(ArrayRef<KernelArg> args);
   Expected<std::string> compileToObject(ModuleOp specialized,
@@ -444,11 +447,7 @@ Kernel::create(llvm::StringRef source, const CompileOptions &options,
 
   DialectRegistry registry;
   tile::registerAllDialects(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerGPUDialectTranslation(registry);
-  registerNVVMDialectTranslation(registry);
-  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  tile::registerAllExtensions(registry);
   impl->context = std::make_unique<MLIRContext>(registry);
   impl->context->disableMultithreading();
   MLIRContext *ctx = impl->context.get();
@@ -802,7 +801,7 @@ Kernel::Impl::load(llvm::StringRef object) {
 }
 
 Expected<std::unique_ptr<Compiled>>
-Kernel::Impl::build(ArrayRef<KernelArg> args) {
+Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   auto start = std::chrono::steady_clock::now();
   bool cuda = options.target.kind == TargetKind::CUDA;
   if (options.target.kind == TargetKind::ROCm)
@@ -810,7 +809,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args) {
         "target " + options.target.str() +
         " cannot run here: the ROCm backend compiles code objects but has "
         "no runtime yet");
-  if (cuda) {
+  if (cuda && loadIt) {
     // Never load a binary built for another chip: cubins run only on their
     // own major compute capability, sm_XXa only on exactly XX.
     if (Error err = runtime::initCUDA())
@@ -873,6 +872,24 @@ Kernel::Impl::build(ArrayRef<KernelArg> args) {
   report.key = key.digest();
   report.cacheEnabled = cache->isEnabled();
 
+  if (!loadIt) {
+    auto compiled = std::make_unique<Compiled>();
+    if (cache->lookup(report.key)) {
+      report.cacheHit = true;
+    } else {
+      Expected<std::string> object =
+          compileToObject(specialized->get(), report.pipeline);
+      if (!object)
+        return object.takeError();
+      cache->store(report.key, *object);
+    }
+    report.seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    compiled->report = std::move(report);
+    return compiled;
+  }
+
   Expected<std::unique_ptr<Compiled>> loaded =
       llvm::createStringError("not loaded");
   if (std::unique_ptr<llvm::MemoryBuffer> hit = cache->lookup(report.key)) {
@@ -916,6 +933,17 @@ Expected<Compiled *> Kernel::Impl::getOrBuild(ArrayRef<KernelArg> args) {
     it = compiled.try_emplace(id, std::move(*built)).first;
   }
   return it->second.get();
+}
+
+Expected<CompileReport> Kernel::compile(ArrayRef<KernelArg> args) {
+  if (Error err = checkArgs(args))
+    return std::move(err);
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  Expected<std::unique_ptr<Compiled>> compiled =
+      impl->build(args, /*load=*/false);
+  if (!compiled)
+    return compiled.takeError();
+  return (*compiled)->report;
 }
 
 Expected<const CompileReport &> Kernel::prepare(ArrayRef<KernelArg> args) {

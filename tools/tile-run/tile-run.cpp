@@ -101,6 +101,11 @@ static cl::opt<bool> noSpecialize(
     "no-specialize",
     cl::desc("Keep dynamic dimensions dynamic (one binary for all shapes)"),
     cl::cat(category));
+static cl::opt<bool> compileOnly(
+    "compile-only",
+    cl::desc("Compile the specialization into the cache and stop: no run, no "
+             "check (a GPU target needs no GPU)"),
+    cl::cat(category));
 static cl::opt<unsigned> optLevel("O", cl::init(2),
                                   cl::desc("LLVM optimization level (0-3)"),
                                   cl::cat(category));
@@ -544,6 +549,16 @@ int main(int argc, char **argv) {
 
   // Compile (or load) and explain.
   std::vector<HostBuffer> results = initial;
+  if (compileOnly) {
+    Expected<CompileReport> report =
+        (*kernel)->compile(argsFor(results, nullptr));
+    if (!report)
+      return fail(llvm::toString(report.takeError()));
+    if (explain)
+      printExplain(**kernel, *report);
+    llvm::outs() << "compiled for " << target->str() << "\n";
+    return 0;
+  }
   {
     // Compiling needs no device memory: shapes and values suffice.
     Expected<const CompileReport &> report =

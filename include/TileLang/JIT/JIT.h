@@ -149,6 +149,12 @@ public:
   /// offending argument.
   llvm::Error checkArgs(llvm::ArrayRef<KernelArg> args) const;
 
+  /// Compiles the specialization that `args` select into the cache without
+  /// loading it: works for any target on any machine (a GPU target needs no
+  /// driver here). The data of `args` is not touched: only their shapes and
+  /// scalar values count.
+  llvm::Expected<CompileReport> compile(llvm::ArrayRef<KernelArg> args);
+
   /// Compiles (or loads from the cache) the specialization that `args` select,
   /// once per process, and returns its report.
   llvm::Expected<const CompileReport &>

@@ -6,6 +6,7 @@
 //
 //   mlir::DialectRegistry registry;
 //   mlir::tile::registerAllDialects(registry);
+//   mlir::tile::registerAllExtensions(registry);
 //   mlir::tile::registerAllPasses();
 //
 //===----------------------------------------------------------------------===//
@@ -21,6 +22,12 @@ namespace tile {
 /// Registers the tile dialect and every dialect that tile IR is written
 /// with (arith, func, math, memref, scf).
 void registerAllDialects(DialectRegistry &registry);
+
+/// Registers the dialect extensions and interfaces that TileLang's pipelines
+/// need at run time: the to-LLVM conversion interfaces of the dialects they
+/// lower (used by gpu-to-llvm), the LLVM IR translations of the builtin,
+/// LLVM, GPU and NVVM dialects, and the NVVM target (cubin serialization).
+void registerAllExtensions(DialectRegistry &registry);
 
 /// Registers every TileLang pass and named pipeline (tile-to-cpu, ...) with
 /// the global pass registry, so that textual pipelines and `--pass-name`
