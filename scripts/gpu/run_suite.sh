@@ -57,7 +57,8 @@ for tool in memcheck racecheck; do
   done
 done
 
-echo "== timing: GEMM f16 (f32 accumulation), our SIMT path vs cuBLAS (torch.matmul)"
+echo "== timing (median wall time of a synchronous launch, after warm-up)"
+echo "-- GEMM f16 (f32 accumulation), our SIMT path vs cuBLAS (torch.matmul)"
 for n in 2048 4096; do
   "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=5 --warmup=1 >"$OUT/time-gemm-$n.log" 2>&1
   ours=$(grep -oE 'median [0-9.]+ ms' "$OUT/time-gemm-$n.log" | grep -oE '[0-9.]+')
@@ -79,3 +80,38 @@ PY
 n=$n; ours=float('${ours:-nan}'); peer=float('${peer:-nan}'); f=2*n**3
 print(f'gemm {n}^3: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s, includes launch+sync), cuBLAS+relu {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio ours/cuBLAS throughput = {peer/ours:.4f}')"
 done
+
+echo "-- attention forward b1 h8 s1024 d64 f16, ours vs torch SDPA (flash)"
+"$TR" $E/flash_attention.mlir --entry=flash_attention --target=$CHIP --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --outputs=3 --repeat=5 --warmup=1 >"$OUT/time-fa.log" 2>&1
+ours=$(grep -oE 'median [0-9.]+ ms' "$OUT/time-fa.log" | grep -oE '[0-9.]+')
+python3 - "${ours:-nan}" <<'PY'
+import sys, torch, torch.nn.functional as F
+ours = float(sys.argv[1])
+q, k, v = (torch.randn(1, 8, 1024, 64, device="cuda", dtype=torch.float16) for _ in range(3))
+with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.FLASH_ATTENTION):
+    for _ in range(5): F.scaled_dot_product_attention(q, k, v)
+    torch.cuda.synchronize(); ts = []
+    for _ in range(20):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record(); F.scaled_dot_product_attention(q, k, v); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
+ts.sort(); peer = ts[len(ts) // 2]
+print(f"attention: ours {ours:.3f} ms, SDPA flash {peer:.4f} ms, ratio ours/SDPA throughput = {peer/ours:.4f}")
+PY
+echo "-- softmax 65536x1024 f32, ours vs torch.softmax and the copy ceiling"
+"$TR" $E/softmax.mlir --entry=softmax --target=$CHIP --arg=65536x1024 --arg=65536x1024 --outputs=1 --repeat=5 --warmup=1 >"$OUT/time-softmax.log" 2>&1
+ours=$(grep -oE 'median [0-9.]+ ms' "$OUT/time-softmax.log" | grep -oE '[0-9.]+')
+python3 - "${ours:-nan}" <<'PY'
+import sys, torch
+ours = float(sys.argv[1])
+x = torch.randn(65536, 1024, device="cuda"); y = torch.empty_like(x)
+def med(f):
+    for _ in range(5): f()
+    torch.cuda.synchronize(); ts = []
+    for _ in range(20):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record(); f(); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
+    ts.sort(); return ts[len(ts) // 2]
+t_torch = med(lambda: torch.softmax(x, dim=1)); t_copy = med(lambda: y.copy_(x))
+nbytes = 2 * x.numel() * 4
+print(f"softmax: ours {ours:.3f} ms ({nbytes/ours/1e9:.0f} GB/s), torch {t_torch:.4f} ms, copy {t_copy:.4f} ms ({nbytes/t_copy/1e9:.0f} GB/s); ours/copy-ceiling = {t_copy/ours:.4f}, ours/torch = {t_torch/ours:.4f}")
+PY

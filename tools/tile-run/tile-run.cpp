@@ -626,11 +626,13 @@ int main(int argc, char **argv) {
   std::vector<double> times;
   std::vector<HostBuffer> scratch = initial;
   DeviceBuffers deviceScratch;
-  if (onDevice && warmup + repeat > 0)
-    if (Error err = toDevice(scratch, deviceScratch))
-      return fail(llvm::toString(std::move(err)));
-  std::vector<KernelArg> timedArgs =
-      argsFor(scratch, onDevice ? &deviceScratch : nullptr);
+  std::vector<KernelArg> timedArgs;
+  if (warmup + repeat > 0) {
+    if (onDevice)
+      if (Error err = toDevice(scratch, deviceScratch))
+        return fail(llvm::toString(std::move(err)));
+    timedArgs = argsFor(scratch, onDevice ? &deviceScratch : nullptr);
+  }
   for (unsigned r = 0; r < warmup + repeat; ++r) {
     auto start = std::chrono::steady_clock::now();
     if (Error err = (*kernel)->run(timedArgs))
