@@ -113,5 +113,5 @@ def med(f):
     ts.sort(); return ts[len(ts) // 2]
 t_torch = med(lambda: torch.softmax(x, dim=1)); t_copy = med(lambda: y.copy_(x))
 nbytes = 2 * x.numel() * 4
-print(f"softmax: ours {ours:.3f} ms ({nbytes/ours/1e9:.0f} GB/s), torch {t_torch:.4f} ms, copy {t_copy:.4f} ms ({nbytes/t_copy/1e9:.0f} GB/s); ours/copy-ceiling = {t_copy/ours:.4f}, ours/torch = {t_torch/ours:.4f}")
+print(f"softmax: ours {ours:.3f} ms ({nbytes/ours/1e6:.0f} GB/s), torch {t_torch:.4f} ms, copy {t_copy:.4f} ms ({nbytes/t_copy/1e6:.0f} GB/s); ours/copy-ceiling = {t_copy/ours:.4f}, ours/torch = {t_torch/ours:.4f}")
 PY
