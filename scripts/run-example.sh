@@ -2,8 +2,8 @@
 # The main job: set up, build, then compile the example GEMM (TileLang's
 # README GEMM with a ReLU epilogue, examples/gemm_relu.mlir), run it on the
 # CPU on random inputs whose sizes are not multiples of the 128x128x32 tile,
-# check it against a naive reference, and time it. GPU execution arrives with
-# the NVIDIA backend; until then the script says so.
+# check it against a naive reference, and time it; then the same on an NVIDIA
+# GPU when one is present.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${TILE_BUILD_DIR:-$ROOT/build}"
@@ -25,7 +25,12 @@ echo "== run on the CPU: C = relu(A @ B), A ${M}x${K}, B ${K}x${N} (f16, f32 acc
   --reference="$REFERENCE" --outputs=2 --explain --repeat=5
 echo
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-  echo "== GPU found ($(nvidia-smi -L | head -1)), but the NVIDIA backend is not built yet: not run"
+  cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)
+  chip="sm_${cc}"; [ "$cc" = 90 ] && chip=sm_90a
+  echo "== run on the GPU ($(nvidia-smi -L | head -1)), target $chip"
+  "$BUILD/bin/tile-run" "$EXAMPLE" --entry=gemm_relu --target="$chip" \
+    --arg=${M}x${K} --arg=${K}x${N} --arg=${M}x${N} \
+    --reference="$REFERENCE" --outputs=2 --repeat=5
 else
   echo "== no GPU on this machine: GPU run skipped"
 fi
