@@ -91,16 +91,19 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
   target.overwrite = true;
   pm.addPass(createTileAttachTarget(target));
   pm.addPass(createConvertTileToGPU());
+  // Outline before canonicalizing: the canonicalizer hoists constants to the
+  // function, and outlining sinks scalar constants back but passes vector
+  // ones (mma accumulators) as kernel arguments.
+  pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.emitCInterface)
     pm.addPass(std::make_unique<EmitCInterfacePass>());
 
-  // Outline the kernels, then lower host and device code (the sequence of
-  // MLIR's gpu-lower-to-nvvm-pipeline, with the toolkit made explicit so that
-  // ptxas and libdevice are found without environment variables).
+  // Lower host and device code (the sequence of MLIR's
+  // gpu-lower-to-nvvm-pipeline, with the toolkit made explicit so that ptxas
+  // and libdevice are found without environment variables).
   pm.addPass(createConvertNVGPUToNVVMPass());
-  pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());

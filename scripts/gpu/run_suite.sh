@@ -41,6 +41,15 @@ run cumsum $E/cumsum.mlir --entry=cumsum --reference=$R/cumsum.mlir@cumsum_ref -
 run cumsum_reverse $E/cumsum.mlir --entry=cumsum_reverse --reference=$R/cumsum.mlir@cumsum_reverse_ref --outputs=1 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=45x256 --arg=45x256
 run dequant_gemm $E/dequant_gemm.mlir --entry=dequant_gemm --reference=$R/dequant_gemm.mlir@dequant_gemm_ref --outputs=3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
 run atomic_add test/Integration/atomic_add.mlir --entry=column_sums --reference=@column_sums_ref --arg=100x150 --arg=150 --arg=1 --outputs=1,2 --no-poison --repeat=0
+echo "== GEMM variants (gen_gemm.py): f16 on tensor cores (mma.sync) in every transpose, f16 accumulation, bf16 and f32 on the generic path"
+G=test/Integration/Inputs/gen_gemm.py
+for v in "nn:--dtype f16" "tn:--dtype f16 --ta" "nt:--dtype f16 --tb" "tt:--dtype f16 --ta --tb" "acc16:--dtype f16 --acc f16" "bf16:--dtype bf16 --tb" "f32:--dtype f32"; do
+  name=${v%%:*}; python3 $G ${v#*:} > /tmp/gemm_$name.mlir
+  case $name in tn|tt) a=50x100;; *) a=100x50;; esac
+  case $name in nt|tt|bf16) b=70x50;; *) b=50x70;; esac
+  tol="--rtol=1e-3 --atol=1e-3"; [ $name = acc16 ] && tol="--rtol=2e-2 --atol=2e-2"
+  run gemm_$name /tmp/gemm_$name.mlir --entry=gemm --reference=@gemm_ref $tol --repeat=0 --arg=$a --arg=$b --arg=100x70
+done
 echo "== correctness on the GPU against the CPU lowering of the same kernel"
 run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=129x65 --arg=65x131 --arg=129x131
 run fa_vs_cpu $E/flash_attention.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x100x64 --arg=1x2x100x64 --arg=1x2x100x64 --arg=1x2x100x64

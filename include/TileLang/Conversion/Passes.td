@@ -54,15 +54,21 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     guarded exactly as in `convert-tile-to-scf`, so the results match the
     CPU reference.
 
+    On a CUDA target of sm_80 or later, `tile.gemm` on f16/bf16 with sizes
+    that are multiples of 16x8x16 runs on tensor cores instead: each warp
+    takes 16x8 tiles of C and keeps their accumulators in registers through
+    an `nvgpu.mma.sync` m16n8k16 loop over K.
+
     This path favors obvious correctness over speed: fragments live in
-    shared memory instead of registers and gemm runs on CUDA cores. The
-    layout-driven lowering (mma.sync, ldmatrix, cp.async pipelines) replaces
-    it op by op.
+    shared memory between ops. The layout-driven lowering (register
+    fragments, ldmatrix, cp.async pipelines) replaces it op by op.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::vector::VectorDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];

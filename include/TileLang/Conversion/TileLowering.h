@@ -25,6 +25,13 @@ enum class TileLoweringMode {
   Block,
 };
 
+/// The linear thread id (x fastest) and the thread count of the gpu.launch
+/// that encloses `op`, computed at the builder's insertion point.
+struct BlockThreads {
+  Value threadId, numThreads;
+};
+BlockThreads getBlockThreads(OpBuilder &b, Operation *op);
+
 /// Patterns for tile.copy, gemm, fill, clear, reduce, cumsum, atomic_add,
 /// parallel, pipelined and the hints.
 void populateTileOpLoweringPatterns(RewritePatternSet &patterns,

@@ -96,6 +96,11 @@ static Distribution getDistribution(OpBuilder &b, Operation *op,
                                     TileLoweringMode mode, bool perThread) {
   if (mode == TileLoweringMode::Sequential || perThread)
     return {};
+  BlockThreads threads = getBlockThreads(b, op);
+  return {threads.threadId, threads.numThreads};
+}
+
+BlockThreads mlir::tile::getBlockThreads(OpBuilder &b, Operation *op) {
   auto launch = op->getParentOfType<gpu::LaunchOp>();
   assert(launch && "block-mode tile ops must be inside a gpu.launch");
   Location loc = op->getLoc();

@@ -7,6 +7,7 @@
 #include "TileLang/Conversion/Passes.h"
 
 #include "TileLang/Conversion/TileLowering.h"
+#include "TileLang/Conversion/TileToNVGPU.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -145,6 +146,11 @@ struct ConvertTileToGPUPass
     RewritePatternSet patterns(ctx);
     patterns.add<KernelToLaunch>(ctx);
     populateTileOpLoweringPatterns(patterns, TileLoweringMode::Block);
+    // Target-specific lowerings win over the generic ones where they apply.
+    if (TargetAttr target = module->getAttrOfType<TargetAttr>(
+            TileDialect::getTargetAttrName());
+        target && target.getKind() == TargetKind::CUDA)
+      populateTileToNVGPUPatterns(patterns, target.getSmVersion());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 

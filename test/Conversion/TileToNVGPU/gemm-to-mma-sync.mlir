@@ -1,0 +1,84 @@
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=MMA
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_75" --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=SIMT
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-to-nvvm="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
+
+// On sm_80+, tile.gemm on f16/bf16 runs on tensor cores: warps take 16x8
+// tiles of C (16 of them here; tile = warp, warp + 4, ...), keep the accumulator in registers
+// through an mma.sync m16n8k16 loop over K, and gather A and B fragments
+// from the on-chip tiles.
+// MMA-LABEL: func.func @f16_f32
+// MMA: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
+// MMA: %[[WARP:.*]] = arith.divui %[[TX]], %c32
+// MMA: scf.for %[[TILE:.*]] = %[[WARP]] to %c16 step %c4 {
+// MMA:   vector.from_elements {{.*}} : vector<2x2xf32>
+// MMA:   scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<2x2xf32>) {
+// MMA:     vector.from_elements {{.*}} : vector<4x2xf16>
+// MMA:     vector.from_elements {{.*}} : vector<2x2xf16>
+// MMA:     nvgpu.mma.sync(%{{.*}}, %{{.*}}, %[[ACC]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// MMA:   vector.extract
+// MMA:   memref.store
+// On sm_75 the generic lowering stays.
+// SIMT-LABEL: func.func @f16_f32
+// SIMT-NOT: nvgpu.mma.sync
+// SIMT: arith.mulf
+// PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+func.func @f16_f32(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<32x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x32xf32, #tile.mem<fragment>>
+    tile.clear %a : memref<64x32xf16, #tile.mem<shared>>
+    tile.clear %b : memref<32x32xf16, #tile.mem<shared>>
+    tile.clear %c : memref<64x32xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c : memref<64x32xf16, #tile.mem<shared>>, memref<32x32xf16, #tile.mem<shared>> -> memref<64x32xf32, #tile.mem<fragment>>
+    tile.annotate_layout %c : memref<64x32xf32, #tile.mem<fragment>> layout #tile.fragment<[64, 32], thread = (i, j) -> ((i * 32 + j) mod 128), index = (i, j) -> ((i * 32 + j) floordiv 128), threads = 128>
+  }
+  return
+}
+
+// -----
+
+// f16 with both operands transposed and clear_accum: the accumulator starts
+// at zero (a constant that must stay inside the kernel), A and B are read
+// transposed.
+// MMA-LABEL: func.func @transposed
+// MMA: arith.constant dense<0.000000e+00> : vector<2x2xf32>
+// MMA: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// PTX: gpu.binary @transposed_kernel
+// PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+func.func @transposed(%n: index) {
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    %a = tile.alloc_shared : memref<16x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    tile.clear %a : memref<16x32xf16, #tile.mem<shared>>
+    tile.clear %b : memref<16x16xf16, #tile.mem<shared>>
+    tile.gemm %a, %b, %c {transpose_a, transpose_b, clear_accum} : memref<16x32xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.annotate_layout %c : memref<32x16xf32, #tile.mem<fragment>> layout #tile.fragment<[32, 16], thread = (i, j) -> ((i * 16 + j) mod 64), index = (i, j) -> ((i * 16 + j) floordiv 64), threads = 64>
+  }
+  return
+}
+
+// -----
+
+// Shapes that are not multiples of 16x8x16, f32 and bf16 inputs keep the
+// generic lowering.
+// MMA-LABEL: func.func @fallbacks
+// MMA-NOT: nvgpu.mma.sync
+// MMA: return
+func.func @fallbacks(%n: index) {
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    %a = tile.alloc_shared : memref<16x8xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.mem<fragment>>
+    %af = tile.alloc_shared : memref<16x16xf32, #tile.mem<shared>>
+    %ab = tile.alloc_shared : memref<16x16xbf16, #tile.mem<shared>>
+    tile.clear %a : memref<16x8xf16, #tile.mem<shared>>
+    tile.clear %af : memref<16x16xf32, #tile.mem<shared>>
+    tile.clear %ab : memref<16x16xbf16, #tile.mem<shared>>
+    tile.gemm %ab, %ab, %c : memref<16x16xbf16, #tile.mem<shared>>, memref<16x16xbf16, #tile.mem<shared>> -> memref<16x16xf32, #tile.mem<fragment>>
+    tile.gemm %a, %a, %c {transpose_b, clear_accum} : memref<16x8xf16, #tile.mem<shared>>, memref<16x8xf16, #tile.mem<shared>> -> memref<16x16xf32, #tile.mem<fragment>>
+    tile.gemm %af, %af, %c : memref<16x16xf32, #tile.mem<shared>>, memref<16x16xf32, #tile.mem<shared>> -> memref<16x16xf32, #tile.mem<fragment>>
+    tile.annotate_layout %c : memref<16x16xf32, #tile.mem<fragment>> layout #tile.fragment<[16, 16], thread = (i, j) -> ((i * 16 + j) mod 64), index = (i, j) -> ((i * 16 + j) floordiv 64), threads = 64>
+  }
+  return
+}
