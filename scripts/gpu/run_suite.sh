@@ -6,7 +6,10 @@
 # timings next to the peers (cuBLAS through torch). Logs go to $OUT.
 set -u
 OUT="${OUT:-/tmp/tile-gpu-out}"
-mkdir -p "$OUT" /tmp/tile-bundle
+# Per-case logs go to LOGS and come back as one archive ($OUT holds few files).
+LOGS=/tmp/tile-gpu-logs
+mkdir -p "$OUT" "$LOGS" /tmp/tile-bundle
+trap 'tar czf "$OUT/logs.tgz" -C "$LOGS" . 2>/dev/null' EXIT
 xz -dc .bundle/tile-run.xz > /tmp/tile-bundle/tile-run && chmod +x /tmp/tile-bundle/tile-run
 TR=/tmp/tile-bundle/tile-run
 CHIP="${CHIP:-sm_90a}"
@@ -22,10 +25,10 @@ echo "CUDA_HOME=${CUDA_HOME:-unset}"
 pass=0; fail=0
 run() { # name, tile-run arguments...
   local name=$1; shift
-  if timeout 300 "$TR" "$@" --target=$CHIP --seed=$RANDOM >"$OUT/$name.log" 2>&1; then
-    pass=$((pass + 1)); echo "PASS $name: $(grep -E '^output' "$OUT/$name.log" | sed 's/.*max abs err/max abs err/' | head -1)"
+  if timeout 300 "$TR" "$@" --target=$CHIP --seed=$RANDOM >"$LOGS/$name.log" 2>&1; then
+    pass=$((pass + 1)); echo "PASS $name: $(grep -E '^output' "$LOGS/$name.log" | sed 's/.*max abs err/max abs err/' | head -1)"
   else
-    fail=$((fail + 1)); echo "FAIL $name"; tail -4 "$OUT/$name.log"
+    fail=$((fail + 1)); echo "FAIL $name"; tail -4 "$LOGS/$name.log"
   fi
 }
 
@@ -61,16 +64,16 @@ for tool in memcheck racecheck; do
               "fa:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3" \
               "softmax:$E/softmax.mlir --entry=softmax --arg=9x1024 --arg=9x1024"; do
     name=${case%%:*}; args=${case#*:}
-    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" $args --target=$CHIP --repeat=0 --warmup=0 >"$OUT/sanitizer-$tool-$name.log" 2>&1
-    echo "$tool $name: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer-$tool-$name.log" | head -1))"
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" $args --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/sanitizer-$tool-$name.log" 2>&1
+    echo "$tool $name: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/sanitizer-$tool-$name.log" | head -1))"
   done
 done
 
-echo "== timing (median wall time of a synchronous launch, after warm-up)"
+echo "== timing (median of 20 synchronous launches after 5 warm-ups; peers: median of 20 after 5)"
 echo "-- GEMM f16 (f32 accumulation), our SIMT path vs cuBLAS (torch.matmul)"
 for n in 2048 4096; do
-  "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=5 --warmup=1 >"$OUT/time-gemm-$n.log" 2>&1
-  ours=$(grep -oE 'median [0-9.]+ ms' "$OUT/time-gemm-$n.log" | grep -oE '[0-9.]+')
+  "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 >"$LOGS/time-gemm-$n.log" 2>&1
+  ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-gemm-$n.log" | grep -oE '[0-9.]+')
   peer=$(python3 - "$n" <<'PY'
 import sys, torch
 n = int(sys.argv[1])
@@ -91,8 +94,8 @@ print(f'gemm {n}^3: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s, includes launc
 done
 
 echo "-- attention forward b1 h8 s1024 d64 f16, ours vs torch SDPA (flash)"
-"$TR" $E/flash_attention.mlir --entry=flash_attention --target=$CHIP --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --outputs=3 --repeat=5 --warmup=1 >"$OUT/time-fa.log" 2>&1
-ours=$(grep -oE 'median [0-9.]+ ms' "$OUT/time-fa.log" | grep -oE '[0-9.]+')
+"$TR" $E/flash_attention.mlir --entry=flash_attention --target=$CHIP --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --outputs=3 --repeat=20 --warmup=5 >"$LOGS/time-fa.log" 2>&1
+ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-fa.log" | grep -oE '[0-9.]+')
 python3 - "${ours:-nan}" <<'PY'
 import sys, torch, torch.nn.functional as F
 ours = float(sys.argv[1])
@@ -107,8 +110,8 @@ ts.sort(); peer = ts[len(ts) // 2]
 print(f"attention: ours {ours:.3f} ms, SDPA flash {peer:.4f} ms, ratio ours/SDPA throughput = {peer/ours:.4f}")
 PY
 echo "-- softmax 65536x1024 f32, ours vs torch.softmax and the copy ceiling"
-"$TR" $E/softmax.mlir --entry=softmax --target=$CHIP --arg=65536x1024 --arg=65536x1024 --outputs=1 --repeat=5 --warmup=1 >"$OUT/time-softmax.log" 2>&1
-ours=$(grep -oE 'median [0-9.]+ ms' "$OUT/time-softmax.log" | grep -oE '[0-9.]+')
+"$TR" $E/softmax.mlir --entry=softmax --target=$CHIP --arg=65536x1024 --arg=65536x1024 --outputs=1 --repeat=20 --warmup=5 >"$LOGS/time-softmax.log" 2>&1
+ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-softmax.log" | grep -oE '[0-9.]+')
 python3 - "${ours:-nan}" <<'PY'
 import sys, torch
 ours = float(sys.argv[1])
