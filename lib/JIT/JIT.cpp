@@ -959,9 +959,8 @@ Expected<const CompileReport &> Kernel::prepare(ArrayRef<KernelArg> args) {
 // Invocation
 //===----------------------------------------------------------------------===//
 
-/// Writes `scalar` as a value of `dtype` into `slot`.
-static void packScalar(const ScalarArg &scalar, DType dtype, uint64_t &slot) {
-  slot = 0;
+void mlir::tile::jit::writeElement(DType dtype, void *p,
+                                  const ScalarArg &scalar) {
   auto asInt = [&] {
     return std::holds_alternative<int64_t>(scalar.value)
                ? std::get<int64_t>(scalar.value)
@@ -978,7 +977,6 @@ static void packScalar(const ScalarArg &scalar, DType dtype, uint64_t &slot) {
     value.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
     return static_cast<uint16_t>(value.bitcastToAPInt().getZExtValue());
   };
-  void *p = &slot;
   switch (dtype) {
   case DType::I1:
     *static_cast<uint8_t *>(p) = asInt() != 0;
@@ -1011,6 +1009,36 @@ static void packScalar(const ScalarArg &scalar, DType dtype, uint64_t &slot) {
   }
 }
 
+double mlir::tile::jit::readElement(DType dtype, const void *p) {
+  auto half = [&](const llvm::fltSemantics &semantics) {
+    return llvm::APFloat(semantics,
+                         llvm::APInt(16, *static_cast<const uint16_t *>(p)))
+        .convertToDouble();
+  };
+  switch (dtype) {
+  case DType::I1:
+    return *static_cast<const uint8_t *>(p) != 0;
+  case DType::I8:
+    return *static_cast<const int8_t *>(p);
+  case DType::I16:
+    return *static_cast<const int16_t *>(p);
+  case DType::I32:
+    return *static_cast<const int32_t *>(p);
+  case DType::I64:
+  case DType::Index:
+    return static_cast<double>(*static_cast<const int64_t *>(p));
+  case DType::F16:
+    return half(llvm::APFloat::IEEEhalf());
+  case DType::BF16:
+    return half(llvm::APFloat::BFloat());
+  case DType::F32:
+    return *static_cast<const float *>(p);
+  case DType::F64:
+    return *static_cast<const double *>(p);
+  }
+  llvm_unreachable("unknown dtype");
+}
+
 Error Kernel::run(ArrayRef<KernelArg> args) {
   if (Error err = checkArgs(args))
     return err;
@@ -1027,7 +1055,7 @@ Error Kernel::run(ArrayRef<KernelArg> args) {
   SmallVector<void *> packed(n, nullptr);
   for (auto [i, param, arg] : llvm::enumerate(impl->params, args)) {
     if (!param.isBuffer) {
-      packScalar(std::get<ScalarArg>(arg), param.dtype, scalars[i]);
+      writeElement(param.dtype, &scalars[i], std::get<ScalarArg>(arg));
       packed[i] = &scalars[i];
       continue;
     }

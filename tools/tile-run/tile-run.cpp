@@ -139,76 +139,13 @@ struct HostBuffer {
 };
 } // namespace
 
-static uint16_t toHalfBits(double value, const llvm::fltSemantics &sem) {
-  llvm::APFloat f(value);
-  bool losesInfo;
-  f.convert(sem, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
-  return static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
-}
-
-static double fromHalfBits(uint16_t bits, const llvm::fltSemantics &sem) {
-  return llvm::APFloat(sem, llvm::APInt(16, bits)).convertToDouble();
-}
-
 static double getElement(const HostBuffer &b, int64_t i) {
-  const uint8_t *p = b.bytes.data() + i * getByteSize(b.dtype);
-  switch (b.dtype) {
-  case DType::I1:
-  case DType::I8:
-    return *reinterpret_cast<const int8_t *>(p);
-  case DType::I16:
-    return *reinterpret_cast<const int16_t *>(p);
-  case DType::I32:
-    return *reinterpret_cast<const int32_t *>(p);
-  case DType::I64:
-  case DType::Index:
-    return static_cast<double>(*reinterpret_cast<const int64_t *>(p));
-  case DType::F16:
-    return fromHalfBits(*reinterpret_cast<const uint16_t *>(p),
-                        llvm::APFloat::IEEEhalf());
-  case DType::BF16:
-    return fromHalfBits(*reinterpret_cast<const uint16_t *>(p),
-                        llvm::APFloat::BFloat());
-  case DType::F32:
-    return *reinterpret_cast<const float *>(p);
-  case DType::F64:
-    return *reinterpret_cast<const double *>(p);
-  }
-  return 0;
+  return readElement(b.dtype, b.bytes.data() + i * getByteSize(b.dtype));
 }
 
 static void setElement(HostBuffer &b, int64_t i, double v) {
-  uint8_t *p = b.bytes.data() + i * getByteSize(b.dtype);
-  switch (b.dtype) {
-  case DType::I1:
-    *p = v != 0;
-    break;
-  case DType::I8:
-    *reinterpret_cast<int8_t *>(p) = static_cast<int8_t>(v);
-    break;
-  case DType::I16:
-    *reinterpret_cast<int16_t *>(p) = static_cast<int16_t>(v);
-    break;
-  case DType::I32:
-    *reinterpret_cast<int32_t *>(p) = static_cast<int32_t>(v);
-    break;
-  case DType::I64:
-  case DType::Index:
-    *reinterpret_cast<int64_t *>(p) = static_cast<int64_t>(v);
-    break;
-  case DType::F16:
-    *reinterpret_cast<uint16_t *>(p) = toHalfBits(v, llvm::APFloat::IEEEhalf());
-    break;
-  case DType::BF16:
-    *reinterpret_cast<uint16_t *>(p) = toHalfBits(v, llvm::APFloat::BFloat());
-    break;
-  case DType::F32:
-    *reinterpret_cast<float *>(p) = static_cast<float>(v);
-    break;
-  case DType::F64:
-    *reinterpret_cast<double *>(p) = v;
-    break;
-  }
+  writeElement(b.dtype, b.bytes.data() + i * getByteSize(b.dtype),
+               ScalarArg{v});
 }
 
 /// Uniform in [-1, 1) for floats, in [-8, 8) for integers (small enough

@@ -6,6 +6,8 @@
 
 #include "TileLang/JIT/Cache.h"
 
+#include "../TempDirTest.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -26,16 +28,9 @@ namespace fs = llvm::sys::fs;
 
 namespace {
 
-/// A fresh cache directory per test, removed afterwards.
-class CacheTest : public ::testing::Test {
+/// A cache in a fresh directory per test, collecting its warnings.
+class CacheTest : public mlir::tile::testing::TempDirTest {
 protected:
-  void SetUp() override {
-    llvm::SmallString<128> path;
-    ASSERT_FALSE(fs::createUniqueDirectory("tile-cache-test", path));
-    dir = std::string(path);
-  }
-  void TearDown() override { fs::remove_directories(dir); }
-
   CompilationCache makeCache(uint64_t maxBytes = uint64_t(1) << 30) {
     CompilationCache::Options options;
     options.directory = dir;
@@ -45,16 +40,6 @@ protected:
     });
   }
 
-  size_t countFiles() {
-    size_t n = 0;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end;
-         it.increment(ec))
-      ++n;
-    return n;
-  }
-
-  std::string dir;
   std::vector<std::string> warnings;
 };
 

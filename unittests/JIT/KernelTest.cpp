@@ -6,6 +6,8 @@
 
 #include "TileLang/JIT/JIT.h"
 
+#include "../TempDirTest.h"
+
 #include "TileLang/Registration/Registration.h"
 #include "TileLang/Runtime/CUDARuntime.h"
 #include "mlir/IR/MLIRContext.h"
@@ -57,32 +59,15 @@ std::string scaleConstexpr() {
   return text;
 }
 
-class KernelTest : public ::testing::Test {
+/// Kernels whose cache lives in a fresh directory per test.
+class KernelTest : public mlir::tile::testing::TempDirTest {
 protected:
-  void SetUp() override {
-    llvm::SmallString<128> path;
-    ASSERT_FALSE(fs::createUniqueDirectory("tile-jit-test", path));
-    dir = std::string(path);
-  }
-  void TearDown() override { fs::remove_directories(dir); }
-
   CompileOptions options() {
     CompileOptions opts;
     opts.cache.directory = dir;
     opts.cache.enabled = true;
     return opts;
   }
-
-  size_t countEntries() {
-    size_t n = 0;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end;
-         it.increment(ec))
-      ++n;
-    return n;
-  }
-
-  std::string dir;
 };
 
 struct Matrix {
@@ -138,7 +123,7 @@ TEST_F(KernelTest, SpecializationsCoexistAndCompileOnce) {
   EXPECT_EQ((*kernel)->getNumSpecializations(), 2u);
   runScale(**kernel, 20, 30, 5.0f); // same shapes: no new specialization
   EXPECT_EQ((*kernel)->getNumSpecializations(), 2u);
-  EXPECT_EQ(countEntries(), 2u);
+  EXPECT_EQ(countFiles(), 2u);
 
   // A new kernel object (a new process, as far as the cache knows) hits.
   auto again = Kernel::create(kScale, options());
@@ -179,7 +164,7 @@ TEST_F(KernelTest, DisabledCacheWritesNothing) {
   auto kernel = Kernel::create(kScale, opts);
   ASSERT_TRUE(bool(kernel));
   runScale(**kernel, 5, 5, 2.0f);
-  EXPECT_EQ(countEntries(), 0u);
+  EXPECT_EQ(countFiles(), 0u);
 }
 
 /// The error message of `kernel.run(args)`, or "" when it succeeds.
@@ -305,7 +290,7 @@ func.func @f8(%out: memref<?xf32>) {
   EXPECT_NE(message.find("cannot compile 'f8' for the host"),
             std::string::npos)
       << message;
-  EXPECT_EQ(countEntries(), 0u);
+  EXPECT_EQ(countFiles(), 0u);
 }
 
 TEST_F(KernelTest, GpuTargetWithoutADriverIsAClearError) {
@@ -324,7 +309,7 @@ TEST_F(KernelTest, GpuTargetWithoutADriverIsAClearError) {
     EXPECT_NE(message.find(llvm::toString(std::move(err))), std::string::npos)
         << message;
   }
-  EXPECT_EQ(countEntries(), 0u);
+  EXPECT_EQ(countFiles(), 0u);
 }
 
 TEST(TargetTest, Parse) {

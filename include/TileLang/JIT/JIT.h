@@ -48,6 +48,18 @@ std::optional<DType> parseDType(llvm::StringRef name);
 int64_t getByteSize(DType dtype);
 bool isFloat(DType dtype);
 
+/// A scalar argument. Integers (and index) travel as int64_t, floats as
+/// double; they are converted to the parameter's type.
+struct ScalarArg {
+  std::variant<int64_t, double> value;
+};
+
+/// Stores `value` as one element of type `dtype` at `dst` (f16 and bf16
+/// round to nearest even; integers truncate).
+void writeElement(DType dtype, void *dst, const ScalarArg &value);
+/// Reads one element of type `dtype` at `src` as a double.
+double readElement(DType dtype, const void *src);
+
 /// A compilation target: kind, chip and features, as `#tile.target`.
 struct Target {
   TargetKind kind = TargetKind::CPU;
@@ -70,12 +82,6 @@ struct BufferArg {
   llvm::SmallVector<int64_t, 4> shape;
   llvm::SmallVector<int64_t, 4> strides;
   int64_t offset = 0;
-};
-
-/// A scalar argument. Integers (and index) travel as int64_t, floats as
-/// double; they are converted to the parameter's type.
-struct ScalarArg {
-  std::variant<int64_t, double> value;
 };
 
 using KernelArg = std::variant<BufferArg, ScalarArg>;
