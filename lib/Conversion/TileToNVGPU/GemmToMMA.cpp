@@ -6,7 +6,10 @@
 // each warp takes 16x8 tiles of C (warp w: tiles w, w + W, ...), holds the
 // tile's accumulator in registers (the mma.sync layout: lane = 4 * g + t
 // owns rows g and g + 8, columns 2t and 2t + 1) across the whole k loop,
-// and feeds mma.sync with A and B fragments gathered from the on-chip tiles.
+// and feeds mma.sync with A and B fragments loaded from the on-chip tiles by
+// ldmatrix (x4 for A, x2 for B; .trans where the stored orientation is the
+// transpose of the fragment's), each lane giving the address of one 16-byte
+// row of an 8x8 matrix.
 // Supports f16 x f16 -> f32 or f16 when M, N, K are multiples of 16, 8, 16
 // and the block has whole warps; other gemms keep the generic lowering
 // (bf16 too: nvgpu.mma.sync of MLIR 22 cannot type bf16 operands).
@@ -62,6 +65,10 @@ struct GemmToMmaSync : OpRewritePattern<GemmOp> {
     }
     if (threads % kWarpSize)
       return rewriter.notifyMatchFailure(op, "partial warps");
+    // ldmatrix reads 16-byte rows: the tiles' rows must be whole vectors.
+    for (Value operand : {op.getA(), op.getB()})
+      if (cast<MemRefType>(operand.getType()).getDimSize(1) % 8)
+        return rewriter.notifyMatchFailure(op, "rows not 16-byte multiples");
 
     Location loc = op.getLoc();
     auto c = [&](int64_t v) -> Value {
@@ -82,6 +89,17 @@ struct GemmToMmaSync : OpRewritePattern<GemmOp> {
     Value group = arith::DivUIOp::create(rewriter, loc, lane, c(4));
     Value inGroup = arith::RemUIOp::create(rewriter, loc, lane, c(4));
     Value twoT = arith::MulIOp::create(rewriter, loc, inGroup, c(2));
+    // ldmatrix row addresses: lane L points at row L % 8 of matrix L / 8.
+    Value laneMod8 = arith::RemUIOp::create(rewriter, loc, lane, c(8));
+    Value laneMod16 = arith::RemUIOp::create(rewriter, loc, lane, c(16));
+    Value laneDiv16x8 = arith::MulIOp::create(
+        rewriter, loc, arith::DivUIOp::create(rewriter, loc, lane, c(16)), c(8));
+    Value laneDiv8Mod2x8 = arith::MulIOp::create(
+        rewriter, loc,
+        arith::RemUIOp::create(rewriter, loc,
+                               arith::DivUIOp::create(rewriter, loc, lane, c(8)),
+                               c(2)),
+        c(8));
     int64_t tilesN = n / kTileN;
     int64_t numTiles = (m / kTileM) * tilesN;
 
@@ -131,31 +149,41 @@ struct GemmToMmaSync : OpRewritePattern<GemmOp> {
               arith::ConstantIndexOp::create(bld, loc, kTileK),
               ValueRange{init},
               [&](OpBuilder &bld, Location loc, Value k0, ValueRange iter) {
-                Value kLo = arith::AddIOp::create(bld, loc, k0, twoT);
-                // A: element [j][e] is (row g + 8 (j % 2), col 2t + e + 8 (j / 2)).
-                SmallVector<Value> aValues;
-                for (int64_t j = 0; j < 4; ++j)
-                  for (int64_t e = 0; e < 2; ++e) {
-                    Value row = add(bld, rowLo, 8 * (j % 2));
-                    Value col = add(bld, kLo, e + 8 * (j / 2));
-                    aValues.push_back(memref::LoadOp::create(
-                        bld, loc, a,
-                        transA ? ValueRange{col, row} : ValueRange{row, col}));
-                  }
-                // B: element [j][e] is (k 2t + e + 8 j, n g).
-                Value nIdx = arith::AddIOp::create(bld, loc, col0, group);
-                SmallVector<Value> bValues;
-                for (int64_t j = 0; j < 2; ++j)
-                  for (int64_t e = 0; e < 2; ++e) {
-                    Value kk = add(bld, kLo, e + 8 * j);
-                    bValues.push_back(memref::LoadOp::create(
-                        bld, loc, b,
-                        transB ? ValueRange{nIdx, kk} : ValueRange{kk, nIdx}));
-                  }
-                Value va = vector::FromElementsOp::create(bld, loc, fragA,
-                                                          aValues);
-                Value vb = vector::FromElementsOp::create(bld, loc, fragB,
-                                                          bValues);
+                auto sum = [&](Value x, Value y) -> Value {
+                  return arith::AddIOp::create(bld, loc, x, y);
+                };
+                // A (16x16 at row0, k0): matrices (rows 0-7 | 8-15) x
+                // (k 0-7 | 8-15) in register order [0] r0k0, [1] r8k0,
+                // [2] r0k8, [3] r8k8.
+                Value va =
+                    transA
+                        ? nvgpu::LdMatrixOp::create(
+                              bld, loc, fragA, a,
+                              ValueRange{sum(sum(k0, laneMod8), laneDiv16x8),
+                                         sum(row0, laneDiv8Mod2x8)},
+                              bld.getBoolAttr(true), bld.getI32IntegerAttr(4))
+                              .getResult()
+                        : nvgpu::LdMatrixOp::create(
+                              bld, loc, fragA, a,
+                              ValueRange{sum(row0, laneMod16),
+                                         sum(k0, laneDiv16x8)},
+                              bld.getBoolAttr(false), bld.getI32IntegerAttr(4))
+                              .getResult();
+                // B (16x8 at k0, col0): matrices k 0-7 and k 8-15; lanes
+                // 16-31 repeat 0-15 (ldmatrix .x2 ignores them).
+                Value vb =
+                    transB
+                        ? nvgpu::LdMatrixOp::create(
+                              bld, loc, fragB, b,
+                              ValueRange{sum(col0, laneMod8),
+                                         sum(k0, laneDiv8Mod2x8)},
+                              bld.getBoolAttr(false), bld.getI32IntegerAttr(2))
+                              .getResult()
+                        : nvgpu::LdMatrixOp::create(
+                              bld, loc, fragB, b,
+                              ValueRange{sum(k0, laneMod16), col0},
+                              bld.getBoolAttr(true), bld.getI32IntegerAttr(2))
+                              .getResult();
                 Value next = nvgpu::MmaSyncOp::create(
                     bld, loc, va, vb, iter[0],
                     ArrayRef<int64_t>{kTileM, kTileN, kTileK});

@@ -2,18 +2,18 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_75" --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=SIMT
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-to-nvvm="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
 
-// On sm_80+, tile.gemm on f16/bf16 runs on tensor cores: warps take 16x8
-// tiles of C (16 of them here; tile = warp, warp + 4, ...), keep the accumulator in registers
-// through an mma.sync m16n8k16 loop over K, and gather A and B fragments
-// from the on-chip tiles.
+// On sm_80+, tile.gemm on f16 runs on tensor cores: warps take 16x8 tiles
+// of C (16 of them here; tile = warp, warp + 4, ...), keep the accumulator
+// in registers through an mma.sync m16n8k16 loop over K, and load the A and
+// B fragments from the on-chip tiles with ldmatrix.
 // MMA-LABEL: func.func @f16_f32
 // MMA: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
 // MMA: %[[WARP:.*]] = arith.divui %[[TX]], %c32
 // MMA: scf.for %[[TILE:.*]] = %[[WARP]] to %c16 step %c4 {
 // MMA:   vector.from_elements {{.*}} : vector<2x2xf32>
 // MMA:   scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<2x2xf32>) {
-// MMA:     vector.from_elements {{.*}} : vector<4x2xf16>
-// MMA:     vector.from_elements {{.*}} : vector<2x2xf16>
+// MMA:     %[[A:.*]] = nvgpu.ldmatrix %{{.*}}[%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<64x32xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// MMA:     %[[B:.*]] = nvgpu.ldmatrix %{{.*}}[%{{.*}}, %{{.*}}] {numTiles = 2 : i32, transpose = true} : memref<32x32xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
 // MMA:     nvgpu.mma.sync(%{{.*}}, %{{.*}}, %[[ACC]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // MMA:   vector.extract
 // MMA:   memref.store
@@ -21,7 +21,9 @@
 // SIMT-LABEL: func.func @f16_f32
 // SIMT-NOT: nvgpu.mma.sync
 // SIMT: arith.mulf
-// PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX-SAME: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 func.func @f16_f32(%n: index) {
   tile.kernel grid(%n) threads(128) -> (%bx) {
     %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
@@ -43,8 +45,12 @@ func.func @f16_f32(%n: index) {
 // transposed.
 // MMA-LABEL: func.func @transposed
 // MMA: arith.constant dense<0.000000e+00> : vector<2x2xf32>
+// MMA: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
+// MMA: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = false}
 // MMA: nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // PTX: gpu.binary @transposed_kernel
+// PTX-SAME: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// PTX-SAME: ldmatrix.sync.aligned.m8n8.x2.shared.b16
 // PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 func.func @transposed(%n: index) {
   tile.kernel grid(%n) threads(64) -> (%bx) {
