@@ -53,3 +53,8 @@ try:
     config.available_features.add("cuda-driver")
 except OSError:
     pass
+
+# The ROCm toolkit folder (device libraries + ld.lld) for AMD code objects.
+config.substitutions.append(("%rocm_path", config.tile_rocm_toolkit))
+if os.path.isdir(os.path.join(config.tile_rocm_toolkit, "amdgcn", "bitcode")):
+    config.available_features.add("rocm-device-libs")

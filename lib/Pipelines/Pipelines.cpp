@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -82,12 +83,29 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
-                                         const TileToNVVMOptions &options) {
+namespace {
+/// What differs between the GPU pipelines: the target, the device-side
+/// conversions and the toolkit that serializes the binaries.
+struct GPUTargetSpec {
+  StringRef kind, chip, features;
+  bool emitCInterface;
+  std::string format, toolkit;
+  /// Attaches the MLIR GPU target (#nvvm.target, #rocdl.target).
+  function_ref<void(OpPassManager &)> attachTarget;
+  /// Lowers gpu.module contents to the target's LLVM dialect flavor.
+  function_ref<void(OpPassManager &)> lowerKernels;
+};
+} // namespace
+
+/// tile IR -> gpu.launch -> outlined kernels -> device binaries and host
+/// LLVM (the sequence of MLIR's gpu-lower-to-nvvm-pipeline, shared by both
+/// vendors, with the toolkit explicit).
+static void buildTileToGPUPipeline(OpPassManager &pm,
+                                   const GPUTargetSpec &spec) {
   TileAttachTargetOptions target;
-  target.kind = "cuda";
-  target.chip = options.chip;
-  target.features = options.features;
+  target.kind = spec.kind.str();
+  target.chip = spec.chip.str();
+  target.features = spec.features.str();
   target.overwrite = true;
   pm.addPass(createTileAttachTarget(target));
   pm.addPass(createConvertTileToGPU());
@@ -97,49 +115,100 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  if (options.emitCInterface)
+  if (spec.emitCInterface)
     pm.addPass(std::make_unique<EmitCInterfacePass>());
 
-  // Lower host and device code (the sequence of MLIR's
-  // gpu-lower-to-nvvm-pipeline, with the toolkit made explicit so that ptxas
-  // and libdevice are found without environment variables).
   pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
-  GpuNVVMAttachTargetOptions nvvmTarget;
-  nvvmTarget.chip = options.chip;
-  nvvmTarget.features = options.features;
-  nvvmTarget.optLevel = options.optLevel;
-  pm.addPass(createGpuNVVMAttachTarget(nvvmTarget));
+  spec.attachTarget(pm);
   pm.addPass(createLowerAffinePass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 
-  ConvertGpuOpsToNVVMOpsOptions device;
-  // redux.sync exists from sm_80 on.
-  StringRef sm = StringRef(options.chip).drop_front(3);
-  unsigned version = 0;
-  device.hasRedux = !sm.consumeInteger(10, version) && version >= 80;
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
-  kernels.addPass(createConvertGpuOpsToNVVMOps(device));
+  spec.lowerKernels(kernels);
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
 
   pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = options.format;
-  binary.toolkitPath =
-      options.cudaPath.empty() ? findCUDAToolkit() : options.cudaPath.getValue();
+  binary.compilationTarget = spec.format;
+  binary.toolkitPath = spec.toolkit;
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
+                                         const TileToNVVMOptions &options) {
+  auto attachTarget = [&](OpPassManager &pm) {
+    GpuNVVMAttachTargetOptions nvvmTarget;
+    nvvmTarget.chip = options.chip;
+    nvvmTarget.features = options.features;
+    nvvmTarget.optLevel = options.optLevel;
+    pm.addPass(createGpuNVVMAttachTarget(nvvmTarget));
+  };
+  auto lowerKernels = [&](OpPassManager &kernels) {
+    ConvertGpuOpsToNVVMOpsOptions device;
+    // redux.sync exists from sm_80 on.
+    StringRef sm = StringRef(options.chip).drop_front(3);
+    unsigned version = 0;
+    device.hasRedux = !sm.consumeInteger(10, version) && version >= 80;
+    kernels.addPass(createConvertGpuOpsToNVVMOps(device));
+  };
+  buildTileToGPUPipeline(
+      pm, {"cuda", options.chip, options.features, options.emitCInterface,
+           options.format,
+           options.cudaPath.empty() ? findCUDAToolkit()
+                                    : options.cudaPath.getValue(),
+           attachTarget, lowerKernels});
+}
+
+void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
+                                          const TileToROCDLOptions &options) {
+  // gfx9 (CDNA) runs wave64, gfx10 and later (RDNA) wave32.
+  StringRef chip = options.chip;
+  bool wave64 = chip.size() == 6 && chip.starts_with("gfx9");
+  auto attachTarget = [&](OpPassManager &pm) {
+    GpuROCDLAttachTargetOptions rocdlTarget;
+    rocdlTarget.chip = options.chip;
+    rocdlTarget.features = options.features;
+    rocdlTarget.optLevel = options.optLevel;
+    rocdlTarget.wave64Flag = wave64;
+    // The device libraries of Debian's rocm-device-libs stop at ABI 5.
+    rocdlTarget.abiVersion = "500";
+    pm.addPass(createGpuROCDLAttachTarget(rocdlTarget));
+  };
+  auto lowerKernels = [&](OpPassManager &kernels) {
+    ConvertGpuOpsToROCDLOpsOptions device;
+    device.chipset = options.chip;
+    device.runtime = gpu::amd::Runtime::HIP;
+    kernels.addPass(createConvertGpuOpsToROCDLOps(device));
+  };
+  buildTileToGPUPipeline(
+      pm, {"rocm", options.chip, options.features, options.emitCInterface,
+           options.format,
+           options.rocmPath.empty() ? findROCmToolkit()
+                                    : options.rocmPath.getValue(),
+           attachTarget, lowerKernels});
+}
+
+std::string mlir::tile::findROCmToolkit() {
+  for (const char *var : {"ROCM_PATH", "ROCM_HOME"})
+    if (std::optional<std::string> path = llvm::sys::Process::GetEnv(var);
+        path && !path->empty())
+      return *path;
+  if (llvm::sys::fs::is_directory("/opt/rocm"))
+    return "/opt/rocm";
+  return "";
 }
 
 std::string mlir::tile::findCUDAToolkit() {
@@ -163,4 +232,9 @@ void mlir::tile::registerTilePipelines() {
       "Lower tile kernels for NVIDIA GPUs: gpu.launch, NVVM, a device binary "
       "per kernel (cubin through ptxas) and host code calling mgpu*",
       buildTileToNVVMPipeline);
+  PassPipelineRegistration<TileToROCDLOptions>(
+      "tile-to-rocdl",
+      "Lower tile kernels for AMD GPUs: gpu.launch, ROCDL and a code object "
+      "per kernel (hsaco, through the ROCm device libraries and ld.lld)",
+      buildTileToROCDLPipeline);
 }

@@ -58,6 +58,44 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       llvm::cl::init(false)};
 };
 
+/// Options of `tile-to-rocdl`.
+struct TileToROCDLOptions : public PassPipelineOptions<TileToROCDLOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("AMD chip: gfx90a, gfx942, gfx1100, ..."),
+      llvm::cl::init("gfx942")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("Target features"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Device binary: bin (hsaco, linked by ld.lld) or isa "
+                     "(AMDGPU assembly)"),
+      llvm::cl::init("bin")};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level", llvm::cl::desc("Device optimization level"),
+      llvm::cl::init(3)};
+  PassOptions::Option<std::string> rocmPath{
+      *this, "rocm-path",
+      llvm::cl::desc("ROCm toolkit: amdgcn/bitcode device libraries and "
+                     "llvm/bin/ld.lld; default: $ROCM_PATH, $ROCM_HOME, then "
+                     "/opt/rocm"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> emitCInterface{
+      *this, "emit-c-interface",
+      llvm::cl::desc("Give every public host function a C-compatible "
+                     "wrapper (_mlir_ciface_<name>)"),
+      llvm::cl::init(false)};
+};
+
+/// tile IR -> gpu.launch (convert-tile-to-gpu) -> ROCDL and a code object
+/// per kernel (gpu.binary), host code in the LLVM dialect.
+void buildTileToROCDLPipeline(OpPassManager &pm,
+                              const TileToROCDLOptions &options);
+
+/// The ROCm toolkit the AMD pipeline uses when none is given: $ROCM_PATH,
+/// $ROCM_HOME, then /opt/rocm if it exists; empty if none.
+std::string findROCmToolkit();
+
 /// The CUDA toolkit the NVIDIA pipeline uses when none is given: $CUDA_HOME,
 /// $CUDA_PATH, $CUDA_ROOT, then /usr/local/cuda if it exists; empty if none.
 std::string findCUDAToolkit();
