@@ -43,6 +43,7 @@ run row_reduce $E/row_reduce.mlir --entry=row_reduce --reference=$R/row_reduce.m
 run cumsum $E/cumsum.mlir --entry=cumsum --reference=$R/cumsum.mlir@cumsum_ref --outputs=1 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=45x256 --arg=45x256
 run cumsum_reverse $E/cumsum.mlir --entry=cumsum_reverse --reference=$R/cumsum.mlir@cumsum_reverse_ref --outputs=1 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=45x256 --arg=45x256
 run dequant_gemm $E/dequant_gemm.mlir --entry=dequant_gemm --reference=$R/dequant_gemm.mlir@dequant_gemm_ref --outputs=3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
+run local_tiles test/Integration/local_tiles.mlir --entry=sum_squares --reference=@sum_squares_ref --arg=100x64 --arg=100 --arg=1 --outputs=1,2 --no-poison --repeat=0
 run atomic_add test/Integration/atomic_add.mlir --entry=column_sums --reference=@column_sums_ref --arg=100x150 --arg=150 --arg=1 --outputs=1,2 --no-poison --repeat=0
 echo "== GEMM variants (gen_gemm.py): f16 on tensor cores (mma.sync) in every transpose, f16 accumulation, bf16 and f32 on the generic path"
 G=test/Integration/Inputs/gen_gemm.py
