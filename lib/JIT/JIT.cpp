@@ -818,10 +818,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
     Expected<int> capability = runtime::getComputeCapability();
     if (!capability)
       return capability.takeError();
-    TargetAttr attr = TargetAttr::get(context.get(), options.target.kind,
-                                      options.target.chip,
-                                      options.target.features);
-    int64_t sm = attr.getSmVersion();
+    int64_t sm = parseSmVersion(options.target.chip);
     bool archSpecific = llvm::StringRef(options.target.chip).ends_with("a");
     if (sm / 10 != *capability / 10 || sm > *capability ||
         (archSpecific && sm != *capability))

@@ -159,9 +159,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
   auto lowerKernels = [&](OpPassManager &kernels) {
     ConvertGpuOpsToNVVMOpsOptions device;
     // redux.sync exists from sm_80 on.
-    StringRef sm = StringRef(options.chip).drop_front(3);
-    unsigned version = 0;
-    device.hasRedux = !sm.consumeInteger(10, version) && version >= 80;
+    device.hasRedux = parseSmVersion(options.chip) >= 80;
     kernels.addPass(createConvertGpuOpsToNVVMOps(device));
   };
   buildTileToGPUPipeline(
@@ -174,9 +172,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
                                           const TileToROCDLOptions &options) {
-  // gfx9 (CDNA) runs wave64, gfx10 and later (RDNA) wave32.
-  StringRef chip = options.chip;
-  bool wave64 = chip.size() == 6 && chip.starts_with("gfx9");
+  bool wave64 = getWarpSize(TargetKind::ROCm, options.chip) == 64;
   auto attachTarget = [&](OpPassManager &pm) {
     GpuROCDLAttachTargetOptions rocdlTarget;
     rocdlTarget.chip = options.chip;
@@ -201,24 +197,26 @@ void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
            attachTarget, lowerKernels});
 }
 
-std::string mlir::tile::findROCmToolkit() {
-  for (const char *var : {"ROCM_PATH", "ROCM_HOME"})
+/// The first of `variables` that is set, else `fallback` if it is a
+/// directory, else empty.
+static std::string findToolkit(ArrayRef<const char *> variables,
+                               StringRef fallback) {
+  for (const char *var : variables)
     if (std::optional<std::string> path = llvm::sys::Process::GetEnv(var);
         path && !path->empty())
       return *path;
-  if (llvm::sys::fs::is_directory("/opt/rocm"))
-    return "/opt/rocm";
+  if (llvm::sys::fs::is_directory(fallback))
+    return fallback.str();
   return "";
 }
 
+std::string mlir::tile::findROCmToolkit() {
+  return findToolkit({"ROCM_PATH", "ROCM_HOME"}, "/opt/rocm");
+}
+
 std::string mlir::tile::findCUDAToolkit() {
-  for (const char *var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
-    if (std::optional<std::string> path = llvm::sys::Process::GetEnv(var);
-        path && !path->empty())
-      return *path;
-  if (llvm::sys::fs::is_directory("/usr/local/cuda"))
-    return "/usr/local/cuda";
-  return "";
+  return findToolkit({"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"},
+                     "/usr/local/cuda");
 }
 
 void mlir::tile::registerTilePipelines() {

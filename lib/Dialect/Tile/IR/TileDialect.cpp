@@ -243,25 +243,34 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   llvm_unreachable("unknown target kind");
 }
 
-int64_t TargetAttr::getWarpSize() const {
-  switch (getKind()) {
+int64_t mlir::tile::getWarpSize(TargetKind kind, StringRef chip) {
+  switch (kind) {
   case TargetKind::CUDA:
     return 32;
   case TargetKind::ROCm:
     // CDNA (gfx9xx) runs wave64; RDNA (gfx10 and later) wave32.
-    return getChip().size() == 6 && getChip().starts_with("gfx9") ? 64 : 32;
+    return chip.size() == 6 && chip.starts_with("gfx9") ? 64 : 32;
   case TargetKind::CPU:
     return 1;
   }
   llvm_unreachable("unknown target kind");
 }
 
-int64_t TargetAttr::getSmVersion() const {
-  if (getKind() != TargetKind::CUDA)
+int64_t mlir::tile::parseSmVersion(StringRef chip) {
+  StringRef digits = chip;
+  if (!digits.consume_front("sm_"))
     return 0;
-  StringRef digits = getChip().drop_front(3);
   digits.consume_back("a");
   unsigned version = 0;
-  (void)digits.getAsInteger(10, version);
+  if (digits.getAsInteger(10, version))
+    return 0;
   return version;
+}
+
+int64_t TargetAttr::getWarpSize() const {
+  return mlir::tile::getWarpSize(getKind(), getChip());
+}
+
+int64_t TargetAttr::getSmVersion() const {
+  return getKind() == TargetKind::CUDA ? parseSmVersion(getChip()) : 0;
 }

@@ -59,6 +59,13 @@ inline bool isInSpace(MemRefType type, MemorySpace space) {
   return getMemorySpace(type) == space;
 }
 
+/// The compute capability in a CUDA chip name ("sm_90a" -> 90), 0 if none.
+int64_t parseSmVersion(StringRef chip);
+
+/// Threads per warp (wavefront) of a chip: 32 on NVIDIA and on AMD gfx10+,
+/// 64 on AMD gfx9 (CDNA), 1 on the CPU.
+int64_t getWarpSize(TargetKind kind, StringRef chip);
+
 /// Returns the `tile.target` of the module that encloses `op`, if any.
 TargetAttr getTargetAttr(Operation *op);
 
