@@ -2,17 +2,25 @@
 //
 // Part of TileLang-MLIR.
 //
-// tile.gemm inside a gpu.launch, lowered to warp-level mma.sync m16n8k16:
-// each warp takes 16x8 tiles of C (warp w: tiles w, w + W, ...), holds the
-// tile's accumulator in registers (the mma.sync layout: lane = 4 * g + t
-// owns rows g and g + 8, columns 2t and 2t + 1) across the whole k loop,
-// and feeds mma.sync with A and B fragments loaded from the on-chip tiles by
-// ldmatrix (x4 for A, x2 for B; .trans where the stored orientation is the
-// transpose of the fragment's), each lane giving the address of one 16-byte
-// row of an 8x8 matrix.
-// Supports f16 x f16 -> f32 or f16 when M, N, K are multiples of 16, 8, 16
-// and the block has whole warps; other gemms keep the generic lowering
-// (bf16 too: nvgpu.mma.sync of MLIR 22 cannot type bf16 operands).
+// tile.gemm inside a gpu.launch, lowered to warp-level mma.sync m16n8k16 on
+// f16 operands (f32 or f16 accumulation) when M, N, K are multiples of
+// 16, 8, 16 and the block has whole warps. The accumulator of a 16x8 C tile
+// lives in registers in the mma.sync layout (lane = 4 * g + t owns rows g and
+// g + 8, columns 2t and 2t + 1); A and B fragments come from the on-chip
+// tiles through ldmatrix (x4 for A, x2 for B, .trans where the stored
+// orientation is the transpose of the fragment's), each lane giving the
+// address of one 16-byte row of an 8x8 matrix.
+//
+// Two patterns:
+//  * a gemm in the body of a tile.pipelined loop whose C tile nothing else in
+//    the loop touches keeps C in registers for the whole loop: loaded once
+//    before it, carried as loop values, stored once after it. The warps split
+//    C in a 2-D grid chosen by the gemm's policy, and each warp loads every
+//    A and B fragment once per k step for all its tiles;
+//  * any other gemm loads and stores its C tiles around its own k loop (warp
+//    w takes 16x8 tiles w, w + W, ...).
+// bf16 stays on the generic path: nvgpu.mma.sync of MLIR 22 cannot type bf16
+// operands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,171 +43,330 @@ namespace {
 
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16;
+/// Accumulator registers per lane (f32) a warp may hold across a loop.
+constexpr int64_t kMaxAccumulatorRegisters = 128;
 
+/// The number of threads of the block around `op` when `op` is a gemm that
+/// mma.sync m16n8k16 can run, else failure.
+FailureOr<int64_t> matchMmaGemm(GemmOp op, PatternRewriter &rewriter) {
+  Type aType = op.getA().getType().getElementType();
+  Type bType = op.getB().getType().getElementType();
+  Type cType = op.getC().getType().getElementType();
+  if (aType != bType || !aType.isF16() || !(cType.isF32() || cType.isF16()))
+    return rewriter.notifyMatchFailure(op, "no m16n8k16 mma for the types");
+  if (op.getM() % kTileM || op.getN() % kTileN || op.getK() % kTileK)
+    return rewriter.notifyMatchFailure(op, "not a multiple of 16x8x16");
+  auto launch = op->getParentOfType<gpu::LaunchOp>();
+  if (!launch)
+    return failure();
+  int64_t threads = 1;
+  for (Value size : {launch.getBlockSizeX(), launch.getBlockSizeY(),
+                     launch.getBlockSizeZ()}) {
+    std::optional<int64_t> extent = getConstantIntValue(size);
+    if (!extent)
+      return rewriter.notifyMatchFailure(op, "dynamic block size");
+    threads *= *extent;
+  }
+  if (threads % kWarpSize)
+    return rewriter.notifyMatchFailure(op, "partial warps");
+  // ldmatrix reads 16-byte rows: the tiles' rows must be whole vectors.
+  for (Value operand : {op.getA(), op.getB()})
+    if (cast<MemRefType>(operand.getType()).getDimSize(1) % 8)
+      return rewriter.notifyMatchFailure(op, "rows not 16-byte multiples");
+  return threads;
+}
+
+/// The warp id and the per-lane offsets of the mma.sync and ldmatrix
+/// layouts, computed once at the builder's insertion point.
+struct WarpLanes {
+  Value warp;
+  Value group, twoT;             // mma layout: lane = 4 * group + t
+  Value mod8, mod16, div16x8, div8mod2x8; // ldmatrix row addresses
+
+  WarpLanes(OpBuilder &b, Location loc, Operation *op) {
+    auto c = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value tid = getBlockThreads(b, op).threadId;
+    warp = arith::DivUIOp::create(b, loc, tid, c(kWarpSize));
+    Value lane = arith::RemUIOp::create(b, loc, tid, c(kWarpSize));
+    group = arith::DivUIOp::create(b, loc, lane, c(4));
+    twoT = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, lane, c(4)), c(2));
+    mod8 = arith::RemUIOp::create(b, loc, lane, c(8));
+    mod16 = arith::RemUIOp::create(b, loc, lane, c(16));
+    div16x8 = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, lane, c(16)), c(8));
+    div8mod2x8 = arith::MulIOp::create(
+        b, loc,
+        arith::RemUIOp::create(b, loc,
+                               arith::DivUIOp::create(b, loc, lane, c(8)),
+                               c(2)),
+        c(8));
+  }
+};
+
+Value addIndex(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value addIndex(OpBuilder &b, Location loc, Value x, int64_t y) {
+  if (y == 0)
+    return x;
+  return arith::AddIOp::create(b, loc, x,
+                               arith::ConstantIndexOp::create(b, loc, y));
+}
+
+/// The A fragment of the 16x16 block at (row0, k0): matrices (rows 0-7 |
+/// 8-15) x (k 0-7 | 8-15) in register order r0k0, r8k0, r0k8, r8k8.
+Value loadA(OpBuilder &b, Location loc, GemmOp op, const WarpLanes &l,
+            Value row0, Value k0) {
+  auto type = VectorType::get({4, 2}, op.getA().getType().getElementType());
+  bool trans = op.getTransposeA();
+  SmallVector<Value> indices =
+      trans ? SmallVector<Value>{addIndex(b, loc, addIndex(b, loc, k0, l.mod8),
+                                          l.div16x8),
+                                 addIndex(b, loc, row0, l.div8mod2x8)}
+            : SmallVector<Value>{addIndex(b, loc, row0, l.mod16),
+                                 addIndex(b, loc, k0, l.div16x8)};
+  return nvgpu::LdMatrixOp::create(b, loc, type, op.getA(), indices,
+                                   b.getBoolAttr(trans),
+                                   b.getI32IntegerAttr(4));
+}
+
+/// The B fragment of the 16x8 block at (k0, col0): matrices k 0-7 and
+/// k 8-15 (lanes 16-31 repeat 0-15: ldmatrix .x2 ignores them).
+Value loadB(OpBuilder &b, Location loc, GemmOp op, const WarpLanes &l,
+            Value k0, Value col0) {
+  auto type = VectorType::get({2, 2}, op.getB().getType().getElementType());
+  bool trans = op.getTransposeB();
+  SmallVector<Value> indices =
+      trans ? SmallVector<Value>{addIndex(b, loc, col0, l.mod8),
+                                 addIndex(b, loc, k0, l.div8mod2x8)}
+            : SmallVector<Value>{addIndex(b, loc, k0, l.mod16), col0};
+  return nvgpu::LdMatrixOp::create(b, loc, type, op.getB(), indices,
+                                   b.getBoolAttr(!trans),
+                                   b.getI32IntegerAttr(2));
+}
+
+/// This lane's (row, column) of element [r][e] of the accumulator of the C
+/// tile at (row0, col0).
+SmallVector<Value> accumulatorIndex(OpBuilder &b, Location loc,
+                                    const WarpLanes &l, Value row0,
+                                    Value col0, int64_t r, int64_t e) {
+  return {addIndex(b, loc, addIndex(b, loc, row0, l.group), 8 * r),
+          addIndex(b, loc, addIndex(b, loc, col0, l.twoT), e)};
+}
+
+Value loadAccumulator(OpBuilder &b, Location loc, GemmOp op,
+                      const WarpLanes &l, Value row0, Value col0) {
+  MemRefType cType = op.getC().getType();
+  auto type = VectorType::get({2, 2}, cType.getElementType());
+  if (op.getClearAccum())
+    return arith::ConstantOp::create(b, loc, type,
+                                     cast<TypedAttr>(b.getZeroAttr(type)));
+  SmallVector<Value> values;
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t e = 0; e < 2; ++e)
+      values.push_back(memref::LoadOp::create(
+          b, loc, op.getC(), accumulatorIndex(b, loc, l, row0, col0, r, e)));
+  return vector::FromElementsOp::create(b, loc, type, values);
+}
+
+void storeAccumulator(OpBuilder &b, Location loc, GemmOp op,
+                      const WarpLanes &l, Value row0, Value col0, Value acc) {
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t e = 0; e < 2; ++e) {
+      Value v = vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, e});
+      memref::StoreOp::create(b, loc, v, op.getC(),
+                              accumulatorIndex(b, loc, l, row0, col0, r, e));
+    }
+}
+
+Value mma(OpBuilder &b, Location loc, Value a, Value bFragment, Value acc) {
+  return nvgpu::MmaSyncOp::create(b, loc, a, bFragment, acc,
+                                  ArrayRef<int64_t>{kTileM, kTileN, kTileK});
+}
+
+/// Any gemm: warp w takes 16x8 tiles w, w + W, ... and runs each tile's k
+/// loop with its accumulator in registers.
 struct GemmToMmaSync : OpRewritePattern<GemmOp> {
   GemmToMmaSync(MLIRContext *ctx)
       : OpRewritePattern<GemmOp>(ctx, /*benefit=*/2) {}
 
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
-    Type aType = op.getA().getType().getElementType();
-    Type bType = op.getB().getType().getElementType();
-    Type cType = op.getC().getType().getElementType();
-    bool supported =
-        aType == bType && aType.isF16() && (cType.isF32() || cType.isF16());
-    if (!supported)
-      return rewriter.notifyMatchFailure(op, "no m16n8k16 mma for the types");
-    int64_t m = op.getM(), n = op.getN(), k = op.getK();
-    if (m % kTileM || n % kTileN || k % kTileK)
-      return rewriter.notifyMatchFailure(op, "not a multiple of 16x8x16");
-    auto launch = op->getParentOfType<gpu::LaunchOp>();
-    if (!launch)
+    FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
+    if (failed(threads))
       return failure();
-    int64_t threads = 1;
-    for (Value size : {launch.getBlockSizeX(), launch.getBlockSizeY(),
-                       launch.getBlockSizeZ()}) {
-      std::optional<int64_t> extent = getConstantIntValue(size);
-      if (!extent)
-        return rewriter.notifyMatchFailure(op, "dynamic block size");
-      threads *= *extent;
+    Location loc = op.getLoc();
+    auto c = [&](OpBuilder &b, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    int64_t tilesN = op.getN() / kTileN;
+    int64_t numTiles = (op.getM() / kTileM) * tilesN;
+
+    gpu::BarrierOp::create(rewriter, loc);
+    WarpLanes lanes(rewriter, loc, op);
+    scf::ForOp::create(
+        rewriter, loc, lanes.warp, c(rewriter, numTiles),
+        c(rewriter, *threads / kWarpSize), ValueRange{},
+        [&](OpBuilder &b, Location loc, Value tile, ValueRange) {
+          Value row0 = arith::MulIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, tile, c(b, tilesN)),
+              c(b, kTileM));
+          Value col0 = arith::MulIOp::create(
+              b, loc, arith::RemUIOp::create(b, loc, tile, c(b, tilesN)),
+              c(b, kTileN));
+          Value init = loadAccumulator(b, loc, op, lanes, row0, col0);
+          auto kLoop = scf::ForOp::create(
+              b, loc, c(b, 0), c(b, op.getK()), c(b, kTileK), ValueRange{init},
+              [&](OpBuilder &b, Location loc, Value k0, ValueRange acc) {
+                Value next = mma(b, loc, loadA(b, loc, op, lanes, row0, k0),
+                                 loadB(b, loc, op, lanes, k0, col0), acc[0]);
+                scf::YieldOp::create(b, loc, next);
+              });
+          storeAccumulator(b, loc, op, lanes, row0, col0, kLoop.getResult(0));
+          scf::YieldOp::create(b, loc);
+        });
+    gpu::BarrierOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The warp grid (rows, columns) that splits tilesM x tilesN tiles over
+/// `warps` warps for `policy`, or failure.
+FailureOr<std::pair<int64_t, int64_t>>
+chooseWarpGrid(GemmPolicy policy, int64_t warps, int64_t tilesM,
+               int64_t tilesN) {
+  std::optional<std::pair<int64_t, int64_t>> best;
+  double bestShape = 0;
+  for (int64_t wm = 1; wm <= warps; ++wm) {
+    if (warps % wm || tilesM % wm || tilesN % (warps / wm))
+      continue;
+    int64_t wn = warps / wm;
+    if (policy == GemmPolicy::FullRow && wn != 1)
+      continue;
+    if (policy == GemmPolicy::FullCol && wm != 1)
+      continue;
+    // Square warp tiles share the most fragments.
+    double rows = double(tilesM / wm) * kTileM;
+    double cols = double(tilesN / wn) * kTileN;
+    double shape = std::min(rows, cols) / std::max(rows, cols);
+    if (!best || shape > bestShape) {
+      best = {wm, wn};
+      bestShape = shape;
     }
-    if (threads % kWarpSize)
-      return rewriter.notifyMatchFailure(op, "partial warps");
-    // ldmatrix reads 16-byte rows: the tiles' rows must be whole vectors.
-    for (Value operand : {op.getA(), op.getB()})
-      if (cast<MemRefType>(operand.getType()).getDimSize(1) % 8)
-        return rewriter.notifyMatchFailure(op, "rows not 16-byte multiples");
+  }
+  if (!best)
+    return failure();
+  return *best;
+}
+
+/// A gemm in the body of a tile.pipelined loop whose C tile nothing else in
+/// the loop touches: C stays in registers for the whole loop.
+struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
+  PipelinedGemmInRegisters(MLIRContext *ctx)
+      : OpRewritePattern<PipelinedOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(PipelinedOp loop,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<GemmOp> gemms(loop.getBody().front().getOps<GemmOp>());
+    if (gemms.size() != 1)
+      return rewriter.notifyMatchFailure(loop, "not exactly one gemm");
+    GemmOp op = gemms.front();
+    FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
+    if (failed(threads))
+      return failure();
+    if (op.getClearAccum())
+      return rewriter.notifyMatchFailure(loop, "C is reset every iteration");
+    Value cTile = op.getC();
+    WalkResult other = loop.getBody().walk([&](Operation *inner) {
+      return inner != op && llvm::is_contained(inner->getOperands(), cTile)
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    if (other.wasInterrupted())
+      return rewriter.notifyMatchFailure(loop, "C is used in the loop");
+
+    int64_t warps = *threads / kWarpSize;
+    int64_t tilesM = op.getM() / kTileM, tilesN = op.getN() / kTileN;
+    FailureOr<std::pair<int64_t, int64_t>> grid =
+        chooseWarpGrid(op.getPolicy(), warps, tilesM, tilesN);
+    if (failed(grid))
+      return rewriter.notifyMatchFailure(loop, "no warp grid for the policy");
+    auto [wm, wn] = *grid;
+    int64_t tm = tilesM / wm, tn = tilesN / wn;
+    int64_t registers =
+        tm * tn * 4 * op.getC().getType().getElementTypeBitWidth() / 32;
+    if (registers > kMaxAccumulatorRegisters)
+      return rewriter.notifyMatchFailure(loop, "too many accumulators");
 
     Location loc = op.getLoc();
     auto c = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
-    Value a = op.getA(), b = op.getB(), acc = op.getC();
-    bool transA = op.getTransposeA(), transB = op.getTransposeB();
-    auto fragA = VectorType::get({4, 2}, aType);
-    auto fragB = VectorType::get({2, 2}, bType);
-    auto fragC = VectorType::get({2, 2}, cType);
-
+    // This warp's tile origins.
     gpu::BarrierOp::create(rewriter, loc);
-    BlockThreads block = getBlockThreads(rewriter, op);
-    Value warp = arith::DivUIOp::create(rewriter, loc, block.threadId,
-                                        c(kWarpSize));
-    Value lane = arith::RemUIOp::create(rewriter, loc, block.threadId,
-                                        c(kWarpSize));
-    Value group = arith::DivUIOp::create(rewriter, loc, lane, c(4));
-    Value inGroup = arith::RemUIOp::create(rewriter, loc, lane, c(4));
-    Value twoT = arith::MulIOp::create(rewriter, loc, inGroup, c(2));
-    // ldmatrix row addresses: lane L points at row L % 8 of matrix L / 8.
-    Value laneMod8 = arith::RemUIOp::create(rewriter, loc, lane, c(8));
-    Value laneMod16 = arith::RemUIOp::create(rewriter, loc, lane, c(16));
-    Value laneDiv16x8 = arith::MulIOp::create(
-        rewriter, loc, arith::DivUIOp::create(rewriter, loc, lane, c(16)), c(8));
-    Value laneDiv8Mod2x8 = arith::MulIOp::create(
-        rewriter, loc,
-        arith::RemUIOp::create(rewriter, loc,
-                               arith::DivUIOp::create(rewriter, loc, lane, c(8)),
-                               c(2)),
-        c(8));
-    int64_t tilesN = n / kTileN;
-    int64_t numTiles = (m / kTileM) * tilesN;
+    WarpLanes lanes(rewriter, loc, op);
+    Value warpRow = arith::DivUIOp::create(rewriter, loc, lanes.warp, c(wn));
+    Value warpCol = arith::RemUIOp::create(rewriter, loc, lanes.warp, c(wn));
+    Value rowBase =
+        arith::MulIOp::create(rewriter, loc, warpRow, c(tm * kTileM));
+    Value colBase =
+        arith::MulIOp::create(rewriter, loc, warpCol, c(tn * kTileN));
+    SmallVector<Value> rows, cols;
+    for (int64_t i = 0; i < tm; ++i)
+      rows.push_back(addIndex(rewriter, loc, rowBase, i * kTileM));
+    for (int64_t j = 0; j < tn; ++j)
+      cols.push_back(addIndex(rewriter, loc, colBase, j * kTileN));
 
-    auto add = [&](OpBuilder &bld, Value x, int64_t y) -> Value {
-      return y == 0 ? x
-                    : arith::AddIOp::create(bld, loc, x,
-                                            arith::ConstantIndexOp::create(
-                                                bld, loc, y))
-                          .getResult();
-    };
+    SmallVector<Value> init;
+    for (int64_t i = 0; i < tm; ++i)
+      for (int64_t j = 0; j < tn; ++j)
+        init.push_back(
+            loadAccumulator(rewriter, loc, op, lanes, rows[i], cols[j]));
 
-    scf::ForOp::create(
-        rewriter, loc, warp, c(numTiles), c(threads / kWarpSize),
-        ValueRange{},
-        [&](OpBuilder &bld, Location loc, Value tile, ValueRange) {
-          Value tileRow = arith::DivUIOp::create(
-              bld, loc, tile, arith::ConstantIndexOp::create(bld, loc, tilesN));
-          Value tileCol = arith::RemUIOp::create(
-              bld, loc, tile, arith::ConstantIndexOp::create(bld, loc, tilesN));
-          Value row0 = arith::MulIOp::create(
-              bld, loc, tileRow, arith::ConstantIndexOp::create(bld, loc, kTileM));
-          Value col0 = arith::MulIOp::create(
-              bld, loc, tileCol, arith::ConstantIndexOp::create(bld, loc, kTileN));
-          // This lane's accumulator rows and columns.
-          Value rowLo = arith::AddIOp::create(bld, loc, row0, group);
-          Value colLo = arith::AddIOp::create(bld, loc, col0, twoT);
-          auto accIndex = [&](int64_t r, int64_t e) {
-            return SmallVector<Value>{add(bld, rowLo, 8 * r), add(bld, colLo, e)};
-          };
-
-          Value init;
-          if (op.getClearAccum()) {
-            init = arith::ConstantOp::create(
-                bld, loc, fragC, cast<TypedAttr>(bld.getZeroAttr(fragC)));
-          } else {
-            SmallVector<Value> values;
-            for (int64_t r = 0; r < 2; ++r)
-              for (int64_t e = 0; e < 2; ++e)
-                values.push_back(
-                    memref::LoadOp::create(bld, loc, acc, accIndex(r, e)));
-            init = vector::FromElementsOp::create(bld, loc, fragC, values);
-          }
-
-          auto kLoop = scf::ForOp::create(
-              bld, loc, arith::ConstantIndexOp::create(bld, loc, 0),
-              arith::ConstantIndexOp::create(bld, loc, k),
-              arith::ConstantIndexOp::create(bld, loc, kTileK),
-              ValueRange{init},
-              [&](OpBuilder &bld, Location loc, Value k0, ValueRange iter) {
-                auto sum = [&](Value x, Value y) -> Value {
-                  return arith::AddIOp::create(bld, loc, x, y);
-                };
-                // A (16x16 at row0, k0): matrices (rows 0-7 | 8-15) x
-                // (k 0-7 | 8-15) in register order [0] r0k0, [1] r8k0,
-                // [2] r0k8, [3] r8k8.
-                Value va =
-                    transA
-                        ? nvgpu::LdMatrixOp::create(
-                              bld, loc, fragA, a,
-                              ValueRange{sum(sum(k0, laneMod8), laneDiv16x8),
-                                         sum(row0, laneDiv8Mod2x8)},
-                              bld.getBoolAttr(true), bld.getI32IntegerAttr(4))
-                              .getResult()
-                        : nvgpu::LdMatrixOp::create(
-                              bld, loc, fragA, a,
-                              ValueRange{sum(row0, laneMod16),
-                                         sum(k0, laneDiv16x8)},
-                              bld.getBoolAttr(false), bld.getI32IntegerAttr(4))
-                              .getResult();
-                // B (16x8 at k0, col0): matrices k 0-7 and k 8-15; lanes
-                // 16-31 repeat 0-15 (ldmatrix .x2 ignores them).
-                Value vb =
-                    transB
-                        ? nvgpu::LdMatrixOp::create(
-                              bld, loc, fragB, b,
-                              ValueRange{sum(col0, laneMod8),
-                                         sum(k0, laneDiv8Mod2x8)},
-                              bld.getBoolAttr(false), bld.getI32IntegerAttr(2))
-                              .getResult()
-                        : nvgpu::LdMatrixOp::create(
-                              bld, loc, fragB, b,
-                              ValueRange{sum(k0, laneMod16), col0},
-                              bld.getBoolAttr(true), bld.getI32IntegerAttr(2))
-                              .getResult();
-                Value next = nvgpu::MmaSyncOp::create(
-                    bld, loc, va, vb, iter[0],
-                    ArrayRef<int64_t>{kTileM, kTileN, kTileK});
-                scf::YieldOp::create(bld, loc, next);
-              });
-
-          for (int64_t r = 0; r < 2; ++r)
-            for (int64_t e = 0; e < 2; ++e) {
-              Value v = vector::ExtractOp::create(
-                  bld, loc, kLoop.getResult(0), ArrayRef<int64_t>{r, e});
-              memref::StoreOp::create(bld, loc, v, acc, accIndex(r, e));
-            }
-          scf::YieldOp::create(bld, loc);
+    auto forOp = scf::ForOp::create(
+        rewriter, loop.getLoc(), loop.getLowerBound(), loop.getUpperBound(),
+        loop.getStep(), init,
+        [&](OpBuilder &b, Location loc, Value, ValueRange acc) {
+          scf::YieldOp::create(b, loc, acc);
         });
+    inlineTileBody(rewriter, loop.getBody(), forOp.getBody(),
+                   forOp.getInductionVar());
+
+    // The gemm itself: each k step loads this warp's A and B fragments once
+    // and updates every accumulator.
+    rewriter.setInsertionPoint(op);
+    gpu::BarrierOp::create(rewriter, loc);
+    SmallVector<Value> acc(forOp.getRegionIterArgs());
+    for (int64_t k0 = 0; k0 < op.getK(); k0 += kTileK) {
+      Value kk = c(k0);
+      SmallVector<Value> aFragments, bFragments;
+      for (int64_t i = 0; i < tm; ++i)
+        aFragments.push_back(loadA(rewriter, loc, op, lanes, rows[i], kk));
+      for (int64_t j = 0; j < tn; ++j)
+        bFragments.push_back(loadB(rewriter, loc, op, lanes, kk, cols[j]));
+      for (int64_t i = 0; i < tm; ++i)
+        for (int64_t j = 0; j < tn; ++j)
+          acc[i * tn + j] =
+              mma(rewriter, loc, aFragments[i], bFragments[j], acc[i * tn + j]);
+    }
+    gpu::BarrierOp::create(rewriter, loc);
+    auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+    rewriter.modifyOpInPlace(yield, [&] { yield->setOperands(acc); });
+
+    // C leaves the registers once, after the loop.
+    rewriter.setInsertionPointAfter(forOp);
+    for (int64_t i = 0; i < tm; ++i)
+      for (int64_t j = 0; j < tn; ++j)
+        storeAccumulator(rewriter, loc, op, lanes, rows[i], cols[j],
+                         forOp.getResult(i * tn + j));
     gpu::BarrierOp::create(rewriter, loc);
     rewriter.eraseOp(op);
+    rewriter.eraseOp(loop);
     return success();
   }
 };
@@ -209,5 +376,6 @@ struct GemmToMmaSync : OpRewritePattern<GemmOp> {
 void mlir::tile::populateTileToNVGPUPatterns(RewritePatternSet &patterns,
                                              int64_t smVersion) {
   if (smVersion >= 80)
-    patterns.add<GemmToMmaSync>(patterns.getContext());
+    patterns.add<GemmToMmaSync, PipelinedGemmInRegisters>(
+        patterns.getContext());
 }

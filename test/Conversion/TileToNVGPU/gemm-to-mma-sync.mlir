@@ -88,3 +88,39 @@ func.func @fallbacks(%n: index) {
   }
   return
 }
+
+// -----
+
+// A gemm in a pipelined loop whose C nothing else in the loop touches keeps
+// C in registers for the whole loop: loaded once before it, carried as loop
+// values, stored once after it. 4 warps split the 64x64 C in a 2x2 grid
+// (policy square): 32x32 per warp, 2x4 tiles of 16x8, so 8 accumulators per
+// warp; per k step each warp loads 2 A and 4 B fragments and issues 8
+// mma.sync.
+// MMA-LABEL: func.func @in_registers
+// MMA: memref.load %[[C:.*]][%{{.*}}, %{{.*}}] : memref<64x64xf32, #gpu.address_space<workgroup>>
+// MMA: %[[R:.*]]:8 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>,
+// MMA-NOT: memref.load %[[C]]
+// MMA-NOT: memref.store {{.*}}, %[[C]]
+// MMA-COUNT-8: nvgpu.mma.sync
+// MMA-NOT: memref.store {{.*}}, %[[C]]
+// MMA: scf.yield
+// MMA: vector.extract %[[R]]#0[0, 0]
+// MMA: memref.store %{{.*}}, %[[C]]
+func.func @in_registers(%A: memref<?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x16xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    tile.clear %c : memref<64x64xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c0 to %n step %c1 num_stages = 2 {
+      tile.copy %A[%c0, %k] to %a : memref<?x?xf16> to memref<64x16xf16, #tile.mem<shared>>
+      tile.copy %A[%k, %c0] to %b : memref<?x?xf16> to memref<16x64xf16, #tile.mem<shared>>
+      tile.gemm %a, %b, %c : memref<64x16xf16, #tile.mem<shared>>, memref<16x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    }
+    tile.copy %c to %A[%c0, %c0] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?xf16>
+  }
+  return
+}
