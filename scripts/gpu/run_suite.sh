@@ -42,7 +42,9 @@ run softmax $E/softmax.mlir --entry=softmax --reference=$R/softmax.mlir@softmax_
 run row_reduce $E/row_reduce.mlir --entry=row_reduce --reference=$R/row_reduce.mlir@row_reduce_ref --outputs=1,2,3,4,5 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=70x300 --arg=70 --arg=70 --arg=70 --arg=70 --arg=70
 run cumsum $E/cumsum.mlir --entry=cumsum --reference=$R/cumsum.mlir@cumsum_ref --outputs=1 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=45x256 --arg=45x256
 run cumsum_reverse $E/cumsum.mlir --entry=cumsum_reverse --reference=$R/cumsum.mlir@cumsum_reverse_ref --outputs=1 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=45x256 --arg=45x256
-run dequant_gemm $E/dequant_gemm.mlir --entry=dequant_gemm --reference=$R/dequant_gemm.mlir@dequant_gemm_ref --outputs=3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
+# The kernel rounds dequantized weights to f16 (as TileLang does), the
+# reference keeps them in f32: up to ~0.004 per weight over K = 70 terms.
+run dequant_gemm $E/dequant_gemm.mlir --entry=dequant_gemm --reference=$R/dequant_gemm.mlir@dequant_gemm_ref --outputs=3 --rtol=1e-2 --atol=0.1 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
 run local_tiles test/Integration/local_tiles.mlir --entry=sum_squares --reference=@sum_squares_ref --arg=100x64 --arg=100 --arg=1 --outputs=1,2 --no-poison --repeat=0
 run atomic_add test/Integration/atomic_add.mlir --entry=column_sums --reference=@column_sums_ref --arg=100x150 --arg=150 --arg=1 --outputs=1,2 --no-poison --repeat=0
 echo "== GEMM variants (gen_gemm.py): f16 on tensor cores (mma.sync) in every transpose, f16 accumulation, bf16 and f32 on the generic path"
@@ -56,6 +58,7 @@ for v in "nn:--dtype f16" "tn:--dtype f16 --ta" "nt:--dtype f16 --tb" "tt:--dtyp
 done
 echo "== correctness on the GPU against the CPU lowering of the same kernel"
 run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=129x65 --arg=65x131 --arg=129x131
+run dequant_vs_cpu $E/dequant_gemm.mlir --entry=dequant_gemm --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
 run fa_vs_cpu $E/flash_attention.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x100x64 --arg=1x2x100x64 --arg=1x2x100x64 --arg=1x2x100x64
 echo "correctness: $pass passed, $fail failed"
 
