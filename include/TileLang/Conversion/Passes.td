@@ -54,10 +54,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     guarded exactly as in `convert-tile-to-scf`, so the results match the
     CPU reference.
 
-    On a CUDA target of sm_80 or later, `tile.gemm` on f16/bf16 with sizes
-    that are multiples of 16x8x16 runs on tensor cores instead: each warp
-    takes 16x8 tiles of C and keeps their accumulators in registers through
-    an `nvgpu.mma.sync` m16n8k16 loop over K.
+    On a CUDA target of sm_80 or later, `tile.gemm` on f16 with sizes that
+    are multiples of 16x8x16 runs on tensor cores instead (`nvgpu.mma.sync`
+    m16n8k16, operands through `nvgpu.ldmatrix`, accumulators in registers);
+    in a `tile.pipelined` loop that leaves its C tile to the gemm, C stays in
+    registers for the whole loop.
 
     This path favors obvious correctness over speed: fragments live in
     shared memory between ops. The layout-driven lowering (register
