@@ -28,6 +28,33 @@ constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
 constexpr unsigned CU_EVENT_DEFAULT = 0;
+constexpr int CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 16;
+constexpr int CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
+/// Clusters of more blocks than this need a per-function opt-in.
+constexpr intptr_t kPortableClusterSize = 8;
+
+/// The driver's launch attribute and configuration records (cuda.h,
+/// CUDA 12 and later): an attribute is an id padded to 8 bytes and a 64-byte
+/// value union, of which a cluster dimension uses the first three words.
+struct CUlaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char raw[64];
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
+  } value;
+};
+static_assert(sizeof(CUlaunchAttribute) == 72, "cuda.h layout");
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void *hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+};
 /// Dynamic shared memory a kernel may use without opting in.
 constexpr int32_t kDefaultDynamicSharedLimit = 48 * 1024;
 
@@ -46,6 +73,9 @@ struct Driver {
   CUresult (*cuLaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, void *, void **,
                              void **);
+  /// Optional (CUDA 12+): only launches with thread block clusters need it.
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, void *, void **,
+                               void **);
   CUresult (*cuStreamCreate)(void **, unsigned);
   CUresult (*cuStreamDestroy)(void *);
   CUresult (*cuStreamSynchronize)(void *);
@@ -119,6 +149,8 @@ DriverState &getState() {
     bind(d.cuMemsetD32Async, "cuMemsetD32Async");
     if (!complete)
       return;
+    d.cuLaunchKernelEx = reinterpret_cast<decltype(d.cuLaunchKernelEx)>(
+        dlsym(lib, "cuLaunchKernelEx"));
     auto fail = [&](const char *what, CUresult result) {
       const char *message = nullptr;
       d.cuGetErrorString(result, &message);
@@ -240,6 +272,59 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
         d->cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
                           blockZ, smem, stream, params, extra),
         "cuLaunchKernel");
+}
+
+/// gpu.launch_func with clusters: the cluster shape travels as a launch
+/// attribute of cuLaunchKernelEx.
+extern "C" void mgpuLaunchClusterKernel(
+    void *function, intptr_t clusterX, intptr_t clusterY, intptr_t clusterZ,
+    intptr_t gridX, intptr_t gridY, intptr_t gridZ, intptr_t blockX,
+    intptr_t blockY, intptr_t blockZ, int32_t smem, void *stream,
+    void **params, void **extra) {
+  Driver *d = driver("mgpuLaunchClusterKernel");
+  if (!d)
+    return;
+  if (!function) {
+    record("cannot launch a kernel that failed to load");
+    return;
+  }
+  if (!d->cuLaunchKernelEx) {
+    record("the CUDA driver lacks cuLaunchKernelEx, which launches thread "
+           "block clusters; update the driver");
+    return;
+  }
+  if (smem > kDefaultDynamicSharedLimit &&
+      !check(d,
+             d->cuFuncSetAttribute(
+                 function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                 smem),
+             "cuFuncSetAttribute(max dynamic shared memory)"))
+    return;
+  if (clusterX * clusterY * clusterZ > kPortableClusterSize &&
+      !check(d,
+             d->cuFuncSetAttribute(
+                 function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                 1),
+             "cuFuncSetAttribute(non-portable cluster size)"))
+    return;
+  CUlaunchAttribute attribute = {};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attribute.value.clusterDim = {static_cast<unsigned>(clusterX),
+                                static_cast<unsigned>(clusterY),
+                                static_cast<unsigned>(clusterZ)};
+  CUlaunchConfig config = {};
+  config.gridDimX = gridX;
+  config.gridDimY = gridY;
+  config.gridDimZ = gridZ;
+  config.blockDimX = blockX;
+  config.blockDimY = blockY;
+  config.blockDimZ = blockZ;
+  config.sharedMemBytes = smem;
+  config.hStream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  check(d, d->cuLaunchKernelEx(&config, function, params, extra),
+        "cuLaunchKernelEx(cluster launch)");
 }
 
 extern "C" void *mgpuStreamCreate() {
@@ -383,6 +468,8 @@ llvm::SmallVector<std::pair<llvm::StringRef, void *>> runtime::getSymbols() {
       {"mgpuModuleGetFunction",
        reinterpret_cast<void *>(&mgpuModuleGetFunction)},
       {"mgpuLaunchKernel", reinterpret_cast<void *>(&mgpuLaunchKernel)},
+      {"mgpuLaunchClusterKernel",
+       reinterpret_cast<void *>(&mgpuLaunchClusterKernel)},
       {"mgpuStreamCreate", reinterpret_cast<void *>(&mgpuStreamCreate)},
       {"mgpuStreamDestroy", reinterpret_cast<void *>(&mgpuStreamDestroy)},
       {"mgpuStreamSynchronize",

@@ -47,6 +47,9 @@ run cumsum_reverse $E/cumsum.mlir --entry=cumsum_reverse --reference=$R/cumsum.m
 run dequant_gemm $E/dequant_gemm.mlir --entry=dequant_gemm --reference=$R/dequant_gemm.mlir@dequant_gemm_ref --outputs=3 --rtol=1e-2 --atol=0.1 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
 run local_tiles test/Integration/local_tiles.mlir --entry=sum_squares --reference=@sum_squares_ref --arg=100x64 --arg=100 --arg=1 --outputs=1,2 --no-poison --repeat=0
 run atomic_add test/Integration/atomic_add.mlir --entry=column_sums --reference=@column_sums_ref --arg=100x150 --arg=150 --arg=1 --outputs=1,2 --no-poison --repeat=0
+# Thread block clusters of 2 and of 16 blocks (non-portable size).
+run cluster test/Integration/cluster.mlir --entry=scale_rows --reference=@scale_rows_ref --arg=200x64 --arg=200x64 --repeat=0
+run cluster_edge test/Integration/cluster.mlir --entry=scale_rows --reference=@scale_rows_ref --arg=33x64 --arg=33x64 --repeat=0
 echo "== GEMM variants (gen_gemm.py): f16 on tensor cores (mma.sync) in every transpose, f16 accumulation, bf16 and f32 on the generic path"
 G=test/Integration/Inputs/gen_gemm.py
 for v in "nn:--dtype f16" "tn:--dtype f16 --ta" "nt:--dtype f16 --tb" "tt:--dtype f16 --ta --tb" "acc16:--dtype f16 --acc f16" "bf16:--dtype bf16 --tb" "f32:--dtype f32"; do

@@ -40,6 +40,8 @@ TEST(CUDARuntimeTest, NoDriverIsAClearErrorNotACrash) {
   EXPECT_EQ(mgpuModuleGetFunction(nullptr, "k"), nullptr);
   mgpuLaunchKernel(nullptr, 1, 1, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr,
                    0);
+  mgpuLaunchClusterKernel(nullptr, 2, 1, 1, 2, 1, 1, 32, 1, 1, 0, nullptr,
+                          nullptr, nullptr);
   EXPECT_EQ(mgpuStreamCreate(), nullptr);
   llvm::Error first = runtime::takeError();
   ASSERT_TRUE(bool(first));
@@ -65,7 +67,7 @@ TEST(CUDARuntimeTest, SymbolsCoverTheHostLowering) {
   };
   for (const char *name :
        {"mgpuModuleLoad", "mgpuModuleUnload", "mgpuModuleGetFunction",
-        "mgpuLaunchKernel", "mgpuStreamCreate", "mgpuStreamSynchronize",
+        "mgpuLaunchKernel", "mgpuLaunchClusterKernel", "mgpuStreamCreate", "mgpuStreamSynchronize",
         "mgpuStreamDestroy", "mgpuMemAlloc", "mgpuMemFree", "mgpuMemcpy",
         "mgpuEventCreate", "mgpuEventRecord", "mgpuEventSynchronize",
         "mgpuEventDestroy", "mgpuStreamWaitEvent", "mgpuMemset32"})

@@ -75,6 +75,13 @@ struct KernelToLaunch : OpRewritePattern<KernelOp> {
         cluster.empty() ? Value() : cluster[1],
         cluster.empty() ? Value() : cluster[2]);
     Block &body = launch.getBody().front();
+    // The builder gives the body the twelve block/thread id and size
+    // arguments only; a launch with clusters also carries the six cluster id
+    // and size arguments right after them, as the parser creates them.
+    for (unsigned i = body.getNumArguments(),
+                  e = launch.getNumConfigRegionAttributes();
+         i < e; ++i)
+      body.insertArgument(i, rewriter.getIndexType(), loc);
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToEnd(&body);

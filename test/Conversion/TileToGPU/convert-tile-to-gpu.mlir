@@ -142,3 +142,21 @@ func.func @reduce(%n: index) {
   }
   return
 }
+
+// -----
+
+// A kernel with a thread block cluster launches with its cluster shape,
+// padded with ones; the kernel's block ids stay the grid's block ids, not the
+// cluster's.
+// CHECK-LABEL: func.func @cluster
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK: gpu.launch clusters(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C2]], %{{.*}} = %[[C1]], %{{.*}} = %[[C1]]) blocks(%[[BX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
+// CHECK: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%[[BX]]]
+func.func @cluster(%gx: index, %out: memref<?xf32>) {
+  tile.kernel grid(%gx) threads(32) cluster(2) -> (%bx) {
+    %v = arith.constant 1.0 : f32
+    tile.atomic_add %v to %out[%bx] : f32 to memref<?xf32>
+  }
+  return
+}

@@ -47,6 +47,17 @@ func.func @cluster_size(%n: index) {
 
 // -----
 
+func.func @cluster_grid() {
+  %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
+  // expected-error @+1 {{grid dimension 1 (6 blocks) is not a multiple of the cluster's (4)}}
+  tile.kernel grid(%c4, %c6) threads(128) cluster(2, 4) -> (%bx, %by) {
+  }
+  return
+}
+
+// -----
+
 func.func @block_ids(%n: index) {
   // expected-error @+1 {{body must have one block index argument per grid dimension (2), got 1}}
   tile.kernel grid(%n, %n) threads(128) -> (%bx) {

@@ -223,6 +223,19 @@ LogicalResult KernelOp::verify() {
         product(*cluster) > 16)
       return emitOpError("a cluster has at most 16 blocks, got cluster(")
              << llvm::interleaved(*cluster, ", ", "", "") << ")";
+    // The grid is launched in whole clusters: a grid extent known here must
+    // be a multiple of the cluster's (the driver rejects the launch
+    // otherwise).
+    for (auto [dim, extent] : llvm::enumerate(getGrid())) {
+      APInt blocks;
+      int64_t clusterExtent = dim < cluster->size() ? (*cluster)[dim] : 1;
+      if (matchPattern(extent, m_ConstantInt(&blocks)) &&
+          blocks.getSExtValue() % clusterExtent != 0)
+        return emitOpError("grid dimension ")
+               << dim << " (" << blocks.getSExtValue()
+               << " blocks) is not a multiple of the cluster's ("
+               << clusterExtent << ")";
+    }
   }
   return success();
 }
