@@ -30,12 +30,27 @@ namespace {
 
 /// tile.kernel -> gpu.launch with the kernel's body; its allocations stay
 /// (they are placed once the tile ops are lowered).
+/// Thread block clusters are launched on NVIDIA targets from sm_90 on (and
+/// when no target is attached); AMD GPUs have none, and since the dialect
+/// exposes no cluster-scoped memory or synchronization, blocks that run
+/// unclustered compute the same result there.
 struct KernelToLaunch : OpRewritePattern<KernelOp> {
-  using OpRewritePattern::OpRewritePattern;
+  KernelToLaunch(MLIRContext *ctx, TargetAttr target)
+      : OpRewritePattern(ctx), target(target) {}
 
   LogicalResult matchAndRewrite(KernelOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    bool launchClusters = op.getCluster().has_value();
+    if (launchClusters && target && target.getKind() == TargetKind::ROCm)
+      launchClusters = false;
+    if (launchClusters && target && target.getKind() == TargetKind::CUDA &&
+        target.getSmVersion() < 90) {
+      op.emitOpError("thread block clusters need sm_90 or newer; the target "
+                     "is ")
+          << target.getChip();
+      return failure();
+    }
     auto constant = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
@@ -48,7 +63,8 @@ struct KernelToLaunch : OpRewritePattern<KernelOp> {
     while (block.size() < 3)
       block.push_back(constant(1));
     SmallVector<Value, 3> cluster;
-    if (std::optional<ArrayRef<int64_t>> dims = op.getCluster()) {
+    if (std::optional<ArrayRef<int64_t>> dims = op.getCluster();
+        dims && launchClusters) {
       for (int64_t c : *dims)
         cluster.push_back(constant(c));
       while (cluster.size() < 3)
@@ -94,6 +110,9 @@ struct KernelToLaunch : OpRewritePattern<KernelOp> {
     rewriter.eraseOp(op);
     return success();
   }
+
+private:
+  TargetAttr target;
 };
 
 /// Places the (now workgroup or private) allocations of every gpu.launch:
@@ -150,14 +169,14 @@ struct ConvertTileToGPUPass
     target.addIllegalDialect<TileDialect>();
     target.addLegalOp<AllocSharedOp, AllocFragmentOp, AllocLocalOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    auto targetAttr =
+        module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());
     RewritePatternSet patterns(ctx);
-    patterns.add<KernelToLaunch>(ctx);
+    patterns.add<KernelToLaunch>(ctx, targetAttr);
     populateTileOpLoweringPatterns(patterns, TileLoweringMode::Block);
     // Target-specific lowerings win over the generic ones where they apply.
-    if (TargetAttr target = module->getAttrOfType<TargetAttr>(
-            TileDialect::getTargetAttrName());
-        target && target.getKind() == TargetKind::CUDA)
-      populateTileToNVGPUPatterns(patterns, target.getSmVersion());
+    if (targetAttr && targetAttr.getKind() == TargetKind::CUDA)
+      populateTileToNVGPUPatterns(patterns, targetAttr.getSmVersion());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 

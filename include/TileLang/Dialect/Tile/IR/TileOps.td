@@ -47,7 +47,12 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     (TileLang's `T.Kernel`). The region's arguments are the block indices,
     one per grid dimension. `threads` gives the block size (1 to 3 extents,
     at most 1024 threads in all); `cluster` optionally groups blocks into
-    thread-block clusters (sm_90+).
+    thread-block clusters (sm_90+, at most 16 blocks; more than 8 is a
+    non-portable size the runtime opts into). The grid is launched in whole
+    clusters: each grid extent must be a multiple of the cluster's, which the
+    verifier checks where the extent is a constant and the driver otherwise.
+    The CPU lowering and the AMD backend ignore `cluster`; NVIDIA targets
+    before sm_90 reject it.
 
     The body sees global buffers captured from the enclosing function and
     allocates its on-chip tiles with `tile.alloc_*`; those allocations live
