@@ -207,6 +207,21 @@ bool check(Driver *d, CUresult result, const char *what) {
          (message ? message : "CUDA error " + std::to_string(result)));
   return false;
 }
+
+/// What every launch checks first: the kernel loaded, and the opt-in a
+/// function needs for more than 48 KiB of dynamic shared memory.
+bool prepareLaunch(Driver *d, void *function, int32_t smem) {
+  if (!function) {
+    record("cannot launch a kernel that failed to load");
+    return false;
+  }
+  return smem <= kDefaultDynamicSharedLimit ||
+         check(d,
+               d->cuFuncSetAttribute(
+                   function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                   smem),
+               "cuFuncSetAttribute(max dynamic shared memory)");
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -254,19 +269,7 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
                                  void **params, void **extra,
                                  size_t /*paramsCount*/) {
   Driver *d = driver("mgpuLaunchKernel");
-  if (!d)
-    return;
-  if (!function) {
-    record("cannot launch a kernel that failed to load");
-    return;
-  }
-  // More than 48 KiB of dynamic shared memory needs an opt-in per function.
-  if (smem > kDefaultDynamicSharedLimit &&
-      !check(d,
-             d->cuFuncSetAttribute(
-                 function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                 smem),
-             "cuFuncSetAttribute(max dynamic shared memory)"))
+  if (!d || !prepareLaunch(d, function, smem))
     return;
   check(d,
         d->cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
@@ -284,21 +287,12 @@ extern "C" void mgpuLaunchClusterKernel(
   Driver *d = driver("mgpuLaunchClusterKernel");
   if (!d)
     return;
-  if (!function) {
-    record("cannot launch a kernel that failed to load");
-    return;
-  }
   if (!d->cuLaunchKernelEx) {
     record("the CUDA driver lacks cuLaunchKernelEx, which launches thread "
            "block clusters; update the driver");
     return;
   }
-  if (smem > kDefaultDynamicSharedLimit &&
-      !check(d,
-             d->cuFuncSetAttribute(
-                 function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                 smem),
-             "cuFuncSetAttribute(max dynamic shared memory)"))
+  if (!prepareLaunch(d, function, smem))
     return;
   if (clusterX * clusterY * clusterZ > kPortableClusterSize &&
       !check(d,

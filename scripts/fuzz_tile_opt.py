@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Mutation fuzzing of tile-opt: bad input must give a diagnostic, never a crash.
+
+Takes the dialect tests and the examples, mutates a few whitespace-separated
+tokens of each (drops one, duplicates another, or puts in a hostile token:
+0, -1, a huge number, another type or memory space...), and runs tile-opt
+with each pipeline. Exit status 0 (accepted) or 1 (diagnosed) is fine;
+anything else (a signal, an abort) is a crash: the input is saved under
+--out and reported. Exits 1 if any crash was found.
+
+Usage: fuzz_tile_opt.py [--build DIR] [--seed N] [--count N] [--lowering]
+  --lowering  also run the whole tile-to-cpu and tile-to-nvvm pipelines
+              (slower: they reach LLVM and the NVPTX backend).
+"""
+import argparse
+import glob
+import os
+import random
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOSTILE = ['0', '-1', '999999999999', 'f16', 'i8', 'index', '?', '[]', '()',
+           '#tile.mem<local>', '#tile.mem<shared>', 'cluster(3)']
+PASSES = [
+    [],
+    ['--canonicalize', '--cse'],
+    ['--convert-tile-to-scf'],
+    ['--tile-attach-target=kind=cuda chip=sm_90a', '--convert-tile-to-gpu'],
+    ['--tile-attach-target=kind=rocm chip=gfx942', '--convert-tile-to-gpu'],
+]
+LOWERINGS = [
+    ['--tile-to-cpu'],
+    ['--tile-to-nvvm=chip=sm_90a format=isa'],
+]
+
+
+def mutate(rng, text):
+    tokens = text.split(' ')
+    for _ in range(rng.randint(1, 4)):
+        i = rng.randrange(len(tokens))
+        r = rng.random()
+        if r < 0.4:
+            tokens[i] = ''
+        elif r < 0.7:
+            tokens[i] = rng.choice(tokens)
+        else:
+            tokens[i] = rng.choice(HOSTILE)
+    return ' '.join(tokens)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--build', default=os.path.join(ROOT, 'build'))
+    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--count', type=int, default=200)
+    parser.add_argument('--lowering', action='store_true')
+    parser.add_argument('--out', default='/tmp/tile-fuzz')
+    args = parser.parse_args()
+
+    tile_opt = os.path.join(args.build, 'bin', 'tile-opt')
+    sources = sorted(glob.glob(os.path.join(ROOT, 'test/Dialect/Tile/*.mlir')) +
+                     glob.glob(os.path.join(ROOT, 'examples/*.mlir')) +
+                     glob.glob(os.path.join(ROOT, 'test/Integration/*.mlir')))
+    pipelines = PASSES + (LOWERINGS if args.lowering else [])
+    rng = random.Random(args.seed)
+    os.makedirs(args.out, exist_ok=True)
+    case = os.path.join(args.out, 'case.mlir')
+    crashes = diagnosed = 0
+    for n in range(args.count):
+        source = rng.choice(sources)
+        text = mutate(rng, open(source).read())
+        with open(case, 'w') as f:
+            f.write(text)
+        for passes in pipelines:
+            cmd = [tile_opt, case, '-o', os.devnull,
+                   '--allow-unregistered-dialect'] + passes
+            try:
+                p = subprocess.run(cmd, capture_output=True, text=True,
+                                   timeout=120)
+            except subprocess.TimeoutExpired:
+                p = None
+            if p is not None and p.returncode in (0, 1):
+                diagnosed += p.returncode
+                continue
+            crashes += 1
+            saved = os.path.join(args.out, 'crash-%d-%d.mlir' % (args.seed, n))
+            with open(saved, 'w') as f:
+                f.write(text)
+            why = 'timeout' if p is None else 'exit %d' % p.returncode
+            print('CRASH (%s) from %s: %s %s' % (
+                why, os.path.relpath(source, ROOT), saved, ' '.join(passes)))
+            break
+    print('%d inputs, %d diagnosed runs, %d crashes' % (args.count, diagnosed,
+                                                         crashes))
+    return 1 if crashes else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
