@@ -20,4 +20,4 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
     "${launcher[@]}" "$@"
 fi
-ninja -C "$BUILD" -j "$JOBS" all TileDialectDocGen TilePassesDocGen TileConversionPassesDocGen
+ninja -C "$BUILD" -j "$JOBS" all
