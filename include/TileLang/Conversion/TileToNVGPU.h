@@ -7,6 +7,7 @@
 #ifndef TILELANG_CONVERSION_TILETONVGPU_H
 #define TILELANG_CONVERSION_TILETONVGPU_H
 
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
@@ -17,6 +18,12 @@ namespace tile {
 /// m16n8k16) from sm_80 on.
 void populateTileToNVGPUPatterns(RewritePatternSet &patterns,
                                  int64_t smVersion);
+
+/// The layout of `op`'s C tile when the gemm runs on mma.sync m16n8k16 with
+/// its accumulators in registers over a block of `threads` threads: 16x8
+/// pieces over the warp grid its policy chooses, as the tensor-core
+/// lowering holds them. Null when the gemm does not take that path.
+FragmentLayoutAttr getMmaAccumulatorLayout(GemmOp op, int64_t threads);
 
 } // namespace tile
 } // namespace mlir

@@ -35,4 +35,38 @@ def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
+  let summary = "Choose the register layout of every fragment";
+  let description = [{
+    Gives every `tile.alloc_fragment` in a `tile.kernel` a `layout`
+    (`#tile.fragment`) that records which thread holds each element and in
+    which register slot. Constraints, strongest first:
+
+    1. a layout the user gave (`tile.annotate_layout`, folded into the
+       allocation);
+    2. on NVIDIA targets from sm_80, the C tile of a `tile.gemm` that runs on
+       `mma.sync` m16n8k16 gets the accumulator layout of that instruction,
+       16x8 pieces spread over the warp grid that the gemm's policy chooses
+       (the layout the tensor-core lowering keeps in registers);
+    3. fragments accessed at the same coordinates `(i, j, ...)` of one
+       `tile.parallel`, and the two sides of a fragment-to-fragment
+       `tile.copy`, share one layout;
+    4. anything else is row-major with up to 16 contiguous bytes per thread
+       along the innermost dimension (vector-friendly).
+
+    Two constraints that force different layouts on one fragment are an
+    error on the op that joined them, with a note on the op that fixed the
+    first layout.
+
+    ```
+    tile-opt --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout
+    ```
+
+    Not yet inferred: reduction results (replicated layouts), gemm A operands
+    in fragments, and shared-memory swizzles; the lowering does not read the
+    layouts yet.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 #endif // TILELANG_TRANSFORMS_PASSES_TD

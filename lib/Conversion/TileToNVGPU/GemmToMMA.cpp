@@ -42,20 +42,34 @@ using namespace mlir::tile;
 namespace {
 
 constexpr int64_t kWarpSize = 32;
+/// The same, for code outside this namespace (mlir::tile has its own).
+constexpr int64_t kMmaWarpSize = kWarpSize;
 constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16;
 /// Accumulator registers per lane (f32) a warp may hold across a loop.
 constexpr int64_t kMaxAccumulatorRegisters = 128;
 
 /// The number of threads of the block around `op` when `op` is a gemm that
 /// mma.sync m16n8k16 can run, else failure.
-FailureOr<int64_t> matchMmaGemm(GemmOp op, PatternRewriter &rewriter) {
+/// Why `op` cannot run on mma.sync m16n8k16 whatever the block, if it
+/// cannot.
+std::optional<StringRef> mmaMismatch(GemmOp op) {
   Type aType = op.getA().getType().getElementType();
   Type bType = op.getB().getType().getElementType();
   Type cType = op.getC().getType().getElementType();
   if (aType != bType || !aType.isF16() || !(cType.isF32() || cType.isF16()))
-    return rewriter.notifyMatchFailure(op, "no m16n8k16 mma for the types");
+    return StringRef("no m16n8k16 mma for the types");
   if (op.getM() % kTileM || op.getN() % kTileN || op.getK() % kTileK)
-    return rewriter.notifyMatchFailure(op, "not a multiple of 16x8x16");
+    return StringRef("not a multiple of 16x8x16");
+  // ldmatrix reads 16-byte rows: the tiles' rows must be whole vectors.
+  for (Value operand : {op.getA(), op.getB()})
+    if (cast<MemRefType>(operand.getType()).getDimSize(1) % 8)
+      return StringRef("rows not 16-byte multiples");
+  return std::nullopt;
+}
+
+FailureOr<int64_t> matchMmaGemm(GemmOp op, PatternRewriter &rewriter) {
+  if (std::optional<StringRef> why = mmaMismatch(op))
+    return rewriter.notifyMatchFailure(op, *why);
   auto launch = op->getParentOfType<gpu::LaunchOp>();
   if (!launch)
     return failure();
@@ -69,10 +83,6 @@ FailureOr<int64_t> matchMmaGemm(GemmOp op, PatternRewriter &rewriter) {
   }
   if (threads % kWarpSize)
     return rewriter.notifyMatchFailure(op, "partial warps");
-  // ldmatrix reads 16-byte rows: the tiles' rows must be whole vectors.
-  for (Value operand : {op.getA(), op.getB()})
-    if (cast<MemRefType>(operand.getType()).getDimSize(1) % 8)
-      return rewriter.notifyMatchFailure(op, "rows not 16-byte multiples");
   return threads;
 }
 
@@ -378,4 +388,31 @@ void mlir::tile::populateTileToNVGPUPatterns(RewritePatternSet &patterns,
   if (smVersion >= 80)
     patterns.add<GemmToMmaSync, PipelinedGemmInRegisters>(
         patterns.getContext());
+}
+
+FragmentLayoutAttr mlir::tile::getMmaAccumulatorLayout(GemmOp op,
+                                                       int64_t threads) {
+  if (mmaMismatch(op) || threads % kMmaWarpSize)
+    return {};
+  int64_t tilesM = op.getM() / kTileM, tilesN = op.getN() / kTileN;
+  FailureOr<std::pair<int64_t, int64_t>> grid = chooseWarpGrid(
+      op.getPolicy(), threads / kMmaWarpSize, tilesM, tilesN);
+  if (failed(grid))
+    return {};
+  auto [wm, wn] = *grid;
+  int64_t tm = tilesM / wm, tn = tilesN / wn;
+  MLIRContext *ctx = op.getContext();
+  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
+  // Warp (row-major over the warp grid), then the lane of the m16n8
+  // accumulator: lane = 4 (i mod 8) + (j mod 8) floordiv 2.
+  AffineExpr warp = i.floorDiv(tm * kTileM) * wn + j.floorDiv(tn * kTileN);
+  AffineExpr thread = warp * kMmaWarpSize + (i % 8) * 4 + (j % 8).floorDiv(2);
+  // The warp's pieces row-major, four registers each: rows i and i + 8 of
+  // the piece, two adjacent columns.
+  AffineExpr piece = (i % (tm * kTileM)).floorDiv(kTileM) * tn +
+                     (j % (tn * kTileN)).floorDiv(kTileN);
+  AffineExpr slot = piece * 4 + (i % kTileM).floorDiv(8) * 2 + j % 2;
+  return FragmentLayoutAttr::get(
+      ctx, op.getC().getType().getShape(), AffineMap::get(2, 0, thread),
+      AffineMap::get(2, 0, slot), threads, /*replicate=*/1);
 }

@@ -1,0 +1,92 @@
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --verify-diagnostics --allow-unregistered-dialect | FileCheck %s
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=cpu chip=host" --tile-infer-layout --allow-unregistered-dialect 2>/dev/null | FileCheck %s --check-prefix=CPU
+
+// The C tile of a tensor-core gemm takes the m16n8k16 accumulator layout
+// over the policy's warp grid: 32x16 over 2 warps is a 2x1 warp grid, each
+// warp holding two 16x8 pieces (lane = 4 (i mod 8) + (j mod 8) / 2, four
+// slots per piece). A fragment read at the same coordinates of a
+// tile.parallel, and the f16 copy of C, share that layout; an unrelated
+// fragment gets the row-major default (8 f16 = 16 bytes per thread).
+// Without tensor cores (CPU target) C gets the default too.
+// CHECK-LABEL: func.func @gemm_accumulator
+// CHECK: tile.alloc_fragment {layout = [[MMA:#tile.fragment<\[32, 16\], thread = \(d0, d1\) -> \(\(d0 floordiv 16 \+ d1 floordiv 16\) \* 32 \+ \(d0 mod 8\) \* 4 \+ \(d1 mod 8\) floordiv 2\), index = \(d0, d1\) -> \(\(\(\(d0 mod 16\) floordiv 16\) \* 2 \+ \(d1 mod 16\) floordiv 8\) \* 4 \+ \(\(d0 mod 16\) floordiv 8\) \* 2 \+ d1 mod 2\), threads = 64>]]} : memref<32x16xf32
+// CHECK: tile.alloc_fragment {layout = [[MMA]]} : memref<32x16xf32
+// CHECK: tile.alloc_fragment {layout = [[MMA]]} : memref<32x16xf16
+// CHECK: tile.alloc_fragment {layout = #tile.fragment<[4, 64], thread = (d0, d1) -> ((d0 * 8 + d1 floordiv 8) mod 64), index = (d0, d1) -> (((d0 * 8 + d1 floordiv 8) floordiv 64) * 8 + d1 mod 8), threads = 64>} : memref<4x64xf16
+// CPU-LABEL: func.func @gemm_accumulator
+// CPU: tile.alloc_fragment {layout = #tile.fragment<[32, 16], thread = (d0, d1) -> ((d0 * 4 + d1 floordiv 4) mod 64), index = (d0, d1) -> (((d0 * 4 + d1 floordiv 4) floordiv 64) * 4 + d1 mod 4), threads = 64>} : memref<32x16xf32
+func.func @gemm_accumulator(%n: index) {
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    %a = tile.alloc_shared : memref<32x16xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    %d = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    %h = tile.alloc_fragment : memref<32x16xf16, #tile.mem<fragment>>
+    %other = tile.alloc_fragment : memref<4x64xf16, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c {clear_accum} : memref<32x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.parallel (%i, %j) in (32, 16) {
+      %v = memref.load %c[%i, %j] : memref<32x16xf32, #tile.mem<fragment>>
+      memref.store %v, %d[%i, %j] : memref<32x16xf32, #tile.mem<fragment>>
+    }
+    tile.copy %c to %h : memref<32x16xf32, #tile.mem<fragment>> to memref<32x16xf16, #tile.mem<fragment>>
+    "test.use"(%d, %h, %other) : (memref<32x16xf32, #tile.mem<fragment>>, memref<32x16xf16, #tile.mem<fragment>>, memref<4x64xf16, #tile.mem<fragment>>) -> ()
+  }
+  return
+}
+
+// -----
+
+// A layout the user gave spreads to the fragments that must share it;
+// accesses at other coordinates (a transpose) do not join classes.
+// CHECK-LABEL: func.func @user_layout
+// CHECK: tile.alloc_fragment {layout = [[USER:#tile.fragment<\[8, 8\], thread = \(d0, d1\) -> \(d1\), index = \(d0, d1\) -> \(d0\), threads = 8>]]}
+// CHECK: tile.alloc_fragment {layout = [[USER]]}
+// CHECK: tile.alloc_fragment {layout = #tile.fragment<[8, 8], thread = (d0, d1) -> ((d0 * 2 + d1 floordiv 4) mod 8)
+// CPU-LABEL: func.func @user_layout
+func.func @user_layout(%n: index) {
+  tile.kernel grid(%n) threads(8) -> (%bx) {
+    %x = tile.alloc_fragment {layout = #tile.fragment<[8, 8], thread = (i, j) -> (j), index = (i, j) -> (i), threads = 8>} : memref<8x8xf32, #tile.mem<fragment>>
+    %y = tile.alloc_fragment : memref<8x8xf32, #tile.mem<fragment>>
+    %t = tile.alloc_fragment : memref<8x8xf32, #tile.mem<fragment>>
+    tile.parallel (%i, %j) in (8, 8) {
+      %v = memref.load %x[%i, %j] : memref<8x8xf32, #tile.mem<fragment>>
+      memref.store %v, %y[%i, %j] : memref<8x8xf32, #tile.mem<fragment>>
+      memref.store %v, %t[%j, %i] : memref<8x8xf32, #tile.mem<fragment>>
+    }
+  }
+  return
+}
+
+// -----
+
+// The user's layout for C contradicts the accumulator layout of the
+// tensor-core gemm that writes it (the CPU target has no such constraint;
+// the last case fails there too, hence `not` on that run).
+// CPU-LABEL: func.func @conflict
+// CPU: tile.gemm
+func.func @conflict(%n: index) {
+  tile.kernel grid(%n) threads(32) -> (%bx) {
+    %a = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x8xf16, #tile.mem<shared>>
+    // expected-note @+1 {{layout forced here}}
+    %c = tile.alloc_fragment {layout = #tile.fragment<[16, 8], thread = (i, j) -> ((i * 8 + j) floordiv 4), index = (i, j) -> (j mod 4), threads = 32>} : memref<16x8xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{conflicting fragment layouts}}
+    tile.gemm %a, %b, %c : memref<16x16xf16, #tile.mem<shared>>, memref<16x8xf16, #tile.mem<shared>> -> memref<16x8xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+// Two fragments whose forced layouts differ cannot be joined by a copy.
+func.func @conflicting_join(%n: index) {
+  tile.kernel grid(%n) threads(8) -> (%bx) {
+    // expected-note @+1 {{layout forced here}}
+    %x = tile.alloc_fragment {layout = #tile.fragment<[8, 8], thread = (i, j) -> (j), index = (i, j) -> (i), threads = 8>} : memref<8x8xf32, #tile.mem<fragment>>
+    // expected-note @+1 {{which must have the layout this op forces}}
+    %y = tile.alloc_fragment {layout = #tile.fragment<[8, 8], thread = (i, j) -> (i), index = (i, j) -> (j), threads = 8>} : memref<8x8xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{conflicting fragment layouts}}
+    tile.copy %x to %y : memref<8x8xf32, #tile.mem<fragment>> to memref<8x8xf32, #tile.mem<fragment>>
+  }
+  return
+}
