@@ -26,6 +26,7 @@ PASSES = [
     [],
     ['--canonicalize', '--cse'],
     ['--convert-tile-to-scf'],
+    ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-infer-layout'],
     ['--tile-attach-target=kind=cuda chip=sm_90a', '--convert-tile-to-gpu'],
     ['--tile-attach-target=kind=rocm chip=gfx942', '--convert-tile-to-gpu'],
 ]
