@@ -89,6 +89,30 @@ TEST(FragmentLayoutTest, EvaluatesTheMaps) {
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout.getThreadOf({9, 5}), 1 * 4 + 2);
   EXPECT_EQ(layout.getIndexOf({9, 5}), (SmallVector<int64_t>{3}));
+  EXPECT_EQ(layout.getThreadsOf({9, 5}), (SmallVector<int64_t>{6}));
+  EXPECT_FALSE(layout.hasReplicaDim());
+}
+
+TEST(FragmentLayoutTest, EnumeratesReplicas) {
+  MLIRContext ctx;
+  ctx.loadDialect<TileDialect>();
+  // Row maxima of the accumulator: the four lanes of a row hold it.
+  auto rows = dyn_cast_or_null<FragmentLayoutAttr>(parseAttribute(
+      "#tile.fragment<[16], thread = (i, r) -> ((i mod 8) * 4 + r), "
+      "index = (i) -> (i floordiv 8), threads = 32, replicate = 4>",
+      &ctx));
+  ASSERT_TRUE(rows);
+  EXPECT_TRUE(rows.hasReplicaDim());
+  EXPECT_EQ(rows.getThreadOf({9}), 4);
+  EXPECT_EQ(rows.getThreadsOf({9}), (SmallVector<int64_t>{4, 5, 6, 7}));
+  // The strided form: thread t + k * (threads / replicate).
+  auto halves = dyn_cast_or_null<FragmentLayoutAttr>(parseAttribute(
+      "#tile.fragment<[16], thread = (i) -> (i), index = (i) -> (0), "
+      "threads = 32, replicate = 2>",
+      &ctx));
+  ASSERT_TRUE(halves);
+  EXPECT_FALSE(halves.hasReplicaDim());
+  EXPECT_EQ(halves.getThreadsOf({3}), (SmallVector<int64_t>{3, 19}));
 }
 
 } // namespace

@@ -189,8 +189,23 @@ func.func @fragment_slot_collision() attributes {l = #tile.fragment<[4], thread 
 
 // -----
 
-// expected-error @+1 {{fragment thread map must take 2 dimensions, no symbols, and give one result}}
+// expected-error @+1 {{fragment thread map must take 2 dimensions (or 3 with the replica last), no symbols, and give one result}}
 func.func @fragment_map_rank() attributes {l = #tile.fragment<[4, 4], thread = (i) -> (i), index = (i, j) -> (j), threads = 4>} {
+  return
+}
+
+// -----
+
+// Two replicas of one element in the same thread.
+// expected-error @+1 {{fragment layout maps element [0] replica 1 to a register slot already taken in thread 0}}
+func.func @fragment_replica_collision() attributes {l = #tile.fragment<[16], thread = (i, r) -> ((i mod 8) * 4 + r floordiv 2), index = (i) -> (i floordiv 8), threads = 32, replicate = 4>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{fragment layout maps element [7] replica 3 to thread 32, outside [0, 32)}}
+func.func @fragment_replica_range() attributes {l = #tile.fragment<[8], thread = (i, r) -> (i + r * 8 + 1), index = (i) -> (0), threads = 32, replicate = 4>} {
   return
 }
 

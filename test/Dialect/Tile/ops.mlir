@@ -34,7 +34,13 @@ func.func @allocs(%n: index) {
         thread = (i, j) -> ((i mod 8) * 4 + (j mod 8) floordiv 2 + (j floordiv 8) * 32),
         index = (i, j) -> ((i floordiv 8) * 2 + j mod 2),
         threads = 128, replicate = 2>} : memref<16x16xf32, #tile.mem<fragment>>
-    "test.use"(%0, %1, %2, %3, %4) : (memref<128x32xf16, #tile.mem<shared>>, memref<128x64xbf16, #tile.mem<shared>>, memref<128x128xf32, #tile.mem<fragment>>, memref<1xi32, #tile.mem<local>>, memref<16x16xf32, #tile.mem<fragment>>) -> ()
+    // The row maxima of one warp's mma accumulator: each row on the four
+    // lanes that held its columns (a replica dimension).
+    // CHECK: tile.alloc_fragment {layout = #tile.fragment<[16], thread = (d0, d1) -> ((d0 mod 8) * 4 + d1), index = (d0) -> (d0 floordiv 8), threads = 128, replicate = 4>}
+    %5 = tile.alloc_fragment {layout = #tile.fragment<[16],
+        thread = (i, r) -> ((i mod 8) * 4 + r), index = (i) -> (i floordiv 8),
+        threads = 128, replicate = 4>} : memref<16xf32, #tile.mem<fragment>>
+    "test.use"(%0, %1, %2, %3, %4, %5) : (memref<128x32xf16, #tile.mem<shared>>, memref<128x64xbf16, #tile.mem<shared>>, memref<128x128xf32, #tile.mem<fragment>>, memref<1xi32, #tile.mem<local>>, memref<16x16xf32, #tile.mem<fragment>>, memref<16xf32, #tile.mem<fragment>>) -> ()
   }
   return
 }

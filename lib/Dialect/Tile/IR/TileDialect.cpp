@@ -140,10 +140,13 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "fragment layout shape must be positive, got ["
                          << llvm::interleaved(shape) << "]";
   unsigned rank = shape.size();
-  if (thread.getNumDims() != rank || thread.getNumSymbols() != 0 ||
-      thread.getNumResults() != 1)
+  bool replicaDim = thread.getNumDims() == rank + 1;
+  if ((thread.getNumDims() != rank && !replicaDim) ||
+      thread.getNumSymbols() != 0 || thread.getNumResults() != 1)
     return emitError() << "fragment thread map must take " << rank
-                       << " dimensions, no symbols, and give one result";
+                       << " dimensions (or " << rank + 1
+                       << " with the replica last), no symbols, and give "
+                          "one result";
   if (index.getNumDims() != rank || index.getNumSymbols() != 0 ||
       index.getNumResults() == 0)
     return emitError() << "fragment index map must take " << rank
@@ -156,7 +159,7 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << AffineMapAttr::get(map);
   if (threads <= 0)
     return emitError() << "fragment layout threads must be positive";
-  if (replicate <= 0 || threads % replicate != 0)
+  if (replicate <= 0 || (!replicaDim && threads % replicate != 0))
     return emitError() << "fragment replicate (" << replicate
                        << ") must be positive and divide threads (" << threads
                        << ")";
@@ -168,9 +171,12 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     numElements *= dim;
   }
 
-  // Every element maps to a thread in range, and no two elements share a
-  // register slot of the same thread.
-  int64_t distinctThreads = threads / replicate;
+  // Every element (every replica of it, with a replica dimension) maps to a
+  // thread in range, and no two share a register slot of the same thread.
+  int64_t distinctThreads = replicaDim ? threads : threads / replicate;
+  int64_t replicas = replicaDim ? replicate : 1;
+  if (numElements > kMaxExhaustiveLayoutCheck / replicas)
+    return success();
   std::set<SmallVector<int64_t, 4>> slots;
   SmallVector<int64_t> coords(rank, 0);
   for (int64_t linear = 0; linear < numElements; ++linear) {
@@ -179,28 +185,64 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       coords[d] = rem % shape[d];
       rem /= shape[d];
     }
-    int64_t t = thread.compose(coords).front();
-    if (t < 0 || t >= distinctThreads)
-      return emitError() << "fragment layout maps element ["
-                         << llvm::interleaved(coords) << "] to thread " << t
-                         << ", outside [0, " << distinctThreads << ")";
     SmallVector<int64_t, 4> slot = index.compose(coords);
     if (llvm::any_of(slot, [](int64_t i) { return i < 0; }))
       return emitError() << "fragment layout maps element ["
                          << llvm::interleaved(coords)
                          << "] to a negative register index";
-    slot.insert(slot.begin(), t);
-    if (!slots.insert(slot).second)
-      return emitError() << "fragment layout maps element ["
-                         << llvm::interleaved(coords)
-                         << "] to a register slot already taken in thread "
-                         << t;
+    SmallVector<int64_t> point(coords);
+    if (replicaDim)
+      point.push_back(0);
+    for (int64_t r = 0; r < replicas; ++r) {
+      if (replicaDim)
+        point.back() = r;
+      int64_t t = thread.compose(point).front();
+      if (t < 0 || t >= distinctThreads)
+        return emitError() << "fragment layout maps element ["
+                           << llvm::interleaved(coords) << "]"
+                           << (replicaDim ? " replica " + std::to_string(r)
+                                          : std::string())
+                           << " to thread " << t << ", outside [0, "
+                           << distinctThreads << ")";
+      SmallVector<int64_t, 4> key(slot);
+      key.insert(key.begin(), t);
+      if (!slots.insert(key).second)
+        return emitError() << "fragment layout maps element ["
+                           << llvm::interleaved(coords) << "]"
+                           << (replicaDim ? " replica " + std::to_string(r)
+                                          : std::string())
+                           << " to a register slot already taken in thread "
+                           << t;
+    }
   }
   return success();
 }
 
+bool FragmentLayoutAttr::hasReplicaDim() const {
+  return getThread().getNumDims() == getShape().size() + 1;
+}
+
 int64_t FragmentLayoutAttr::getThreadOf(ArrayRef<int64_t> coords) const {
-  return getThread().compose(coords).front();
+  return getThreadsOf(coords).front();
+}
+
+SmallVector<int64_t>
+FragmentLayoutAttr::getThreadsOf(ArrayRef<int64_t> coords) const {
+  SmallVector<int64_t> threads;
+  SmallVector<int64_t> point(coords);
+  if (hasReplicaDim()) {
+    point.push_back(0);
+    for (int64_t r = 0; r < getReplicate(); ++r) {
+      point.back() = r;
+      threads.push_back(getThread().compose(point).front());
+    }
+    return threads;
+  }
+  int64_t first = getThread().compose(point).front();
+  int64_t stride = getThreads() / getReplicate();
+  for (int64_t k = 0; k < getReplicate(); ++k)
+    threads.push_back(first + k * stride);
+  return threads;
 }
 
 SmallVector<int64_t>

@@ -151,8 +151,13 @@ def Tile_FragmentLayoutAttr : Tile_Attr<"FragmentLayout", "fragment"> {
     thread that holds it (`thread`, one result) and to its position in that
     thread's registers (`index`, one or more results, row-major over
     `local_shape`). Elements replicated over several threads (after a
-    reduction, for example) are described by `replicate`: thread
-    `t + k * (threads / replicate)` also holds what `thread` maps to `t`.
+    reduction, for example) are described by `replicate` = R, in one of two
+    forms. When `thread` takes one more dimension than the tile, that last
+    dimension is the replica `r` in [0, R) and replica `r` of an element
+    lives in thread `thread(coords, r)` (any replication pattern, e.g. the
+    four lanes that share a row of an mma accumulator). Otherwise thread
+    `t + k * (threads / R)` also holds what `thread` maps to `t`. Every
+    replica keeps the element at the same `index`.
 
     Layout inference writes these on `tile.alloc_fragment`; a kernel author
     may fix one with `tile.annotate_layout`.
@@ -181,6 +186,10 @@ def Tile_FragmentLayoutAttr : Tile_Attr<"FragmentLayout", "fragment"> {
   let extraClassDeclaration = [{
     /// Thread that holds the element at `coords` (before replication).
     int64_t getThreadOf(::llvm::ArrayRef<int64_t> coords) const;
+    /// Every thread that holds the element at `coords`, replica 0 first.
+    ::llvm::SmallVector<int64_t> getThreadsOf(::llvm::ArrayRef<int64_t> coords) const;
+    /// Whether `thread` has a replica dimension after the tile's.
+    bool hasReplicaDim() const;
     /// Register position of the element at `coords` in its thread.
     ::llvm::SmallVector<int64_t> getIndexOf(::llvm::ArrayRef<int64_t> coords) const;
   }];
