@@ -17,6 +17,8 @@
 #include "TileLang/Conversion/TileToNVGPU.h"
 #include "TileLang/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include <numeric>
+#include <set>
 
 namespace mlir {
 namespace tile {
@@ -118,6 +120,142 @@ FragmentLayoutAttr getDefaultLayout(MemRefType type, int64_t threads) {
                                  threads, /*replicate=*/1);
 }
 
+/// Fits `xs` (xs[0] = 0) as a mixed-radix sequence: xs[r] = sum over
+/// levels l of digit_l(r) * stride_l, the digits of r in radices count_l
+/// (least significant first). Returns that expression of `r`, or null.
+AffineExpr fitMixedRadix(ArrayRef<int64_t> xs, AffineExpr r) {
+  if (xs.empty() || xs.front() != 0)
+    return {};
+  MLIRContext *ctx = r.getContext();
+  AffineExpr fit = getAffineConstantExpr(0, ctx);
+  int64_t period = 1; // Elements the lower levels enumerate.
+  while (period < static_cast<int64_t>(xs.size())) {
+    int64_t stride = xs[period];
+    int64_t count = 1;
+    auto matches = [&](int64_t q) {
+      if ((q + 1) * period > static_cast<int64_t>(xs.size()))
+        return false;
+      for (int64_t p = 0; p < period; ++p)
+        if (xs[q * period + p] != q * stride + xs[p])
+          return false;
+      return true;
+    };
+    while (matches(count))
+      ++count;
+    if (count == 1)
+      return {};
+    AffineExpr digit = r.floorDiv(period);
+    if (period * count < static_cast<int64_t>(xs.size()))
+      digit = digit % count;
+    fit = fit + digit * stride;
+    period *= count;
+  }
+  return period == static_cast<int64_t>(xs.size()) ? fit : AffineExpr();
+}
+
+/// The layout of the result of reducing a fragment of layout `src` along
+/// `dim` into a tile of shape `dstShape`: each result element on every
+/// thread that held part of its row (a replica dimension), in the same
+/// register position in each. Null when the pattern is not affine (the
+/// caller falls back to the default layout).
+FragmentLayoutAttr getReducedLayout(FragmentLayoutAttr src, int64_t dim,
+                                    MemRefType dstType) {
+  ArrayRef<int64_t> srcShape = src.getShape();
+  ArrayRef<int64_t> dstShape = dstType.getShape();
+  int64_t rank = srcShape.size(), dstRank = dstShape.size();
+  if (src.getReplicate() != 1 || dstType.getNumElements() > (1 << 16) ||
+      srcShape[dim] > (1 << 16))
+    return {};
+  // The source coordinates of element `x` of the row of `dstCoords`.
+  auto rowCoords = [&](ArrayRef<int64_t> dstCoords, int64_t x) {
+    SmallVector<int64_t> coords;
+    for (int64_t k = 0, j = 0; k < rank; ++k) {
+      if (k == dim) {
+        coords.push_back(x);
+        j += dstRank == rank; // The kept extent-1 dimension.
+      } else {
+        coords.push_back(dstCoords[j++]);
+      }
+    }
+    return coords;
+  };
+  auto rowThreads = [&](ArrayRef<int64_t> dstCoords,
+                        SmallVectorImpl<int64_t> *firstX) {
+    SmallVector<int64_t> threads;
+    for (int64_t x = 0; x < srcShape[dim]; ++x) {
+      int64_t t = src.getThreadOf(rowCoords(dstCoords, x));
+      if (!llvm::is_contained(threads, t)) {
+        threads.push_back(t);
+        if (firstX)
+          firstX->push_back(x);
+      }
+    }
+    return threads;
+  };
+
+  MLIRContext *ctx = src.getContext();
+  SmallVector<int64_t> origin(dstRank, 0), xs;
+  rowThreads(origin, &xs);
+  AffineExpr replica = getAffineDimExpr(dstRank, ctx);
+  AffineExpr x = fitMixedRadix(xs, replica);
+  if (!x)
+    return {};
+  // Source coordinates as expressions of the result's and the replica.
+  SmallVector<AffineExpr> coordExprs;
+  for (int64_t k = 0, j = 0; k < rank; ++k) {
+    if (k == dim) {
+      coordExprs.push_back(x);
+      j += dstRank == rank;
+    } else {
+      coordExprs.push_back(getAffineDimExpr(j++, ctx));
+    }
+  }
+  auto substitute = [&](AffineMap map, unsigned dims) {
+    return simplifyAffineMap(
+        map.compose(AffineMap::get(dims, 0, coordExprs, ctx)));
+  };
+  AffineMap thread = substitute(src.getThread(), dstRank + 1);
+  // Register positions from the row's first element, compacted by their
+  // common factor.
+  coordExprs[dim] = getAffineConstantExpr(0, ctx);
+  AffineMap index = substitute(src.getIndex(), dstRank);
+  int64_t replicas = xs.size();
+
+  // Check the result against the source on every row: the same threads,
+  // and no register slot of a thread taken twice.
+  std::set<std::pair<int64_t, SmallVector<int64_t>>> taken;
+  SmallVector<int64_t> coords(dstRank, 0);
+  int64_t factor = 0;
+  for (int64_t linear = 0; linear < dstType.getNumElements(); ++linear) {
+    for (int64_t d = dstRank - 1, rem = linear; d >= 0; --d) {
+      coords[d] = rem % dstShape[d];
+      rem /= dstShape[d];
+    }
+    SmallVector<int64_t> expected = rowThreads(coords, nullptr);
+    if (static_cast<int64_t>(expected.size()) != replicas)
+      return {};
+    SmallVector<int64_t> slot = index.compose(coords);
+    for (int64_t v : slot)
+      factor = std::gcd(factor, v);
+    SmallVector<int64_t> point(coords);
+    point.push_back(0);
+    for (int64_t r = 0; r < replicas; ++r) {
+      point.back() = r;
+      int64_t t = thread.compose(point).front();
+      if (!llvm::is_contained(expected, t) || !taken.insert({t, slot}).second)
+        return {};
+    }
+  }
+  if (factor > 1)
+    index = AffineMap::get(
+        dstRank, 0,
+        llvm::map_to_vector(index.getResults(),
+                            [&](AffineExpr e) { return e.floorDiv(factor); }),
+        ctx);
+  return FragmentLayoutAttr::get(ctx, dstShape, thread, simplifyAffineMap(index),
+                                 src.getThreads(), replicas);
+}
+
 struct InferLayoutPass
     : public tile::impl::TileInferLayoutBase<InferLayoutPass> {
   void runOnOperation() override {
@@ -153,8 +291,13 @@ struct InferLayoutPass
                  cast<MemRefType>(b.getType()).getShape();
     };
 
+    SmallVector<ReduceOp> reductions;
     WalkResult walk = kernel.getBody().walk([&](Operation *op) {
       LogicalResult ok = success();
+      if (auto reduce = dyn_cast<ReduceOp>(op);
+          reduce && classes.contains(reduce.getSrc()) &&
+          classes.contains(reduce.getDst()))
+        reductions.push_back(reduce);
       if (auto gemm = dyn_cast<GemmOp>(op); gemm && tensorCores &&
                                             classes.contains(gemm.getC())) {
         if (FragmentLayoutAttr mma = getMmaAccumulatorLayout(gemm, threads))
@@ -170,15 +313,27 @@ struct InferLayoutPass
     if (walk.wasInterrupted())
       return failure();
 
-    for (AllocFragmentOp alloc : allocs) {
-      FragmentLayoutAttr layout = classes.getForced(alloc.getResult());
+    // The first member of a class to need a layout and have none fixes the
+    // default for the whole class.
+    auto layoutOf = [&](Value fragment) {
+      FragmentLayoutAttr layout = classes.getForced(fragment);
       if (!layout) {
-        // The first member of the class to get a default fixes it for all.
-        layout = getDefaultLayout(alloc.getType(), threads);
-        (void)classes.force(alloc.getResult(), layout, alloc);
+        layout = getDefaultLayout(cast<MemRefType>(fragment.getType()),
+                                  threads);
+        (void)classes.force(fragment, layout, fragment.getDefiningOp());
       }
-      alloc.setLayoutAttr(layout);
+      return layout;
+    };
+    // A reduction's result lives on the threads that held its rows, in
+    // program order so that chains of reductions see their sources' layouts.
+    for (ReduceOp reduce : reductions) {
+      FragmentLayoutAttr reduced = getReducedLayout(
+          layoutOf(reduce.getSrc()), reduce.getDim(), reduce.getDst().getType());
+      if (reduced && failed(classes.force(reduce.getDst(), reduced, reduce)))
+        return failure();
     }
+    for (AllocFragmentOp alloc : allocs)
+      alloc.setLayoutAttr(layoutOf(alloc.getResult()));
     return success();
   }
 

@@ -59,6 +59,50 @@ func.func @user_layout(%n: index) {
 
 // -----
 
+// A reduction's result lives on every thread that held part of its row, a
+// replica dimension in the thread map: the row maxima of the accumulator
+// above on the four lanes of each row of each warp (two registers each);
+// the row sums of a default layout on the eight threads of each row (the
+// kept extent-1 dimension is ignored). Reductions of replicated layouts are
+// not inferred yet: that result takes the default.
+// CHECK-LABEL: func.func @reductions
+// CHECK: tile.alloc_fragment {layout = #tile.fragment<[32], thread = (d0, d1) -> (d0 * 4 + d1 + (d0 floordiv 16) * 32 + (d1 floordiv 8) * 32 - (d0 floordiv 8) * 32 - (d1 floordiv 4) * 4), index = (d0) -> (((d0 mod 16) floordiv 16) * 4 + (d0 mod 16) floordiv 8), threads = 64, replicate = 4>} : memref<32xf32
+// CHECK: tile.alloc_fragment {layout = #tile.fragment<[4, 1], thread = (d0, d1, d2) -> ((d0 * 8 + d2) mod 64), index = (d0, d1) -> ((d0 floordiv 8) * 8), threads = 64, replicate = 8>} : memref<4x1xf16
+// CHECK: tile.alloc_fragment {layout = #tile.fragment<[1], thread = (d0) -> (d0 mod 64), index = (d0) -> (d0 floordiv 64), threads = 64>} : memref<1xf16
+// CPU-LABEL: func.func @reductions
+func.func @reductions(%n: index) {
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    %a = tile.alloc_shared : memref<32x16xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    %m = tile.alloc_fragment : memref<32xf32, #tile.mem<fragment>>
+    %x = tile.alloc_fragment : memref<4x64xf16, #tile.mem<fragment>>
+    %s = tile.alloc_fragment : memref<4x1xf16, #tile.mem<fragment>>
+    %t = tile.alloc_fragment : memref<1xf16, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c {clear_accum} : memref<32x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.reduce <max> %c to %m dim 1 : memref<32x16xf32, #tile.mem<fragment>> to memref<32xf32, #tile.mem<fragment>>
+    tile.reduce <sum> %x to %s dim 1 : memref<4x64xf16, #tile.mem<fragment>> to memref<4x1xf16, #tile.mem<fragment>>
+    tile.reduce <sum> %s to %t dim 0 : memref<4x1xf16, #tile.mem<fragment>> to memref<1xf16, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+// A reduction result that must also have another layout: the user's.
+func.func @reduction_conflict(%n: index) {
+  tile.kernel grid(%n) threads(8) -> (%bx) {
+    %x = tile.alloc_fragment : memref<8x8xf32, #tile.mem<fragment>>
+    // expected-note @+1 {{layout forced here}}
+    %m = tile.alloc_fragment {layout = #tile.fragment<[8], thread = (i) -> (i), index = (i) -> (0), threads = 8>} : memref<8xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{conflicting fragment layouts}}
+    tile.reduce <sum> %x to %m dim 1 : memref<8x8xf32, #tile.mem<fragment>> to memref<8xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
 // The user's layout for C contradicts the accumulator layout of the
 // tensor-core gemm that writes it (the CPU target has no such constraint;
 // the last case fails there too, hence `not` on that run).

@@ -51,7 +51,10 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     3. fragments accessed at the same coordinates `(i, j, ...)` of one
        `tile.parallel`, and the two sides of a fragment-to-fragment
        `tile.copy`, share one layout;
-    4. anything else is row-major with up to 16 contiguous bytes per thread
+    4. the result of a `tile.reduce` of a fragment lives on every thread
+       that held part of its row (a replica dimension in the thread map),
+       in program order, once the source's layout is known;
+    5. anything else is row-major with up to 16 contiguous bytes per thread
        along the innermost dimension (vector-friendly).
 
     Two constraints that force different layouts on one fragment are an
@@ -62,9 +65,9 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     tile-opt --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout
     ```
 
-    Not yet inferred: reduction results (replicated layouts), gemm A operands
-    in fragments, and shared-memory swizzles; the lowering does not read the
-    layouts yet.
+    Not yet inferred: reductions of already replicated layouts (their
+    results take the default), gemm A operands in fragments, and
+    shared-memory swizzles; the lowering does not read the layouts yet.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
