@@ -32,6 +32,36 @@ using namespace mlir::tile;
 
 namespace {
 
+/// Whether two layouts place every element (and its replicas) on the same
+/// threads at the same register positions, however their maps are written.
+bool sameLayout(FragmentLayoutAttr a, FragmentLayoutAttr b) {
+  if (a == b)
+    return true;
+  if (a.getShape() != b.getShape() || a.getThreads() != b.getThreads() ||
+      a.getReplicate() != b.getReplicate())
+    return false;
+  int64_t elements = 1;
+  for (int64_t extent : a.getShape())
+    elements *= extent;
+  if (elements > (1 << 16))
+    return false; // Too large to compare: treated as different.
+  ArrayRef<int64_t> shape = a.getShape();
+  SmallVector<int64_t> coords(shape.size(), 0);
+  for (int64_t linear = 0; linear < elements; ++linear) {
+    for (int64_t d = shape.size() - 1, rem = linear; d >= 0; --d) {
+      coords[d] = rem % shape[d];
+      rem /= shape[d];
+    }
+    SmallVector<int64_t> ta = a.getThreadsOf(coords),
+                         tb = b.getThreadsOf(coords);
+    llvm::sort(ta);
+    llvm::sort(tb);
+    if (ta != tb || a.getIndexOf(coords) != b.getIndexOf(coords))
+      return false;
+  }
+  return true;
+}
+
 /// Fragments that must share a layout, as a union-find over the
 /// allocations' results; each class remembers its forced layout and the op
 /// that forced it.
@@ -52,7 +82,7 @@ public:
                       Operation *op) {
     Value root = find(fragment);
     auto [it, inserted] = forced.try_emplace(root, layout, op);
-    if (inserted || it->second.first == layout)
+    if (inserted || sameLayout(it->second.first, layout))
       return success();
     return conflict(op, it->second);
   }
@@ -64,7 +94,7 @@ public:
       return success();
     auto fa = forced.find(ra), fb = forced.find(rb);
     if (fa != forced.end() && fb != forced.end() &&
-        fa->second.first != fb->second.first) {
+        !sameLayout(fa->second.first, fb->second.first)) {
       InFlightDiagnostic diag = conflict(op, fa->second);
       diag.attachNote(fb->second.second->getLoc())
           << "which must have the layout this op forces";
@@ -298,10 +328,13 @@ struct InferLayoutPass
           reduce && classes.contains(reduce.getSrc()) &&
           classes.contains(reduce.getDst()))
         reductions.push_back(reduce);
-      if (auto gemm = dyn_cast<GemmOp>(op); gemm && tensorCores &&
-                                            classes.contains(gemm.getC())) {
-        if (FragmentLayoutAttr mma = getMmaAccumulatorLayout(gemm, threads))
+      if (auto gemm = dyn_cast<GemmOp>(op); gemm && tensorCores) {
+        if (FragmentLayoutAttr mma = getMmaAccumulatorLayout(gemm, threads);
+            mma && classes.contains(gemm.getC()))
           ok = classes.force(gemm.getC(), mma, gemm);
+        if (FragmentLayoutAttr operand = getMmaOperandALayout(gemm, threads);
+            succeeded(ok) && operand && classes.contains(gemm.getA()))
+          ok = classes.force(gemm.getA(), operand, gemm);
       } else if (auto copy = dyn_cast<CopyOp>(op);
                  copy && sameFragments(copy.getSrc(), copy.getDst())) {
         ok = classes.join(copy.getSrc(), copy.getDst(), copy);

@@ -1,4 +1,5 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --verify-diagnostics --allow-unregistered-dialect | FileCheck %s
+// RUN: tile-opt %tile_src/examples/flash_attention.mlir --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout | FileCheck %s --check-prefix=FA
 // RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=cpu chip=host" --tile-infer-layout --allow-unregistered-dialect 2>/dev/null | FileCheck %s --check-prefix=CPU
 
 // The C tile of a tensor-core gemm takes the m16n8k16 accumulator layout
@@ -103,6 +104,30 @@ func.func @reduction_conflict(%n: index) {
 
 // -----
 
+// An A tile in registers takes the m16k16 operand layout of its gemm's warp
+// grid: here 1x2 warps, so both warps hold all of A (the warp column is the
+// replica). In FlashAttention the P tile is both the f16 copy of the first
+// gemm's accumulator and the A operand of the second: the two layouts must
+// agree element for element (the register reuse of FlashAttention-2), and
+// do.
+// CHECK-LABEL: func.func @operand_a
+// CHECK: tile.alloc_fragment {layout = #tile.fragment<[16, 16], thread = (d0, d1, d2) -> (((d0 floordiv 16) * 2 + d2) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2), index = (d0, d1) -> (((d0 mod 16) floordiv 16 + d1 floordiv 16) * 8 + ((d1 mod 16) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), threads = 64, replicate = 2>} : memref<16x16xf16
+// CPU-LABEL: func.func @operand_a
+// FA-LABEL: func.func @flash_attention(
+// FA: tile.alloc_fragment {layout = [[ACC:#tile.fragment<[^}]*>]]} : memref<64x64xf32
+// FA-NEXT: tile.alloc_fragment {layout = [[ACC]]} : memref<64x64xf16
+func.func @operand_a(%n: index) {
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    %a = tile.alloc_fragment : memref<16x16xf16, #tile.mem<fragment>>
+    %b = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c {clear_accum} : memref<16x16xf16, #tile.mem<fragment>>, memref<16x16xf16, #tile.mem<shared>> -> memref<16x16xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
 // The user's layout for C contradicts the accumulator layout of the
 // tensor-core gemm that writes it (the CPU target has no such constraint;
 // the last case fails there too, hence `not` on that run).
@@ -131,6 +156,21 @@ func.func @conflicting_join(%n: index) {
     %y = tile.alloc_fragment {layout = #tile.fragment<[8, 8], thread = (i, j) -> (i), index = (i, j) -> (j), threads = 8>} : memref<8x8xf32, #tile.mem<fragment>>
     // expected-error @+1 {{conflicting fragment layouts}}
     tile.copy %x to %y : memref<8x8xf32, #tile.mem<fragment>> to memref<8x8xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+// An A tile the user laid out row-major cannot feed the tensor cores.
+func.func @operand_a_conflict(%n: index) {
+  tile.kernel grid(%n) threads(32) -> (%bx) {
+    // expected-note @+1 {{layout forced here}}
+    %a = tile.alloc_fragment {layout = #tile.fragment<[16, 16], thread = (i, k) -> ((i * 16 + k) floordiv 8), index = (i, k) -> (k mod 8), threads = 32>} : memref<16x16xf16, #tile.mem<fragment>>
+    %b = tile.alloc_shared : memref<16x8xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<16x8xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{conflicting fragment layouts}}
+    tile.gemm %a, %b, %c : memref<16x16xf16, #tile.mem<fragment>>, memref<16x8xf16, #tile.mem<shared>> -> memref<16x8xf32, #tile.mem<fragment>>
   }
   return
 }

@@ -25,6 +25,12 @@ void populateTileToNVGPUPatterns(RewritePatternSet &patterns,
 /// lowering holds them. Null when the gemm does not take that path.
 FragmentLayoutAttr getMmaAccumulatorLayout(GemmOp op, int64_t threads);
 
+/// The layout an A tile held in registers must have for that gemm: each
+/// warp holds the m16k16 operand fragments of its rows, for every k (so a
+/// warp grid with several columns replicates A over them). Null when the
+/// gemm does not run on mma.sync or A is transposed.
+FragmentLayoutAttr getMmaOperandALayout(GemmOp op, int64_t threads);
+
 } // namespace tile
 } // namespace mlir
 

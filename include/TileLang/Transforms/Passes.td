@@ -47,7 +47,9 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     2. on NVIDIA targets from sm_80, the C tile of a `tile.gemm` that runs on
        `mma.sync` m16n8k16 gets the accumulator layout of that instruction,
        16x8 pieces spread over the warp grid that the gemm's policy chooses
-       (the layout the tensor-core lowering keeps in registers);
+       (the layout the tensor-core lowering keeps in registers), and an A
+       tile in a fragment gets the m16k16 operand layout (replicated over
+       the warp columns that share it);
     3. fragments accessed at the same coordinates `(i, j, ...)` of one
        `tile.parallel`, and the two sides of a fragment-to-fragment
        `tile.copy`, share one layout;
@@ -59,15 +61,17 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
 
     Two constraints that force different layouts on one fragment are an
     error on the op that joined them, with a note on the op that fixed the
-    first layout.
+    first layout. Layouts are compared element by element, not by how their
+    maps are written: FlashAttention's P tile, the f16 copy of one gemm's
+    accumulator and the A operand of the next, satisfies both.
 
     ```
     tile-opt --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout
     ```
 
     Not yet inferred: reductions of already replicated layouts (their
-    results take the default), gemm A operands in fragments, and
-    shared-memory swizzles; the lowering does not read the layouts yet.
+    results take the default) and shared-memory swizzles; the lowering does
+    not read the layouts yet.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

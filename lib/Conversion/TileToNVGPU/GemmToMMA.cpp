@@ -416,3 +416,34 @@ FragmentLayoutAttr mlir::tile::getMmaAccumulatorLayout(GemmOp op,
       ctx, op.getC().getType().getShape(), AffineMap::get(2, 0, thread),
       AffineMap::get(2, 0, slot), threads, /*replicate=*/1);
 }
+
+FragmentLayoutAttr mlir::tile::getMmaOperandALayout(GemmOp op,
+                                                    int64_t threads) {
+  if (mmaMismatch(op) || op.getTransposeA() || threads % kMmaWarpSize)
+    return {};
+  int64_t tilesM = op.getM() / kTileM, tilesN = op.getN() / kTileN;
+  FailureOr<std::pair<int64_t, int64_t>> grid = chooseWarpGrid(
+      op.getPolicy(), threads / kMmaWarpSize, tilesM, tilesN);
+  if (failed(grid))
+    return {};
+  auto [wm, wn] = *grid;
+  int64_t tm = tilesM / wm, tilesK = op.getK() / kTileK;
+  MLIRContext *ctx = op.getContext();
+  AffineExpr i = getAffineDimExpr(0, ctx), k = getAffineDimExpr(1, ctx);
+  // The warps of one warp-grid row share A: the warp column is the replica.
+  AffineExpr warp = i.floorDiv(tm * kTileM) * wn;
+  if (wn > 1)
+    warp = warp + getAffineDimExpr(2, ctx);
+  AffineExpr thread =
+      warp * kMmaWarpSize + (i % 8) * 4 + (k % 8).floorDiv(2);
+  // Per 16x16 piece, eight registers: a0-a3 for k < 8 (rows i, i + 8),
+  // a4-a7 for k >= 8.
+  AffineExpr piece =
+      (i % (tm * kTileM)).floorDiv(kTileM) * tilesK + k.floorDiv(kTileK);
+  AffineExpr slot = piece * 8 + (k % kTileK).floorDiv(8) * 4 +
+                    (i % kTileM).floorDiv(8) * 2 + k % 2;
+  return FragmentLayoutAttr::get(
+      ctx, op.getA().getType().getShape(),
+      AffineMap::get(wn > 1 ? 3 : 2, 0, thread), AffineMap::get(2, 0, slot),
+      threads, /*replicate=*/wn);
+}
