@@ -17,6 +17,7 @@
 #include "TileLang/Conversion/TileToNVGPU.h"
 #include "TileLang/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/Support/MathExtras.h"
 #include <numeric>
 #include <set>
 
@@ -286,6 +287,26 @@ FragmentLayoutAttr getReducedLayout(FragmentLayoutAttr src, int64_t dim,
                                  src.getThreads(), replicas);
 }
 
+/// The swizzle that makes ldmatrix reads of a shared tile conflict-free: the
+/// 16-byte vectors of a row (up to eight of them) are XOR-permuted by the
+/// offset bits just above the first 128 bytes (the row bits for rows of 128
+/// bytes or more), so the eight rows one ldmatrix reads at the same column
+/// fall into eight different 16-byte bank groups. Null when the rows are not
+/// a power-of-two number of at least two vectors.
+SwizzleAttr getLdmatrixSwizzle(MemRefType type) {
+  int64_t rowElements = type.getShape().back();
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  if (bytes == 0 || 16 % bytes || !llvm::isPowerOf2_64(rowElements))
+    return {};
+  unsigned base = llvm::Log2_64(16 / bytes);
+  unsigned rowBits = llvm::Log2_64(rowElements);
+  if (rowBits <= base)
+    return {};
+  unsigned bits = std::min(3u, rowBits - base);
+  unsigned source = std::max(rowBits, llvm::Log2_64(128 / bytes));
+  return SwizzleAttr::get(type.getContext(), bits, base, source - base);
+}
+
 struct InferLayoutPass
     : public tile::impl::TileInferLayoutBase<InferLayoutPass> {
   void runOnOperation() override {
@@ -335,6 +356,14 @@ struct InferLayoutPass
         if (FragmentLayoutAttr operand = getMmaOperandALayout(gemm, threads);
             succeeded(ok) && operand && classes.contains(gemm.getA()))
           ok = classes.force(gemm.getA(), operand, gemm);
+        // Shared operands that ldmatrix will read get its swizzle unless the
+        // user chose one.
+        if (getMmaAccumulatorLayout(gemm, threads))
+          for (Value operand : {gemm.getA(), gemm.getB()})
+            if (auto shared = operand.getDefiningOp<AllocSharedOp>();
+                shared && !shared.getLayoutAttr())
+              if (SwizzleAttr swizzle = getLdmatrixSwizzle(shared.getType()))
+                shared.setLayoutAttr(swizzle);
       } else if (auto copy = dyn_cast<CopyOp>(op);
                  copy && sameFragments(copy.getSrc(), copy.getDst())) {
         ok = classes.join(copy.getSrc(), copy.getDst(), copy);

@@ -8,13 +8,18 @@
 // slots per piece). A fragment read at the same coordinates of a
 // tile.parallel, and the f16 copy of C, share that layout; an unrelated
 // fragment gets the row-major default (8 f16 = 16 bytes per thread).
-// Without tensor cores (CPU target) C gets the default too.
+// Without tensor cores (CPU target) C gets the default too. The shared
+// operands get the swizzle that keeps ldmatrix conflict-free: rows of two
+// 16-byte vectors, XOR-ed by the offset bit above 128 bytes.
 // CHECK-LABEL: func.func @gemm_accumulator
+// CHECK: tile.alloc_shared {layout = #tile.swizzle<1, 3, 3>} : memref<32x16xf16
+// CHECK: tile.alloc_shared {layout = #tile.swizzle<1, 3, 3>} : memref<16x16xf16
 // CHECK: tile.alloc_fragment {layout = [[MMA:#tile.fragment<\[32, 16\], thread = \(d0, d1\) -> \(\(d0 floordiv 16 \+ d1 floordiv 16\) \* 32 \+ \(d0 mod 8\) \* 4 \+ \(d1 mod 8\) floordiv 2\), index = \(d0, d1\) -> \(\(\(\(d0 mod 16\) floordiv 16\) \* 2 \+ \(d1 mod 16\) floordiv 8\) \* 4 \+ \(\(d0 mod 16\) floordiv 8\) \* 2 \+ d1 mod 2\), threads = 64>]]} : memref<32x16xf32
 // CHECK: tile.alloc_fragment {layout = [[MMA]]} : memref<32x16xf32
 // CHECK: tile.alloc_fragment {layout = [[MMA]]} : memref<32x16xf16
 // CHECK: tile.alloc_fragment {layout = #tile.fragment<[4, 64], thread = (d0, d1) -> ((d0 * 8 + d1 floordiv 8) mod 64), index = (d0, d1) -> (((d0 * 8 + d1 floordiv 8) floordiv 64) * 8 + d1 mod 8), threads = 64>} : memref<4x64xf16
 // CPU-LABEL: func.func @gemm_accumulator
+// CPU: tile.alloc_shared : memref<32x16xf16
 // CPU: tile.alloc_fragment {layout = #tile.fragment<[32, 16], thread = (d0, d1) -> ((d0 * 4 + d1 floordiv 4) mod 64), index = (d0, d1) -> (((d0 * 4 + d1 floordiv 4) floordiv 64) * 4 + d1 mod 4), threads = 64>} : memref<32x16xf32
 func.func @gemm_accumulator(%n: index) {
   tile.kernel grid(%n) threads(64) -> (%bx) {
@@ -122,6 +127,27 @@ func.func @operand_a(%n: index) {
     %b = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
     %c = tile.alloc_fragment : memref<16x16xf32, #tile.mem<fragment>>
     tile.gemm %a, %b, %c {clear_accum} : memref<16x16xf16, #tile.mem<fragment>>, memref<16x16xf16, #tile.mem<shared>> -> memref<16x16xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+// Rows of 128 bytes XOR three vector bits with the row's low bits, rows of
+// 256 bytes with the row bits above them; a swizzle the user chose stays.
+// CHECK-LABEL: func.func @swizzles
+// CHECK: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<64x64xf16
+// CHECK: tile.alloc_shared {layout = #tile.swizzle<3, 3, 4>} : memref<64x128xf16
+// CHECK: tile.alloc_shared {layout = #tile.swizzle<2, 3, 3>} : memref<64x64xf16
+// CPU-LABEL: func.func @swizzles
+func.func @swizzles(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x128xf16, #tile.mem<shared>>
+    %a2 = tile.alloc_shared {layout = #tile.swizzle<2, 3, 3>} : memref<64x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x128xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c : memref<64x64xf16, #tile.mem<shared>>, memref<64x128xf16, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
+    tile.gemm %a2, %b, %c : memref<64x64xf16, #tile.mem<shared>>, memref<64x128xf16, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
   }
   return
 }

@@ -14,6 +14,8 @@
 
 #include "gtest/gtest.h"
 
+#include <set>
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -113,6 +115,35 @@ TEST(FragmentLayoutTest, EnumeratesReplicas) {
   ASSERT_TRUE(halves);
   EXPECT_FALSE(halves.hasReplicaDim());
   EXPECT_EQ(halves.getThreadsOf({3}), (SmallVector<int64_t>{3, 19}));
+}
+
+TEST(SwizzleTest, LdmatrixSwizzlesAreConflictFree) {
+  MLIRContext ctx;
+  ctx.loadDialect<TileDialect>();
+  // The swizzles tile-infer-layout gives f16 tiles with rows of 16 to 128
+  // elements: the eight rows an ldmatrix reads at one logical 16-byte column
+  // land in eight different 16-byte bank groups, and the tile is permuted.
+  struct Case {
+    int64_t rowElements;
+    unsigned bits, base, shift;
+  } cases[] = {{16, 1, 3, 3}, {32, 2, 3, 3}, {64, 3, 3, 3}, {128, 3, 3, 4}};
+  for (const Case &c : cases) {
+    auto swizzle = SwizzleAttr::get(&ctx, c.bits, c.base, c.shift);
+    int64_t rows = 64, elements = rows * c.rowElements;
+    std::set<int64_t> image;
+    for (int64_t o = 0; o < elements; ++o)
+      image.insert(swizzle.apply(o));
+    EXPECT_EQ(int64_t(image.size()), elements) << c.rowElements;
+    EXPECT_EQ(*image.rbegin(), elements - 1) << c.rowElements;
+    for (int64_t row0 = 0; row0 < rows; row0 += 8)
+      for (int64_t col = 0; col < c.rowElements; col += 8) {
+        std::set<int64_t> groups;
+        for (int64_t r = row0; r < row0 + 8; ++r)
+          groups.insert(swizzle.apply(r * c.rowElements + col) * 2 / 16 % 8);
+        EXPECT_EQ(groups.size(), 8u)
+            << c.rowElements << " row " << row0 << " col " << col;
+      }
+  }
 }
 
 } // namespace

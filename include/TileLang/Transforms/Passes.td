@@ -59,6 +59,10 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     5. anything else is row-major with up to 16 contiguous bytes per thread
        along the innermost dimension (vector-friendly).
 
+    Shared tiles that an mma.sync gemm reads through ldmatrix get a
+    `#tile.swizzle` that spreads the eight rows of each ldmatrix read over
+    eight 16-byte bank groups, unless the user gave one.
+
     Two constraints that force different layouts on one fragment are an
     error on the op that joined them, with a note on the op that fixed the
     first layout. Layouts are compared element by element, not by how their
@@ -70,8 +74,7 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     ```
 
     Not yet inferred: reductions of already replicated layouts (their
-    results take the default) and shared-memory swizzles; the lowering does
-    not read the layouts yet.
+    results take the default); the lowering does not read the layouts yet.
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
