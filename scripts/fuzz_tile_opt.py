@@ -29,6 +29,8 @@ PASSES = [
     ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-infer-layout'],
     ['--tile-attach-target=kind=cuda chip=sm_90a', '--convert-tile-to-gpu'],
     ['--tile-attach-target=kind=rocm chip=gfx942', '--convert-tile-to-gpu'],
+    ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--convert-tile-to-gpu=reuse-shared-memory=true'],
 ]
 LOWERINGS = [
     ['--tile-to-cpu'],

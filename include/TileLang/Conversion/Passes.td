@@ -63,7 +63,18 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     This path favors obvious correctness over speed: fragments live in
     shared memory between ops. The layout-driven lowering (register
     fragments, ldmatrix, cp.async pipelines) replaces it op by op.
+
+    With `reuse-shared-memory`, tiles whose lifetimes (from the first to the
+    last top-level op of the kernel that touches them) do not overlap share
+    dynamic shared memory, first fit, with a `gpu.barrier` before the first
+    use of a tile that takes over another's bytes; the launch asks for the
+    smaller total. Off by default until verified on the GPU.
   }];
+  let options = [
+    Option<"reuseSharedMemory", "reuse-shared-memory", "bool",
+           /*default=*/"false",
+           "Let tiles with disjoint lifetimes share shared memory">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",

@@ -115,17 +115,121 @@ private:
   TargetAttr target;
 };
 
+/// The first and last top-level ops of `body` (as positions) that touch
+/// `tile`, directly or through a memref derived from it.
+static std::pair<int64_t, int64_t>
+getLiveRange(Value tile, Block &body,
+             const llvm::DenseMap<Operation *, int64_t> &position) {
+  int64_t first = std::numeric_limits<int64_t>::max(), last = -1;
+  SmallVector<Value> worklist = {tile};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      Operation *top = body.findAncestorOpInBlock(*user);
+      if (!top)
+        continue;
+      int64_t at = position.lookup(top);
+      first = std::min(first, at);
+      last = std::max(last, at);
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()))
+          worklist.push_back(result);
+    }
+  }
+  if (last < 0) // Never used: a point lifetime where it stands.
+    first = last = position.lookup(tile.getDefiningOp());
+  return {first, last};
+}
+
+namespace {
+/// Where one on-chip tile goes in dynamic shared memory.
+struct Placement {
+  TileAllocationOpInterface alloc;
+  int64_t offset = 0, size = 0;
+  int64_t first = 0, last = 0;
+};
+} // namespace
+
+/// Offsets of the shared tiles of `body` in dynamic shared memory: one after
+/// another, or, with `reuse`, first fit among the tiles whose lifetimes
+/// overlap. Returns the bytes needed.
+static int64_t assignOffsets(Block &body, MutableArrayRef<Placement> tiles,
+                             bool reuse) {
+  llvm::DenseMap<Operation *, int64_t> position;
+  for (auto [i, op] : llvm::enumerate(body))
+    position[&op] = i;
+  int64_t total = 0;
+  for (auto [i, tile] : llvm::enumerate(tiles)) {
+    tile.size = tile.alloc.getTileSizeInBytes();
+    std::tie(tile.first, tile.last) =
+        getLiveRange(tile.alloc.getTile(), body, position);
+    int64_t offset = 0;
+    if (reuse) {
+      // Lowest aligned offset clear of every earlier tile alive at the
+      // same time; retry after each collision.
+      bool moved = true;
+      while (moved) {
+        moved = false;
+        for (const Placement &other : tiles.take_front(i))
+          if (other.first <= tile.last && tile.first <= other.last &&
+              offset < other.offset + other.size &&
+              other.offset < offset + tile.size) {
+            offset = llvm::alignTo(other.offset + other.size,
+                                   kSharedAlignment);
+            moved = true;
+          }
+      }
+    } else {
+      offset = llvm::alignTo(total, kSharedAlignment);
+    }
+    tile.offset = offset;
+    total = std::max(total, offset + tile.size);
+  }
+  return total;
+}
+
 /// Places the (now workgroup or private) allocations of every gpu.launch:
 /// views of dynamic shared memory, or per-thread allocas.
-static void placeAllocations(ModuleOp module) {
+static void placeAllocations(ModuleOp module, bool reuse) {
   SmallVector<gpu::LaunchOp> launches;
   module.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
   for (gpu::LaunchOp launch : launches) {
     Block &body = launch.getBody().front();
     OpBuilder builder(launch.getContext());
     Location loc = launch.getLoc();
+
+    SmallVector<Placement> shared;
+    for (Operation &inner : body)
+      if (auto alloc = dyn_cast<TileAllocationOpInterface>(inner);
+          alloc && alloc.getTile().getType().getMemorySpace())
+        shared.push_back({alloc});
+    int64_t total = assignOffsets(body, shared, reuse);
+
+    if (reuse && !shared.empty()) {
+      // A tile that takes over bytes of a dead one waits until every thread
+      // is done with the old tile.
+      llvm::SmallPtrSet<Operation *, 4> barriers;
+      for (const Placement &a : shared)
+        for (const Placement &b : shared)
+          if (a.first < b.first && a.last < b.first &&
+              a.offset < b.offset + b.size && b.offset < a.offset + a.size)
+            barriers.insert(&*std::next(body.begin(), b.first));
+      for (Operation *before : barriers) {
+        builder.setInsertionPoint(before);
+        gpu::BarrierOp::create(builder, loc);
+      }
+      // The launch asks for what the tiles now need.
+      builder.setInsertionPoint(launch);
+      Value before = launch.getDynamicSharedMemorySize();
+      launch.getDynamicSharedMemorySizeMutable().assign(
+          arith::ConstantIntOp::create(builder, loc, total, /*width=*/32));
+      if (Operation *old = before ? before.getDefiningOp() : nullptr;
+          old && old->use_empty())
+        old->erase();
+    }
+
     Value dynamicShared;
-    int64_t offset = 0;
+    auto placement = shared.begin();
     for (Operation &inner : llvm::make_early_inc_range(body)) {
       auto alloc = dyn_cast<TileAllocationOpInterface>(inner);
       if (!alloc)
@@ -144,12 +248,13 @@ static void placeAllocations(ModuleOp module) {
           dynamicShared =
               gpu::DynamicSharedMemoryOp::create(builder, loc, bytes);
         }
-        offset = llvm::alignTo(offset, kSharedAlignment);
-        Value shift = arith::ConstantIndexOp::create(builder, loc, offset);
+        assert(placement != shared.end() && placement->alloc == alloc);
+        Value shift =
+            arith::ConstantIndexOp::create(builder, loc, placement->offset);
+        ++placement;
         replacement = memref::ViewOp::create(builder, alloc.getLoc(), type,
                                              dynamicShared, shift,
                                              ValueRange{});
-        offset += alloc.getTileSizeInBytes();
       }
       alloc.getTile().replaceAllUsesWith(replacement);
       inner.erase();
@@ -159,6 +264,8 @@ static void placeAllocations(ModuleOp module) {
 
 struct ConvertTileToGPUPass
     : public tile::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -185,7 +292,7 @@ struct ConvertTileToGPUPass
     replaceTileMemorySpaces(
         module, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
         /*localSpace=*/nullptr);
-    placeAllocations(module);
+    placeAllocations(module, reuseSharedMemory);
   }
 };
 
