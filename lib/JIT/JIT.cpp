@@ -693,6 +693,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     nvvmOptions.chip = options.target.chip;
     nvvmOptions.features = options.target.features;
     nvvmOptions.emitCInterface = true;
+    nvvmOptions.reuseSharedMemory = options.reuseSharedMemory;
     buildTileToNVVMPipeline(pm, nvvmOptions);
   } else {
     TileToCPUOptions cpuOptions;
@@ -839,7 +840,11 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   report.target = options.target;
   report.pipeline =
       (cuda ? "tile-to-nvvm{chip=" + options.target.chip + " features=" +
-                  options.target.features + " format=bin emit-c-interface=true}"
+                  options.target.features +
+                  " format=bin emit-c-interface=true" +
+                  (options.reuseSharedMemory ? " reuse-shared-memory=true"
+                                             : "") +
+                  "}"
             : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);
 

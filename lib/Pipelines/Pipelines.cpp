@@ -88,7 +88,7 @@ namespace {
 /// conversions and the toolkit that serializes the binaries.
 struct GPUTargetSpec {
   StringRef kind, chip, features;
-  bool emitCInterface;
+  bool emitCInterface, reuseSharedMemory;
   std::string format, toolkit;
   /// Attaches the MLIR GPU target (#nvvm.target, #rocdl.target).
   function_ref<void(OpPassManager &)> attachTarget;
@@ -108,7 +108,9 @@ static void buildTileToGPUPipeline(OpPassManager &pm,
   target.features = spec.features.str();
   target.overwrite = true;
   pm.addPass(createTileAttachTarget(target));
-  pm.addPass(createConvertTileToGPU());
+  ConvertTileToGPUOptions toGPU;
+  toGPU.reuseSharedMemory = spec.reuseSharedMemory;
+  pm.addPass(createConvertTileToGPU(toGPU));
   // Outline before canonicalizing: the canonicalizer hoists constants to the
   // function, and outlining sinks scalar constants back but passes vector
   // ones (mma accumulators) as kernel arguments.
@@ -164,7 +166,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
   };
   buildTileToGPUPipeline(
       pm, {"cuda", options.chip, options.features, options.emitCInterface,
-           options.format,
+           options.reuseSharedMemory, options.format,
            options.cudaPath.empty() ? findCUDAToolkit()
                                     : options.cudaPath.getValue(),
            attachTarget, lowerKernels});
@@ -191,7 +193,7 @@ void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
   };
   buildTileToGPUPipeline(
       pm, {"rocm", options.chip, options.features, options.emitCInterface,
-           options.format,
+           options.reuseSharedMemory, options.format,
            options.rocmPath.empty() ? findROCmToolkit()
                                     : options.rocmPath.getValue(),
            attachTarget, lowerKernels});

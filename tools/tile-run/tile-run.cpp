@@ -106,6 +106,11 @@ static cl::opt<bool> compileOnly(
     cl::desc("Compile the specialization into the cache and stop: no run, no "
              "check (a GPU target needs no GPU)"),
     cl::cat(category));
+static cl::opt<bool> reuseSharedMemory(
+    "reuse-shared-memory",
+    cl::desc("GPU targets: let tiles with disjoint lifetimes share shared "
+             "memory"),
+    cl::cat(category));
 static cl::opt<unsigned> optLevel("O", cl::init(2),
                                   cl::desc("LLVM optimization level (0-3)"),
                                   cl::cat(category));
@@ -275,6 +280,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.entry = entry.str();
   options.specializeShapes = !noSpecialize;
   options.optLevel = optLevel;
+  options.reuseSharedMemory = reuseSharedMemory;
   return Kernel::create((*file)->getBuffer(), options, path);
 }
 

@@ -109,6 +109,9 @@ struct CompileOptions {
   bool specializeShapes = true;
   /// LLVM optimization level of the host code.
   unsigned optLevel = 2;
+  /// GPU targets: let tiles with disjoint lifetimes share shared memory
+  /// (convert-tile-to-gpu's `reuse-shared-memory`).
+  bool reuseSharedMemory = false;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };

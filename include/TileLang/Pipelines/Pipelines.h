@@ -51,6 +51,11 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       llvm::cl::desc("CUDA toolkit (ptxas, libdevice); default: $CUDA_HOME, "
                      "$CUDA_PATH, $CUDA_ROOT, then /usr/local/cuda"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> reuseSharedMemory{
+      *this, "reuse-shared-memory",
+      llvm::cl::desc("Let tiles with disjoint lifetimes share shared memory "
+                     "(convert-tile-to-gpu's option)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> emitCInterface{
       *this, "emit-c-interface",
       llvm::cl::desc("Give every public host function a C-compatible "
@@ -80,6 +85,11 @@ struct TileToROCDLOptions : public PassPipelineOptions<TileToROCDLOptions> {
                      "llvm/bin/ld.lld; default: $ROCM_PATH, $ROCM_HOME, then "
                      "/opt/rocm"),
       llvm::cl::init("")};
+  PassOptions::Option<bool> reuseSharedMemory{
+      *this, "reuse-shared-memory",
+      llvm::cl::desc("Let tiles with disjoint lifetimes share shared memory "
+                     "(convert-tile-to-gpu's option)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> emitCInterface{
       *this, "emit-c-interface",
       llvm::cl::desc("Give every public host function a C-compatible "
