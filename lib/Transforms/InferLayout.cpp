@@ -85,7 +85,12 @@ public:
     auto [it, inserted] = forced.try_emplace(root, layout, op);
     if (inserted || sameLayout(it->second.first, layout))
       return success();
-    return conflict(op, it->second);
+    InFlightDiagnostic diag =
+        op->emitError("conflicting fragment layouts: this op requires ")
+        << layout;
+    diag.attachNote(it->second.second->getLoc())
+        << "which differs from the layout forced here: " << it->second.first;
+    return diag;
   }
 
   /// Puts `a` and `b` in one class because of `op`.
@@ -96,9 +101,13 @@ public:
     auto fa = forced.find(ra), fb = forced.find(rb);
     if (fa != forced.end() && fb != forced.end() &&
         !sameLayout(fa->second.first, fb->second.first)) {
-      InFlightDiagnostic diag = conflict(op, fa->second);
+      InFlightDiagnostic diag =
+          op->emitError("conflicting fragment layouts: this op needs one "
+                        "layout for fragments whose layouts differ");
+      diag.attachNote(fa->second.second->getLoc())
+          << "one layout forced here: " << fa->second.first;
       diag.attachNote(fb->second.second->getLoc())
-          << "which must have the layout this op forces";
+          << "and this other layout here: " << fb->second.first;
       return diag;
     }
     parent[rb] = ra;
@@ -116,15 +125,6 @@ public:
   }
 
 private:
-  InFlightDiagnostic conflict(Operation *op,
-                              std::pair<FragmentLayoutAttr, Operation *> &by) {
-    InFlightDiagnostic diag =
-        op->emitError("conflicting fragment layouts: this op requires a "
-                      "layout other than the one forced by the op noted");
-    diag.attachNote(by.second->getLoc()) << "layout forced here: " << by.first;
-    return diag;
-  }
-
   llvm::DenseMap<Value, Value> parent;
   llvm::DenseMap<Value, std::pair<FragmentLayoutAttr, Operation *>> forced;
 };

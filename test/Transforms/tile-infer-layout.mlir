@@ -178,7 +178,7 @@ func.func @conflicting_join(%n: index) {
   tile.kernel grid(%n) threads(8) -> (%bx) {
     // expected-note @+1 {{layout forced here}}
     %x = tile.alloc_fragment {layout = #tile.fragment<[8, 8], thread = (i, j) -> (j), index = (i, j) -> (i), threads = 8>} : memref<8x8xf32, #tile.mem<fragment>>
-    // expected-note @+1 {{which must have the layout this op forces}}
+    // expected-note @+1 {{and this other layout here}}
     %y = tile.alloc_fragment {layout = #tile.fragment<[8, 8], thread = (i, j) -> (i), index = (i, j) -> (j), threads = 8>} : memref<8x8xf32, #tile.mem<fragment>>
     // expected-error @+1 {{conflicting fragment layouts}}
     tile.copy %x to %y : memref<8x8xf32, #tile.mem<fragment>> to memref<8x8xf32, #tile.mem<fragment>>
