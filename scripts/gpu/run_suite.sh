@@ -74,7 +74,9 @@ echo "== compute-sanitizer (small sizes)"
 for tool in memcheck racecheck; do
   for case in "gemm:$E/gemm_relu.mlir --entry=gemm_relu --arg=130x40 --arg=40x129 --arg=130x129" \
               "fa:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3" \
-              "softmax:$E/softmax.mlir --entry=softmax --arg=9x1024 --arg=9x1024"; do
+              "softmax:$E/softmax.mlir --entry=softmax --arg=9x1024 --arg=9x1024" \
+              "fa_reuse:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3 --reuse-shared-memory" \
+              "cluster:test/Integration/cluster.mlir --entry=scale_rows --arg=70x64 --arg=70x64"; do
     name=${case%%:*}; args=${case#*:}
     timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" $args --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/sanitizer-$tool-$name.log" 2>&1
     echo "$tool $name: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/sanitizer-$tool-$name.log" | head -1))"
