@@ -390,15 +390,22 @@ void mlir::tile::populateTileToNVGPUPatterns(RewritePatternSet &patterns,
         patterns.getContext());
 }
 
+/// The warp grid of `op` on mma.sync over a block of `threads` threads, or
+/// failure when the gemm does not take that path.
+static FailureOr<std::pair<int64_t, int64_t>> getMmaWarpGrid(GemmOp op,
+                                                             int64_t threads) {
+  if (mmaMismatch(op) || threads % kMmaWarpSize)
+    return failure();
+  return chooseWarpGrid(op.getPolicy(), threads / kMmaWarpSize,
+                        op.getM() / kTileM, op.getN() / kTileN);
+}
+
 FragmentLayoutAttr mlir::tile::getMmaAccumulatorLayout(GemmOp op,
                                                        int64_t threads) {
-  if (mmaMismatch(op) || threads % kMmaWarpSize)
-    return {};
-  int64_t tilesM = op.getM() / kTileM, tilesN = op.getN() / kTileN;
-  FailureOr<std::pair<int64_t, int64_t>> grid = chooseWarpGrid(
-      op.getPolicy(), threads / kMmaWarpSize, tilesM, tilesN);
+  FailureOr<std::pair<int64_t, int64_t>> grid = getMmaWarpGrid(op, threads);
   if (failed(grid))
     return {};
+  int64_t tilesM = op.getM() / kTileM, tilesN = op.getN() / kTileN;
   auto [wm, wn] = *grid;
   int64_t tm = tilesM / wm, tn = tilesN / wn;
   MLIRContext *ctx = op.getContext();
@@ -419,13 +426,10 @@ FragmentLayoutAttr mlir::tile::getMmaAccumulatorLayout(GemmOp op,
 
 FragmentLayoutAttr mlir::tile::getMmaOperandALayout(GemmOp op,
                                                     int64_t threads) {
-  if (mmaMismatch(op) || op.getTransposeA() || threads % kMmaWarpSize)
+  FailureOr<std::pair<int64_t, int64_t>> grid = getMmaWarpGrid(op, threads);
+  if (op.getTransposeA() || failed(grid))
     return {};
-  int64_t tilesM = op.getM() / kTileM, tilesN = op.getN() / kTileN;
-  FailureOr<std::pair<int64_t, int64_t>> grid = chooseWarpGrid(
-      op.getPolicy(), threads / kMmaWarpSize, tilesM, tilesN);
-  if (failed(grid))
-    return {};
+  int64_t tilesM = op.getM() / kTileM;
   auto [wm, wn] = *grid;
   int64_t tm = tilesM / wm, tilesK = op.getK() / kTileK;
   MLIRContext *ctx = op.getContext();
