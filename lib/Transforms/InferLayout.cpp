@@ -17,6 +17,7 @@
 #include "TileLang/Conversion/TileToNVGPU.h"
 #include "TileLang/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/Support/MathExtras.h"
 #include <numeric>
 #include <set>
@@ -63,20 +64,14 @@ bool sameLayout(FragmentLayoutAttr a, FragmentLayoutAttr b) {
   return true;
 }
 
-/// Fragments that must share a layout, as a union-find over the
-/// allocations' results; each class remembers its forced layout and the op
-/// that forced it.
+/// Fragments that must share a layout, as equivalence classes of the
+/// allocations' results; each class remembers (at its leader) its forced
+/// layout and the op that forced it.
 class LayoutClasses {
 public:
-  void add(Value fragment) { parent.try_emplace(fragment, fragment); }
-  bool contains(Value v) const { return parent.contains(v); }
-
-  Value find(Value v) {
-    Value &p = parent[v];
-    if (p != v)
-      p = find(p);
-    return p;
-  }
+  void add(Value fragment) { classes.insert(fragment); }
+  bool contains(Value v) const { return classes.contains(v); }
+  Value find(Value v) const { return classes.getLeaderValue(v); }
 
   /// Forces `layout` on the class of `fragment` because of `op`.
   LogicalResult force(Value fragment, FragmentLayoutAttr layout,
@@ -110,12 +105,18 @@ public:
           << "and this other layout here: " << fb->second.first;
       return diag;
     }
-    parent[rb] = ra;
-    if (fb != forced.end()) {
-      std::pair<FragmentLayoutAttr, Operation *> moved = fb->second;
-      forced.erase(rb);
-      forced.try_emplace(ra, moved);
-    }
+    // The merged class keeps whichever forced layout there is, at its new
+    // leader.
+    std::optional<std::pair<FragmentLayoutAttr, Operation *>> kept;
+    if (fa != forced.end())
+      kept = fa->second;
+    else if (fb != forced.end())
+      kept = fb->second;
+    forced.erase(ra);
+    forced.erase(rb);
+    Value leader = *classes.unionSets(ra, rb);
+    if (kept)
+      forced.try_emplace(leader, *kept);
     return success();
   }
 
@@ -125,7 +126,7 @@ public:
   }
 
 private:
-  llvm::DenseMap<Value, Value> parent;
+  llvm::EquivalenceClasses<Value> classes;
   llvm::DenseMap<Value, std::pair<FragmentLayoutAttr, Operation *>> forced;
 };
 
