@@ -28,8 +28,29 @@ struct TileToCPUOptions : public PassPipelineOptions<TileToCPUOptions> {
 /// (convert-tile-to-scf), then the upstream conversions to LLVM.
 void buildTileToCPUPipeline(OpPassManager &pm, const TileToCPUOptions &options);
 
+/// Options every GPU pipeline has, whatever the vendor.
+template <typename Derived>
+struct TileToGPUOptions : public PassPipelineOptions<Derived> {
+  template <typename T>
+  using Option = typename ::mlir::detail::PassOptions::template Option<T>;
+
+  Option<int> optLevel{
+      *this, "opt-level", llvm::cl::desc("Device optimization level"),
+      llvm::cl::init(3)};
+  Option<bool> reuseSharedMemory{
+      *this, "reuse-shared-memory",
+      llvm::cl::desc("Let tiles with disjoint lifetimes share shared memory "
+                     "(convert-tile-to-gpu's option)"),
+      llvm::cl::init(false)};
+  Option<bool> emitCInterface{
+      *this, "emit-c-interface",
+      llvm::cl::desc("Give every public host function a C-compatible "
+                     "wrapper (_mlir_ciface_<name>)"),
+      llvm::cl::init(false)};
+};
+
 /// Options of `tile-to-nvvm`.
-struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
+struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("CUDA chip: sm_80, sm_90a, ..."),
       llvm::cl::init("sm_90a")};
@@ -43,28 +64,15 @@ struct TileToNVVMOptions : public PassPipelineOptions<TileToNVVMOptions> {
       llvm::cl::desc("Device binary: bin (cubin, through ptxas), isa (PTX "
                      "text) or fatbin"),
       llvm::cl::init("bin")};
-  PassOptions::Option<int> optLevel{
-      *this, "opt-level", llvm::cl::desc("Device optimization level"),
-      llvm::cl::init(3)};
   PassOptions::Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("CUDA toolkit (ptxas, libdevice); default: $CUDA_HOME, "
                      "$CUDA_PATH, $CUDA_ROOT, then /usr/local/cuda"),
       llvm::cl::init("")};
-  PassOptions::Option<bool> reuseSharedMemory{
-      *this, "reuse-shared-memory",
-      llvm::cl::desc("Let tiles with disjoint lifetimes share shared memory "
-                     "(convert-tile-to-gpu's option)"),
-      llvm::cl::init(false)};
-  PassOptions::Option<bool> emitCInterface{
-      *this, "emit-c-interface",
-      llvm::cl::desc("Give every public host function a C-compatible "
-                     "wrapper (_mlir_ciface_<name>)"),
-      llvm::cl::init(false)};
 };
 
 /// Options of `tile-to-rocdl`.
-struct TileToROCDLOptions : public PassPipelineOptions<TileToROCDLOptions> {
+struct TileToROCDLOptions : public TileToGPUOptions<TileToROCDLOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("AMD chip: gfx90a, gfx942, gfx1100, ..."),
       llvm::cl::init("gfx942")};
@@ -76,25 +84,12 @@ struct TileToROCDLOptions : public PassPipelineOptions<TileToROCDLOptions> {
       llvm::cl::desc("Device binary: bin (hsaco, linked by ld.lld) or isa "
                      "(AMDGPU assembly)"),
       llvm::cl::init("bin")};
-  PassOptions::Option<int> optLevel{
-      *this, "opt-level", llvm::cl::desc("Device optimization level"),
-      llvm::cl::init(3)};
   PassOptions::Option<std::string> rocmPath{
       *this, "rocm-path",
       llvm::cl::desc("ROCm toolkit: amdgcn/bitcode device libraries and "
                      "llvm/bin/ld.lld; default: $ROCM_PATH, $ROCM_HOME, then "
                      "/opt/rocm"),
       llvm::cl::init("")};
-  PassOptions::Option<bool> reuseSharedMemory{
-      *this, "reuse-shared-memory",
-      llvm::cl::desc("Let tiles with disjoint lifetimes share shared memory "
-                     "(convert-tile-to-gpu's option)"),
-      llvm::cl::init(false)};
-  PassOptions::Option<bool> emitCInterface{
-      *this, "emit-c-interface",
-      llvm::cl::desc("Give every public host function a C-compatible "
-                     "wrapper (_mlir_ciface_<name>)"),
-      llvm::cl::init(false)};
 };
 
 /// tile IR -> gpu.launch (convert-tile-to-gpu) -> ROCDL and a code object
