@@ -195,8 +195,12 @@ FragmentLayoutAttr getReducedLayout(FragmentLayoutAttr src, int64_t dim,
   ArrayRef<int64_t> srcShape = src.getShape();
   ArrayRef<int64_t> dstShape = dstType.getShape();
   int64_t rank = srcShape.size(), dstRank = dstShape.size();
-  if (src.getReplicate() != 1 || dstType.getNumElements() > (1 << 16) ||
-      srcShape[dim] > (1 << 16))
+  // The fit is checked on every source element: keep that bounded, as the
+  // attribute's own verifier does.
+  constexpr int64_t kMaxChecked = 1 << 16;
+  if (src.getReplicate() != 1 || dstType.getNumElements() > kMaxChecked ||
+      srcShape[dim] > kMaxChecked ||
+      dstType.getNumElements() * srcShape[dim] > kMaxChecked)
     return {};
   // The source coordinates of element `x` of the row of `dstCoords`.
   auto rowCoords = [&](ArrayRef<int64_t> dstCoords, int64_t x) {
