@@ -43,10 +43,11 @@ bool sameLayout(FragmentLayoutAttr a, FragmentLayoutAttr b) {
       a.getReplicate() != b.getReplicate())
     return false;
   int64_t elements = 1;
-  for (int64_t extent : a.getShape())
+  for (int64_t extent : a.getShape()) {
     elements *= extent;
-  if (elements > (1 << 16))
-    return false; // Too large to compare: treated as different.
+    if (elements > (1 << 16))
+      return false; // Too large to compare: treated as different.
+  }
   ArrayRef<int64_t> shape = a.getShape();
   SmallVector<int64_t> coords(shape.size(), 0);
   for (int64_t linear = 0; linear < elements; ++linear) {
