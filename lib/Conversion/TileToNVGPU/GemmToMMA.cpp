@@ -41,9 +41,7 @@ using namespace mlir::tile;
 
 namespace {
 
-constexpr int64_t kWarpSize = 32;
-/// The same, for code outside this namespace (mlir::tile has its own).
-constexpr int64_t kMmaWarpSize = kWarpSize;
+// The m16n8k16 mma.sync shape (the warp size, kWarpSize, is NVGPU's).
 constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16;
 /// Accumulator registers per lane (f32) a warp may hold across a loop.
 constexpr int64_t kMaxAccumulatorRegisters = 128;
@@ -394,9 +392,9 @@ void mlir::tile::populateTileToNVGPUPatterns(RewritePatternSet &patterns,
 /// failure when the gemm does not take that path.
 static FailureOr<std::pair<int64_t, int64_t>> getMmaWarpGrid(GemmOp op,
                                                              int64_t threads) {
-  if (mmaMismatch(op) || threads % kMmaWarpSize)
+  if (mmaMismatch(op) || threads % kWarpSize)
     return failure();
-  return chooseWarpGrid(op.getPolicy(), threads / kMmaWarpSize,
+  return chooseWarpGrid(op.getPolicy(), threads / kWarpSize,
                         op.getM() / kTileM, op.getN() / kTileN);
 }
 
@@ -413,7 +411,7 @@ FragmentLayoutAttr mlir::tile::getMmaAccumulatorLayout(GemmOp op,
   // Warp (row-major over the warp grid), then the lane of the m16n8
   // accumulator: lane = 4 (i mod 8) + (j mod 8) floordiv 2.
   AffineExpr warp = i.floorDiv(tm * kTileM) * wn + j.floorDiv(tn * kTileN);
-  AffineExpr thread = warp * kMmaWarpSize + (i % 8) * 4 + (j % 8).floorDiv(2);
+  AffineExpr thread = warp * kWarpSize + (i % 8) * 4 + (j % 8).floorDiv(2);
   // The warp's pieces row-major, four registers each: rows i and i + 8 of
   // the piece, two adjacent columns.
   AffineExpr piece = (i % (tm * kTileM)).floorDiv(kTileM) * tn +
@@ -439,7 +437,7 @@ FragmentLayoutAttr mlir::tile::getMmaOperandALayout(GemmOp op,
   if (wn > 1)
     warp = warp + getAffineDimExpr(2, ctx);
   AffineExpr thread =
-      warp * kMmaWarpSize + (i % 8) * 4 + (k % 8).floorDiv(2);
+      warp * kWarpSize + (i % 8) * 4 + (k % 8).floorDiv(2);
   // Per 16x16 piece, eight registers: a0-a3 for k < 8 (rows i, i + 8),
   // a4-a7 for k >= 8.
   AffineExpr piece =
