@@ -694,6 +694,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     nvvmOptions.features = options.target.features;
     nvvmOptions.emitCInterface = true;
     nvvmOptions.reuseSharedMemory = options.reuseSharedMemory;
+    nvvmOptions.pipelineCopies = options.pipelineCopies;
     buildTileToNVVMPipeline(pm, nvvmOptions);
   } else {
     TileToCPUOptions cpuOptions;
@@ -844,6 +845,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                   " format=bin emit-c-interface=true" +
                   (options.reuseSharedMemory ? " reuse-shared-memory=true"
                                              : "") +
+                  (options.pipelineCopies ? "" : " pipeline-copies=false") +
                   "}"
             : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);

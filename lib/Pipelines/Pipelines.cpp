@@ -88,7 +88,7 @@ namespace {
 /// conversions and the toolkit that serializes the binaries.
 struct GPUTargetSpec {
   StringRef kind, chip, features;
-  bool emitCInterface, reuseSharedMemory;
+  bool emitCInterface, reuseSharedMemory, pipelineCopies;
   std::string format, toolkit;
   /// Attaches the MLIR GPU target (#nvvm.target, #rocdl.target).
   function_ref<void(OpPassManager &)> attachTarget;
@@ -108,6 +108,8 @@ static void buildTileToGPUPipeline(OpPassManager &pm,
   target.features = spec.features.str();
   target.overwrite = true;
   pm.addPass(createTileAttachTarget(target));
+  if (spec.pipelineCopies)
+    pm.addPass(createTilePlanPipelines());
   ConvertTileToGPUOptions toGPU;
   toGPU.reuseSharedMemory = spec.reuseSharedMemory;
   pm.addPass(createConvertTileToGPU(toGPU));
@@ -166,7 +168,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
   };
   buildTileToGPUPipeline(
       pm, {"cuda", options.chip, options.features, options.emitCInterface,
-           options.reuseSharedMemory, options.format,
+           options.reuseSharedMemory, options.pipelineCopies, options.format,
            options.cudaPath.empty() ? findCUDAToolkit()
                                     : options.cudaPath.getValue(),
            attachTarget, lowerKernels});
@@ -193,7 +195,7 @@ void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
   };
   buildTileToGPUPipeline(
       pm, {"rocm", options.chip, options.features, options.emitCInterface,
-           options.reuseSharedMemory, options.format,
+           options.reuseSharedMemory, options.pipelineCopies, options.format,
            options.rocmPath.empty() ? findROCmToolkit()
                                     : options.rocmPath.getValue(),
            attachTarget, lowerKernels});

@@ -293,26 +293,6 @@ FragmentLayoutAttr getReducedLayout(FragmentLayoutAttr src, int64_t dim,
                                  src.getThreads(), replicas);
 }
 
-/// The swizzle that makes ldmatrix reads of a shared tile conflict-free: the
-/// 16-byte vectors of a row (up to eight of them) are XOR-permuted by the
-/// offset bits just above the first 128 bytes (the row bits for rows of 128
-/// bytes or more), so the eight rows one ldmatrix reads at the same column
-/// fall into eight different 16-byte bank groups. Null when the rows are not
-/// a power-of-two number of at least two vectors.
-SwizzleAttr getLdmatrixSwizzle(MemRefType type) {
-  int64_t rowElements = type.getShape().back();
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
-  if (bytes == 0 || 16 % bytes || !llvm::isPowerOf2_64(rowElements))
-    return {};
-  unsigned base = llvm::Log2_64(16 / bytes);
-  unsigned rowBits = llvm::Log2_64(rowElements);
-  if (rowBits <= base)
-    return {};
-  unsigned bits = std::min(3u, rowBits - base);
-  unsigned source = std::max(rowBits, llvm::Log2_64(128 / bytes));
-  return SwizzleAttr::get(type.getContext(), bits, base, source - base);
-}
-
 struct InferLayoutPass
     : public tile::impl::TileInferLayoutBase<InferLayoutPass> {
   void runOnOperation() override {

@@ -111,6 +111,11 @@ static cl::opt<bool> reuseSharedMemory(
     cl::desc("GPU targets: let tiles with disjoint lifetimes share shared "
              "memory"),
     cl::cat(category));
+static cl::opt<bool> pipelineCopies(
+    "pipeline-copies", cl::init(true),
+    cl::desc("GPU targets: software-pipeline the copies of tile.pipelined "
+             "loops (=false: plain synchronous copies)"),
+    cl::cat(category));
 static cl::opt<unsigned> optLevel("O", cl::init(2),
                                   cl::desc("LLVM optimization level (0-3)"),
                                   cl::cat(category));
@@ -281,6 +286,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.specializeShapes = !noSpecialize;
   options.optLevel = optLevel;
   options.reuseSharedMemory = reuseSharedMemory;
+  options.pipelineCopies = pipelineCopies;
   return Kernel::create((*file)->getBuffer(), options, path);
 }
 

@@ -11,6 +11,7 @@
 #ifndef TILELANG_CONVERSION_TILELOWERING_H
 #define TILELANG_CONVERSION_TILELOWERING_H
 
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
@@ -32,6 +33,10 @@ struct BlockThreads {
 };
 BlockThreads getBlockThreads(OpBuilder &b, Operation *op);
 
+/// The number of threads of the gpu.launch that encloses `op` when it is
+/// known at compile time.
+std::optional<int64_t> getStaticBlockThreads(Operation *op);
+
 /// Patterns for tile.copy, gemm, fill, clear, reduce, cumsum, atomic_add,
 /// parallel, pipelined and the hints.
 void populateTileOpLoweringPatterns(RewritePatternSet &patterns,
@@ -47,6 +52,32 @@ void inlineTileBody(RewriterBase &rewriter, Region &region, Block *dest,
 /// `sharedSpace`, local tiles to `localSpace` (null: the default space).
 void replaceTileMemorySpaces(Operation *root, Attribute sharedSpace,
                              Attribute localSpace);
+
+/// Indices into `buffer` of the tile element at `ivs`: the tile sits at
+/// `offsets` (one per buffer dimension) aligned to the trailing dimensions,
+/// or, without offsets, covers the buffer (unit dimensions that only one
+/// side has are index 0).
+SmallVector<Value> tileIndices(OpBuilder &b, Location loc, Value buffer,
+                               ValueRange offsets, ValueRange ivs);
+
+/// The swizzle (`#tile.swizzle` layout of its allocation) that places the
+/// elements of the on-chip tile `tile`, seen directly or through a
+/// memref.subview that selects one of its leading slices; null otherwise.
+SwizzleAttr getTileSwizzle(Value tile);
+
+/// The indices at which element `indices` of `tile` is stored: the
+/// innermost index XOR-permuted by the tile's swizzle, applied to the
+/// row-major offset within `tile` (unchanged when it has none).
+SmallVector<Value> swizzleIndices(OpBuilder &b, Location loc, Value tile,
+                                  ValueRange indices);
+
+/// Drops the swizzle of every shared allocation under `root` that some
+/// access would not apply. Only the lowerings of tile.copy and tile.gemm
+/// apply swizzles, to the tile itself or to leading-slice views of it whose
+/// slices are whole periods of the swizzle; a tile also read or written
+/// element by element (tile.parallel, reductions) keeps the row-major
+/// placement.
+void dropUnappliedSwizzles(Operation *root);
 
 } // namespace tile
 } // namespace mlir

@@ -19,6 +19,13 @@ namespace tile {
 void populateTileToNVGPUPatterns(RewritePatternSet &patterns,
                                  int64_t smVersion);
 
+/// tile.copy {async} from global to shared memory as cp.async (16, 8 or 4
+/// bytes per transfer, zero-filled at the edges, with a run-time alignment
+/// check that falls back to the element-wise copy), tile.async_commit and
+/// tile.async_wait as cp.async.commit_group and cp.async.wait_group plus a
+/// block barrier (sm_80 and newer).
+void populateCpAsyncPatterns(RewritePatternSet &patterns);
+
 /// The layout of `op`'s C tile when the gemm runs on mma.sync m16n8k16 with
 /// its accumulators in registers over a block of `threads` threads: 16x8
 /// pieces over the warp grid its policy chooses, as the tensor-core
@@ -30,6 +37,14 @@ FragmentLayoutAttr getMmaAccumulatorLayout(GemmOp op, int64_t threads);
 /// warp grid with several columns replicates A over them). Null when the
 /// gemm does not run on mma.sync or A is transposed.
 FragmentLayoutAttr getMmaOperandALayout(GemmOp op, int64_t threads);
+
+/// The swizzle that makes ldmatrix reads of a shared tile of `type`
+/// conflict-free: the 16-byte vectors of a row (up to eight of them) are
+/// XOR-permuted by the offset bits just above the first 128 bytes (the row
+/// bits for rows of 128 bytes or more), so the eight rows one ldmatrix reads
+/// at the same column fall into eight different 16-byte bank groups. Null
+/// when the rows are not a power-of-two number of at least two vectors.
+SwizzleAttr getLdmatrixSwizzle(MemRefType type);
 
 } // namespace tile
 } // namespace mlir

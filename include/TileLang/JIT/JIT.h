@@ -112,6 +112,9 @@ struct CompileOptions {
   /// GPU targets: let tiles with disjoint lifetimes share shared memory
   /// (convert-tile-to-gpu's `reuse-shared-memory`).
   bool reuseSharedMemory = false;
+  /// GPU targets: software-pipeline the copies of tile.pipelined loops
+  /// (the pipelines' `pipeline-copies`).
+  bool pipelineCopies = true;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };

@@ -47,6 +47,12 @@ struct TileToGPUOptions : public PassPipelineOptions<Derived> {
       llvm::cl::desc("Give every public host function a C-compatible "
                      "wrapper (_mlir_ciface_<name>)"),
       llvm::cl::init(false)};
+  Option<bool> pipelineCopies{
+      *this, "pipeline-copies",
+      llvm::cl::desc("Software-pipeline the copies of tile.pipelined loops "
+                     "over num_stages buffers with asynchronous copies "
+                     "(tile-plan-pipelines)"),
+      llvm::cl::init(true)};
 };
 
 /// Options of `tile-to-nvvm`.

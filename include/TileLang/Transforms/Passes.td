@@ -79,4 +79,54 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
+  let summary = "Multi-buffer the copies of tile.pipelined loops and make "
+                "them asynchronous";
+  let description = [{
+    Software-pipelines every `tile.pipelined` loop with `num_stages = S`
+    (S >= 2) over its global-to-shared copies: each such copy gets S
+    buffers, the copies of the first S - 1 iterations are issued before the
+    loop, and iteration `i` waits for its own tiles, then issues the copies
+    of iteration `i + S - 1` into the buffer that iteration `i - 1` used,
+    then computes:
+
+    ```
+    prologue:   copies(lb + s * step) into buffer s, commit    (s < S - 1)
+    loop body:  async_wait pending(S - 2)       // iteration i has landed
+                copies(iv + (S - 1) * step) into buffer (i + S - 1) mod S
+                commit
+                the body, reading buffer i mod S
+    after it:   async_wait pending(0)
+    ```
+
+    Copies of iterations past the end are skipped, but every stage commits
+    a group, so the waits count stages. The copies become `tile.copy
+    {async}` (cp.async on NVIDIA GPUs; plain copies elsewhere, where the
+    result is the same). The loop computes what it computed before.
+
+    A copy is pipelined when it stands directly in the loop body, goes from
+    a global buffer to a whole shared tile of the kernel with the same
+    element type, comes before every other use of that tile in the
+    iteration, is the only write to it, the tile is used nowhere outside
+    the loop, and its offsets depend on the induction variable only
+    through side-effect-free operations of the body. A loop whose body
+    writes global memory (which the prefetched tiles might alias) or that
+    fixes its schedule by hand (`order`, `stage`) is left as it is.
+
+    On NVIDIA targets, a pipelined tile that a `tile.gemm` reads gets the
+    ldmatrix swizzle (`#tile.swizzle`) unless it has a layout already, so
+    tensor-core operand loads hit distinct shared-memory banks.
+
+    ```
+    tile-opt --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::tile::TileDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // TILELANG_TRANSFORMS_PASSES_TD

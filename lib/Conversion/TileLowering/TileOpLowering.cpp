@@ -116,6 +116,21 @@ BlockThreads mlir::tile::getBlockThreads(OpBuilder &b, Operation *op) {
   return {linear, count};
 }
 
+std::optional<int64_t> mlir::tile::getStaticBlockThreads(Operation *op) {
+  auto launch = op->getParentOfType<gpu::LaunchOp>();
+  if (!launch)
+    return std::nullopt;
+  int64_t threads = 1;
+  for (Value size : {launch.getBlockSizeX(), launch.getBlockSizeY(),
+                     launch.getBlockSizeZ()}) {
+    APInt extent;
+    if (!matchPattern(size, m_ConstantInt(&extent)))
+      return std::nullopt;
+    threads *= extent.getSExtValue();
+  }
+  return threads;
+}
+
 /// Iterates over [0, extents): a loop nest on one thread, or one loop over
 /// the linearized space from `threadId` by `numThreads` when split. `body`
 /// gets the coordinates.
@@ -170,12 +185,9 @@ static void withBarriers(OpBuilder &b, Location loc, TileLoweringMode mode,
 // Tile placement and edges
 //===----------------------------------------------------------------------===//
 
-/// Indices into `buffer` of the tile element at `ivs`: the tile sits at
-/// `offsets` (one per buffer dimension) aligned to the trailing dimensions,
-/// or, without offsets, covers the buffer (unit dimensions that only one
-/// side has are index 0).
-static SmallVector<Value> tileIndices(OpBuilder &b, Location loc, Value buffer,
-                                      ValueRange offsets, ValueRange ivs) {
+SmallVector<Value> mlir::tile::tileIndices(OpBuilder &b, Location loc,
+                                           Value buffer, ValueRange offsets,
+                                           ValueRange ivs) {
   int64_t rank = cast<MemRefType>(buffer.getType()).getRank();
   int64_t tileRank = ivs.size();
   SmallVector<Value> indices;
@@ -190,6 +202,115 @@ static SmallVector<Value> tileIndices(OpBuilder &b, Location loc, Value buffer,
       indices.push_back(t < 0 ? indexConst(b, loc, 0) : ivs[t]);
   }
   return indices;
+}
+
+//===----------------------------------------------------------------------===//
+// Swizzled shared tiles
+//===----------------------------------------------------------------------===//
+
+/// The bits of a linear offset that a swizzle reads: a slice of a swizzled
+/// buffer is swizzled the same way when its size is a multiple of this.
+static int64_t getSwizzleSpan(SwizzleAttr swizzle) {
+  return int64_t(1) << (swizzle.getBits() + swizzle.getBase() +
+                        swizzle.getShift());
+}
+
+/// True when `view` selects whole leading slices of `source` (offsets only
+/// in the dimensions it drops, unit strides, full trailing extents) and
+/// those slices are whole spans of `swizzle`.
+static bool isLeadingSliceView(memref::SubViewOp view, SwizzleAttr swizzle) {
+  MemRefType source = view.getSourceType();
+  MemRefType result = view.getType();
+  int64_t lead = source.getRank() - result.getRank();
+  if (lead < 0 || !source.hasStaticShape())
+    return false;
+  ArrayRef<int64_t> sizes = view.getStaticSizes();
+  ArrayRef<int64_t> offsets = view.getStaticOffsets();
+  ArrayRef<int64_t> strides = view.getStaticStrides();
+  int64_t slice = 1;
+  for (int64_t d = 0; d < source.getRank(); ++d) {
+    if (strides[d] != 1)
+      return false;
+    if (d < lead) {
+      if (sizes[d] != 1)
+        return false;
+      continue;
+    }
+    if (offsets[d] != 0 || sizes[d] != source.getDimSize(d))
+      return false;
+    slice *= source.getDimSize(d);
+  }
+  return slice % getSwizzleSpan(swizzle) == 0;
+}
+
+SwizzleAttr mlir::tile::getTileSwizzle(Value tile) {
+  Operation *def = tile.getDefiningOp();
+  if (auto view = dyn_cast_or_null<memref::SubViewOp>(def)) {
+    SwizzleAttr swizzle = getTileSwizzle(view.getSource());
+    return swizzle && isLeadingSliceView(view, swizzle) ? swizzle
+                                                        : SwizzleAttr();
+  }
+  if (auto alloc = dyn_cast_or_null<AllocSharedOp>(def))
+    return dyn_cast_or_null<SwizzleAttr>(alloc.getLayoutAttr());
+  return {};
+}
+
+SmallVector<Value> mlir::tile::swizzleIndices(OpBuilder &b, Location loc,
+                                              Value tile, ValueRange indices) {
+  SmallVector<Value> result(indices);
+  SwizzleAttr swizzle = getTileSwizzle(tile);
+  if (!swizzle || indices.empty())
+    return result;
+  ArrayRef<int64_t> shape = cast<MemRefType>(tile.getType()).getShape();
+  // The row-major offset; only the bits the swizzle reads matter, and they
+  // start above the innermost index's permuted bits.
+  Value linear = indices.back();
+  int64_t stride = 1;
+  for (int64_t d = shape.size() - 1; d > 0; --d) {
+    stride *= shape[d];
+    linear = arith::AddIOp::create(
+        b, loc, linear,
+        arith::MulIOp::create(b, loc, indices[d - 1],
+                              indexConst(b, loc, stride)));
+  }
+  Value field = arith::AndIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(
+          b, loc, linear,
+          indexConst(b, loc, swizzle.getBase() + swizzle.getShift())),
+      indexConst(b, loc, (int64_t(1) << swizzle.getBits()) - 1));
+  Value mask = arith::ShLIOp::create(b, loc, field,
+                                     indexConst(b, loc, swizzle.getBase()));
+  result.back() = arith::XOrIOp::create(b, loc, indices.back(), mask);
+  return result;
+}
+
+/// True when every access to `tile` (directly or through views) applies
+/// `swizzle`.
+static bool appliesSwizzle(Value tile, SwizzleAttr swizzle) {
+  auto type = cast<MemRefType>(tile.getType());
+  if (!type.hasStaticShape() || type.getRank() == 0 ||
+      type.getShape().back() %
+              (int64_t(1) << (swizzle.getBase() + swizzle.getBits())) !=
+          0)
+    return false;
+  for (Operation *user : tile.getUsers()) {
+    if (isa<CopyOp, GemmOp>(user))
+      continue;
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    if (!view || !isLeadingSliceView(view, swizzle) ||
+        !appliesSwizzle(view.getResult(), swizzle))
+      return false;
+  }
+  return true;
+}
+
+void mlir::tile::dropUnappliedSwizzles(Operation *root) {
+  root->walk([](AllocSharedOp alloc) {
+    if (auto swizzle = dyn_cast_or_null<SwizzleAttr>(alloc.getLayoutAttr());
+        swizzle && !appliesSwizzle(alloc.getResult(), swizzle))
+      alloc.removeLayoutAttr();
+  });
 }
 
 /// `indices` lie inside `buffer` (unsigned compare: negative indices are
@@ -381,10 +502,10 @@ struct CopyLowering : TilePattern<CopyOp> {
       buildTileLoops(
           rewriter, loc, op.getTileShape(), dist,
           [&](OpBuilder &b, Location loc, ValueRange ivs) {
-            SmallVector<Value> srcIdx =
-                tileIndices(b, loc, src, op.getSrcOffsets(), ivs);
-            SmallVector<Value> dstIdx =
-                tileIndices(b, loc, dst, op.getDstOffsets(), ivs);
+            SmallVector<Value> srcIdx = swizzleIndices(
+                b, loc, src, tileIndices(b, loc, src, op.getSrcOffsets(), ivs));
+            SmallVector<Value> dstIdx = swizzleIndices(
+                b, loc, dst, tileIndices(b, loc, dst, op.getDstOffsets(), ivs));
             Value value = convertScalar(
                 b, loc, guardedLoad(b, loc, src, srcIdx), dstElement);
             guardedWrite(b, loc, dst, dstIdx,
@@ -393,6 +514,31 @@ struct CopyLowering : TilePattern<CopyOp> {
                          });
           });
     });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Without asynchronous copies (tile.copy {async} ran as a plain copy),
+/// committing does nothing and waiting is a block barrier: the wait still
+/// orders the block's accesses to the staged buffers.
+struct AsyncCommitLowering : TilePattern<AsyncCommitOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(AsyncCommitOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AsyncWaitLowering : TilePattern<AsyncWaitOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(AsyncWaitOp op,
+                                PatternRewriter &rewriter) const override {
+    if (mode == TileLoweringMode::Block)
+      gpu::BarrierOp::create(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
   }
@@ -510,10 +656,14 @@ struct GemmLowering : TilePattern<GemmOp> {
                     ValueRange acc) {
                   Value av = memref::LoadOp::create(
                       builder, loc, a,
-                      transA ? ValueRange{kk, i} : ValueRange{i, kk});
+                      swizzleIndices(builder, loc, a,
+                                     transA ? ValueRange{kk, i}
+                                            : ValueRange{i, kk}));
                   Value bv = memref::LoadOp::create(
                       builder, loc, b,
-                      transB ? ValueRange{j, kk} : ValueRange{kk, j});
+                      swizzleIndices(builder, loc, b,
+                                     transB ? ValueRange{j, kk}
+                                            : ValueRange{kk, j}));
                   av = convertScalar(builder, loc, av, accType);
                   bv = convertScalar(builder, loc, bv, accType);
                   Value prod =
@@ -695,7 +845,7 @@ struct CumsumLowering : TilePattern<CumsumOp> {
 void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
                                                 TileLoweringMode mode) {
   patterns.add<ParallelLowering, PipelinedLowering, CopyLowering,
-               AtomicAddLowering, FillLowering, ClearLowering, GemmLowering,
+               AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering, FillLowering, ClearLowering, GemmLowering,
                ReduceLowering, CumsumLowering, EraseHint<AnnotateLayoutOp>,
                EraseHint<UseSwizzleOp>>(patterns.getContext(), mode);
 }

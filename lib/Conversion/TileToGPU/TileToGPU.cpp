@@ -269,6 +269,7 @@ struct ConvertTileToGPUPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    dropUnappliedSwizzles(module);
 
     // 1. Kernels and tile ops, with the tiles still in tile memory spaces
     //    (the lowering tells global from on-chip buffers by them).

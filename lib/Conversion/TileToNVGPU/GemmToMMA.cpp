@@ -59,29 +59,26 @@ std::optional<StringRef> mmaMismatch(GemmOp op) {
   if (op.getM() % kTileM || op.getN() % kTileN || op.getK() % kTileK)
     return StringRef("not a multiple of 16x8x16");
   // ldmatrix reads 16-byte rows: the tiles' rows must be whole vectors.
-  for (Value operand : {op.getA(), op.getB()})
+  for (Value operand : {op.getA(), op.getB()}) {
     if (cast<MemRefType>(operand.getType()).getDimSize(1) % 8)
       return StringRef("rows not 16-byte multiples");
+    // A swizzle must move whole 16-byte rows of the 8x8 matrices.
+    if (SwizzleAttr swizzle = getTileSwizzle(operand);
+        swizzle && swizzle.getBase() < 3)
+      return StringRef("swizzle splits 16-byte rows");
+  }
   return std::nullopt;
 }
 
 FailureOr<int64_t> matchMmaGemm(GemmOp op, PatternRewriter &rewriter) {
   if (std::optional<StringRef> why = mmaMismatch(op))
     return rewriter.notifyMatchFailure(op, *why);
-  auto launch = op->getParentOfType<gpu::LaunchOp>();
-  if (!launch)
-    return failure();
-  int64_t threads = 1;
-  for (Value size : {launch.getBlockSizeX(), launch.getBlockSizeY(),
-                     launch.getBlockSizeZ()}) {
-    std::optional<int64_t> extent = getConstantIntValue(size);
-    if (!extent)
-      return rewriter.notifyMatchFailure(op, "dynamic block size");
-    threads *= *extent;
-  }
-  if (threads % kWarpSize)
+  std::optional<int64_t> threads = getStaticBlockThreads(op);
+  if (!threads)
+    return rewriter.notifyMatchFailure(op, "no static block size");
+  if (*threads % kWarpSize)
     return rewriter.notifyMatchFailure(op, "partial warps");
-  return threads;
+  return *threads;
 }
 
 /// The warp id and the per-lane offsets of the mma.sync and ldmatrix
@@ -137,9 +134,9 @@ Value loadA(OpBuilder &b, Location loc, GemmOp op, const WarpLanes &l,
                                  addIndex(b, loc, row0, l.div8mod2x8)}
             : SmallVector<Value>{addIndex(b, loc, row0, l.mod16),
                                  addIndex(b, loc, k0, l.div16x8)};
-  return nvgpu::LdMatrixOp::create(b, loc, type, op.getA(), indices,
-                                   b.getBoolAttr(trans),
-                                   b.getI32IntegerAttr(4));
+  return nvgpu::LdMatrixOp::create(
+      b, loc, type, op.getA(), swizzleIndices(b, loc, op.getA(), indices),
+      b.getBoolAttr(trans), b.getI32IntegerAttr(4));
 }
 
 /// The B fragment of the 16x8 block at (k0, col0): matrices k 0-7 and
@@ -152,9 +149,9 @@ Value loadB(OpBuilder &b, Location loc, GemmOp op, const WarpLanes &l,
       trans ? SmallVector<Value>{addIndex(b, loc, col0, l.mod8),
                                  addIndex(b, loc, k0, l.div8mod2x8)}
             : SmallVector<Value>{addIndex(b, loc, k0, l.mod16), col0};
-  return nvgpu::LdMatrixOp::create(b, loc, type, op.getB(), indices,
-                                   b.getBoolAttr(!trans),
-                                   b.getI32IntegerAttr(2));
+  return nvgpu::LdMatrixOp::create(
+      b, loc, type, op.getB(), swizzleIndices(b, loc, op.getB(), indices),
+      b.getBoolAttr(!trans), b.getI32IntegerAttr(2));
 }
 
 /// This lane's (row, column) of element [r][e] of the accumulator of the C
@@ -383,9 +380,10 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
 
 void mlir::tile::populateTileToNVGPUPatterns(RewritePatternSet &patterns,
                                              int64_t smVersion) {
-  if (smVersion >= 80)
-    patterns.add<GemmToMmaSync, PipelinedGemmInRegisters>(
-        patterns.getContext());
+  if (smVersion < 80)
+    return;
+  patterns.add<GemmToMmaSync, PipelinedGemmInRegisters>(patterns.getContext());
+  populateCpAsyncPatterns(patterns);
 }
 
 /// The warp grid of `op` on mma.sync over a block of `threads` threads, or
@@ -448,4 +446,18 @@ FragmentLayoutAttr mlir::tile::getMmaOperandALayout(GemmOp op,
       ctx, op.getA().getType().getShape(),
       AffineMap::get(wn > 1 ? 3 : 2, 0, thread), AffineMap::get(2, 0, slot),
       threads, /*replicate=*/wn);
+}
+
+SwizzleAttr mlir::tile::getLdmatrixSwizzle(MemRefType type) {
+  int64_t rowElements = type.getShape().back();
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  if (bytes == 0 || 16 % bytes || !llvm::isPowerOf2_64(rowElements))
+    return {};
+  unsigned base = llvm::Log2_64(16 / bytes);
+  unsigned rowBits = llvm::Log2_64(rowElements);
+  if (rowBits <= base)
+    return {};
+  unsigned bits = std::min(3u, rowBits - base);
+  unsigned source = std::max(rowBits, llvm::Log2_64(128 / bytes));
+  return SwizzleAttr::get(type.getContext(), bits, base, source - base);
 }

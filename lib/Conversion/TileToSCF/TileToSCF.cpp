@@ -77,6 +77,7 @@ struct ConvertTileToSCFPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    dropUnappliedSwizzles(module);
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TileDialect>();

@@ -831,3 +831,43 @@ func.func @yield_parent() {
   // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.kernel, tile.parallel, tile.pipelined'}}
   "tile.yield"() : () -> ()
 }
+
+// -----
+
+func.func @async_copy_to_fragment(%A: memref<?x?xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %f = tile.alloc_fragment : memref<16x16xf16, #tile.mem<fragment>>
+    // expected-error @+1 {{an async copy goes from global to shared memory}}
+    tile.copy %A[%bx, %bx] to %f {async} : memref<?x?xf16> to memref<16x16xf16, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @async_copy_converts(%A: memref<?x?xf32>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    // expected-error @+1 {{an async copy cannot convert 'f32' to 'f16'}}
+    tile.copy %A[%bx, %bx] to %s {async} : memref<?x?xf32> to memref<16x16xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @async_wait_negative(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{attribute 'pending' failed to satisfy constraint}}
+    tile.async_wait pending(-1)
+  }
+  return
+}
+
+// -----
+
+func.func @async_commit_outside_kernel() {
+  // expected-error @+1 {{must be nested in a 'tile.kernel'}}
+  tile.async_commit
+  return
+}

@@ -57,6 +57,12 @@ func.func @copies(%A: memref<?x?xf16>, %B: memref<4x?x?xf32>, %m: index, %k: ind
     tile.copy %A[%m, %k] to %s : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
     // CHECK: tile.copy %{{.*}} to %{{.*}} : memref<128x32xf16, #tile.mem<shared>> to memref<128x32xf32, #tile.mem<fragment>>
     tile.copy %s to %f : memref<128x32xf16, #tile.mem<shared>> to memref<128x32xf32, #tile.mem<fragment>>
+    // CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} {async} : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
+    tile.copy %A[%m, %k] to %s {async} : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
+    // CHECK-NEXT: tile.async_commit
+    tile.async_commit
+    // CHECK-NEXT: tile.async_wait pending(0)
+    tile.async_wait pending(0)
     // CHECK: tile.copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : memref<128x32xf32, #tile.mem<fragment>> to memref<4x?x?xf32>
     tile.copy %f to %B[%c0, %m, %k] : memref<128x32xf32, #tile.mem<fragment>> to memref<4x?x?xf32>
     // CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} : memref<128x32xf16, #tile.mem<shared>> to memref<16x32xf16, #tile.mem<fragment>>

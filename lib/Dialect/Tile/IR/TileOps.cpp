@@ -421,6 +421,14 @@ LogicalResult CopyOp::verify() {
     return emitOpError("the tile extent comes from the ")
            << (extentFromSrc ? "source" : "destination")
            << ", which must have a static shape, got " << extentType;
+  if (getAsync()) {
+    if (*srcPlace != Place::Global || *dstPlace != Place::Shared)
+      return emitOpError("an async copy goes from global to shared memory");
+    if (srcType.getElementType() != dstType.getElementType())
+      return emitOpError("an async copy cannot convert ")
+             << srcType.getElementType() << " to "
+             << dstType.getElementType();
+  }
   SmallVector<int64_t> extent = getTileShape();
 
   if (srcHasOffsets)

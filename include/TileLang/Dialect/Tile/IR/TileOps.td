@@ -172,18 +172,28 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     Element types may differ when both are floats or both are integers: the
     copy converts (`arith.extf`/`truncf`, `extsi`/`trunci`).
 
+    With `async` (global to shared only, same element type), the copy may
+    still be in flight when the next operation starts: the destination holds
+    the tile only after a `tile.async_wait` that covers the group
+    (`tile.async_commit`) the copy was issued in. Pipeline planning
+    (`tile-plan-pipelines`) creates them; on NVIDIA GPUs from sm_80 they
+    become `cp.async`, elsewhere plain copies.
+
     ```mlir
     tile.copy %A[%m, %k] to %a_s
         : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
     tile.copy %c_f to %C[%m, %n]
         : memref<128x128xf32, #tile.mem<fragment>> to memref<?x?xf16>
+    tile.copy %A[%m, %k] to %a_s {async}
+        : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
     ```
   }];
   let arguments = (ins
     Arg<Tile_Tile, "source", [MemRead]>:$src,
     Variadic<Index>:$src_offsets,
     Arg<Tile_Tile, "destination", [MemWrite]>:$dst,
-    Variadic<Index>:$dst_offsets
+    Variadic<Index>:$dst_offsets,
+    UnitAttr:$async
   );
   let assemblyFormat = [{
     $src (`[` $src_offsets^ `]`)? `to` $dst (`[` $dst_offsets^ `]`)?
@@ -195,6 +205,45 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     /// The shape of the tile that is copied.
     ::llvm::SmallVector<int64_t> getTileShape();
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// tile.async_commit / tile.async_wait
+//===----------------------------------------------------------------------===//
+
+def Tile_AsyncCommitOp : Tile_Op<"async_commit", [Tile_InKernel,
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "Close the group of asynchronous copies issued so far";
+  let description = [{
+    Every `tile.copy {async}` issued since the previous commit joins one
+    group; `tile.async_wait` counts these groups. A commit with no copy
+    since the last one makes an empty group, which completes at once: a
+    pipeline commits once per stage whether or not it issued copies, so that
+    its waits count stages.
+
+    ```mlir
+    tile.async_commit
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [Tile_InKernel,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Wait for asynchronous copies and make them visible";
+  let description = [{
+    Waits until at most `pending` of the most recently committed groups of
+    asynchronous copies are still in flight, then synchronizes the block:
+    afterwards every thread sees the tiles of every completed group, and
+    every thread has finished what it did before the wait (so the buffers
+    it read may be overwritten). `pending(0)` waits for everything.
+
+    ```mlir
+    tile.async_wait pending(1)
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "`pending` `(` $pending `)` attr-dict";
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,288 @@
+//===- CopyToCpAsync.cpp - Asynchronous tile copies on cp.async ----------===//
+//
+// Part of TileLang-MLIR.
+//
+// tile.copy {async} from global to shared memory inside a gpu.launch, as
+// cp.async transfers of 16 bytes per thread (8 or 4 when the rows are
+// shorter), one vector after another over the block's threads; the commit
+// and wait of their groups as cp.async.commit_group and cp.async.wait_group
+// followed by a block barrier.
+//
+// Edge tiles: a vector that starts outside the global buffer reads nothing
+// (source size 0, the transfer fills zeros) and one that crosses the end of
+// a row reads only the elements inside it, so edges cost no separate path.
+// The vectors must be aligned: whether the global tile is (base address,
+// row strides, column offset) is only known at run time, so the block
+// checks it once per copy and takes the element-wise synchronous copy when
+// it is not.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Conversion/TileToNVGPU.h"
+
+#include "TileLang/Conversion/TileLowering.h"
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Vectors per thread up to which the copy is unrolled in the IR.
+constexpr int64_t kMaxUnrolledVectors = 32;
+
+Value indexConst(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// The widest cp.async transfer (16, 8 or 4 bytes) that splits the tile's
+/// rows into whole vectors, keeps every destination vector aligned and
+/// inside one unit of the destination's swizzle; nullopt when none does.
+std::optional<int64_t> chooseVectorBytes(CopyOp op, int64_t elementBytes) {
+  MemRefType dstType = op.getDst().getType();
+  int64_t rowBytes = op.getTileShape().back() * elementBytes;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(dstType.getStridesAndOffset(strides, offset)) ||
+      strides.empty() || strides.back() != 1)
+    return std::nullopt;
+  SwizzleAttr swizzle = getTileSwizzle(op.getDst());
+  for (int64_t bytes : {16, 8, 4}) {
+    if (bytes < elementBytes || rowBytes % bytes)
+      continue;
+    bool aligned = llvm::all_of(ArrayRef(strides).drop_back(), [&](int64_t s) {
+      return ShapedType::isStatic(s) && (s * elementBytes) % bytes == 0;
+    });
+    if (swizzle && (int64_t(1) << swizzle.getBase()) * elementBytes < bytes)
+      aligned = false;
+    if (aligned)
+      return bytes;
+  }
+  return std::nullopt;
+}
+
+/// True at run time when `buffer`'s data starts on a `bytes` boundary.
+Value isBaseAligned(OpBuilder &b, Location loc, Value buffer,
+                    int64_t elementBytes, int64_t bytes) {
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  Value start = arith::AddIOp::create(
+      b, loc, pointer,
+      arith::MulIOp::create(b, loc, metadata.getOffset(),
+                            indexConst(b, loc, elementBytes)));
+  Value misalignment =
+      arith::RemUIOp::create(b, loc, start, indexConst(b, loc, bytes));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                               misalignment, indexConst(b, loc, 0));
+}
+
+/// True at run time when every vector of the copy is aligned on both sides:
+/// both bases aligned, the source's rows contiguous with strides that are
+/// whole vectors, and the tile starting on a vector in its row.
+Value canCopyVectors(OpBuilder &b, Location loc, CopyOp op,
+                     int64_t elementBytes, int64_t bytes) {
+  Value src = op.getSrc();
+  auto all = [&](Value x, Value y) -> Value {
+    return arith::AndIOp::create(b, loc, x, y);
+  };
+  auto isMultiple = [&](Value x, int64_t of) -> Value {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, x, indexConst(b, loc, of)),
+        indexConst(b, loc, 0));
+  };
+  Value ok = all(isBaseAligned(b, loc, src, elementBytes, bytes),
+                 isBaseAligned(b, loc, op.getDst(), elementBytes, bytes));
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, src);
+  ValueRange strides = metadata.getStrides();
+  for (Value stride : strides.drop_back())
+    ok = all(ok, isMultiple(stride, bytes / elementBytes));
+  ok = all(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     strides.back(), indexConst(b, loc, 1)));
+  return all(ok, isMultiple(op.getSrcOffsets().back(), bytes / elementBytes));
+}
+
+/// tile.copy {async}, global (with offsets) to a whole shared tile.
+struct AsyncCopyToCpAsync : OpRewritePattern<CopyOp> {
+  AsyncCopyToCpAsync(MLIRContext *ctx)
+      : OpRewritePattern<CopyOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(CopyOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getAsync() || op.getSrcOffsets().empty() ||
+        !op.getDstOffsets().empty())
+      return rewriter.notifyMatchFailure(op, "not a whole-tile async copy");
+    std::optional<int64_t> threads = getStaticBlockThreads(op);
+    if (!threads)
+      return rewriter.notifyMatchFailure(op, "no static block size");
+    unsigned bits = op.getDst().getType().getElementTypeBitWidth();
+    if (bits % 8)
+      return rewriter.notifyMatchFailure(op, "sub-byte elements");
+    int64_t elementBytes = bits / 8;
+    std::optional<int64_t> vectorBytes = chooseVectorBytes(op, elementBytes);
+    if (!vectorBytes)
+      return rewriter.notifyMatchFailure(op, "no aligned vector width");
+
+    Location loc = op.getLoc();
+    Value ok = canCopyVectors(rewriter, loc, op, elementBytes, *vectorBytes);
+    auto ifOp = scf::IfOp::create(rewriter, loc, ok, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      emitVectors(rewriter, loc, op, *threads, elementBytes, *vectorBytes);
+      // Misaligned: the same copy, synchronously and element by element.
+      rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      auto fallback = cast<CopyOp>(rewriter.clone(*op));
+      fallback.setAsync(false);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  static void emitVectors(OpBuilder &b, Location loc, CopyOp op,
+                          int64_t threads, int64_t elementBytes,
+                          int64_t vectorBytes) {
+    SmallVector<int64_t> shape = op.getTileShape();
+    int64_t vectorElements = vectorBytes / elementBytes;
+    int64_t vectorsPerRow = shape.back() / vectorElements;
+    int64_t total = vectorsPerRow;
+    for (int64_t extent : ArrayRef(shape).drop_back())
+      total *= extent;
+    Value tid = getBlockThreads(b, op).threadId;
+    auto emitOne = [&](OpBuilder &b, Value vector) {
+      emitVector(b, loc, op, shape, vector, vectorsPerRow, vectorElements,
+                 vectorBytes);
+    };
+    // Vector v goes to thread v mod threads; the threads of a warp take
+    // consecutive vectors (coalesced rows).
+    auto emitGuarded = [&](OpBuilder &b, Value vector) {
+      if (total % threads == 0)
+        return emitOne(b, vector);
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           vector,
+                                           indexConst(b, loc, total));
+      scf::IfOp::create(b, loc, inside, [&](OpBuilder &b, Location) {
+        emitOne(b, vector);
+        scf::YieldOp::create(b, loc);
+      });
+    };
+    int64_t perThread = llvm::divideCeil(total, threads);
+    if (perThread <= kMaxUnrolledVectors) {
+      for (int64_t j = 0; j < perThread; ++j)
+        emitGuarded(b, j == 0 ? tid
+                              : arith::AddIOp::create(
+                                    b, loc, tid,
+                                    indexConst(b, loc, j * threads))
+                                    .getResult());
+      return;
+    }
+    scf::ForOp::create(b, loc, tid, indexConst(b, loc, total),
+                       indexConst(b, loc, threads), ValueRange{},
+                       [&](OpBuilder &b, Location, Value v, ValueRange) {
+                         emitOne(b, v);
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+
+  /// One cp.async of the vector number `vector` (row-major over the tile).
+  static void emitVector(OpBuilder &b, Location loc, CopyOp op,
+                         ArrayRef<int64_t> shape, Value vector,
+                         int64_t vectorsPerRow, int64_t vectorElements,
+                         int64_t vectorBytes) {
+    Value src = op.getSrc(), dst = op.getDst();
+    int64_t rank = shape.size();
+    SmallVector<Value> coords(rank);
+    coords[rank - 1] = arith::MulIOp::create(
+        b, loc,
+        arith::RemUIOp::create(b, loc, vector,
+                               indexConst(b, loc, vectorsPerRow)),
+        indexConst(b, loc, vectorElements));
+    Value rest = arith::DivUIOp::create(b, loc, vector,
+                                        indexConst(b, loc, vectorsPerRow));
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      if (d == 0) {
+        coords[d] = rest;
+        break;
+      }
+      coords[d] = arith::RemUIOp::create(b, loc, rest,
+                                         indexConst(b, loc, shape[d]));
+      rest = arith::DivUIOp::create(b, loc, rest,
+                                    indexConst(b, loc, shape[d]));
+    }
+
+    // How many elements of the vector lie inside the source: none when a
+    // leading index is out of bounds, else what is left of the row.
+    SmallVector<Value> srcIdx =
+        tileIndices(b, loc, src, op.getSrcOffsets(), coords);
+    Value inside;
+    for (auto [d, index] : llvm::enumerate(srcIdx)) {
+      Value size = b.createOrFold<memref::DimOp>(loc, src, d);
+      Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       index, size);
+      inside = inside ? arith::AndIOp::create(b, loc, inside, ok).getResult()
+                      : ok;
+    }
+    Value rowSize =
+        b.createOrFold<memref::DimOp>(loc, src, srcIdx.size() - 1);
+    Value left = arith::MinUIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, rowSize, srcIdx.back()),
+        indexConst(b, loc, vectorElements));
+    Value zero = indexConst(b, loc, 0);
+    Value count = arith::SelectOp::create(b, loc, inside, left, zero);
+    // A vector that reads nothing still needs an address: the buffer's
+    // first element (never dereferenced).
+    for (Value &index : srcIdx)
+      index = arith::SelectOp::create(b, loc, inside, index, zero);
+
+    SmallVector<Value> dstIdx =
+        swizzleIndices(b, loc, dst, tileIndices(b, loc, dst, {}, coords));
+    nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst, dstIdx,
+        src, srcIdx, b.getIndexAttr(vectorElements), count,
+        vectorBytes == 16 ? b.getUnitAttr() : UnitAttr());
+  }
+};
+
+struct AsyncCommitToCpAsync : OpRewritePattern<AsyncCommitOp> {
+  AsyncCommitToCpAsync(MLIRContext *ctx)
+      : OpRewritePattern<AsyncCommitOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(AsyncCommitOp op,
+                                PatternRewriter &rewriter) const override {
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The wait covers this thread's copies; the barrier makes every thread's
+/// copies visible to the block (and orders earlier reads of the buffers
+/// before later copies into them).
+struct AsyncWaitToCpAsync : OpRewritePattern<AsyncWaitOp> {
+  AsyncWaitToCpAsync(MLIRContext *ctx)
+      : OpRewritePattern<AsyncWaitOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(AsyncWaitOp op,
+                                PatternRewriter &rewriter) const override {
+    NVVM::CpAsyncWaitGroupOp::create(
+        rewriter, op.getLoc(),
+        rewriter.getI32IntegerAttr(static_cast<int32_t>(op.getPending())));
+    gpu::BarrierOp::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateCpAsyncPatterns(RewritePatternSet &patterns) {
+  patterns.add<AsyncCopyToCpAsync, AsyncCommitToCpAsync, AsyncWaitToCpAsync>(
+      patterns.getContext());
+}

@@ -1,0 +1,282 @@
+//===- PipelinePlanning.cpp - Multi-buffered asynchronous copies ---------===//
+//
+// Part of TileLang-MLIR.
+//
+// tile-plan-pipelines: software-pipelines the global-to-shared copies of
+// tile.pipelined loops over num_stages buffers (see Passes.td for the
+// schedule and the conditions).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Transforms/Passes.h"
+
+#include "TileLang/Conversion/TileToNVGPU.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir {
+namespace tile {
+#define GEN_PASS_DEF_TILEPLANPIPELINES
+#include "TileLang/Transforms/Passes.h.inc"
+} // namespace tile
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+bool isGlobalBuffer(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  return type && !getMemorySpace(type);
+}
+
+/// True when `op` (or anything nested in it) may write global memory, or
+/// has effects that cannot be told.
+bool mayWriteGlobalMemory(Operation *op) {
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  if (!effects)
+    return true;
+  return llvm::any_of(*effects, [](const MemoryEffects::EffectInstance &e) {
+    if (!isa<MemoryEffects::Write>(e.getEffect()))
+      return false;
+    if (Value value = e.getValue())
+      return isGlobalBuffer(value);
+    return e.getResource() == SideEffects::DefaultResource::get();
+  });
+}
+
+/// A copy the planner pipelines.
+struct StagedCopy {
+  CopyOp copy;
+  AllocSharedOp alloc;
+  MemRefType stagedType;
+  SwizzleAttr swizzle;
+  Value buffer; // The multi-buffered allocation, once created.
+};
+
+/// True when `user`, at any depth of `body`, only reads `tile` and comes
+/// after `copy`.
+bool onlyReadsAfter(Operation *user, Value tile, CopyOp copy, Block &body) {
+  Operation *top = body.findAncestorOpInBlock(*user);
+  if (!top || top == copy || !copy->isBeforeInBlock(top))
+    return false;
+  if (llvm::any_of(user->getResults(),
+                   [](Value r) { return isa<BaseMemRefType>(r.getType()); }))
+    return false; // Views would need following.
+  auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffectsOnValue(tile, instances);
+  return llvm::all_of(instances, [](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Read>(e.getEffect());
+  });
+}
+
+/// Adds to `slice` the operations of `body` that compute `value`, when they
+/// are free of side effects; false otherwise.
+bool collectSlice(Value value, Block &body,
+                  llvm::SetVector<Operation *> &slice) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return true; // The induction variable or a block argument outside.
+  if (def->getBlock() != &body)
+    return !body.getParentOp()->isAncestor(def); // Defined before the loop.
+  if (slice.contains(def))
+    return true;
+  if (!isPure(def) || def->getNumRegions() != 0)
+    return false;
+  for (Value operand : def->getOperands())
+    if (!collectSlice(operand, body, slice))
+      return false;
+  slice.insert(def);
+  return true;
+}
+
+/// The stage `stage` of a multi-buffered tile: a view of one slice.
+Value getStageView(OpBuilder &b, Location loc, Value buffer, Value stage) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  offsets[0] = stage;
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1)};
+  for (int64_t extent : type.getShape().drop_front())
+    sizes.push_back(b.getIndexAttr(extent));
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      type.getShape().drop_front(), type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, viewType, buffer, offsets, sizes,
+                                   strides);
+}
+
+class Planner {
+public:
+  Planner(PipelinedOp loop, bool swizzleGemmOperands)
+      : loop(loop), swizzleGemmOperands(swizzleGemmOperands) {}
+
+  /// Finds the copies to pipeline; false when there are none.
+  bool analyze();
+  void rewrite();
+
+private:
+  void emitCopies(OpBuilder &b, Location loc, Value iv, Value stage);
+
+  PipelinedOp loop;
+  bool swizzleGemmOperands;
+  SmallVector<StagedCopy> staged;
+  llvm::SetVector<Operation *> slice;
+};
+
+bool Planner::analyze() {
+  if (loop.getNumStages() < 2 || loop.getOrder() || loop.getStage())
+    return false;
+  auto kernel = loop->getParentOfType<KernelOp>();
+  if (!kernel || mayWriteGlobalMemory(loop))
+    return false;
+  Block &body = loop.getBody().front();
+  for (auto copy : body.getOps<CopyOp>()) {
+    Value tile = copy.getDst();
+    auto alloc = tile.getDefiningOp<AllocSharedOp>();
+    if (copy.getAsync() || !isGlobalBuffer(copy.getSrc()) || !alloc ||
+        alloc->getParentOp() != kernel || copy.getSrcOffsets().empty() ||
+        !copy.getDstOffsets().empty() ||
+        copy.getSrc().getType().getElementType() !=
+            copy.getDst().getType().getElementType())
+      continue;
+    bool readByGemm = false;
+    bool ok = llvm::all_of(tile.getUsers(), [&](Operation *user) {
+      if (user == copy)
+        return true;
+      if (auto gemm = dyn_cast<GemmOp>(user))
+        readByGemm |= gemm.getA() == tile || gemm.getB() == tile;
+      return onlyReadsAfter(user, tile, copy, body);
+    });
+    llvm::SetVector<Operation *> copySlice;
+    for (Value offset : copy.getSrcOffsets())
+      ok = ok && collectSlice(offset, body, copySlice);
+    if (!ok)
+      continue;
+    slice.insert(copySlice.begin(), copySlice.end());
+
+    MemRefType type = alloc.getType();
+    SmallVector<int64_t> shape = {static_cast<int64_t>(loop.getNumStages())};
+    llvm::append_range(shape, type.getShape());
+    auto stagedType = MemRefType::get(shape, type.getElementType(),
+                                      AffineMap(), type.getMemorySpace());
+    auto swizzle = dyn_cast_or_null<SwizzleAttr>(alloc.getLayoutAttr());
+    if (!swizzle && readByGemm && swizzleGemmOperands)
+      swizzle = getLdmatrixSwizzle(type);
+    // Each stage must be swizzled as the tile alone would be.
+    if (swizzle && type.getNumElements() %
+                           (int64_t(1) << (swizzle.getBits() +
+                                           swizzle.getBase() +
+                                           swizzle.getShift())))
+      swizzle = {};
+    staged.push_back({copy, alloc, stagedType, swizzle, Value()});
+  }
+  return !staged.empty();
+}
+
+void Planner::emitCopies(OpBuilder &b, Location loc, Value iv, Value stage) {
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), iv);
+  // The offsets' operations, in body order, once for all copies.
+  SmallVector<Operation *> ordered(slice.begin(), slice.end());
+  llvm::sort(ordered, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  for (Operation *op : ordered)
+    b.clone(*op, mapping);
+  for (StagedCopy &s : staged) {
+    mapping.map(s.alloc.getResult(),
+                getStageView(b, loc, s.buffer, stage));
+    auto copy = cast<CopyOp>(b.clone(*s.copy, mapping));
+    copy.setAsync(true);
+  }
+}
+
+void Planner::rewrite() {
+  Location loc = loop.getLoc();
+  int64_t stages = loop.getNumStages();
+  for (StagedCopy &s : staged) {
+    OpBuilder b(s.alloc);
+    s.buffer = AllocSharedOp::create(b, s.alloc.getLoc(), s.stagedType,
+                                     s.swizzle ? Attribute(s.swizzle)
+                                               : Attribute());
+  }
+
+  OpBuilder b(loop);
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+  Value step = loop.getStep();
+  // Issues the copies of iteration `iv` into buffer `stage` when `iv` is
+  // inside the loop, then commits (always: the waits count stages).
+  auto issue = [&](Value iv, Value stage) {
+    Value inside =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, ub);
+    scf::IfOp::create(b, loc, inside, [&](OpBuilder &then, Location) {
+      emitCopies(then, loc, iv, stage);
+      scf::YieldOp::create(then, loc);
+    });
+    AsyncCommitOp::create(b, loc);
+  };
+
+  // Prologue: stages 0 .. S-2.
+  for (int64_t s = 0; s + 1 < stages; ++s)
+    issue(arith::AddIOp::create(
+              b, loc, lb, arith::MulIOp::create(b, loc, step, index(s))),
+          index(s));
+
+  // Each iteration: wait for its own tiles, prefetch S - 1 ahead into the
+  // buffer the previous iteration read, compute on buffer i mod S.
+  Block &body = loop.getBody().front();
+  b.setInsertionPointToStart(&body);
+  AsyncWaitOp::create(b, loc, stages - 2);
+  Value iv = loop.getInductionVar();
+  Value i = arith::DivUIOp::create(b, loc,
+                                   arith::SubIOp::create(b, loc, iv, lb), step);
+  Value ahead = index(stages - 1);
+  issue(arith::AddIOp::create(b, loc, iv,
+                              arith::MulIOp::create(b, loc, step, ahead)),
+        arith::RemUIOp::create(b, loc, arith::AddIOp::create(b, loc, i, ahead),
+                               index(stages)));
+  Value current = arith::RemUIOp::create(b, loc, i, index(stages));
+  for (StagedCopy &s : staged) {
+    Value view = getStageView(b, loc, s.buffer, current);
+    // The builder inserts before the body's first original op: erase the
+    // copies only once nothing more is inserted.
+    s.copy->dropAllReferences();
+    s.alloc.getResult().replaceAllUsesWith(view);
+  }
+  for (StagedCopy &s : staged) {
+    s.copy.erase();
+    s.alloc.erase();
+  }
+
+  // Nothing may still be in flight once the loop is done.
+  b.setInsertionPointAfter(loop);
+  AsyncWaitOp::create(b, loc, 0);
+}
+
+struct PlanPipelinesPass
+    : public tile::impl::TilePlanPipelinesBase<PlanPipelinesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto target =
+        module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());
+    bool swizzle = target && target.getKind() == TargetKind::CUDA;
+    SmallVector<PipelinedOp> loops;
+    module.walk([&](PipelinedOp loop) { loops.push_back(loop); });
+    for (PipelinedOp loop : loops) {
+      Planner planner(loop, swizzle);
+      if (planner.analyze())
+        planner.rewrite();
+    }
+  }
+};
+
+} // namespace
