@@ -34,6 +34,12 @@ run() { # name, tile-run arguments...
 
 echo "== correctness on the GPU against the naive references"
 run gemm_relu_edge $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --arg=300x200 --arg=200x170 --arg=300x170
+# K = 37: rows of A are not whole 16-byte vectors, so its pipelined copies
+# take the element-wise fallback (B's rows of 131 too).
+run gemm_relu_oddk $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --arg=129x37 --arg=37x131 --arg=129x131
+# The same kernels with plain synchronous copies (no pipelining).
+run gemm_relu_nopipe $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --pipeline-copies=false --arg=300x200 --arg=200x170 --arg=300x170
+run fa_causal_nopipe $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --pipeline-copies=false --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
 run gemm_relu_even $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --arg=256x128 --arg=128x256 --arg=256x256
 run fa_edge $E/flash_attention.mlir --entry=flash_attention --reference=$R/flash_attention.mlir@flash_attention_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
 run fa_causal_edge $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
@@ -73,6 +79,7 @@ echo "correctness: $pass passed, $fail failed"
 echo "== compute-sanitizer (small sizes)"
 for tool in memcheck racecheck; do
   for case in "gemm:$E/gemm_relu.mlir --entry=gemm_relu --arg=130x40 --arg=40x129 --arg=130x129" \
+              "gemm_aligned:$E/gemm_relu.mlir --entry=gemm_relu --arg=136x72 --arg=72x136 --arg=136x136" \
               "fa:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3" \
               "softmax:$E/softmax.mlir --entry=softmax --arg=9x1024 --arg=9x1024" \
               "fa_reuse:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3 --reuse-shared-memory" \
@@ -84,10 +91,12 @@ for tool in memcheck racecheck; do
 done
 
 echo "== timing (median of 20 synchronous launches after 5 warm-ups; peers: median of 20 after 5)"
-echo "-- GEMM f16 (f32 accumulation), our SIMT path vs cuBLAS (torch.matmul)"
-for n in 2048 4096; do
-  "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 >"$LOGS/time-gemm-$n.log" 2>&1
-  ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-gemm-$n.log" | grep -oE '[0-9.]+')
+echo "-- GEMM f16 (f32 accumulation), ours (mma.sync, pipelined copies; 'sync' = --pipeline-copies=false) vs cuBLAS (torch.matmul)"
+for n in 2048 4096 4096sync 8192; do
+  flags=""; [ "${n%sync}" != "$n" ] && flags="--pipeline-copies=false" && n=${n%sync}
+  "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 $flags >"$LOGS/time-gemm-$n$flags.log" 2>&1
+  ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-gemm-$n$flags.log" | grep -oE '[0-9.]+')
+  echo "gemm $n^3 $flags"
   peer=$(python3 - "$n" <<'PY'
 import sys, torch
 n = int(sys.argv[1])

@@ -63,6 +63,11 @@ static cl::opt<std::string> referenceSpec(
              "kernel file) or file.mlir@name. Default: none on the cpu, the "
              "CPU lowering of the same kernel on a GPU target"),
     cl::cat(category));
+static cl::opt<bool> noCheck(
+    "no-check",
+    cl::desc("Run and time without a reference: the outputs are not checked "
+             "(large GPU shapes whose CPU reference would take minutes)"),
+    cl::cat(category));
 static cl::list<unsigned>
     outputArgs("outputs", cl::CommaSeparated,
                cl::desc("Indices of the output buffers, poisoned (NaN, or "
@@ -344,7 +349,10 @@ int main(int argc, char **argv) {
 
   // The reference: a function of the same signature, run on the CPU.
   std::unique_ptr<Kernel> reference;
-  if (!referenceSpec.empty() || target->kind != mlir::tile::TargetKind::CPU) {
+  if (noCheck && !referenceSpec.empty())
+    return fail("--no-check and --reference exclude each other");
+  if (!noCheck && (!referenceSpec.empty() ||
+                   target->kind != mlir::tile::TargetKind::CPU)) {
     StringRef spec = referenceSpec;
     StringRef file = inputFile, entry = (*kernel)->getEntry();
     if (!spec.empty()) {

@@ -269,6 +269,62 @@ chooseWarpGrid(GemmPolicy policy, int64_t warps, int64_t tilesM,
   return *best;
 }
 
+/// True when `op` (or an op nested in it) may write on-chip memory
+/// synchronously. Asynchronous copies do not count: what they write is
+/// visible only after a tile.async_wait, which synchronizes the block.
+bool writesOnChipSynchronously(Operation *op) {
+  WalkResult result = op->walk<WalkOrder::PreOrder>([](Operation *inner) {
+    if (auto copy = dyn_cast<CopyOp>(inner); copy && copy.getAsync())
+      return WalkResult::skip();
+    if (isa<AsyncCommitOp>(inner) || isa<scf::YieldOp>(inner))
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+    if (!effects)
+      return inner->hasTrait<::mlir::OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &effect : instances) {
+      if (!isa<MemoryEffects::Write>(effect.getEffect()))
+        continue;
+      Value value = effect.getValue();
+      if (!value || getMemorySpace(cast<MemRefType>(value.getType())))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// The barriers a gemm in a pipelined body needs: before it, unless the
+/// body waited for its asynchronous copies (a block barrier) since the last
+/// synchronous on-chip write; after it, unless nothing after it in the body
+/// writes on-chip memory synchronously and the body starts with such a wait
+/// (so the next iteration's writes come after a barrier).
+std::pair<bool, bool> getGemmBarriers(GemmOp op, Block &body) {
+  bool before = true;
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (isa<AsyncWaitOp>(prev)) {
+      before = false;
+      break;
+    }
+    if (writesOnChipSynchronously(prev))
+      break;
+  }
+  bool after = true;
+  auto firstWait = llvm::find_if(body, [](Operation &inner) {
+    return isa<AsyncWaitOp>(inner) || writesOnChipSynchronously(&inner);
+  });
+  if (firstWait != body.end() && isa<AsyncWaitOp>(*firstWait)) {
+    after = false;
+    for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+      if (writesOnChipSynchronously(next))
+        after = true;
+  }
+  return {before, after};
+}
+
 /// A gemm in the body of a tile.pipelined loop whose C tile nothing else in
 /// the loop touches: C stays in registers for the whole loop.
 struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
@@ -327,6 +383,8 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
     for (int64_t j = 0; j < tn; ++j)
       cols.push_back(addIndex(rewriter, loc, colBase, j * kTileN));
 
+    auto [barrierBefore, barrierAfter] =
+        getGemmBarriers(op, loop.getBody().front());
     SmallVector<Value> init;
     for (int64_t i = 0; i < tm; ++i)
       for (int64_t j = 0; j < tn; ++j)
@@ -345,7 +403,8 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
     // The gemm itself: each k step loads this warp's A and B fragments once
     // and updates every accumulator.
     rewriter.setInsertionPoint(op);
-    gpu::BarrierOp::create(rewriter, loc);
+    if (barrierBefore)
+      gpu::BarrierOp::create(rewriter, loc);
     SmallVector<Value> acc(forOp.getRegionIterArgs());
     for (int64_t k0 = 0; k0 < op.getK(); k0 += kTileK) {
       Value kk = c(k0);
@@ -359,7 +418,8 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
           acc[i * tn + j] =
               mma(rewriter, loc, aFragments[i], bFragments[j], acc[i * tn + j]);
     }
-    gpu::BarrierOp::create(rewriter, loc);
+    if (barrierAfter)
+      gpu::BarrierOp::create(rewriter, loc);
     auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
     rewriter.modifyOpInPlace(yield, [&] { yield->setOperands(acc); });
 

@@ -1,0 +1,129 @@
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --convert-tile-to-gpu --canonicalize --cse | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_75" --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=SM75
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-to-nvvm="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
+
+// A 64x32 f16 async copy on 128 threads: 256 vectors of 16 bytes, two per
+// thread (thread t takes vectors t and t + 128, four per row), each a
+// cp.async of 8 elements that reads what is left of its row (none outside
+// the buffer: source indices clamped to 0). The block first checks that
+// both bases, the source's row stride and the column offset are whole
+// vectors; otherwise it runs the element-wise copy between barriers.
+// CHECK-LABEL: func.func @async_copy
+// CHECK: gpu.launch {{.*}} threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
+// CHECK: %[[VIEW:.*]] = memref.view
+// CHECK: memref.extract_aligned_pointer_as_index %[[SRC:[[:alnum:]_]+]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[VIEW]]
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata %[[SRC]]
+// CHECK: arith.remui %[[STRIDES]]#0, %c8
+// CHECK: arith.remui %[[COL:.*]], %c8
+// CHECK: scf.if
+// CHECK: %[[V0:.*]] = arith.remui %[[TX]], %c4
+// CHECK: %[[DIM1:.*]] = memref.dim %[[SRC]], %c1
+// CHECK: %[[LEFT:.*]] = arith.subi %[[DIM1]], %{{.*}}
+// CHECK: %[[N:.*]] = arith.minui %[[LEFT]], %c8
+// CHECK: %[[COUNT:.*]] = arith.select %{{.*}}, %[[N]], %c0
+// CHECK: nvgpu.device_async_copy %[[SRC]][%{{.*}}, %{{.*}}], %[[VIEW]][%{{.*}}, %{{.*}}], 8, %[[COUNT]] {bypassL1}
+// CHECK: arith.addi %[[TX]], %c128
+// CHECK: nvgpu.device_async_copy
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: } else {
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: memref.load %[[SRC]]
+// CHECK: memref.store {{.*}}, %[[VIEW]]
+// CHECK: gpu.barrier
+// CHECK: }
+// CHECK-NEXT: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 1
+// CHECK-NEXT: gpu.barrier
+// Before sm_80 there is no cp.async: a plain copy, and the wait is a
+// barrier.
+// SM75-LABEL: func.func @async_copy
+// SM75-NOT: nvgpu.device_async_copy
+// SM75-NOT: nvvm.cp.async
+// SM75: memref.store
+// PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
+// PTX: cp.async.commit_group;
+// PTX: cp.async.wait_group {{.*}}1;
+func.func @async_copy(%A: memref<?x?xf16>, %n: index, %col: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    tile.copy %A[%bx, %col] to %s {async} : memref<?x?xf16> to memref<64x32xf16, #tile.mem<shared>>
+    tile.async_commit
+    tile.async_wait pending(1)
+    tile.copy %s to %A[%bx, %col] : memref<64x32xf16, #tile.mem<shared>> to memref<?x?xf16>
+  }
+  return
+}
+
+// -----
+
+// Rows of 4 f16 (8 bytes): 8-byte transfers, no L1 bypass (16 bytes only).
+// 16x4 / 4 = 16 vectors for 32 threads: threads 16-31 skip.
+// CHECK-LABEL: func.func @short_rows
+// CHECK: arith.cmpi ult, %{{.*}}, %c16
+// CHECK: nvgpu.device_async_copy {{.*}}, 4, %{{.*}} :
+// CHECK-NOT: bypassL1
+// CHECK: return
+func.func @short_rows(%A: memref<?x?xf16>, %n: index) {
+  tile.kernel grid(%n) threads(32) -> (%bx) {
+    %s = tile.alloc_shared : memref<16x4xf16, #tile.mem<shared>>
+    tile.copy %A[%bx, %bx] to %s {async} : memref<?x?xf16> to memref<16x4xf16, #tile.mem<shared>>
+    tile.async_commit
+    tile.async_wait pending(0)
+    tile.copy %s to %A[%bx, %bx] : memref<16x4xf16, #tile.mem<shared>> to memref<?x?xf16>
+  }
+  return
+}
+
+// -----
+
+// A swizzled destination: each vector lands at its XOR-permuted column
+// (the column's 16-byte unit XOR bits 6-7 of the row-major offset, for
+// #tile.swizzle<2, 3, 3>), and the element-wise fallback permutes the same
+// way; so does every read through tile.copy.
+// CHECK-LABEL: func.func @swizzled
+// CHECK: scf.if
+// CHECK: %[[X:.*]] = arith.xori
+// CHECK: nvgpu.device_async_copy {{.*}}, %{{.*}}[%{{.*}}, %[[X]]], 8
+// CHECK: } else {
+// CHECK: arith.xori
+// CHECK: memref.store
+// CHECK: }
+// CHECK: arith.xori
+// CHECK: memref.load
+func.func @swizzled(%A: memref<?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared {layout = #tile.swizzle<2, 3, 3>} : memref<64x32xf16, #tile.mem<shared>>
+    tile.copy %A[%bx, %c0] to %s {async} : memref<?x?xf16> to memref<64x32xf16, #tile.mem<shared>>
+    tile.async_commit
+    tile.async_wait pending(0)
+    tile.copy %s to %A[%bx, %c0] : memref<64x32xf16, #tile.mem<shared>> to memref<?x?xf16>
+  }
+  return
+}
+
+// -----
+
+// A swizzle that some access would not apply (tile.parallel reads the tile
+// element by element) is dropped: the tile keeps the row-major placement.
+// CHECK-LABEL: func.func @unapplied_swizzle
+// CHECK-NOT: arith.xori
+// CHECK: return
+func.func @unapplied_swizzle(%A: memref<?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared {layout = #tile.swizzle<2, 3, 3>} : memref<64x32xf16, #tile.mem<shared>>
+    tile.copy %A[%bx, %c0] to %s {async} : memref<?x?xf16> to memref<64x32xf16, #tile.mem<shared>>
+    tile.async_commit
+    tile.async_wait pending(0)
+    tile.parallel (%i, %j) in (64, 32) {
+      %v = memref.load %s[%i, %j] : memref<64x32xf16, #tile.mem<shared>>
+      %w = arith.addf %v, %v : f16
+      memref.store %w, %s[%i, %j] : memref<64x32xf16, #tile.mem<shared>>
+    }
+    tile.copy %s to %A[%bx, %c0] : memref<64x32xf16, #tile.mem<shared>> to memref<?x?xf16>
+  }
+  return
+}
