@@ -22,6 +22,9 @@ nvidia-smi -L
 command -v ptxas && ptxas --version | tail -1
 echo "CUDA_HOME=${CUDA_HOME:-unset}"
 
+# SECTIONS picks what runs (default: everything).
+SECTIONS="${SECTIONS:-correct sanitize time}"
+want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 pass=0; fail=0
 run() { # name, tile-run arguments...
   local name=$1; shift
@@ -32,6 +35,7 @@ run() { # name, tile-run arguments...
   fi
 }
 
+if want correct; then
 echo "== correctness on the GPU against the naive references"
 run gemm_relu_edge $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --arg=300x200 --arg=200x170 --arg=300x170
 # K = 37: rows of A are not whole 16-byte vectors, so its pipelined copies
@@ -75,7 +79,9 @@ run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --at
 run dequant_vs_cpu $E/dequant_gemm.mlir --entry=dequant_gemm --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
 run fa_vs_cpu $E/flash_attention.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x100x64 --arg=1x2x100x64 --arg=1x2x100x64 --arg=1x2x100x64
 echo "correctness: $pass passed, $fail failed"
+fi
 
+if want sanitize; then
 echo "== compute-sanitizer (small sizes)"
 for tool in memcheck racecheck; do
   for case in "gemm:$E/gemm_relu.mlir --entry=gemm_relu --arg=130x40 --arg=40x129 --arg=130x129" \
@@ -90,11 +96,13 @@ for tool in memcheck racecheck; do
   done
 done
 
+fi
+if want time; then
 echo "== timing (median of 20 synchronous launches after 5 warm-ups; peers: median of 20 after 5)"
 echo "-- GEMM f16 (f32 accumulation), ours (mma.sync, pipelined copies; 'sync' = --pipeline-copies=false) vs cuBLAS (torch.matmul)"
 for n in 2048 4096 4096sync 8192; do
   flags=""; [ "${n%sync}" != "$n" ] && flags="--pipeline-copies=false" && n=${n%sync}
-  "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 $flags >"$LOGS/time-gemm-$n$flags.log" 2>&1
+  "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check $flags >"$LOGS/time-gemm-$n$flags.log" 2>&1
   ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-gemm-$n$flags.log" | grep -oE '[0-9.]+')
   echo "gemm $n^3 $flags"
   peer=$(python3 - "$n" <<'PY'
@@ -117,7 +125,7 @@ print(f'gemm {n}^3: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s, includes launc
 done
 
 echo "-- attention forward b1 h8 s1024 d64 f16, ours vs torch SDPA (flash)"
-"$TR" $E/flash_attention.mlir --entry=flash_attention --target=$CHIP --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --outputs=3 --repeat=20 --warmup=5 >"$LOGS/time-fa.log" 2>&1
+"$TR" $E/flash_attention.mlir --entry=flash_attention --target=$CHIP --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --outputs=3 --repeat=20 --warmup=5 --no-check >"$LOGS/time-fa.log" 2>&1
 ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-fa.log" | grep -oE '[0-9.]+')
 python3 - "${ours:-nan}" <<'PY'
 import sys, torch, torch.nn.functional as F
@@ -133,7 +141,7 @@ ts.sort(); peer = ts[len(ts) // 2]
 print(f"attention: ours {ours:.3f} ms, SDPA flash {peer:.4f} ms, ratio ours/SDPA throughput = {peer/ours:.4f}")
 PY
 echo "-- softmax 65536x1024 f32, ours vs torch.softmax and the copy ceiling"
-"$TR" $E/softmax.mlir --entry=softmax --target=$CHIP --arg=65536x1024 --arg=65536x1024 --outputs=1 --repeat=20 --warmup=5 >"$LOGS/time-softmax.log" 2>&1
+"$TR" $E/softmax.mlir --entry=softmax --target=$CHIP --arg=65536x1024 --arg=65536x1024 --outputs=1 --repeat=20 --warmup=5 --no-check >"$LOGS/time-softmax.log" 2>&1
 ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-softmax.log" | grep -oE '[0-9.]+')
 python3 - "${ours:-nan}" <<'PY'
 import sys, torch
@@ -150,3 +158,9 @@ t_torch = med(lambda: torch.softmax(x, dim=1)); t_copy = med(lambda: y.copy_(x))
 nbytes = 2 * x.numel() * 4
 print(f"softmax: ours {ours:.3f} ms ({nbytes/ours/1e6:.0f} GB/s), torch {t_torch:.4f} ms, copy {t_copy:.4f} ms ({nbytes/t_copy/1e6:.0f} GB/s); ours/copy-ceiling = {t_copy/ours:.4f}, ours/torch = {t_torch/ours:.4f}")
 PY
+fi
+if want profile; then
+echo "== Nsight Compute: GEMM f16 4096^3"
+timeout 300 ncu --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:gemm -c 1 "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=4096x4096 --arg=4096x4096 --arg=4096x4096 --repeat=1 --warmup=0 --no-check > "$LOGS/ncu-gemm.log" 2>&1
+echo "ncu exit $?"; grep -E "Duration|Throughput|Registers|Shared Memory|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles|Stall|Bank" "$LOGS/ncu-gemm.log" | head -40
+fi

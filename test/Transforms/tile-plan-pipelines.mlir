@@ -1,0 +1,153 @@
+// RUN: tile-opt %s --split-input-file --tile-plan-pipelines | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-plan-pipelines --tile-plan-pipelines | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines | FileCheck %s --check-prefix=CUDA
+
+// A GEMM main loop over three stages: both copies get three buffers; the
+// copies of iterations 0 and 1 are issued before the loop (each behind a
+// bounds check, each stage committed); iteration i waits until one group
+// at most is pending (its own has landed), prefetches iteration i + 2 into
+// buffer (i + 2) mod 3 and computes on buffer i mod 3; the offsets'
+// arithmetic is cloned for the prefetched iteration. Nothing is in flight
+// after the loop. Running the pass twice changes nothing more.
+// CHECK-LABEL: func.func @gemm_loop
+// CHECK: tile.kernel
+// CHECK-DAG: %[[ABUF:.*]] = tile.alloc_shared : memref<3x64x32xf16, #tile.mem<shared>>
+// CHECK-DAG: %[[BBUF:.*]] = tile.alloc_shared : memref<3x32x64xf16, #tile.mem<shared>>
+// CHECK-NOT: tile.alloc_shared
+// CHECK: %[[P0:.*]] = arith.cmpi slt, %{{.*}}, %[[UB:[[:alnum:]_]+]] : index
+// CHECK: scf.if %[[P0]] {
+// CHECK: %[[K0:.*]] = arith.muli %{{.*}}, %c32
+// CHECK: %[[A0:.*]] = memref.subview %[[ABUF]][%{{.*}}, 0, 0] [1, 64, 32] [1, 1, 1] : memref<3x64x32xf16, #tile.mem<shared>> to memref<64x32xf16, strided<[32, 1], offset: ?>, #tile.mem<shared>>
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %[[K0]]] to %[[A0]] {async}
+// CHECK: memref.subview %[[BBUF]]
+// CHECK: tile.copy {{.*}} {async}
+// CHECK: }
+// CHECK-NEXT: tile.async_commit
+// CHECK: scf.if
+// CHECK-COUNT-2: tile.copy {{.*}} {async}
+// CHECK: tile.async_commit
+// CHECK: tile.pipelined %[[K:.*]] = %{{.*}} to %[[UB]] step %{{.*}} num_stages = 3 {
+// CHECK-NEXT: tile.async_wait pending(1)
+// CHECK: %[[I:.*]] = arith.divui
+// CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %{{.*}} : index
+// CHECK: %[[NSTAGE:.*]] = arith.remui %{{.*}}, %c3
+// CHECK: arith.cmpi slt, %[[NEXT]], %[[UB]] : index
+// CHECK: scf.if
+// CHECK: arith.muli %[[NEXT]], %c32
+// CHECK: memref.subview %[[ABUF]][%[[NSTAGE]], 0, 0]
+// CHECK: tile.copy {{.*}} {async}
+// CHECK: memref.subview %[[BBUF]][%[[NSTAGE]], 0, 0]
+// CHECK: tile.copy {{.*}} {async}
+// CHECK: }
+// CHECK-NEXT: tile.async_commit
+// CHECK: %[[STAGE:.*]] = arith.remui %[[I]], %c3
+// CHECK: %[[A:.*]] = memref.subview %[[ABUF]][%[[STAGE]], 0, 0]
+// CHECK: %[[B:.*]] = memref.subview %[[BBUF]][%[[STAGE]], 0, 0]
+// CHECK-NOT: tile.copy
+// CHECK: tile.gemm %[[A]], %[[B]], %{{.*}} :
+// CHECK: }
+// CHECK-NEXT: tile.async_wait pending(0)
+// On NVIDIA targets the staged gemm operands get the ldmatrix swizzle.
+// CUDA-LABEL: func.func @gemm_loop
+// CUDA-DAG: tile.alloc_shared {layout = #tile.swizzle<2, 3, 3>} : memref<3x64x32xf16, #tile.mem<shared>>
+// CUDA-DAG: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<3x32x64xf16, #tile.mem<shared>>
+func.func @gemm_loop(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>, %kt: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<32x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    tile.clear %c : memref<64x64xf32, #tile.mem<fragment>>
+    %row = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 3 {
+      %koff = arith.muli %k, %c32 : index
+      tile.copy %A[%row, %koff] to %a : memref<?x?xf16> to memref<64x32xf16, #tile.mem<shared>>
+      tile.copy %B[%koff, %c0] to %b : memref<?x?xf16> to memref<32x64xf16, #tile.mem<shared>>
+      tile.gemm %a, %b, %c : memref<64x32xf16, #tile.mem<shared>>, memref<32x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    }
+    tile.copy %c to %C[%row, %c0] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?xf32>
+  }
+  return
+}
+
+// -----
+
+// Two stages: nothing but iteration 0 before the loop, waits with no group
+// pending, prefetch one ahead. A user's swizzle stays on the staged buffer.
+// CHECK-LABEL: func.func @two_stages
+// CHECK: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<2x16x64xf16, #tile.mem<shared>>
+// CHECK: tile.copy {{.*}} {async}
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.async_commit
+// CHECK-NEXT: tile.pipelined
+// CHECK-NEXT: tile.async_wait pending(0)
+// CHECK: arith.remui %{{.*}}, %c2
+func.func @two_stages(%A: memref<?x?xf16>, %kt: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<16x64xf16, #tile.mem<shared>>
+    %f = tile.alloc_fragment : memref<16x64xf32, #tile.mem<fragment>>
+    tile.clear %f : memref<16x64xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 {
+      tile.copy %A[%k, %c0] to %s : memref<?x?xf16> to memref<16x64xf16, #tile.mem<shared>>
+      tile.copy %s to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+    }
+  }
+  return
+}
+
+// -----
+
+// Loops left alone: one stage; a hand-written schedule; a body that writes
+// global memory; a copy that converts; a tile read before its copy; a tile
+// also used after the loop; offsets that depend on a load.
+// CHECK-LABEL: func.func @not_pipelined
+// CHECK-NOT: {async}
+// CHECK-NOT: tile.async_wait
+// CHECK: return
+func.func @not_pipelined(%A: memref<?x?xf16>, %F: memref<?x?xf32>, %I: memref<?xindex>, %kt: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<16x64xf16, #tile.mem<shared>>
+    %t = tile.alloc_shared : memref<16x64xf16, #tile.mem<shared>>
+    %u = tile.alloc_shared : memref<16x64xf16, #tile.mem<shared>>
+    %v = tile.alloc_shared : memref<16x64xf16, #tile.mem<shared>>
+    %w = tile.alloc_shared : memref<16x64xf16, #tile.mem<shared>>
+    %x = tile.alloc_shared : memref<16x64xf16, #tile.mem<shared>>
+    %g = tile.alloc_shared : memref<16x64xf32, #tile.mem<shared>>
+    %f = tile.alloc_fragment : memref<16x64xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 1 {
+      tile.copy %A[%k, %c0] to %s : memref<?x?xf16> to memref<16x64xf16, #tile.mem<shared>>
+      tile.copy %s to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+    }
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 stage = [0, 1] {
+      tile.copy %A[%k, %c0] to %t : memref<?x?xf16> to memref<16x64xf16, #tile.mem<shared>>
+      tile.copy %t to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+    }
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 {
+      tile.copy %A[%k, %c0] to %u : memref<?x?xf16> to memref<16x64xf16, #tile.mem<shared>>
+      tile.copy %u to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+      tile.copy %f to %F[%k, %c0] : memref<16x64xf32, #tile.mem<fragment>> to memref<?x?xf32>
+    }
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 {
+      tile.copy %A[%k, %c0] to %g : memref<?x?xf16> to memref<16x64xf32, #tile.mem<shared>>
+      tile.copy %v to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+      tile.copy %A[%k, %c0] to %v : memref<?x?xf16> to memref<16x64xf16, #tile.mem<shared>>
+    }
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 {
+      tile.copy %A[%k, %c0] to %w : memref<?x?xf16> to memref<16x64xf16, #tile.mem<shared>>
+    }
+    tile.copy %w to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 {
+      %row = memref.load %I[%k] : memref<?xindex>
+      tile.copy %A[%row, %c0] to %x : memref<?x?xf16> to memref<16x64xf16, #tile.mem<shared>>
+      tile.copy %x to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+    }
+  }
+  return
+}
