@@ -231,27 +231,30 @@ void Planner::rewrite() {
               b, loc, lb, arith::MulIOp::create(b, loc, step, index(s))),
           index(s));
 
-  // Each iteration: wait for its own tiles, prefetch S - 1 ahead into the
-  // buffer the previous iteration read, compute on buffer i mod S.
+  // Each iteration: wait for its own tiles, compute on buffer i mod S, then
+  // prefetch S - 1 ahead into the buffer the previous iteration read (every
+  // thread is past it: the wait synchronized the block). Issuing after the
+  // compute lets the address arithmetic of the copies overlap the tensor
+  // core work already in flight.
   Block &body = loop.getBody().front();
   b.setInsertionPointToStart(&body);
   AsyncWaitOp::create(b, loc, stages - 2);
   Value iv = loop.getInductionVar();
   Value i = arith::DivUIOp::create(b, loc,
                                    arith::SubIOp::create(b, loc, iv, lb), step);
+  Value current = arith::RemUIOp::create(b, loc, i, index(stages));
+  // The prefetch clones the original copies: issue it before they go.
+  b.setInsertionPoint(body.getTerminator());
   Value ahead = index(stages - 1);
   issue(arith::AddIOp::create(b, loc, iv,
                               arith::MulIOp::create(b, loc, step, ahead)),
         arith::RemUIOp::create(b, loc, arith::AddIOp::create(b, loc, i, ahead),
                                index(stages)));
-  Value current = arith::RemUIOp::create(b, loc, i, index(stages));
-  for (StagedCopy &s : staged) {
-    Value view = getStageView(b, loc, s.buffer, current);
-    // The builder inserts before the body's first original op: erase the
-    // copies only once nothing more is inserted.
-    s.copy->dropAllReferences();
-    s.alloc.getResult().replaceAllUsesWith(view);
-  }
+  b.setInsertionPointAfterValue(current);
+  for (StagedCopy &s : staged)
+    s.alloc.getResult().replaceAllUsesWith(
+        getStageView(b, loc, s.buffer, current));
+  // Only now: the builder inserts before what follows `current`.
   for (StagedCopy &s : staged) {
     s.copy.erase();
     s.alloc.erase();

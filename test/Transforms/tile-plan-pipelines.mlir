@@ -5,8 +5,8 @@
 // A GEMM main loop over three stages: both copies get three buffers; the
 // copies of iterations 0 and 1 are issued before the loop (each behind a
 // bounds check, each stage committed); iteration i waits until one group
-// at most is pending (its own has landed), prefetches iteration i + 2 into
-// buffer (i + 2) mod 3 and computes on buffer i mod 3; the offsets'
+// at most is pending (its own has landed), computes on buffer i mod 3,
+// then prefetches iteration i + 2 into buffer (i + 2) mod 3; the offsets'
 // arithmetic is cloned for the prefetched iteration. Nothing is in flight
 // after the loop. Running the pass twice changes nothing more.
 // CHECK-LABEL: func.func @gemm_loop
@@ -29,6 +29,11 @@
 // CHECK: tile.pipelined %[[K:.*]] = %{{.*}} to %[[UB]] step %{{.*}} num_stages = 3 {
 // CHECK-NEXT: tile.async_wait pending(1)
 // CHECK: %[[I:.*]] = arith.divui
+// CHECK: %[[STAGE:.*]] = arith.remui %[[I]], %c3
+// CHECK: %[[A:.*]] = memref.subview %[[ABUF]][%[[STAGE]], 0, 0]
+// CHECK: %[[B:.*]] = memref.subview %[[BBUF]][%[[STAGE]], 0, 0]
+// CHECK-NOT: tile.copy
+// CHECK: tile.gemm %[[A]], %[[B]], %{{.*}} :
 // CHECK: %[[NEXT:.*]] = arith.addi %[[K]], %{{.*}} : index
 // CHECK: %[[NSTAGE:.*]] = arith.remui %{{.*}}, %c3
 // CHECK: arith.cmpi slt, %[[NEXT]], %[[UB]] : index
@@ -40,12 +45,7 @@
 // CHECK: tile.copy {{.*}} {async}
 // CHECK: }
 // CHECK-NEXT: tile.async_commit
-// CHECK: %[[STAGE:.*]] = arith.remui %[[I]], %c3
-// CHECK: %[[A:.*]] = memref.subview %[[ABUF]][%[[STAGE]], 0, 0]
-// CHECK: %[[B:.*]] = memref.subview %[[BBUF]][%[[STAGE]], 0, 0]
-// CHECK-NOT: tile.copy
-// CHECK: tile.gemm %[[A]], %[[B]], %{{.*}} :
-// CHECK: }
+// CHECK-NEXT: }
 // CHECK-NEXT: tile.async_wait pending(0)
 // On NVIDIA targets the staged gemm operands get the ldmatrix swizzle.
 // CUDA-LABEL: func.func @gemm_loop

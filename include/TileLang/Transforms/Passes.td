@@ -86,16 +86,18 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     Software-pipelines every `tile.pipelined` loop with `num_stages = S`
     (S >= 2) over its global-to-shared copies: each such copy gets S
     buffers, the copies of the first S - 1 iterations are issued before the
-    loop, and iteration `i` waits for its own tiles, then issues the copies
-    of iteration `i + S - 1` into the buffer that iteration `i - 1` used,
-    then computes:
+    loop, and iteration `i` waits for its own tiles, computes, then issues
+    the copies of iteration `i + S - 1` into the buffer that iteration
+    `i - 1` used (the wait synchronized the block, so no thread still reads
+    it; issuing after the compute overlaps the copies' address arithmetic
+    with the compute still in flight):
 
     ```
     prologue:   copies(lb + s * step) into buffer s, commit    (s < S - 1)
     loop body:  async_wait pending(S - 2)       // iteration i has landed
+                the body, reading buffer i mod S
                 copies(iv + (S - 1) * step) into buffer (i + S - 1) mod S
                 commit
-                the body, reading buffer i mod S
     after it:   async_wait pending(0)
     ```
 
