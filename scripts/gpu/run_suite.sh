@@ -164,3 +164,16 @@ echo "== Nsight Compute: GEMM f16 4096^3"
 timeout 300 ncu --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:gemm -c 1 "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=4096x4096 --arg=4096x4096 --arg=4096x4096 --repeat=1 --warmup=0 --no-check > "$LOGS/ncu-gemm.log" 2>&1
 echo "ncu exit $?"; grep -E "Duration|Throughput|Registers|Shared Memory|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles|Stall|Bank" "$LOGS/ncu-gemm.log" | head -40
 fi
+if want configs; then
+echo "== GEMM f16 block configurations (gen_gemm.py, C f16): checked at 300x170x200, timed at 4096^3 (median of 20)"
+G=test/Integration/Inputs/gen_gemm.py
+for cfg in ${GEMM_CONFIGS:-128x128x32:128:3 128x128x32:128:4 128x128x64:128:3 128x128x32:256:3 128x256x32:256:3 256x128x32:256:3}; do
+  IFS=: read -r blk thr stg <<<"$cfg"
+  f=/tmp/gemm_cfg_$blk-$thr-$stg.mlir
+  python3 $G --dtype f16 --acc f32 --out f16 --block $blk --threads $thr --stages $stg > $f
+  if "$TR" $f --entry=gemm --reference=@gemm_ref --target=$CHIP --repeat=0 --arg=300x200 --arg=200x170 --arg=300x170 >"$LOGS/cfg-$blk-$thr-$stg-check.log" 2>&1; then ok=correct; else ok=WRONG; fi
+  "$TR" $f --entry=gemm --target=$CHIP --arg=4096x4096 --arg=4096x4096 --arg=4096x4096 --repeat=20 --warmup=5 --no-check >"$LOGS/cfg-$blk-$thr-$stg.log" 2>&1
+  ms=$(grep -oE 'median [0-9.]+ ms' "$LOGS/cfg-$blk-$thr-$stg.log" | grep -oE '[0-9.]+')
+  python3 -c "ms=float('${ms:-nan}'); print(f'config $blk threads=$thr stages=$stg: $ok, {ms:.3f} ms, {2*4096**3/ms/1e9:.1f} TFLOP/s')"
+done
+fi
