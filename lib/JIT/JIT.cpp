@@ -843,8 +843,8 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
       (cuda ? "tile-to-nvvm{chip=" + options.target.chip + " features=" +
                   options.target.features +
                   " format=bin emit-c-interface=true" +
-                  (options.reuseSharedMemory ? " reuse-shared-memory=true"
-                                             : "") +
+                  (options.reuseSharedMemory ? ""
+                                             : " reuse-shared-memory=false") +
                   (options.pipelineCopies ? "" : " pipeline-copies=false") +
                   "}"
             : std::string("tile-to-cpu{emit-c-interface=true}")) +

@@ -57,11 +57,10 @@ run cumsum_reverse $E/cumsum.mlir --entry=cumsum_reverse --reference=$R/cumsum.m
 run dequant_gemm $E/dequant_gemm.mlir --entry=dequant_gemm --reference=$R/dequant_gemm.mlir@dequant_gemm_ref --outputs=3 --rtol=1e-2 --atol=0.1 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
 run local_tiles test/Integration/local_tiles.mlir --entry=sum_squares --reference=@sum_squares_ref --arg=100x64 --arg=100 --arg=1 --outputs=1,2 --no-poison --repeat=0
 run atomic_add test/Integration/atomic_add.mlir --entry=column_sums --reference=@column_sums_ref --arg=100x150 --arg=150 --arg=1 --outputs=1,2 --no-poison --repeat=0
-# Shared memory reused by tiles with disjoint lifetimes (off by default until
-# these pass on the H200).
-run fa_causal_reuse $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --reuse-shared-memory --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
-run gemm_relu_reuse $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --reuse-shared-memory --arg=300x200 --arg=200x170 --arg=300x170
-run softmax_reuse $E/softmax.mlir --entry=softmax --reference=$R/softmax.mlir@softmax_ref --outputs=1 --rtol=1e-5 --atol=1e-6 --repeat=0 --reuse-shared-memory --arg=13x1024 --arg=13x1024
+# Shared memory reuse is the default; these run with one region per tile.
+run fa_causal_noreuse $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --reuse-shared-memory=false --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
+run gemm_relu_noreuse $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --reuse-shared-memory=false --arg=300x200 --arg=200x170 --arg=300x170
+run softmax_noreuse $E/softmax.mlir --entry=softmax --reference=$R/softmax.mlir@softmax_ref --outputs=1 --rtol=1e-5 --atol=1e-6 --repeat=0 --reuse-shared-memory=false --arg=13x1024 --arg=13x1024
 # Thread block clusters of 2 and of 16 blocks (non-portable size).
 run cluster test/Integration/cluster.mlir --entry=scale_rows --reference=@scale_rows_ref --arg=200x64 --arg=200x64 --repeat=0
 run cluster_edge test/Integration/cluster.mlir --entry=scale_rows --reference=@scale_rows_ref --arg=33x64 --arg=33x64 --repeat=0
@@ -88,7 +87,7 @@ for tool in memcheck racecheck; do
               "gemm_aligned:$E/gemm_relu.mlir --entry=gemm_relu --arg=136x72 --arg=72x136 --arg=136x136" \
               "fa:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3" \
               "softmax:$E/softmax.mlir --entry=softmax --arg=9x1024 --arg=9x1024" \
-              "fa_reuse:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3 --reuse-shared-memory" \
+              "fa_noreuse:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3 --reuse-shared-memory=false" \
               "cluster:test/Integration/cluster.mlir --entry=scale_rows --arg=70x64 --arg=70x64"; do
     name=${case%%:*}; args=${case#*:}
     timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" $args --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/sanitizer-$tool-$name.log" 2>&1

@@ -112,9 +112,9 @@ static cl::opt<bool> compileOnly(
              "check (a GPU target needs no GPU)"),
     cl::cat(category));
 static cl::opt<bool> reuseSharedMemory(
-    "reuse-shared-memory",
+    "reuse-shared-memory", cl::init(true),
     cl::desc("GPU targets: let tiles with disjoint lifetimes share shared "
-             "memory"),
+             "memory (=false: one region per tile)"),
     cl::cat(category));
 static cl::opt<bool> pipelineCopies(
     "pipeline-copies", cl::init(true),

@@ -68,7 +68,8 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     last top-level op of the kernel that touches them) do not overlap share
     dynamic shared memory, first fit, with a `gpu.barrier` before the first
     use of a tile that takes over another's bytes; the launch asks for the
-    smaller total. Off by default until verified on the GPU.
+    smaller total. Off for this pass alone; the GPU pipelines (`tile-to-nvvm`,
+    `tile-to-rocdl`) turn it on unless `reuse-shared-memory=false`.
   }];
   let options = [
     Option<"reuseSharedMemory", "reuse-shared-memory", "bool",

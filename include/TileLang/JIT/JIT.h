@@ -111,7 +111,7 @@ struct CompileOptions {
   unsigned optLevel = 2;
   /// GPU targets: let tiles with disjoint lifetimes share shared memory
   /// (convert-tile-to-gpu's `reuse-shared-memory`).
-  bool reuseSharedMemory = false;
+  bool reuseSharedMemory = true;
   /// GPU targets: software-pipeline the copies of tile.pipelined loops
   /// (the pipelines' `pipeline-copies`).
   bool pipelineCopies = true;

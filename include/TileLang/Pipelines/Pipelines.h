@@ -41,7 +41,7 @@ struct TileToGPUOptions : public PassPipelineOptions<Derived> {
       *this, "reuse-shared-memory",
       llvm::cl::desc("Let tiles with disjoint lifetimes share shared memory "
                      "(convert-tile-to-gpu's option)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(true)};
   Option<bool> emitCInterface{
       *this, "emit-c-interface",
       llvm::cl::desc("Give every public host function a C-compatible "
