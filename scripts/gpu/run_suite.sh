@@ -64,11 +64,11 @@ run softmax_noreuse $E/softmax.mlir --entry=softmax --reference=$R/softmax.mlir@
 # Thread block clusters of 2 and of 16 blocks (non-portable size).
 run cluster test/Integration/cluster.mlir --entry=scale_rows --reference=@scale_rows_ref --arg=200x64 --arg=200x64 --repeat=0
 run cluster_edge test/Integration/cluster.mlir --entry=scale_rows --reference=@scale_rows_ref --arg=33x64 --arg=33x64 --repeat=0
-echo "== GEMM variants (gen_gemm.py): f16 on tensor cores (mma.sync) in every transpose, f16 accumulation, bf16 and f32 on the generic path"
+echo "== GEMM variants (gen_gemm.py): f16 and bf16 on tensor cores (mma.sync) in every transpose, f16 accumulation, f32 on the generic path"
 G=test/Integration/Inputs/gen_gemm.py
-for v in "nn:--dtype f16" "tn:--dtype f16 --ta" "nt:--dtype f16 --tb" "tt:--dtype f16 --ta --tb" "acc16:--dtype f16 --acc f16" "bf16:--dtype bf16 --tb" "f32:--dtype f32"; do
+for v in "nn:--dtype f16" "tn:--dtype f16 --ta" "nt:--dtype f16 --tb" "tt:--dtype f16 --ta --tb" "acc16:--dtype f16 --acc f16" "bf16:--dtype bf16 --tb" "bf16nn:--dtype bf16" "bf16tn:--dtype bf16 --ta" "f32:--dtype f32"; do
   name=${v%%:*}; python3 $G ${v#*:} > /tmp/gemm_$name.mlir
-  case $name in tn|tt) a=50x100;; *) a=100x50;; esac
+  case $name in tn|tt|bf16tn) a=50x100;; *) a=100x50;; esac
   case $name in nt|tt|bf16) b=70x50;; *) b=50x70;; esac
   tol="--rtol=1e-3 --atol=1e-3"; [ $name = acc16 ] && tol="--rtol=2e-2 --atol=2e-2"
   run gemm_$name /tmp/gemm_$name.mlir --entry=gemm --reference=@gemm_ref $tol --repeat=0 --arg=$a --arg=$b --arg=100x70
@@ -123,6 +123,29 @@ n=$n; ours=float('${ours:-nan}'); peer=float('${peer:-nan}'); f=2*n**3
 print(f'gemm {n}^3: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s, includes launch+sync), cuBLAS+relu {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio ours/cuBLAS throughput = {peer/ours:.4f}')"
 done
 
+echo "-- GEMM bf16 (f32 accumulation, C bf16; gen_gemm.py 128x128x32, 128 threads, 3 stages) vs cuBLAS"
+python3 test/Integration/Inputs/gen_gemm.py --dtype bf16 --acc f32 --out bf16 --block 128x128x32 --threads 128 --stages 3 > /tmp/gemm_bf16_big.mlir
+for n in 4096 8192; do
+  "$TR" /tmp/gemm_bf16_big.mlir --entry=gemm --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-gemm-bf16-$n.log" 2>&1
+  ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-gemm-bf16-$n.log" | grep -oE '[0-9.]+')
+  peer=$(python3 - "$n" <<'PY'
+import sys, torch
+n = int(sys.argv[1])
+a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+for _ in range(5): a @ b
+torch.cuda.synchronize()
+ts = []
+for _ in range(20):
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record(); a @ b; e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
+ts.sort(); print("%.4f" % ts[len(ts) // 2])
+PY
+)
+  python3 -c "
+n=$n; ours=float('${ours:-nan}'); peer=float('${peer:-nan}'); f=2*n**3
+print(f'gemm bf16 {n}^3: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio = {peer/ours:.4f}')"
+done
 echo "-- attention forward b1 h8 s1024 d64 f16, ours vs torch SDPA (flash)"
 "$TR" $E/flash_attention.mlir --entry=flash_attention --target=$CHIP --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --outputs=3 --repeat=20 --warmup=5 --no-check >"$LOGS/time-fa.log" 2>&1
 ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-fa.log" | grep -oE '[0-9.]+')

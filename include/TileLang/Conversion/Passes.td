@@ -82,6 +82,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::math::MathDialect",
     "::mlir::nvgpu::NVGPUDialect",
     "::mlir::NVVM::NVVMDialect",
+    "::mlir::LLVM::LLVMDialect",
     "::mlir::vector::VectorDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"

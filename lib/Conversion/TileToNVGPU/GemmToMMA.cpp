@@ -19,8 +19,8 @@
 //    A and B fragment once per k step for all its tiles;
 //  * any other gemm loads and stores its C tiles around its own k loop (warp
 //    w takes 16x8 tiles w, w + W, ...).
-// bf16 stays on the generic path: nvgpu.mma.sync of MLIR 22 cannot type bf16
-// operands.
+// bf16 (f32 accumulation) takes the same path but emits nvvm.mma.sync
+// itself: nvgpu.mma.sync of MLIR 22 cannot type bf16 operands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +30,8 @@
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -54,7 +56,9 @@ std::optional<StringRef> mmaMismatch(GemmOp op) {
   Type aType = op.getA().getType().getElementType();
   Type bType = op.getB().getType().getElementType();
   Type cType = op.getC().getType().getElementType();
-  if (aType != bType || !aType.isF16() || !(cType.isF32() || cType.isF16()))
+  bool f16 = aType.isF16() && (cType.isF32() || cType.isF16());
+  bool bf16 = aType.isBF16() && cType.isF32();
+  if (aType != bType || !(f16 || bf16))
     return StringRef("no m16n8k16 mma for the types");
   if (op.getM() % kTileM || op.getN() % kTileN || op.getK() % kTileK)
     return StringRef("not a multiple of 16x8x16");
@@ -188,9 +192,48 @@ void storeAccumulator(OpBuilder &b, Location loc, GemmOp op,
     }
 }
 
+/// The rows of a fragment (vector<Rx2xbf16>) as the 32-bit registers
+/// nvvm.mma.sync takes.
+SmallVector<Value> packRows(OpBuilder &b, Location loc, Value fragment) {
+  auto type = cast<VectorType>(fragment.getType());
+  SmallVector<Value> registers;
+  for (int64_t r = 0; r < type.getDimSize(0); ++r) {
+    Value row = vector::ExtractOp::create(b, loc, fragment, r);
+    registers.push_back(
+        LLVM::BitcastOp::create(b, loc, b.getI32Type(), row));
+  }
+  return registers;
+}
+
+/// C += A * B on one 16x8 tile. f16 goes through nvgpu.mma.sync; bf16,
+/// which nvgpu.mma.sync does not type, straight to nvvm.mma.sync with
+/// packed operands and the accumulators as four f32 registers.
 Value mma(OpBuilder &b, Location loc, Value a, Value bFragment, Value acc) {
-  return nvgpu::MmaSyncOp::create(b, loc, a, bFragment, acc,
-                                  ArrayRef<int64_t>{kTileM, kTileN, kTileK});
+  Type element = cast<VectorType>(a.getType()).getElementType();
+  if (!element.isBF16())
+    return nvgpu::MmaSyncOp::create(b, loc, a, bFragment, acc,
+                                    ArrayRef<int64_t>{kTileM, kTileN, kTileK});
+  auto accType = cast<VectorType>(acc.getType());
+  SmallVector<Value> c;
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t e = 0; e < 2; ++e)
+      c.push_back(
+          vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{r, e}));
+  Type f32 = b.getF32Type();
+  auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                     {f32, f32, f32, f32});
+  Value d = NVVM::MmaOp::create(
+      b, loc, resultType, packRows(b, loc, a), packRows(b, loc, bFragment), c,
+      ArrayRef<int64_t>{kTileM, kTileN, kTileK}, /*b1Op=*/std::nullopt,
+      /*intOverflow=*/std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                    NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < 4; ++i)
+    elements.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+  return vector::FromElementsOp::create(b, loc, accType, elements);
 }
 
 /// Any gemm: warp w takes 16x8 tiles w, w + W, ... and runs each tile's k

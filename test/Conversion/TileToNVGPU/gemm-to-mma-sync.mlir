@@ -67,24 +67,55 @@ func.func @transposed(%n: index) {
 
 // -----
 
-// Shapes that are not multiples of 16x8x16, f32 and bf16 inputs keep the
+// Shapes that are not multiples of 16x8x16, f32 and i8 inputs keep the
 // generic lowering.
 // MMA-LABEL: func.func @fallbacks
-// MMA-NOT: nvgpu.mma.sync
+// MMA-NOT: mma.sync
 // MMA: return
 func.func @fallbacks(%n: index) {
   tile.kernel grid(%n) threads(64) -> (%bx) {
     %a = tile.alloc_shared : memref<16x8xf16, #tile.mem<shared>>
     %c = tile.alloc_fragment : memref<16x16xf32, #tile.mem<fragment>>
+    %ci = tile.alloc_fragment : memref<16x16xi32, #tile.mem<fragment>>
     %af = tile.alloc_shared : memref<16x16xf32, #tile.mem<shared>>
-    %ab = tile.alloc_shared : memref<16x16xbf16, #tile.mem<shared>>
+    %ai = tile.alloc_shared : memref<16x32xi8, #tile.mem<shared>>
+    %bi = tile.alloc_shared : memref<32x16xi8, #tile.mem<shared>>
     tile.clear %a : memref<16x8xf16, #tile.mem<shared>>
     tile.clear %af : memref<16x16xf32, #tile.mem<shared>>
-    tile.clear %ab : memref<16x16xbf16, #tile.mem<shared>>
-    tile.gemm %ab, %ab, %c : memref<16x16xbf16, #tile.mem<shared>>, memref<16x16xbf16, #tile.mem<shared>> -> memref<16x16xf32, #tile.mem<fragment>>
+    tile.clear %ai : memref<16x32xi8, #tile.mem<shared>>
+    tile.clear %bi : memref<32x16xi8, #tile.mem<shared>>
+    tile.gemm %ai, %bi, %ci : memref<16x32xi8, #tile.mem<shared>>, memref<32x16xi8, #tile.mem<shared>> -> memref<16x16xi32, #tile.mem<fragment>>
     tile.gemm %a, %a, %c {transpose_b, clear_accum} : memref<16x8xf16, #tile.mem<shared>>, memref<16x8xf16, #tile.mem<shared>> -> memref<16x16xf32, #tile.mem<fragment>>
     tile.gemm %af, %af, %c : memref<16x16xf32, #tile.mem<shared>>, memref<16x16xf32, #tile.mem<shared>> -> memref<16x16xf32, #tile.mem<fragment>>
     tile.annotate_layout %c : memref<16x16xf32, #tile.mem<fragment>> layout #tile.fragment<[16, 16], thread = (i, j) -> ((i * 16 + j) mod 64), index = (i, j) -> ((i * 16 + j) floordiv 64), threads = 64>
+  }
+  return
+}
+
+// -----
+
+// bf16 with f32 accumulation runs on the same tiles and fragments, but
+// nvgpu.mma.sync cannot type bf16: nvvm.mma.sync directly, each fragment
+// row packed into one 32-bit register, the accumulators as four f32.
+// MMA-LABEL: func.func @bf16
+// MMA: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<32x16xbf16, #gpu.address_space<workgroup>> -> vector<4x2xbf16>
+// MMA: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true} : memref<16x16xbf16, #gpu.address_space<workgroup>> -> vector<2x2xbf16>
+// MMA: llvm.bitcast %{{.*}} : vector<2xbf16> to i32
+// MMA: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+// MMA-NOT: nvgpu.mma.sync
+// MMA: return
+// PTX: gpu.binary @bf16_kernel
+// PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+func.func @bf16(%n: index) {
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    %a = tile.alloc_shared : memref<32x16xbf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x16xbf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    tile.clear %a : memref<32x16xbf16, #tile.mem<shared>>
+    tile.clear %b : memref<16x16xbf16, #tile.mem<shared>>
+    tile.clear %c : memref<32x16xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c : memref<32x16xbf16, #tile.mem<shared>>, memref<16x16xbf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.annotate_layout %c : memref<32x16xf32, #tile.mem<fragment>> layout #tile.fragment<[32, 16], thread = (i, j) -> ((i * 16 + j) mod 64), index = (i, j) -> ((i * 16 + j) floordiv 64), threads = 64>
   }
   return
 }
