@@ -66,11 +66,12 @@ run cluster test/Integration/cluster.mlir --entry=scale_rows --reference=@scale_
 run cluster_edge test/Integration/cluster.mlir --entry=scale_rows --reference=@scale_rows_ref --arg=33x64 --arg=33x64 --repeat=0
 echo "== GEMM variants (gen_gemm.py): f16 and bf16 on tensor cores (mma.sync) in every transpose, f16 accumulation, f32 on the generic path"
 G=test/Integration/Inputs/gen_gemm.py
-for v in "nn:--dtype f16" "tn:--dtype f16 --ta" "nt:--dtype f16 --tb" "tt:--dtype f16 --ta --tb" "acc16:--dtype f16 --acc f16" "bf16:--dtype bf16 --tb" "bf16nn:--dtype bf16" "bf16tn:--dtype bf16 --ta" "f32:--dtype f32"; do
+for v in "nn:--dtype f16" "tn:--dtype f16 --ta" "nt:--dtype f16 --tb" "tt:--dtype f16 --ta --tb" "acc16:--dtype f16 --acc f16" "bf16:--dtype bf16 --tb" "bf16nn:--dtype bf16" "bf16tn:--dtype bf16 --ta" "i8nt:--dtype i8 --acc i32 --tb" "i8nn:--dtype i8 --acc i32" "f32:--dtype f32"; do
   name=${v%%:*}; python3 $G ${v#*:} > /tmp/gemm_$name.mlir
   case $name in tn|tt|bf16tn) a=50x100;; *) a=100x50;; esac
-  case $name in nt|tt|bf16) b=70x50;; *) b=50x70;; esac
+  case $name in nt|tt|bf16|i8nt) b=70x50;; *) b=50x70;; esac
   tol="--rtol=1e-3 --atol=1e-3"; [ $name = acc16 ] && tol="--rtol=2e-2 --atol=2e-2"
+  case $name in i8*) tol="--rtol=0 --atol=0";; esac
   run gemm_$name /tmp/gemm_$name.mlir --entry=gemm --reference=@gemm_ref $tol --repeat=0 --arg=$a --arg=$b --arg=100x70
 done
 echo "== correctness on the GPU against the CPU lowering of the same kernel"

@@ -43,8 +43,9 @@ using namespace mlir::tile;
 
 namespace {
 
-// The m16n8k16 mma.sync shape (the warp size, kWarpSize, is NVGPU's).
-constexpr int64_t kTileM = 16, kTileN = 8, kTileK = 16;
+// The m16n8kK mma.sync shape (the warp size, kWarpSize, is NVGPU's): K is
+// 16 for 16-bit operands, 32 for 8-bit ones (getTileK).
+constexpr int64_t kTileM = 16, kTileN = 8;
 /// Accumulator registers per lane (f32) a warp may hold across a loop.
 constexpr int64_t kMaxAccumulatorRegisters = 128;
 
@@ -52,19 +53,30 @@ constexpr int64_t kMaxAccumulatorRegisters = 128;
 /// mma.sync m16n8k16 can run, else failure.
 /// Why `op` cannot run on mma.sync m16n8k16 whatever the block, if it
 /// cannot.
+/// The k extent of one mma.sync of `op`: one 16-byte row of each 8x8
+/// matrix ldmatrix loads, twice.
+int64_t getTileK(GemmOp op) {
+  return 256 / op.getA().getType().getElementTypeBitWidth();
+}
+
 std::optional<StringRef> mmaMismatch(GemmOp op) {
   Type aType = op.getA().getType().getElementType();
   Type bType = op.getB().getType().getElementType();
   Type cType = op.getC().getType().getElementType();
   bool f16 = aType.isF16() && (cType.isF32() || cType.isF16());
   bool bf16 = aType.isBF16() && cType.isF32();
-  if (aType != bType || !(f16 || bf16))
-    return StringRef("no m16n8k16 mma for the types");
-  if (op.getM() % kTileM || op.getN() % kTileN || op.getK() % kTileK)
-    return StringRef("not a multiple of 16x8x16");
+  // ldmatrix moves 16-bit elements: 8-bit operands need no transposition,
+  // i.e. A stored M x K and B stored N x K (the "TN" int8 GEMM).
+  bool i8 = aType.isInteger(8) && cType.isInteger(32) &&
+            !op.getTransposeA() && op.getTransposeB();
+  if (aType != bType || !(f16 || bf16 || i8))
+    return StringRef("no mma.sync for the types and transposes");
+  if (op.getM() % kTileM || op.getN() % kTileN || op.getK() % getTileK(op))
+    return StringRef("not a multiple of the mma shape");
   // ldmatrix reads 16-byte rows: the tiles' rows must be whole vectors.
   for (Value operand : {op.getA(), op.getB()}) {
-    if (cast<MemRefType>(operand.getType()).getDimSize(1) % 8)
+    auto type = cast<MemRefType>(operand.getType());
+    if ((type.getDimSize(1) * type.getElementTypeBitWidth()) % 128)
       return StringRef("rows not 16-byte multiples");
     // A swizzle must move whole 16-byte rows of the 8x8 matrices.
     if (SwizzleAttr swizzle = getTileSwizzle(operand);
@@ -91,8 +103,10 @@ struct WarpLanes {
   Value warp;
   Value group, twoT;             // mma layout: lane = 4 * group + t
   Value mod8, mod16, div16x8, div8mod2x8; // ldmatrix row addresses
+  // Column offsets of the second 16-byte matrix column, in elements.
+  Value div16xV, div8mod2xV;
 
-  WarpLanes(OpBuilder &b, Location loc, Operation *op) {
+  WarpLanes(OpBuilder &b, Location loc, GemmOp op) {
     auto c = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
@@ -112,6 +126,15 @@ struct WarpLanes {
                                arith::DivUIOp::create(b, loc, lane, c(8)),
                                c(2)),
         c(8));
+    int64_t v = 128 / op.getA().getType().getElementTypeBitWidth();
+    div16xV = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, lane, c(16)), c(v));
+    div8mod2xV = arith::MulIOp::create(
+        b, loc,
+        arith::RemUIOp::create(b, loc,
+                               arith::DivUIOp::create(b, loc, lane, c(8)),
+                               c(2)),
+        c(v));
   }
 };
 
@@ -126,32 +149,41 @@ Value addIndex(OpBuilder &b, Location loc, Value x, int64_t y) {
                                arith::ConstantIndexOp::create(b, loc, y));
 }
 
-/// The A fragment of the 16x16 block at (row0, k0): matrices (rows 0-7 |
-/// 8-15) x (k 0-7 | 8-15) in register order r0k0, r8k0, r0k8, r8k8.
+/// The 32-bit registers per lane of an ldmatrix of `tiles` 8x8 matrices of
+/// `element`s, as nvgpu.ldmatrix types them.
+VectorType getLdmatrixType(int64_t tiles, Type element) {
+  return VectorType::get({tiles, 32 / element.getIntOrFloatBitWidth()},
+                         element);
+}
+
+/// The A fragment of the 16xK block at (row0, k0): matrices (rows 0-7 |
+/// 8-15) x (first | second 16 bytes of k) in register order r0k0, r8k0,
+/// r0k1, r8k1.
 Value loadA(OpBuilder &b, Location loc, GemmOp op, const WarpLanes &l,
             Value row0, Value k0) {
-  auto type = VectorType::get({4, 2}, op.getA().getType().getElementType());
+  VectorType type = getLdmatrixType(4, op.getA().getType().getElementType());
   bool trans = op.getTransposeA();
   SmallVector<Value> indices =
       trans ? SmallVector<Value>{addIndex(b, loc, addIndex(b, loc, k0, l.mod8),
                                           l.div16x8),
                                  addIndex(b, loc, row0, l.div8mod2x8)}
             : SmallVector<Value>{addIndex(b, loc, row0, l.mod16),
-                                 addIndex(b, loc, k0, l.div16x8)};
+                                 addIndex(b, loc, k0, l.div16xV)};
   return nvgpu::LdMatrixOp::create(
       b, loc, type, op.getA(), swizzleIndices(b, loc, op.getA(), indices),
       b.getBoolAttr(trans), b.getI32IntegerAttr(4));
 }
 
-/// The B fragment of the 16x8 block at (k0, col0): matrices k 0-7 and
-/// k 8-15 (lanes 16-31 repeat 0-15: ldmatrix .x2 ignores them).
+/// The B fragment of the Kx8 block at (k0, col0): matrices over the first
+/// and the second half of k (lanes 16-31 repeat 0-15: ldmatrix .x2 ignores
+/// them).
 Value loadB(OpBuilder &b, Location loc, GemmOp op, const WarpLanes &l,
             Value k0, Value col0) {
-  auto type = VectorType::get({2, 2}, op.getB().getType().getElementType());
+  VectorType type = getLdmatrixType(2, op.getB().getType().getElementType());
   bool trans = op.getTransposeB();
   SmallVector<Value> indices =
       trans ? SmallVector<Value>{addIndex(b, loc, col0, l.mod8),
-                                 addIndex(b, loc, k0, l.div8mod2x8)}
+                                 addIndex(b, loc, k0, l.div8mod2xV)}
             : SmallVector<Value>{addIndex(b, loc, k0, l.mod16), col0};
   return nvgpu::LdMatrixOp::create(
       b, loc, type, op.getB(), swizzleIndices(b, loc, op.getB(), indices),
@@ -210,9 +242,10 @@ SmallVector<Value> packRows(OpBuilder &b, Location loc, Value fragment) {
 /// packed operands and the accumulators as four f32 registers.
 Value mma(OpBuilder &b, Location loc, Value a, Value bFragment, Value acc) {
   Type element = cast<VectorType>(a.getType()).getElementType();
+  int64_t tileK = 256 / element.getIntOrFloatBitWidth();
   if (!element.isBF16())
     return nvgpu::MmaSyncOp::create(b, loc, a, bFragment, acc,
-                                    ArrayRef<int64_t>{kTileM, kTileN, kTileK});
+                                    ArrayRef<int64_t>{kTileM, kTileN, tileK});
   auto accType = cast<VectorType>(acc.getType());
   SmallVector<Value> c;
   for (int64_t r = 0; r < 2; ++r)
@@ -224,7 +257,7 @@ Value mma(OpBuilder &b, Location loc, Value a, Value bFragment, Value acc) {
                                                      {f32, f32, f32, f32});
   Value d = NVVM::MmaOp::create(
       b, loc, resultType, packRows(b, loc, a), packRows(b, loc, bFragment), c,
-      ArrayRef<int64_t>{kTileM, kTileN, kTileK}, /*b1Op=*/std::nullopt,
+      ArrayRef<int64_t>{kTileM, kTileN, tileK}, /*b1Op=*/std::nullopt,
       /*intOverflow=*/std::nullopt,
       std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
                                     NVVM::MMATypes::bf16},
@@ -268,7 +301,8 @@ struct GemmToMmaSync : OpRewritePattern<GemmOp> {
               c(b, kTileN));
           Value init = loadAccumulator(b, loc, op, lanes, row0, col0);
           auto kLoop = scf::ForOp::create(
-              b, loc, c(b, 0), c(b, op.getK()), c(b, kTileK), ValueRange{init},
+              b, loc, c(b, 0), c(b, op.getK()), c(b, getTileK(op)),
+              ValueRange{init},
               [&](OpBuilder &b, Location loc, Value k0, ValueRange acc) {
                 Value next = mma(b, loc, loadA(b, loc, op, lanes, row0, k0),
                                  loadB(b, loc, op, lanes, k0, col0), acc[0]);
@@ -449,7 +483,7 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
     if (barrierBefore)
       gpu::BarrierOp::create(rewriter, loc);
     SmallVector<Value> acc(forOp.getRegionIterArgs());
-    for (int64_t k0 = 0; k0 < op.getK(); k0 += kTileK) {
+    for (int64_t k0 = 0; k0 < op.getK(); k0 += getTileK(op)) {
       Value kk = c(k0);
       SmallVector<Value> aFragments, bFragments;
       for (int64_t i = 0; i < tm; ++i)
@@ -526,8 +560,11 @@ FragmentLayoutAttr mlir::tile::getMmaAccumulatorLayout(GemmOp op,
 FragmentLayoutAttr mlir::tile::getMmaOperandALayout(GemmOp op,
                                                     int64_t threads) {
   FailureOr<std::pair<int64_t, int64_t>> grid = getMmaWarpGrid(op, threads);
-  if (op.getTransposeA() || failed(grid))
+  // The m16k16 operand layout of 16-bit elements.
+  if (op.getTransposeA() || failed(grid) ||
+      op.getA().getType().getElementTypeBitWidth() != 16)
     return {};
+  constexpr int64_t kTileK = 16;
   int64_t tilesM = op.getM() / kTileM;
   auto [wm, wn] = *grid;
   int64_t tm = tilesM / wm, tilesK = op.getK() / kTileK;

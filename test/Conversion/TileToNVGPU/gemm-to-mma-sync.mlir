@@ -122,6 +122,32 @@ func.func @bf16(%n: index) {
 
 // -----
 
+// i8 with i32 accumulation, A stored M x K and B stored N x K: m16n8k32,
+// the same ldmatrix addressing over 16-byte rows (16 elements), no .trans
+// (ldmatrix transposes 16-bit elements only, hence the fallback for the
+// other storage orders above).
+// MMA-LABEL: func.func @i8
+// MMA: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<16x64xi8, #gpu.address_space<workgroup>> -> vector<4x4xi8>
+// MMA: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = false} : memref<16x64xi8, #gpu.address_space<workgroup>> -> vector<2x4xi8>
+// MMA: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 32]} : (vector<4x4xi8>, vector<2x4xi8>, vector<2x2xi32>) -> vector<2x2xi32>
+// PTX: gpu.binary @i8_kernel
+// PTX-SAME: mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32
+func.func @i8(%n: index) {
+  tile.kernel grid(%n) threads(32) -> (%bx) {
+    %a = tile.alloc_shared : memref<16x64xi8, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x64xi8, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<16x16xi32, #tile.mem<fragment>>
+    tile.clear %a : memref<16x64xi8, #tile.mem<shared>>
+    tile.clear %b : memref<16x64xi8, #tile.mem<shared>>
+    tile.clear %c : memref<16x16xi32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c {transpose_b} : memref<16x64xi8, #tile.mem<shared>>, memref<16x64xi8, #tile.mem<shared>> -> memref<16x16xi32, #tile.mem<fragment>>
+    tile.annotate_layout %c : memref<16x16xi32, #tile.mem<fragment>> layout #tile.fragment<[16, 16], thread = (i, j) -> ((i * 16 + j) mod 32), index = (i, j) -> ((i * 16 + j) floordiv 32), threads = 32>
+  }
+  return
+}
+
+// -----
+
 // A gemm in a pipelined loop whose C nothing else in the loop touches keeps
 // C in registers for the whole loop: loaded once before it, carried as loop
 // values, stored once after it. 4 warps split the 64x64 C in a 2x2 grid
