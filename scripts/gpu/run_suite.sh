@@ -200,3 +200,8 @@ for cfg in ${GEMM_CONFIGS:-128x128x32:128:3 128x128x32:128:4 128x128x64:128:3 12
   python3 -c "ms=float('${ms:-nan}'); print(f'config $blk threads=$thr stages=$stg: $ok, {ms:.3f} ms, {2*4096**3/ms/1e9:.1f} TFLOP/s')"
 done
 fi
+if want sass; then
+echo "== SASS of the GEMM with per-instruction stall samples (Nsight Compute source page)"
+timeout 300 ncu --section WarpStateStats --section SourceCounters --page source --print-source sass -k regex:gemm -c 1 "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=4096x4096 --arg=4096x4096 --arg=4096x4096 --repeat=1 --warmup=0 --no-check > "$OUT/ncu-gemm-sass.txt" 2>&1
+echo "ncu exit $?, $(wc -l < "$OUT/ncu-gemm-sass.txt") lines"
+fi
