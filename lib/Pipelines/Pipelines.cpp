@@ -113,9 +113,13 @@ static void buildTileToGPUPipeline(OpPassManager &pm,
   ConvertTileToGPUOptions toGPU;
   toGPU.reuseSharedMemory = spec.reuseSharedMemory;
   pm.addPass(createConvertTileToGPU(toGPU));
-  // Outline before canonicalizing: the canonicalizer hoists constants to the
-  // function, and outlining sinks scalar constants back but passes vector
-  // ones (mma accumulators) as kernel arguments.
+  // Outline before canonicalizing (the canonicalizer hoists constants to
+  // the function), and first sink the constants and index computations the
+  // launch body uses into it: outlining passes every value defined outside
+  // as a kernel argument, and block sizes, loop steps and tile sizes known
+  // to the device compiler turn divisions into shifts and loops into
+  // unrolled code.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -9,7 +9,7 @@
 // followed by a block barrier.
 //
 // Edge tiles: a vector that starts outside the global buffer reads nothing
-// (source size 0, the transfer fills zeros) and one that crosses the end of
+// (source size 0: the transfer fills zeros and touches no global memory) and one that crosses the end of
 // a row reads only the elements inside it, so edges cost no separate path.
 // The vectors must be aligned: whether the global tile is (base address,
 // row strides, column offset) is only known at run time, so the block
@@ -236,10 +236,10 @@ private:
         indexConst(b, loc, vectorElements));
     Value zero = indexConst(b, loc, 0);
     Value count = arith::SelectOp::create(b, loc, inside, left, zero);
-    // A vector that reads nothing still needs an address: the buffer's
-    // first element (never dereferenced).
-    for (Value &index : srcIdx)
-      index = arith::SelectOp::create(b, loc, inside, index, zero);
+    // A vector that reads nothing keeps its (out-of-bounds) address: a
+    // source size of 0 reads no byte. Leaving the address unclamped keeps
+    // it an affine function of the loop, which the device compiler
+    // strength-reduces.
 
     SmallVector<Value> dstIdx =
         swizzleIndices(b, loc, dst, tileIndices(b, loc, dst, {}, coords));

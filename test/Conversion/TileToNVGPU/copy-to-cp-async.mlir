@@ -5,7 +5,7 @@
 // A 64x32 f16 async copy on 128 threads: 256 vectors of 16 bytes, two per
 // thread (thread t takes vectors t and t + 128, four per row), each a
 // cp.async of 8 elements that reads what is left of its row (none outside
-// the buffer: source indices clamped to 0). The block first checks that
+// the buffer: a source size of 0, which reads nothing). The block first checks that
 // both bases, the source's row stride and the column offset are whole
 // vectors; otherwise it runs the element-wise copy between barriers.
 // CHECK-LABEL: func.func @async_copy
