@@ -759,6 +759,33 @@ static SmallVector<Value> insertAt(ValueRange outer, int64_t dim,
   return indices;
 }
 
+/// The kind that merges two partial results of a `kind` reduction (the
+/// absolute value applies to elements, not to partial results).
+static ReduceKind getMergeKind(ReduceKind kind) {
+  if (kind == ReduceKind::AbsSum)
+    return ReduceKind::Sum;
+  if (kind == ReduceKind::AbsMax)
+    return ReduceKind::Max;
+  return kind;
+}
+
+/// Lanes per reduced line when a Block-mode reduction of `lines` lines
+/// runs on groups of lanes that combine their partial results with warp
+/// shuffles: the largest power of two up to 32 that leaves every line a
+/// group, or 1 when lines alone already occupy the block (or the element
+/// type does not shuffle).
+static int64_t getLanesPerLine(ReduceOp op, int64_t lines) {
+  Type type = op.getSrc().getType().getElementType();
+  std::optional<int64_t> threads = getStaticBlockThreads(op);
+  if (!threads || type.getIntOrFloatBitWidth() != 32)
+    return 1;
+  int64_t lanes = 1;
+  while (lanes < 32 && lanes * 2 * lines <= *threads &&
+         *threads % (lanes * 2) == 0)
+    lanes *= 2;
+  return lanes;
+}
+
 struct ReduceLowering : TilePattern<ReduceOp> {
   using TilePattern::TilePattern;
 
@@ -781,8 +808,18 @@ struct ReduceLowering : TilePattern<ReduceOp> {
       return SmallVector<Value>{indexConst(b, loc, 0)};
     };
     withBarriers(rewriter, op.getLoc(), mode, [&] {
-      // Every output element belongs to one thread, which reduces its row.
       Distribution dist = getDistribution(rewriter, op, mode, isLocal(dst));
+      SmallVector<int64_t> outer(srcType.getShape());
+      outer.erase(outer.begin() + dim);
+      int64_t lines = 1;
+      for (int64_t extent : outer)
+        lines *= extent;
+      if (dist.isSplit()) {
+        if (int64_t lanes = getLanesPerLine(op, lines); lanes > 1)
+          return lowerWithShuffles(rewriter, op, dist, outer, lines, lanes,
+                                   dstIndices);
+      }
+      // Every output element belongs to one thread, which reduces its row.
       buildAlongDim(
           rewriter, op.getLoc(), srcType.getShape(), dim, /*reverse=*/false,
           dist,
@@ -805,6 +842,96 @@ struct ReduceLowering : TilePattern<ReduceOp> {
     });
     rewriter.eraseOp(op);
     return success();
+  }
+
+private:
+  /// Each line (output element) is reduced by a group of `lanes` adjacent
+  /// lanes of one warp: lane q of the group folds elements q, q + lanes,
+  /// ... of the line, then the group combines its partial results with
+  /// `lanes - 1` xor shuffles, and its first lane writes the result. Groups
+  /// take lines g, g + groups, ...; every lane runs the same number of
+  /// rounds (past the last line with the identity), so the shuffles are
+  /// never divergent.
+  static void lowerWithShuffles(
+      OpBuilder &b, ReduceOp op, const Distribution &dist,
+      ArrayRef<int64_t> outer, int64_t lines, int64_t lanes,
+      function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+          dstIndices) {
+    Location loc = op.getLoc();
+    Value src = op.getSrc(), dst = op.getDst();
+    MemRefType srcType = op.getSrc().getType();
+    int64_t dim = op.getDim();
+    ReduceKind kind = op.getKind(), merge = getMergeKind(kind);
+    Type type = srcType.getElementType();
+    int64_t size = srcType.getDimSize(dim);
+    int64_t groups = *getStaticBlockThreads(op) / lanes;
+    Value lane = arith::RemUIOp::create(b, loc, dist.threadId,
+                                        indexConst(b, loc, lanes));
+    Value group = arith::DivUIOp::create(b, loc, dist.threadId,
+                                         indexConst(b, loc, lanes));
+    scf::ForOp::create(
+        b, loc, indexConst(b, loc, 0), indexConst(b, loc, lines),
+        indexConst(b, loc, groups), ValueRange{},
+        [&](OpBuilder &b, Location loc, Value base, ValueRange) {
+          Value line = arith::AddIOp::create(b, loc, base, group);
+          Value active = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult, line,
+              indexConst(b, loc, lines));
+          // The line's coordinates (clamped into the tile when inactive).
+          Value at = arith::SelectOp::create(b, loc, active, line,
+                                             indexConst(b, loc, 0));
+          SmallVector<Value> coords(outer.size());
+          for (int64_t d = outer.size() - 1; d >= 0; --d) {
+            coords[d] = d == 0 ? at
+                               : arith::RemUIOp::create(
+                                     b, loc, at, indexConst(b, loc, outer[d]))
+                                     .getResult();
+            if (d > 0)
+              at = arith::DivUIOp::create(b, loc, at,
+                                          indexConst(b, loc, outer[d]));
+          }
+          Value identity = reductionIdentity(b, loc, kind, type);
+          auto partial = scf::IfOp::create(
+              b, loc, active,
+              [&](OpBuilder &b, Location loc) {
+                auto loop = scf::ForOp::create(
+                    b, loc, lane, indexConst(b, loc, size),
+                    indexConst(b, loc, lanes), ValueRange{identity},
+                    [&](OpBuilder &b, Location loc, Value r, ValueRange acc) {
+                      Value v = memref::LoadOp::create(
+                          b, loc, src, insertAt(coords, dim, r));
+                      scf::YieldOp::create(b, loc,
+                                           combine(b, loc, kind, acc[0], v));
+                    });
+                scf::YieldOp::create(b, loc, loop.getResult(0));
+              },
+              [&](OpBuilder &b, Location loc) {
+                scf::YieldOp::create(b, loc, identity);
+              });
+          Value result = partial.getResult(0);
+          for (int64_t offset = lanes / 2; offset > 0; offset /= 2) {
+            Value other =
+                gpu::ShuffleOp::create(b, loc, result, offset, /*width=*/32,
+                                       gpu::ShuffleMode::XOR)
+                    .getShuffleResult();
+            result = combine(b, loc, merge, result, other);
+          }
+          Value first = arith::AndIOp::create(
+              b, loc, active,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                    indexConst(b, loc, 0)));
+          scf::IfOp::create(b, loc, first, [&](OpBuilder &b, Location loc) {
+            SmallVector<Value> indices = dstIndices(b, loc, coords);
+            Value value = result;
+            if (!op.getClear())
+              value = combine(b, loc, merge,
+                              memref::LoadOp::create(b, loc, dst, indices),
+                              value);
+            memref::StoreOp::create(b, loc, value, dst, indices);
+            scf::YieldOp::create(b, loc);
+          });
+          scf::YieldOp::create(b, loc);
+        });
   }
 };
 

@@ -145,6 +145,48 @@ func.func @reduce(%n: index) {
 
 // -----
 
+// More threads than rows: each row goes to a group of lanes (here 8 rows,
+// 256 threads: a warp per row). Lane q folds elements q, q + 32, ... of its
+// row, the warp combines the partial sums with xor shuffles 16, 8, 4, 2, 1,
+// and lane 0 adds the old value (no clear) and stores. The absolute value
+// applies to elements only, not to partial results.
+// CHECK-LABEL: func.func @reduce_with_shuffles
+// CHECK: gpu.launch
+// CHECK: %[[LANE:.*]] = arith.remui %{{.*}}, %c32 : index
+// CHECK: %[[GROUP:.*]] = arith.divui %{{.*}}, %c32 : index
+// CHECK: %[[ACTIVE:.*]] = arith.cmpi ult, %[[GROUP]], %c8 : index
+// CHECK: %[[PART:.*]] = scf.if %[[ACTIVE]] -> (f32) {
+// CHECK:   scf.for %{{.*}} = %[[LANE]] to %c1024 step %c32 iter_args
+// CHECK:     math.absf
+// CHECK:     arith.addf
+// CHECK: } else {
+// CHECK: %[[S16:.*]], %{{.*}} = gpu.shuffle  xor %[[PART]], %c16_i32, %c32_i32 : f32
+// CHECK: %[[R16:.*]] = arith.addf %[[PART]], %[[S16]] : f32
+// CHECK-NOT: math.absf
+// CHECK: gpu.shuffle  xor %[[R16]], %c8_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK: %[[SUM:.*]] = arith.addf
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0 : index
+// CHECK: %[[WRITE:.*]] = arith.andi %[[ACTIVE]], %[[FIRST]] : i1
+// CHECK: scf.if %[[WRITE]] {
+// CHECK:   %[[OLD:.*]] = memref.load
+// CHECK:   %[[NEW:.*]] = arith.addf %[[OLD]], %[[SUM]] : f32
+// CHECK:   memref.store %[[NEW]]
+func.func @reduce_with_shuffles(%n: index) {
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    %s = tile.alloc_fragment : memref<8x1024xf32, #tile.mem<fragment>>
+    %m = tile.alloc_fragment : memref<8xf32, #tile.mem<fragment>>
+    "test.def"(%s, %m) : (memref<8x1024xf32, #tile.mem<fragment>>, memref<8xf32, #tile.mem<fragment>>) -> ()
+    tile.reduce <abssum> %s to %m dim 1 {clear = false} : memref<8x1024xf32, #tile.mem<fragment>> to memref<8xf32, #tile.mem<fragment>>
+    "test.use"(%m) : (memref<8xf32, #tile.mem<fragment>>) -> ()
+  }
+  return
+}
+
+// -----
+
 // A kernel with a thread block cluster launches with its cluster shape,
 // padded with ones; the kernel's block ids stay the grid's block ids, not the
 // cluster's.
