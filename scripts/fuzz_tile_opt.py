@@ -31,6 +31,9 @@ PASSES = [
     ['--tile-attach-target=kind=rocm chip=gfx942', '--convert-tile-to-gpu'],
     ['--tile-attach-target=kind=cuda chip=sm_90a',
      '--convert-tile-to-gpu=reuse-shared-memory=true'],
+    ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-plan-pipelines',
+     '--convert-tile-to-gpu=reuse-shared-memory=true'],
+    ['--tile-plan-pipelines', '--convert-tile-to-scf'],
 ]
 LOWERINGS = [
     ['--tile-to-cpu'],
