@@ -18,6 +18,7 @@ if [ ! -f "$BUILD/build.ninja" ]; then
     -DLLVM_USE_LINKER=lld \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+    -DPython3_EXECUTABLE=/usr/bin/python3 \
     "${launcher[@]}" "$@"
 fi
 ninja -C "$BUILD" -j "$JOBS" all

@@ -54,6 +54,14 @@ try:
 except OSError:
     pass
 
+# The Python package (build/python), run by the Python the bindings were
+# built for.
+if config.tile_python_enabled.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("python-bindings")
+    config.substitutions.append(("%tile_python", "env PYTHONPATH=%s %s" % (
+        os.path.join(config.tile_obj_root, "python"),
+        config.tile_python_executable)))
+
 # The ROCm toolkit folder (device libraries + ld.lld) for AMD code objects.
 config.substitutions.append(("%rocm_path", config.tile_rocm_toolkit))
 if os.path.isdir(os.path.join(config.tile_rocm_toolkit, "amdgcn", "bitcode")):

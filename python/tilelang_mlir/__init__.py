@@ -1,0 +1,5 @@
+"""TileLang-MLIR from Python: the ``T.*`` language (``tilelang_mlir.language``)
+and the JIT (``tilelang_mlir.jit``)."""
+
+from . import language  # noqa: F401
+from .jit import jit, compile, JITKernel  # noqa: F401,A004

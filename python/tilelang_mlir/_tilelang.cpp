@@ -1,0 +1,204 @@
+//===- _tilelang.cpp - Python bindings of the TileLang-MLIR JIT ----------===//
+//
+// Part of TileLang-MLIR.
+//
+// `tilelang_mlir._tilelang.Kernel`: jit::Kernel from Python. A kernel is
+// created from tile IR text (what the T.* language traces) and a target,
+// and runs on numpy arrays (CPU target): buffers are passed by address with
+// their shapes and element strides, scalars by value. Every error of the
+// C++ API (parse and verifier diagnostics with the user's Python locations,
+// argument mismatches, compile failures) becomes a TileError.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/JIT/JIT.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace mlir::tile;
+using namespace mlir::tile::jit;
+
+namespace {
+
+struct TileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <typename T> T unwrap(llvm::Expected<T> value) {
+  if (!value)
+    throw TileError(llvm::toString(value.takeError()));
+  return std::move(*value);
+}
+
+void check(llvm::Error error) {
+  if (error)
+    throw TileError(llvm::toString(std::move(error)));
+}
+
+/// The element type of a numpy array, by dtype kind and size (bfloat16,
+/// which numpy lacks, by name: ml_dtypes' bfloat16).
+DType getDType(const py::array &array) {
+  py::dtype dtype = array.dtype();
+  std::string name = py::str(dtype.attr("name"));
+  if (name == "bfloat16")
+    return DType::BF16;
+  char kind = dtype.kind();
+  switch (dtype.itemsize()) {
+  case 1:
+    if (kind == 'b')
+      return DType::I1;
+    if (kind == 'i')
+      return DType::I8;
+    break;
+  case 2:
+    if (kind == 'f')
+      return DType::F16;
+    if (kind == 'i')
+      return DType::I16;
+    break;
+  case 4:
+    if (kind == 'f')
+      return DType::F32;
+    if (kind == 'i')
+      return DType::I32;
+    break;
+  case 8:
+    if (kind == 'f')
+      return DType::F64;
+    if (kind == 'i')
+      return DType::I64;
+    break;
+  }
+  throw TileError("unsupported numpy dtype " + name +
+                  " (expected float16/32/64, bfloat16, int8/16/32/64 or bool)");
+}
+
+BufferArg toBuffer(const py::array &array, size_t position) {
+  BufferArg buffer;
+  buffer.dtype = getDType(array);
+  buffer.data = const_cast<void *>(array.data());
+  int64_t itemSize = array.itemsize();
+  for (py::ssize_t d = 0; d < array.ndim(); ++d) {
+    buffer.shape.push_back(array.shape(d));
+    if (array.strides(d) % itemSize)
+      throw TileError("argument " + std::to_string(position) +
+                      ": strides that are not whole elements");
+    buffer.strides.push_back(array.strides(d) / itemSize);
+  }
+  return buffer;
+}
+
+class PyKernel {
+public:
+  PyKernel(const std::string &source, const std::string &target,
+           const std::string &entry, bool reuseSharedMemory,
+           bool pipelineCopies) {
+    CompileOptions options;
+    options.target = unwrap(Target::parse(target));
+    options.entry = entry;
+    options.reuseSharedMemory = reuseSharedMemory;
+    options.pipelineCopies = pipelineCopies;
+    kernel = unwrap(Kernel::create(source, options, "<python>"));
+  }
+
+  /// The entry's parameters: name, buffer or scalar, dtype, shape (-1 for
+  /// a dynamic dimension), constexpr.
+  py::list params() const {
+    py::list result;
+    for (const Param &p : kernel->getParams()) {
+      py::dict entry;
+      entry["name"] = p.name;
+      entry["is_buffer"] = p.isBuffer;
+      entry["dtype"] = toString(p.dtype).str();
+      py::list shape;
+      for (int64_t d : p.shape)
+        shape.append(mlir::ShapedType::isDynamic(d) ? -1 : d);
+      entry["shape"] = shape;
+      entry["constexpr"] = p.isConstexpr;
+      result.append(entry);
+    }
+    return result;
+  }
+
+  std::string entry() const { return kernel->getEntry().str(); }
+
+  /// Compiles (or loads from the cache) the specialization `args` select.
+  py::dict prepare(const py::args &args) {
+    std::vector<py::object> keep;
+    std::vector<KernelArg> kernelArgs = convert(args, keep);
+    const CompileReport &report = unwrap(kernel->prepare(kernelArgs));
+    py::dict result;
+    result["pipeline"] = report.pipeline;
+    result["key"] = report.key;
+    result["cache_hit"] = report.cacheHit;
+    result["seconds"] = report.seconds;
+    result["target"] = report.target.str();
+    return result;
+  }
+
+  void run(const py::args &args) {
+    std::vector<py::object> keep;
+    std::vector<KernelArg> kernelArgs = convert(args, keep);
+    check(kernel->checkArgs(kernelArgs));
+    py::gil_scoped_release release;
+    check(kernel->run(kernelArgs));
+  }
+
+private:
+  std::vector<KernelArg> convert(const py::args &args,
+                                 std::vector<py::object> &keep) const {
+    std::vector<KernelArg> result;
+    llvm::ArrayRef<Param> params = kernel->getParams();
+    if (args.size() != params.size())
+      throw TileError("'" + kernel->getEntry().str() + "' takes " +
+                      std::to_string(params.size()) + " arguments, got " +
+                      std::to_string(args.size()));
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      if (params[i].isBuffer) {
+        if (!py::isinstance<py::array>(arg))
+          throw TileError("argument " + std::to_string(i) + " ('" +
+                          params[i].name + "') must be a numpy array");
+        py::array array = py::reinterpret_borrow<py::array>(arg);
+        keep.push_back(array);
+        result.push_back(toBuffer(array, i));
+        continue;
+      }
+      ScalarArg scalar;
+      if (py::isinstance<py::bool_>(arg) || py::isinstance<py::int_>(arg))
+        scalar.value = arg.cast<int64_t>();
+      else if (py::isinstance<py::float_>(arg))
+        scalar.value = arg.cast<double>();
+      else
+        throw TileError("argument " + std::to_string(i) + " ('" +
+                        params[i].name + "') must be a number");
+      result.push_back(scalar);
+    }
+    return result;
+  }
+
+  std::unique_ptr<Kernel> kernel;
+};
+
+} // namespace
+
+PYBIND11_MODULE(_tilelang, m) {
+  m.doc() = "TileLang-MLIR JIT bindings";
+  py::register_exception<TileError>(m, "TileError", PyExc_RuntimeError);
+  py::class_<PyKernel>(m, "Kernel")
+      .def(py::init<const std::string &, const std::string &,
+                    const std::string &, bool, bool>(),
+           py::arg("source"), py::arg("target") = "cpu",
+           py::arg("entry") = "", py::arg("reuse_shared_memory") = true,
+           py::arg("pipeline_copies") = true,
+           "Parses and verifies tile IR; compiles on first use")
+      .def_property_readonly("params", &PyKernel::params)
+      .def_property_readonly("entry", &PyKernel::entry)
+      .def("prepare", &PyKernel::prepare,
+           "Compiles (or loads from the cache) the specialization of these "
+           "arguments and returns its report")
+      .def("run", &PyKernel::run, "Runs the kernel on these arguments");
+}

@@ -1,0 +1,141 @@
+"""``@jit``: trace, compile and run T.* kernels, as TileLang's ``tilelang.jit``.
+
+::
+
+    @jit(out_idx=[-1])
+    def matmul(M, N, K, block_M, block_N, block_K, dtype=T.float16):
+        @T.prim_func
+        def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
+                 C: T.Tensor((M, N), dtype)):
+            ...
+        return main
+
+    kernel = matmul(1024, 1024, 1024, 128, 128, 32)   # traced and prepared
+    c = kernel(a, b)                                  # numpy in, numpy out
+
+Calling the decorated function with compile-time arguments traces the
+kernel once per distinct arguments; the C++ JIT compiles each shape
+specialization once per process and keeps the binaries in its on-disk cache
+(TILE_CACHE_DIR). ``out_idx`` names the parameters the kernel writes and the
+call allocates and returns. The CPU backend runs on numpy arrays.
+"""
+
+import functools
+
+import numpy as np
+
+from . import language as T
+from ._tilelang import Kernel, TileError
+
+__all__ = ["jit", "compile", "JITKernel", "TileError"]
+
+_NUMPY_TYPES = {
+    "f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8,
+    "i16": np.int16, "i32": np.int32, "i64": np.int64, "i1": np.bool_,
+}
+
+
+class JITKernel:
+    """A traced PrimFunc prepared for one target."""
+
+    def __init__(self, func, out_idx=None, target="cpu"):
+        if not isinstance(func, T.PrimFunc):
+            raise TypeError("expected a @T.prim_func, got %r" % (func,))
+        self.func = func
+        self.target = target
+        self._kernel = Kernel(func.script(), target)
+        count = len(func.params)
+        if out_idx is None:
+            out_idx = []
+        elif isinstance(out_idx, int):
+            out_idx = [out_idx]
+        self.out_idx = sorted(i + count if i < 0 else i for i in out_idx)
+        for i in self.out_idx:
+            if not 0 <= i < count or not isinstance(func.params[i][1], T.Tensor):
+                raise ValueError("out_idx %d is not a tensor parameter of %s"
+                                 % (i, func.name))
+
+    @property
+    def params(self):
+        return self._kernel.params
+
+    def get_kernel_source(self):
+        """The tile IR of the kernel, with the user's locations."""
+        return self.func.script()
+
+    def _output_shape(self, index, args):
+        """The shape of output `index`, its dynamic dimensions taken from
+        the inputs that share their symbols."""
+        sizes = {}
+        for (name, spec), value in args:
+            if isinstance(spec, T.Tensor):
+                for dim, extent in zip(spec.shape, np.shape(value)):
+                    if isinstance(dim, T._Symbol):
+                        sizes.setdefault(dim.symbol, extent)
+        shape = []
+        for dim in self.func.params[index][1].shape:
+            if isinstance(dim, int):
+                shape.append(dim)
+            elif dim.symbol in sizes:
+                shape.append(sizes[dim.symbol])
+            else:
+                raise ValueError("cannot size output %r: no input has "
+                                 "dimension %s" % (self.func.params[index][0],
+                                                   dim.symbol))
+        return tuple(shape)
+
+    def __call__(self, *args):
+        count = len(self.func.params)
+        if len(args) + len(self.out_idx) != count:
+            raise TypeError("%s takes %d inputs, got %d" % (
+                self.func.name, count - len(self.out_idx), len(args)))
+        inputs = iter(args)
+        given = []
+        for i, param in enumerate(self.func.params):
+            if i not in self.out_idx:
+                value = next(inputs)
+                if isinstance(param[1], T.Tensor):
+                    value = np.ascontiguousarray(value)
+                given.append((param, value))
+        full, outputs = [], []
+        given_iter = iter(given)
+        for i, (name, spec) in enumerate(self.func.params):
+            if i in self.out_idx:
+                out = np.empty(self._output_shape(i, given),
+                               dtype=_NUMPY_TYPES[T._mlir_type(spec.dtype)])
+                outputs.append(out)
+                full.append(out)
+            else:
+                full.append(next(given_iter)[1])
+        self._kernel.run(*full)
+        if not outputs:
+            return None
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def compile(func, out_idx=None, target="cpu"):  # noqa: A001 (TileLang's name)
+    """Prepares a PrimFunc: ``tilelang_mlir.compile(main, out_idx=[2])``."""
+    return JITKernel(func, out_idx=out_idx, target=target)
+
+
+def jit(fn=None, *, out_idx=None, target="cpu"):
+    """Decorates a function that returns a PrimFunc for its compile-time
+    arguments (or a PrimFunc itself): calls trace and prepare once per
+    distinct arguments."""
+
+    def decorate(fn):
+        if isinstance(fn, T.PrimFunc):
+            return JITKernel(fn, out_idx=out_idx, target=target)
+
+        @functools.lru_cache(maxsize=None)
+        def build(*args, **kwargs):
+            return JITKernel(fn(*args, **kwargs), out_idx=out_idx,
+                             target=target)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            return build(*args, **kwargs)
+
+        return wrapper
+
+    return decorate if fn is None else decorate(fn)

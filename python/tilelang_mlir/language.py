@@ -1,0 +1,845 @@
+"""The ``T.*`` language: TileLang-style kernels traced into tile-dialect IR.
+
+``import tilelang_mlir.language as T``, then write the kernel as in TileLang::
+
+    @T.prim_func
+    def gemm_relu(A: T.Tensor((M, K), T.float16), B: T.Tensor((K, N), T.float16),
+                  C: T.Tensor((M, N), T.float16)):
+        with T.Kernel(T.ceildiv(N, 128), T.ceildiv(M, 128), threads=128) as (bx, by):
+            ...
+
+Calling ``T.prim_func`` runs the Python function once with symbolic values:
+every ``T.*`` call and every operator on those values appends tile-dialect
+(and arith/math/memref/scf) operations to the function's IR, each carrying
+the Python file, line and column that made it as its location, so that
+diagnostics of the verifier and of later passes point at the user's code.
+``PrimFunc.script()`` returns the module as MLIR text; the JIT
+(``tilelang_mlir.jit``) compiles it.
+
+Python control flow runs at trace time (a Python ``if`` on a Python value
+picks what is traced); ``T.Parallel``, ``T.Pipelined`` and ``T.serial``
+loops become IR loops, and conditions on traced values use
+``T.if_then_else``.
+"""
+
+import builtins
+import inspect
+import math
+import os
+import struct
+import threading
+
+__all__ = [
+    "prim_func", "PrimFunc", "Tensor", "Buffer", "Kernel", "symbolic",
+    "dynamic", "alloc_shared", "alloc_fragment", "alloc_local", "alloc_var",
+    "copy", "gemm", "fill", "clear", "reduce_max", "reduce_min", "reduce_sum",
+    "reduce_abssum", "reduce_absmax", "cumsum", "atomic_add", "Parallel",
+    "Pipelined", "serial", "ceildiv", "max", "min", "abs", "exp", "exp2",
+    "log", "log2", "sqrt", "rsqrt", "if_then_else", "infinity", "cast",
+    "use_swizzle", "float16", "bfloat16", "float32", "float64", "int8",
+    "int16", "int32", "int64", "bool",
+]
+
+# dtypes: TileLang's names, as strings.
+float16, bfloat16, float32, float64 = "float16", "bfloat16", "float32", "float64"
+int8, int16, int32, int64 = "int8", "int16", "int32", "int64"
+bool = "bool"  # noqa: A001 (TileLang's name)
+
+_MLIR_TYPES = {
+    "float16": "f16", "half": "f16", "bfloat16": "bf16", "float32": "f32",
+    "float": "f32", "float64": "f64", "double": "f64", "int8": "i8",
+    "int16": "i16", "int32": "i32", "int64": "i64", "bool": "i1",
+}
+_FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
+_FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+_INT_WIDTH = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64}
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_state = threading.local()
+
+
+class TileLangError(Exception):
+    """A kernel that cannot be traced, raised at the user's line."""
+
+
+def _mlir_type(dtype):
+    if dtype in _MLIR_TYPES.values():
+        return dtype
+    try:
+        return _MLIR_TYPES[str(dtype)]
+    except KeyError:
+        raise TileLangError("unknown dtype %r; expected one of %s"
+                            % (dtype, ", ".join(sorted(_MLIR_TYPES))))
+
+
+def _is_float(type_):
+    return type_ in _FLOAT_TYPES
+
+
+def _user_frame():
+    """The innermost stack frame outside this package."""
+    frame = inspect.currentframe()
+    while frame is not None:
+        if not os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def _location():
+    """``loc("file":line:col)`` of the user's code that is being traced."""
+    frame = _user_frame()
+    if frame is None:
+        return "loc(unknown)"
+    column = 1
+    try:
+        positions = inspect.getframeinfo(frame).positions
+        if positions is not None and positions.col_offset is not None:
+            column = positions.col_offset + 1
+    except AttributeError:  # Python < 3.11
+        pass
+    path = frame.f_code.co_filename.replace("\\", "\\\\").replace('"', '\\"')
+    return 'loc("%s":%d:%d)' % (path, frame.f_lineno, column)
+
+
+def _builder():
+    builder = getattr(_state, "builder", None)
+    if builder is None:
+        raise TileLangError("T.* calls must run inside a @T.prim_func")
+    return builder
+
+
+class _Builder:
+    """The text of one function being traced."""
+
+    def __init__(self):
+        self.lines = []
+        self.depth = 2
+        self.count = 0
+        self.regions = []  # closing text of the open regions
+        self.dims = {}  # symbolic dimension name -> its index Expr
+
+    def fresh(self, hint="v"):
+        self.count += 1
+        return "%%%s%d" % (hint, self.count)
+
+    def emit(self, text):
+        self.lines.append("  " * self.depth + text + " " + _location())
+
+    def open(self, text):
+        """Opens a region: `text {`, closed later with its location."""
+        self.lines.append("  " * self.depth + text + " {")
+        self.regions.append("} " + _location())
+        self.depth += 1
+
+    def close(self):
+        self.depth -= 1
+        self.lines.append("  " * self.depth + self.regions.pop())
+
+
+# --------------------------------------------------------------------------
+# Values
+# --------------------------------------------------------------------------
+
+def _format_float(value, type_):
+    if math.isfinite(value):
+        return "%.17e" % value
+    # Infinities and NaN as bit patterns of the type.
+    if type_ == "f64":
+        return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    if type_ == "f32":
+        return "0x%08X" % bits
+    if type_ == "bf16":
+        return "0x%04X" % (bits >> 16)
+    sign = 0x8000 if bits >> 31 else 0
+    return "0x%04X" % (sign | (0x7E00 if math.isnan(value) else 0x7C00))
+
+
+def _constant(value, type_):
+    builder = _builder()
+    name = builder.fresh("c")
+    if _is_float(type_):
+        builder.emit("%s = arith.constant %s : %s"
+                     % (name, _format_float(float(value), type_), type_))
+    else:
+        if isinstance(value, float) and not value.is_integer():
+            raise TileLangError("%r is not an integer (%s)" % (value, type_))
+        if type_ == "i1":
+            builder.emit("%s = arith.constant %s" % (name, "true" if value else "false"))
+        else:
+            builder.emit("%s = arith.constant %d : %s" % (name, int(value), type_))
+    return Expr(name, type_)
+
+
+def _as_expr(value, type_=None):
+    """`value` as an Expr; Python numbers become constants of `type_` (index
+    for integers, f32 for floats when no type is asked for)."""
+    if isinstance(value, Expr):
+        return value
+    if isinstance(value, (int, float)):
+        if type_ is None:
+            type_ = "f32" if isinstance(value, float) else "index"
+        return _constant(value, type_)
+    raise TileLangError("cannot use %r (%s) as a value in a kernel"
+                        % (value, type(value).__name__))
+
+
+def _unify(a, b):
+    """Both operands as Exprs of one type."""
+    if isinstance(a, Expr) and isinstance(b, Expr):
+        if a.type != b.type:
+            raise TileLangError("operands of different types %s and %s; use "
+                                "T.cast" % (a.type, b.type))
+        return a, b
+    if isinstance(a, Expr):
+        return a, _as_expr(b, a.type)
+    return _as_expr(a, b.type), b
+
+
+_FLOAT_OPS = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf",
+              "div": "arith.divf", "max": "arith.maximumf",
+              "min": "arith.minimumf", "rem": "arith.remf"}
+_INT_OPS = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli",
+            "floordiv": "arith.floordivsi", "rem": "arith.remsi",
+            "max": "arith.maxsi", "min": "arith.minsi", "and": "arith.andi",
+            "or": "arith.ori", "xor": "arith.xori", "ceildiv": "arith.ceildivsi"}
+_CMP = {"lt": ("olt", "slt"), "le": ("ole", "sle"), "gt": ("ogt", "sgt"),
+        "ge": ("oge", "sge"), "eq": ("oeq", "eq"), "ne": ("une", "ne")}
+
+
+def _binary(kind, a, b):
+    a, b = _unify(a, b)
+    if _is_float(a.type):
+        if kind == "floordiv":
+            raise TileLangError("// on floats; use / and T.floor")
+        op = _FLOAT_OPS.get(kind)
+    else:
+        if kind == "div":
+            raise TileLangError("/ on integers; use // (floor division)")
+        op = _INT_OPS.get(kind)
+    if op is None:
+        raise TileLangError("no %s for %s" % (kind, a.type))
+    builder = _builder()
+    name = builder.fresh()
+    builder.emit("%s = %s %s, %s : %s" % (name, op, a.name, b.name, a.type))
+    return Expr(name, a.type)
+
+
+def _compare(kind, a, b):
+    a, b = _unify(a, b)
+    builder = _builder()
+    name = builder.fresh()
+    if _is_float(a.type):
+        builder.emit("%s = arith.cmpf %s, %s, %s : %s"
+                     % (name, _CMP[kind][0], a.name, b.name, a.type))
+    else:
+        builder.emit("%s = arith.cmpi %s, %s, %s : %s"
+                     % (name, _CMP[kind][1], a.name, b.name, a.type))
+    return Expr(name, "i1")
+
+
+class Expr:
+    """A traced scalar: an SSA value of an MLIR type."""
+
+    def __init__(self, name, type_):
+        self._name = name
+        self.type = type_
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def dtype(self):
+        for key, value in _MLIR_TYPES.items():
+            if value == self.type:
+                return key
+        return self.type
+
+    def __add__(self, other): return _binary("add", self, other)
+    def __radd__(self, other): return _binary("add", other, self)
+    def __sub__(self, other): return _binary("sub", self, other)
+    def __rsub__(self, other): return _binary("sub", other, self)
+    def __mul__(self, other): return _binary("mul", self, other)
+    def __rmul__(self, other): return _binary("mul", other, self)
+    def __truediv__(self, other): return _binary("div", self, other)
+    def __rtruediv__(self, other): return _binary("div", other, self)
+    def __floordiv__(self, other): return _binary("floordiv", self, other)
+    def __rfloordiv__(self, other): return _binary("floordiv", other, self)
+    def __mod__(self, other): return _binary("rem", self, other)
+    def __rmod__(self, other): return _binary("rem", other, self)
+    def __and__(self, other): return _binary("and", self, other)
+    def __rand__(self, other): return _binary("and", other, self)
+    def __or__(self, other): return _binary("or", self, other)
+    def __ror__(self, other): return _binary("or", other, self)
+    def __lt__(self, other): return _compare("lt", self, other)
+    def __le__(self, other): return _compare("le", self, other)
+    def __gt__(self, other): return _compare("gt", self, other)
+    def __ge__(self, other): return _compare("ge", self, other)
+
+    def __neg__(self):
+        if _is_float(self.type):
+            builder = _builder()
+            name = builder.fresh()
+            builder.emit("%s = arith.negf %s : %s" % (name, self.name, self.type))
+            return Expr(name, self.type)
+        return _binary("sub", 0, self)
+
+    def __bool__(self):
+        raise TileLangError("a traced value has no Python truth value; use "
+                            "T.if_then_else, or a Python value to choose "
+                            "what to trace")
+
+    __hash__ = object.__hash__
+
+
+class _Access(Expr):
+    """`buffer[indices]`: a head address in T.copy, an element elsewhere
+    (loaded when first used as a value)."""
+
+    def __init__(self, buffer, indices):
+        super().__init__(None, buffer.type)
+        self.buffer = buffer
+        self.indices = indices
+
+    @property
+    def name(self):
+        if self._name is None:
+            builder = _builder()
+            self._name = builder.fresh()
+            builder.emit("%s = memref.load %s[%s] : %s"
+                         % (self._name, self.buffer.name,
+                            ", ".join(i.name for i in self.indices),
+                            self.buffer.memref_type))
+        return self._name
+
+
+class _Region:
+    """`buffer[a:b, c:d]`: a tile of a buffer for T.copy."""
+
+    def __init__(self, buffer, starts):
+        self.buffer = buffer
+        self.starts = starts
+
+
+def _index(value):
+    expr = _as_expr(value, "index")
+    if expr.type != "index":
+        raise TileLangError("an index must be an integer, got %s" % expr.type)
+    return expr
+
+
+# --------------------------------------------------------------------------
+# Buffers and signatures
+# --------------------------------------------------------------------------
+
+class _Symbol(Expr):
+    """A dynamic dimension: `T.symbolic("M")`. In a kernel it is the size
+    of the first tensor parameter that has it (an index value)."""
+
+    def __init__(self, name):  # pylint: disable=super-init-not-called
+        self.symbol = name
+
+    @property
+    def name(self):
+        value = _builder().dims.get(self.symbol)
+        if value is None:
+            raise TileLangError("T.symbolic(%r) is not a dimension of any "
+                                "tensor parameter" % self.symbol)
+        return value.name
+
+    @property
+    def type(self):
+        return "index"
+
+    def __repr__(self):
+        return "T.symbolic(%r)" % self.symbol
+
+
+def symbolic(name):
+    """A dimension whose size is known only when the kernel runs."""
+    return _Symbol(name)
+
+
+dynamic = symbolic
+
+
+class Tensor:
+    """A parameter annotation: ``A: T.Tensor((M, K), T.float16)``."""
+
+    def __init__(self, shape, dtype=float32):
+        self.shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        self.dtype = dtype
+        for dim in self.shape:
+            if not isinstance(dim, (int, _Symbol)) or isinstance(dim, type(True)):
+                raise TileLangError("tensor dimensions are ints or T.symbolic(), "
+                                    "got %r" % (dim,))
+
+
+Buffer = Tensor  # TileLang's T.Buffer annotation
+
+
+class TileBuffer:
+    """A global tensor or an on-chip tile inside a traced kernel."""
+
+    def __init__(self, name, shape, dtype, space=None):
+        self.name = name
+        self.dims = list(shape)  # ints or index Exprs
+        self.dtype = dtype
+        self.type = _mlir_type(dtype)
+        self.space = space
+        extents = "x".join(str(d) if isinstance(d, int) else "?"
+                           for d in self.dims)
+        self.memref_type = "memref<%s%s%s%s>" % (
+            extents, "x" if extents else "", self.type,
+            ", #tile.mem<%s>" % space if space else "")
+
+    @property
+    def shape(self):
+        return tuple(self.dims)
+
+    def _key(self, key):
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) != len(self.dims):
+            raise TileLangError("buffer of rank %d indexed with %d indices"
+                                % (len(self.dims), len(key)))
+        return key
+
+    def __getitem__(self, key):
+        key = self._key(key)
+        if any(isinstance(k, slice) for k in key):
+            starts = []
+            for k in key:
+                if isinstance(k, slice):
+                    if k.step not in (None, 1):
+                        raise TileLangError("slices with a step are not tiles")
+                    starts.append(_index(0 if k.start is None else k.start))
+                else:
+                    starts.append(_index(k))
+            return _Region(self, starts)
+        return _Access(self, [_index(k) for k in key])
+
+    def __setitem__(self, key, value):
+        indices = [_index(k) for k in self._key(key)]
+        value = _convert(_as_expr(value, self.type), self.type)
+        _builder().emit("memref.store %s, %s[%s] : %s"
+                        % (value.name, self.name,
+                           ", ".join(i.name for i in indices), self.memref_type))
+
+
+def _convert(value, type_):
+    """`value` converted to `type_` as tile.copy converts (T.cast)."""
+    if value.type == type_:
+        return value
+    src, dst = value.type, type_
+    if _is_float(src) and _is_float(dst):
+        if _FLOAT_WIDTH[src] == _FLOAT_WIDTH[dst]:
+            value = _convert(value, "f32")
+            src = "f32"
+        op = "arith.extf" if _FLOAT_WIDTH[src] < _FLOAT_WIDTH[dst] else "arith.truncf"
+    elif _is_float(src):
+        op = "arith.fptosi" if dst != "index" else None
+        if op is None:
+            return _convert(_convert(value, "i64"), "index")
+    elif _is_float(dst):
+        if src == "index":
+            value = _convert(value, "i64")
+            src = "i64"
+        op = "arith.sitofp"
+    elif "index" in (src, dst):
+        op = "arith.index_cast"
+    else:
+        op = "arith.extsi" if _INT_WIDTH[src] < _INT_WIDTH[dst] else "arith.trunci"
+    builder = _builder()
+    name = builder.fresh()
+    builder.emit("%s = %s %s : %s to %s" % (name, op, value.name, src, dst))
+    return Expr(name, dst)
+
+
+# --------------------------------------------------------------------------
+# Functions
+# --------------------------------------------------------------------------
+
+class PrimFunc:
+    """A traced kernel function."""
+
+    def __init__(self, name, text, params):
+        self.name = name
+        self.text = text
+        self.params = params  # [(name, Tensor or dtype string)]
+
+    def script(self):
+        """The module as MLIR text."""
+        return self.text
+
+    def __str__(self):
+        return self.text
+
+
+def prim_func(fn):
+    """Traces `fn` (parameters annotated with T.Tensor or a dtype) into a
+    PrimFunc."""
+    signature = inspect.signature(fn)
+    builder = _Builder()
+    previous = getattr(_state, "builder", None)
+    _state.builder = builder
+    try:
+        args, params, header, dims = [], [], [], builder.dims
+        for pname, parameter in signature.parameters.items():
+            spec = parameter.annotation
+            if spec is inspect.Parameter.empty:
+                raise TileLangError("parameter %r of %s needs an annotation "
+                                    "(T.Tensor(shape, dtype) or a dtype)"
+                                    % (pname, fn.__name__))
+            if isinstance(spec, Tensor):
+                buffer = TileBuffer("%" + pname, [
+                    d if isinstance(d, int) else None for d in spec.shape],
+                    spec.dtype)
+                header.append("%s: %s" % (buffer.name, buffer.memref_type))
+                args.append((buffer, spec))
+            else:
+                scalar = Expr("%" + pname, _mlir_type(spec))
+                header.append("%s: %s" % (scalar.name, scalar.type))
+                args.append((scalar, spec))
+            params.append((pname, spec))
+        # Dynamic dimensions: the first tensor that has one defines it.
+        for value, spec in args:
+            if not isinstance(spec, Tensor):
+                continue
+            for axis, dim in enumerate(spec.shape):
+                if isinstance(dim, _Symbol):
+                    if dim.symbol not in dims:
+                        position = _as_expr(axis, "index")
+                        name = builder.fresh(dim.symbol.lower() + "_")
+                        builder.emit("%s = memref.dim %s, %s : %s"
+                                     % (name, value.name, position.name,
+                                        value.memref_type))
+                        dims[dim.symbol] = Expr(name, "index")
+                    value.dims[axis] = dims[dim.symbol]
+        fn(*[value for value, _ in args])
+    finally:
+        _state.builder = previous
+    text = "module {\n  func.func @%s(%s) {\n%s\n    return\n  } %s\n}\n" % (
+        fn.__name__, ", ".join(header), "\n".join(builder.lines),
+        _location_of_function(fn))
+    return PrimFunc(fn.__name__, text, params)
+
+
+def _location_of_function(fn):
+    path = fn.__code__.co_filename.replace("\\", "\\\\").replace('"', '\\"')
+    return 'loc("%s":%d:1)' % (path, fn.__code__.co_firstlineno)
+
+
+# --------------------------------------------------------------------------
+# Kernels and tiles
+# --------------------------------------------------------------------------
+
+class Kernel:
+    """``with T.Kernel(gx, gy, threads=128) as (bx, by):``"""
+
+    def __init__(self, *grid, threads=128, cluster=None):
+        if not 1 <= len(grid) <= 3:
+            raise TileLangError("T.Kernel takes 1 to 3 grid extents, got %d"
+                                % len(grid))
+        self.grid = grid
+        self.threads = (threads,) if isinstance(threads, int) else tuple(threads)
+        self.cluster = cluster
+
+    def __enter__(self):
+        builder = _builder()
+        extents = [_index(g) for g in self.grid]
+        ids = [builder.fresh(n) for n in ("bx", "by", "bz")[:len(extents)]]
+        cluster = ""
+        if self.cluster is not None:
+            sizes = (self.cluster,) if isinstance(self.cluster, int) else self.cluster
+            cluster = " cluster(%s)" % ", ".join(str(int(c)) for c in sizes)
+        builder.open("tile.kernel grid(%s) threads(%s)%s -> (%s)" % (
+            ", ".join(e.name for e in extents),
+            ", ".join(str(int(t)) for t in self.threads), cluster,
+            ", ".join(ids)))
+        values = [Expr(i, "index") for i in ids]
+        return values[0] if len(values) == 1 else tuple(values)
+
+    def __exit__(self, *exc):
+        _builder().close()
+        return False
+
+
+def _alloc(op, space, shape, dtype):
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if not builtins.all(isinstance(d, int) and d > 0 for d in shape):
+        raise TileLangError("on-chip tiles have static positive extents, "
+                            "got %r" % (shape,))
+    builder = _builder()
+    buffer = TileBuffer(builder.fresh(space[0]), list(shape), dtype, space)
+    builder.emit("%s = tile.%s : %s" % (buffer.name, op, buffer.memref_type))
+    return buffer
+
+
+def alloc_shared(shape, dtype, scope="shared.dyn"):
+    """A tile in shared memory."""
+    return _alloc("alloc_shared", "shared", shape, dtype)
+
+
+def alloc_fragment(shape, dtype, scope="local.fragment"):
+    """A tile distributed over the block's threads (registers)."""
+    return _alloc("alloc_fragment", "fragment", shape, dtype)
+
+
+def alloc_local(shape, dtype, scope="local"):
+    """A tile every thread holds its own copy of."""
+    return _alloc("alloc_local", "local", shape, dtype)
+
+
+def alloc_var(dtype):
+    """One per-thread scalar (a [1] local tile)."""
+    return _alloc("alloc_local", "local", (1,), dtype)
+
+
+def _copy_side(value):
+    """(buffer, offsets) of one side of a T.copy."""
+    if isinstance(value, TileBuffer):
+        return value, []
+    if isinstance(value, _Region):
+        return value.buffer, value.starts
+    if isinstance(value, _Access) and value._name is None:
+        return value.buffer, value.indices
+    raise TileLangError("T.copy takes buffers, A[y, x] head addresses or "
+                        "A[a:b, c:d] slices, got %r" % (value,))
+
+
+def copy(src, dst):
+    """Copies a tile: ``T.copy(A[by * 128, k * 32], A_shared)``."""
+    (s, s_off), (d, d_off) = _copy_side(src), _copy_side(dst)
+
+    def side(buffer, offsets):
+        if not offsets:
+            return buffer.name
+        return "%s[%s]" % (buffer.name, ", ".join(o.name for o in offsets))
+
+    _builder().emit("tile.copy %s to %s : %s to %s" % (
+        side(s, s_off), side(d, d_off), s.memref_type, d.memref_type))
+
+
+def gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
+         clear_accum=False, k_pack=1, wg_wait=0):
+    """C (+)= op(A) @ op(B) on tiles."""
+    attrs = []
+    if transpose_A:
+        attrs.append("transpose_a")
+    if transpose_B:
+        attrs.append("transpose_b")
+    if clear_accum:
+        attrs.append("clear_accum")
+    if policy is not None:
+        names = {"square": "square", "full_row": "full_row",
+                 "full_col": "full_col", "Square": "square",
+                 "FullRow": "full_row", "FullCol": "full_col"}
+        key = getattr(policy, "name", policy)
+        if key not in names:
+            raise TileLangError("unknown gemm policy %r" % (policy,))
+        attrs.append("policy = #tile.policy<%s>" % names[key])
+    _builder().emit("tile.gemm %s, %s, %s%s : %s, %s -> %s" % (
+        A.name, B.name, C.name, " {%s}" % ", ".join(attrs) if attrs else "",
+        A.memref_type, B.memref_type, C.memref_type))
+
+
+def fill(buffer, value):
+    """Sets every element of a tile."""
+    value = _convert(_as_expr(value, buffer.type), buffer.type)
+    _builder().emit("tile.fill %s, %s : %s"
+                    % (buffer.name, value.name, buffer.memref_type))
+
+
+def clear(buffer):
+    """Sets every element of a tile to zero."""
+    _builder().emit("tile.clear %s : %s" % (buffer.name, buffer.memref_type))
+
+
+def _reduce(kind, src, dst, dim, clear):
+    rank = len(src.dims)
+    dim = dim + rank if dim < 0 else dim
+    attrs = "" if clear else " {clear = false}"
+    _builder().emit("tile.reduce <%s> %s to %s dim %d%s : %s to %s" % (
+        kind, src.name, dst.name, dim, attrs, src.memref_type, dst.memref_type))
+
+
+def reduce_max(buffer, out, dim=-1, clear=True):
+    _reduce("max", buffer, out, dim, clear)
+
+
+def reduce_min(buffer, out, dim=-1, clear=True):
+    _reduce("min", buffer, out, dim, clear)
+
+
+def reduce_sum(buffer, out, dim=-1, clear=True):
+    _reduce("sum", buffer, out, dim, clear)
+
+
+def reduce_abssum(buffer, out, dim=-1, clear=True):
+    _reduce("abssum", buffer, out, dim, clear)
+
+
+def reduce_absmax(buffer, out, dim=-1, clear=True):
+    _reduce("absmax", buffer, out, dim, clear)
+
+
+def cumsum(src, dst=None, dim=0, reverse=False):
+    """Inclusive prefix sums along `dim` (in place without `dst`)."""
+    dst = src if dst is None else dst
+    rank = len(src.dims)
+    dim = dim + rank if dim < 0 else dim
+    _builder().emit("tile.cumsum %s to %s dim %d%s : %s to %s" % (
+        src.name, dst.name, dim, " {reverse}" if reverse else "",
+        src.memref_type, dst.memref_type))
+
+
+def atomic_add(dst, value):
+    """dst += value atomically: ``T.atomic_add(C[i, j], v)`` or a tile at a
+    head address ``T.atomic_add(C[by * 64, 0], frag)``."""
+    if not isinstance(dst, _Access):
+        raise TileLangError("T.atomic_add's destination is buffer[indices]")
+    offsets = ", ".join(i.name for i in dst.indices)
+    if isinstance(value, TileBuffer):
+        _builder().emit("tile.atomic_add %s to %s[%s] : %s to %s" % (
+            value.name, dst.buffer.name, offsets, value.memref_type,
+            dst.buffer.memref_type))
+        return
+    value = _convert(_as_expr(value, dst.buffer.type), dst.buffer.type)
+    _builder().emit("tile.atomic_add %s to %s[%s] : %s to %s" % (
+        value.name, dst.buffer.name, offsets, value.type,
+        dst.buffer.memref_type))
+
+
+def use_swizzle(panel_size, order="row", enable=True):
+    """Rasterizes the block grid in panels for L2 reuse."""
+    if not enable:
+        return
+    attrs = "" if order == "row" else " {order = #tile.raster<column>}"
+    _builder().emit("tile.use_swizzle panel(%d)%s" % (int(panel_size), attrs))
+
+
+# --------------------------------------------------------------------------
+# Loops
+# --------------------------------------------------------------------------
+
+def Parallel(*extents):
+    """``for i, j in T.Parallel(128, 128):`` elementwise over a tile."""
+    if not extents or not builtins.all(isinstance(e, int) and e > 0
+                                       for e in extents):
+        raise TileLangError("T.Parallel takes static positive extents, got %r"
+                            % (extents,))
+    builder = _builder()
+    ivs = [builder.fresh("i") for _ in extents]
+    builder.open("tile.parallel (%s) in (%s)" % (
+        ", ".join(ivs), ", ".join(str(e) for e in extents)))
+    values = [Expr(i, "index") for i in ivs]
+    yield values[0] if len(values) == 1 else tuple(values)
+    # Reached when the loop asks for the next iteration: the body is traced.
+    builder.close()
+
+
+def _range(start, stop, step):
+    if stop is None:
+        start, stop = 0, start
+    return _index(start), _index(stop), _index(step)
+
+
+def Pipelined(start, stop=None, num_stages=0, order=None, stage=None,
+              sync=None, group=None):
+    """``for k in T.Pipelined(n, num_stages=3):`` a loop whose copies the
+    compiler overlaps with its compute."""
+    builder = _builder()
+    lb, ub, step = _range(start, stop, 1)
+    iv = builder.fresh("k")
+    extra = ""
+    if order is not None:
+        extra += " order = [%s]" % ", ".join(str(int(o)) for o in order)
+    if stage is not None:
+        extra += " stage = [%s]" % ", ".join(str(int(s)) for s in stage)
+    builder.open("tile.pipelined %s = %s to %s step %s num_stages = %d%s" % (
+        iv, lb.name, ub.name, step.name, builtins.max(int(num_stages), 1), extra))
+    yield Expr(iv, "index")
+    builder.close()
+
+
+def serial(start, stop=None, step=1):
+    """``for i in T.serial(n):`` a sequential loop."""
+    builder = _builder()
+    lb, ub, step = _range(start, stop, step)
+    iv = builder.fresh("s")
+    builder.open("scf.for %s = %s to %s step %s" % (iv, lb.name, ub.name, step.name))
+    yield Expr(iv, "index")
+    builder.close()
+
+
+# --------------------------------------------------------------------------
+# Scalar functions
+# --------------------------------------------------------------------------
+
+def ceildiv(a, b):
+    """ceil(a / b) of non-negative integers."""
+    if isinstance(a, int) and isinstance(b, int):
+        return -(-a // b)
+    return _binary("ceildiv", a, b)
+
+
+def max(a, b):  # noqa: A001 (TileLang's name)
+    return _binary("max", a, b)
+
+
+def min(a, b):  # noqa: A001 (TileLang's name)
+    return _binary("min", a, b)
+
+
+def _math(op, x):
+    x = _as_expr(x)
+    if not _is_float(x.type):
+        raise TileLangError("%s of %s; convert with T.cast" % (op, x.type))
+    builder = _builder()
+    name = builder.fresh()
+    builder.emit("%s = math.%s %s : %s" % (name, op, x.name, x.type))
+    return Expr(name, x.type)
+
+
+def abs(x):  # noqa: A001 (TileLang's name)
+    x = _as_expr(x)
+    if _is_float(x.type):
+        return _math("absf", x)
+    builder = _builder()
+    name = builder.fresh()
+    builder.emit("%s = math.absi %s : %s" % (name, x.name, x.type))
+    return Expr(name, x.type)
+
+
+def exp(x): return _math("exp", x)
+def exp2(x): return _math("exp2", x)
+def log(x): return _math("log", x)
+def log2(x): return _math("log2", x)
+def sqrt(x): return _math("sqrt", x)
+def rsqrt(x): return _math("rsqrt", x)
+
+
+def if_then_else(condition, a, b):
+    """`a` where `condition` holds, else `b` (both evaluated)."""
+    condition = _as_expr(condition)
+    if condition.type != "i1":
+        raise TileLangError("T.if_then_else needs a comparison, got %s"
+                            % condition.type)
+    a, b = _unify(a, b)
+    builder = _builder()
+    name = builder.fresh()
+    builder.emit("%s = arith.select %s, %s, %s : %s"
+                 % (name, condition.name, a.name, b.name, a.type))
+    return Expr(name, a.type)
+
+
+def infinity(dtype):
+    """+inf of a float dtype (use -T.infinity(...) for -inf)."""
+    return _constant(float("inf"), _mlir_type(dtype))
+
+
+def cast(value, dtype):
+    """`value` converted to `dtype`."""
+    return _convert(_as_expr(value), _mlir_type(dtype))
