@@ -2,4 +2,5 @@
 and the JIT (``tilelang_mlir.jit``)."""
 
 from . import language  # noqa: F401
-from .jit import jit, compile, JITKernel  # noqa: F401,A004
+from .jit import jit, compile, JITKernel, TileError  # noqa: F401,A004
+from .language import TileLangError  # noqa: F401

@@ -95,6 +95,10 @@ class JITKernel:
             if i not in self.out_idx:
                 value = next(inputs)
                 if isinstance(param[1], T.Tensor):
+                    if not isinstance(value, np.ndarray):
+                        raise TileError(
+                            "argument %r of %s must be a numpy array, got %s"
+                            % (param[0], self.func.name, type(value).__name__))
                     value = np.ascontiguousarray(value)
                 given.append((param, value))
         full, outputs = [], []

@@ -59,7 +59,15 @@ _state = threading.local()
 
 
 class TileLangError(Exception):
-    """A kernel that cannot be traced, raised at the user's line."""
+    """A kernel that cannot be traced; the message starts with the user's
+    file and line."""
+
+    def __init__(self, message):
+        frame = _user_frame()
+        if frame is not None:
+            message = "%s:%d: %s" % (frame.f_code.co_filename, frame.f_lineno,
+                                     message)
+        super().__init__(message)
 
 
 def _mlir_type(dtype):
@@ -496,11 +504,13 @@ def prim_func(fn):
                 buffer = TileBuffer("%" + pname, [
                     d if isinstance(d, int) else None for d in spec.shape],
                     spec.dtype)
-                header.append("%s: %s" % (buffer.name, buffer.memref_type))
+                header.append('%s: %s {tile.name = "%s"}'
+                              % (buffer.name, buffer.memref_type, pname))
                 args.append((buffer, spec))
             else:
                 scalar = Expr("%" + pname, _mlir_type(spec))
-                header.append("%s: %s" % (scalar.name, scalar.type))
+                header.append('%s: %s {tile.name = "%s"}'
+                              % (scalar.name, scalar.type, pname))
                 args.append((scalar, spec))
             params.append((pname, spec))
         # Dynamic dimensions: the first tensor that has one defines it.
