@@ -194,8 +194,13 @@ def _as_expr(value, type_=None):
 
 
 def _unify(a, b):
-    """Both operands as Exprs of one type."""
+    """Both operands as Exprs of one type (an index meets a fixed-width
+    integer by converting to it, as TileLang's expressions do)."""
     if isinstance(a, Expr) and isinstance(b, Expr):
+        if a.type == "index" and b.type in _INT_WIDTH:
+            a = _convert(a, b.type)
+        elif b.type == "index" and a.type in _INT_WIDTH:
+            b = _convert(b, a.type)
         if a.type != b.type:
             raise TileLangError("operands of different types %s and %s; use "
                                 "T.cast" % (a.type, b.type))
@@ -211,7 +216,8 @@ _FLOAT_OPS = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf",
 _INT_OPS = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli",
             "floordiv": "arith.floordivsi", "rem": "arith.remsi",
             "max": "arith.maxsi", "min": "arith.minsi", "and": "arith.andi",
-            "or": "arith.ori", "xor": "arith.xori", "ceildiv": "arith.ceildivsi"}
+            "or": "arith.ori", "xor": "arith.xori", "ceildiv": "arith.ceildivsi",
+            "shl": "arith.shli", "shr": "arith.shrsi"}
 _CMP = {"lt": ("olt", "slt"), "le": ("ole", "sle"), "gt": ("ogt", "sgt"),
         "ge": ("oge", "sge"), "eq": ("oeq", "eq"), "ne": ("une", "ne")}
 
@@ -281,6 +287,12 @@ class Expr:
     def __rand__(self, other): return _binary("and", other, self)
     def __or__(self, other): return _binary("or", self, other)
     def __ror__(self, other): return _binary("or", other, self)
+    def __xor__(self, other): return _binary("xor", self, other)
+    def __rxor__(self, other): return _binary("xor", other, self)
+    def __lshift__(self, other): return _binary("shl", self, other)
+    def __rlshift__(self, other): return _binary("shl", other, self)
+    def __rshift__(self, other): return _binary("shr", self, other)
+    def __rrshift__(self, other): return _binary("shr", other, self)
     def __lt__(self, other): return _compare("lt", self, other)
     def __le__(self, other): return _compare("le", self, other)
     def __gt__(self, other): return _compare("gt", self, other)

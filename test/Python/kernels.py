@@ -11,6 +11,8 @@ edge shapes."""
 # CHECK: cumsum 45x256 reverse: ok
 # CHECK: flash attention 1x2x70x64: ok
 # CHECK: flash attention 1x2x100x64 causal: ok
+# CHECK: dequant gemm 100x90x64: ok
+# CHECK: dequant gemm 128x64x96: ok
 
 import numpy as np
 
@@ -192,6 +194,47 @@ def check_attention(b, h, s, d, causal):
                                                   " causal" if causal else ""))
 
 
+@tilelang_mlir.jit(out_idx=[3])
+def dequant_gemm(M, N, K, block_M=64, block_N=64, block_K=32):
+    """C = A @ W^T with W[n, k] = (q[n, k] - 8) * Scale[n], q unsigned 4-bit
+    packed two per byte (low nibble even k)."""
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), T.float16), B: T.Tensor((N, K // 2), T.int8),
+             Scale: T.Tensor((N,), T.float16), C: T.Tensor((M, N), T.float16)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M),
+                      threads=128) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), T.float16)
+            B_packed = T.alloc_shared((block_N, block_K // 2), T.int8)
+            B_shared = T.alloc_shared((block_N, block_K), T.float16)
+            scale_shared = T.alloc_shared((block_N,), T.float16)
+            C_local = T.alloc_fragment((block_M, block_N), T.float32)
+            T.copy(Scale[bx * block_N], scale_shared)
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[bx * block_N, k * (block_K // 2)], B_packed)
+                for i, j in T.Parallel(block_N, block_K):
+                    q = (B_packed[i, j // 2] >> ((j % 2) * 4)) & 0xF
+                    B_shared[i, j] = (T.cast(q, T.float16) - 8.0) * scale_shared[i]
+                T.gemm(A_shared, B_shared, C_local, transpose_B=True)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
+
+
+def check_dequant(m, n, k):
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    q = rng.integers(0, 16, (n, k))
+    packed = ((q[:, 1::2] << 4) | q[:, 0::2]).astype(np.uint8).view(np.int8)
+    scale = (rng.random(n) * 0.1 + 0.01).astype(np.float16)
+    c = dequant_gemm(T.symbolic("M"), T.symbolic("N"), k)(a, packed, scale)
+    w = ((q.astype(np.float16) - np.float16(8)) * scale[:, None]).astype(np.float16)
+    ref = a.astype(np.float32) @ w.astype(np.float32).T
+    np.testing.assert_allclose(c.astype(np.float32), ref, rtol=1e-2, atol=5e-2)
+    print("dequant gemm %dx%dx%d: ok" % (m, n, k))
+
+
 check_softmax(13)
 check_softmax(8)
 check_row_stats(70, 300)
@@ -200,3 +243,5 @@ check_cumsum(45, False)
 check_cumsum(45, True)
 check_attention(1, 2, 70, 64, False)
 check_attention(1, 2, 100, 64, True)
+check_dequant(100, 90, 64)
+check_dequant(128, 64, 96)
