@@ -6,6 +6,8 @@ Suites:
   unit   the gtest unit tests (compilation cache, JIT driver API).
   embed  installs the project, builds test/Embed against the installed
          package with find_package(TileLang) and runs the consumer tool.
+  python pytest of the Python package (python/tests: @jit, profiler,
+         autotuner) against the build tree's package.
 
 Usage: run_tests.py [--build DIR] [--suite NAME ...]
 """
@@ -119,7 +121,41 @@ def run_embed(build, result):
     result.passed += 1
 
 
-SUITES = {"lit": run_lit, "unit": run_unit, "embed": run_embed}
+def run_python(build, result):
+    """pytest of python/tests with the build tree's package on the path."""
+    package = os.path.join(build, "python")
+    if not os.path.isdir(os.path.join(package, "tilelang_mlir")):
+        result.failed += 1
+        result.failures.append("python: no package in %s (configure with "
+                               "TILE_ENABLE_PYTHON=ON)" % package)
+        return
+    tests = os.path.join(ROOT, "python", "tests")
+    xml_path = os.path.join(build, "python-results.xml")
+    if os.path.exists(xml_path):
+        os.remove(xml_path)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([package, tests])
+    cmd = ["/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+           "--junitxml=" + xml_path, tests]
+    print("[python] " + " ".join(cmd), flush=True)
+    proc = subprocess.run(cmd, env=env)
+    if not os.path.exists(xml_path):
+        result.failed += 1
+        result.failures.append("python: no results (exit code %d)" % proc.returncode)
+        return
+    for case in ET.parse(xml_path).getroot().iter("testcase"):
+        name = case.get("classname", "") + "." + case.get("name", "")
+        if case.find("failure") is not None or case.find("error") is not None:
+            result.failed += 1
+            result.failures.append("python: " + name)
+        elif case.find("skipped") is not None:
+            result.skipped += 1
+        else:
+            result.passed += 1
+
+
+SUITES = {"lit": run_lit, "unit": run_unit, "embed": run_embed,
+          "python": run_python}
 
 
 def main():

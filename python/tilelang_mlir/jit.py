@@ -63,6 +63,13 @@ class JITKernel:
         """The tile IR of the kernel, with the user's locations."""
         return self.func.script()
 
+    def get_profiler(self, tensor_supply_type=None, shapes=None, seed=None):
+        """A Profiler: fresh inputs, assert_allclose, do_bench. `shapes`
+        sizes the symbolic dimensions ({"M": 1024})."""
+        from .profiler import Profiler, TensorSupplyType
+        return Profiler(self, tensor_supply_type or TensorSupplyType.Normal,
+                        shapes=shapes, seed=seed)
+
     def _output_shape(self, index, args):
         """The shape of output `index`, its dynamic dimensions taken from
         the inputs that share their symbols."""

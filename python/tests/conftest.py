@@ -1,0 +1,11 @@
+"""pytest setup: the tests import tilelang_mlir from the build tree
+(PYTHONPATH=build/python, as scripts/run_tests.py sets it) and keep the
+JIT's and the autotuner's caches in a temporary directory."""
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("TILE_DISABLE_CACHE", raising=False)

@@ -1,0 +1,27 @@
+"""Small kernels shared by the tests."""
+
+import tilelang_mlir
+import tilelang_mlir.language as T
+
+
+def matmul_func(M, N, K, block_M=32, block_N=32, block_K=16, threads=64,
+                dtype=T.float16, stages=2):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
+             C: T.Tensor((M, N), T.float32)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M),
+                      threads=threads) as (bx, by):
+            A_s = T.alloc_shared((block_M, block_K), dtype)
+            B_s = T.alloc_shared((block_K, block_N), dtype)
+            C_f = T.alloc_fragment((block_M, block_N), T.float32)
+            T.clear(C_f)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=stages):
+                T.copy(A[by * block_M, k * block_K], A_s)
+                T.copy(B[k * block_K, bx * block_N], B_s)
+                T.gemm(A_s, B_s, C_f)
+            T.copy(C_f, C[by * block_M, bx * block_N])
+
+    return main
+
+
+matmul = tilelang_mlir.jit(out_idx=[-1])(matmul_func)

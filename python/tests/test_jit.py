@@ -1,0 +1,68 @@
+"""@jit: outputs, specialization, argument checking."""
+
+import numpy as np
+import pytest
+
+import tilelang_mlir
+import tilelang_mlir.language as T
+
+from kernels import matmul
+
+
+def test_outputs_and_symbolic_sizes():
+    rng = np.random.default_rng()
+    kernel = matmul(T.symbolic("M"), 48, 40)
+    for m in (1, 33, 64):
+        a = rng.standard_normal((m, 40)).astype(np.float16)
+        b = rng.standard_normal((40, 48)).astype(np.float16)
+        c = kernel(a, b)
+        assert c.shape == (m, 48) and c.dtype == np.float32
+        np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32),
+                                   rtol=1e-3, atol=1e-3)
+
+
+def test_traced_once_per_arguments():
+    assert matmul(64, 64, 32) is matmul(64, 64, 32)
+    assert matmul(64, 64, 32) is not matmul(64, 64, 32, block_M=16)
+
+
+def test_several_outputs_and_negative_out_idx():
+    @tilelang_mlir.jit(out_idx=[-2, -1])
+    def split(N):
+        @T.prim_func
+        def main(X: T.Tensor((N,), T.float32), Lo: T.Tensor((N,), T.float32),
+                 Hi: T.Tensor((N,), T.float32)):
+            with T.Kernel(T.ceildiv(N, 32), threads=32) as bx:
+                for i in T.Parallel(32):
+                    v = X[bx * 32 + i]
+                    Lo[bx * 32 + i] = T.min(v, 0.0)
+                    Hi[bx * 32 + i] = T.max(v, 0.0)
+        return main
+
+    x = np.random.default_rng().standard_normal(64).astype(np.float32)
+    lo, hi = split(64)(x)
+    np.testing.assert_array_equal(lo, np.minimum(x, 0))
+    np.testing.assert_array_equal(hi, np.maximum(x, 0))
+
+
+def test_bad_arguments():
+    kernel = matmul(32, 32, 16)
+    good = np.zeros((32, 16), np.float16)
+    with pytest.raises(TypeError, match="takes 2 inputs"):
+        kernel(good)
+    with pytest.raises(tilelang_mlir.TileError, match="numpy array"):
+        kernel(good, [[1.0]])
+    with pytest.raises(tilelang_mlir.TileError, match="element type f16"):
+        kernel(good, np.zeros((16, 32), np.float32))
+    with pytest.raises(tilelang_mlir.TileError, match="expected shape 16x32"):
+        kernel(good, np.zeros((17, 32), np.float16))
+
+
+def test_out_idx_must_name_a_tensor():
+    with pytest.raises(ValueError, match="out_idx 5"):
+        tilelang_mlir.compile(matmul(32, 32, 16).func, out_idx=[5])
+
+
+def test_kernel_source_has_python_locations():
+    source = matmul(32, 32, 16).get_kernel_source()
+    assert "tile.gemm" in source and "kernels.py" in source

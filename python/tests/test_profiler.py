@@ -1,0 +1,66 @@
+"""The profiler: fresh inputs, checks against a reference, timings."""
+
+import numpy as np
+import pytest
+
+import tilelang_mlir
+import tilelang_mlir.language as T
+from tilelang_mlir.profiler import TensorSupplyType, assert_allclose, do_bench
+
+from kernels import matmul
+
+
+def reference(a, b):
+    return a.astype(np.float32) @ b.astype(np.float32)
+
+
+def test_assert_allclose_against_a_reference():
+    profiler = matmul(48, 40, 24).get_profiler()
+    profiler.assert_allclose(reference, rtol=1e-3, atol=1e-3)
+
+
+def test_a_wrong_reference_fails():
+    profiler = matmul(48, 40, 24).get_profiler()
+    with pytest.raises(AssertionError, match="elements outside"):
+        profiler.assert_allclose(lambda a, b: reference(a, b) + 1.0)
+
+
+def test_supply_types():
+    kernel = matmul(16, 16, 16)
+    for kind, check in [(TensorSupplyType.Zero, lambda x: not x.any()),
+                        (TensorSupplyType.One, lambda x: (x == 1).all()),
+                        (TensorSupplyType.Integer,
+                         lambda x: (x == np.round(x)).all() and abs(x).max() <= 2),
+                        (TensorSupplyType.Uniform,
+                         lambda x: (x >= 0).all() and (x < 1).all())]:
+        inputs = kernel.get_profiler(kind).supply_inputs()
+        assert [x.shape for x in inputs] == [(16, 16), (16, 16)]
+        assert all(x.dtype == np.float16 and check(x) for x in inputs)
+
+
+def test_symbolic_sizes_need_shapes():
+    kernel = matmul(T.symbolic("M"), 32, 16)
+    with pytest.raises(ValueError, match="symbolic dimension M"):
+        kernel.get_profiler().supply_inputs()
+    inputs = kernel.get_profiler(shapes={"M": 5}).supply_inputs()
+    assert inputs[0].shape == (5, 16)
+
+
+def test_do_bench():
+    calls = []
+    ms = do_bench(lambda: calls.append(1), warmup=3, rep=7)
+    assert len(calls) == 10 and ms >= 0
+    assert matmul(32, 32, 32).get_profiler().do_bench(warmup=1, rep=3) > 0
+    with pytest.raises(ValueError):
+        do_bench(lambda: None, rep=0)
+
+
+def test_assert_allclose_helper():
+    assert_allclose(np.array([1.0, np.nan]), np.array([1.0005, np.nan]),
+                    rtol=1e-3, atol=0)
+    with pytest.raises(AssertionError, match="1 of 4"):
+        assert_allclose(np.zeros(4), np.array([0, 0, 0, 1.0]))
+    assert_allclose(np.zeros(4), np.array([0, 0, 0, 1.0]),
+                    max_mismatched_ratio=0.25)
+    with pytest.raises(AssertionError, match="shape"):
+        assert_allclose(np.zeros(3), np.zeros(4))

@@ -1,0 +1,136 @@
+"""Autotuning over a list of configurations, as TileLang's ``autotune``::
+
+    @autotune(configs=[{"block_M": 64, "block_N": 64}, ...], warmup=3, rep=10)
+    @jit(out_idx=[-1])
+    def matmul(M, N, K, block_M=128, block_N=128, block_K=32):
+        ...
+
+    kernel = matmul(1024, 1024, 1024)   # tunes once, returns the fastest
+    kernel.config, kernel.latency
+
+Every configuration (a dict of keyword arguments of the decorated function)
+is traced, compiled, optionally checked against `ref_prog`, and timed on
+fresh inputs; the ones that fail to build or to match are reported and
+skipped. The progress goes to stderr, one line per configuration. The
+winner is remembered in the cache directory (``$TILE_CACHE_DIR/autotune``,
+default ``~/.cache/tilelang-mlir/autotune``; off with ``TILE_DISABLE_CACHE=1``),
+keyed by the function's source, its arguments, the configurations and the
+target, so a later process starts from it without tuning again.
+"""
+
+import functools
+import hashlib
+import inspect
+import json
+import os
+import sys
+import tempfile
+
+from .profiler import Profiler, TensorSupplyType
+
+__all__ = ["autotune", "AutotuneResult"]
+
+
+class AutotuneResult:
+    """What a tuning run measured: (config, latency in ms or None, error)."""
+
+    def __init__(self, entries, best):
+        self.entries = entries
+        self.best = best
+
+
+def _cache_dir():
+    if os.environ.get("TILE_DISABLE_CACHE") == "1":
+        return None
+    root = os.environ.get("TILE_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "tilelang-mlir")
+    return os.path.join(root, "autotune")
+
+
+def _key(fn, args, kwargs, configs, target):
+    try:
+        source = inspect.getsource(inspect.unwrap(fn))
+    except (OSError, TypeError):
+        source = getattr(fn, "__qualname__", repr(fn))
+    text = json.dumps({"source": source, "args": repr(args),
+                       "kwargs": repr(sorted(kwargs.items())),
+                       "configs": repr(configs), "target": target},
+                      sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)["config"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # absent or corrupt: tune again
+
+
+def _store(path, config, latency):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        json.dump({"config": config, "latency_ms": latency}, f)
+    os.replace(tmp, path)
+
+
+def autotune(configs, warmup=25, rep=100, ref_prog=None, rtol=1e-2, atol=1e-2,
+             supply_type=TensorSupplyType.Normal, shapes=None, cache=True,
+             target="cpu", progress=True):
+    """Decorates a @jit function: calls tune over `configs` and return the
+    fastest kernel (with `.config`, `.latency` and `.autotune_result`)."""
+    if not configs:
+        raise ValueError("autotune needs at least one configuration")
+    configs = [dict(c) for c in configs]
+
+    def decorate(jit_fn):
+        @functools.wraps(jit_fn)
+        def tuned(*args, **kwargs):
+            directory = _cache_dir() if cache else None
+            path = None
+            if directory is not None:
+                path = os.path.join(directory, _key(jit_fn, args, kwargs,
+                                                    configs, target) + ".json")
+                config = _load(path)
+                if config in configs:
+                    kernel = jit_fn(*args, **kwargs, **config)
+                    kernel.config, kernel.latency = config, None
+                    kernel.autotune_result = None
+                    return kernel
+            entries, best = [], None
+            name = getattr(jit_fn, "__name__", "kernel")
+            for i, config in enumerate(configs):
+                try:
+                    kernel = jit_fn(*args, **kwargs, **config)
+                    profiler = Profiler(kernel, supply_type, shapes)
+                    if ref_prog is not None:
+                        profiler.assert_allclose(ref_prog, rtol=rtol, atol=atol)
+                    latency = profiler.do_bench(warmup=warmup, rep=rep)
+                    entries.append((config, latency, None))
+                    if best is None or latency < best[1]:
+                        best = (config, latency, kernel)
+                    status = "%.4f ms" % latency
+                except Exception as error:  # noqa: BLE001 (reported, skipped)
+                    entries.append((config, None, error))
+                    status = "failed: %s" % str(error).splitlines()[0]
+                if progress:
+                    print("autotune %s [%d/%d] %s: %s" % (name, i + 1, len(configs),
+                                                         config, status),
+                          file=sys.stderr, flush=True)
+            if best is None:
+                raise RuntimeError("autotune %s: every configuration failed: %s"
+                                   % (name, "; ".join(str(e) for _, _, e in entries)))
+            config, latency, kernel = best
+            if progress:
+                print("autotune %s: best %s (%.4f ms)" % (name, config, latency),
+                      file=sys.stderr, flush=True)
+            if path is not None:
+                _store(path, config, latency)
+            kernel.config, kernel.latency = config, latency
+            kernel.autotune_result = AutotuneResult(entries, best[:2])
+            return kernel
+
+        return tuned
+
+    return decorate

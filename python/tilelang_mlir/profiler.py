@@ -1,0 +1,152 @@
+"""Checking and timing kernels, as TileLang's profiler::
+
+    profiler = kernel.get_profiler(tensor_supply_type=TensorSupplyType.Normal)
+    profiler.assert_allclose(lambda A, B: A @ B, rtol=1e-2, atol=1e-2)
+    latency_ms = profiler.do_bench()
+
+Inputs are drawn fresh for every check (random by default), the kernel's
+outputs are allocated by the call (never reused), and timings are the
+median of `rep` runs after `warmup` runs, in milliseconds.
+"""
+
+import enum
+import statistics
+import time
+
+import numpy as np
+
+from . import language as T
+
+__all__ = ["TensorSupplyType", "do_bench", "assert_allclose", "Profiler"]
+
+
+class TensorSupplyType(enum.Enum):
+    """How the profiler fills the kernel's inputs."""
+    Integer = 1   # random integers in [-2, 2]
+    Uniform = 2   # uniform in [0, 1)
+    Normal = 3    # standard normal
+    Randn = 3     # alias of Normal, TileLang's name
+    Zero = 4
+    One = 5
+
+
+def do_bench(fn, warmup=25, rep=100, return_mode="median"):
+    """Runs `fn()` `warmup` times, then times `rep` runs one by one and
+    returns the median (or "mean", "min", "max") in milliseconds."""
+    if rep < 1:
+        raise ValueError("rep must be at least 1")
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(rep):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    modes = {"median": statistics.median, "mean": statistics.fmean,
+             "min": min, "max": max}
+    if return_mode not in modes:
+        raise ValueError("return_mode is one of %s" % ", ".join(modes))
+    return modes[return_mode](times)
+
+
+def assert_allclose(actual, expected, rtol=1e-2, atol=1e-2,
+                    max_mismatched_ratio=0.0, name="output"):
+    """Like numpy's, in float64, NaN only matching NaN, allowing a ratio of
+    mismatched elements; the message says how many and the worst one."""
+    actual = np.asarray(actual, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    if actual.shape != expected.shape:
+        raise AssertionError("%s: shape %s, expected %s"
+                             % (name, actual.shape, expected.shape))
+    both_nan = np.isnan(actual) & np.isnan(expected)
+    close = np.isclose(actual, expected, rtol=rtol, atol=atol) | both_nan
+    bad = int(close.size - np.count_nonzero(close))
+    if bad > max_mismatched_ratio * close.size:
+        diff = np.where(close, 0, np.abs(actual - expected))
+        worst = np.unravel_index(int(np.nanargmax(np.nan_to_num(diff, nan=np.inf))),
+                                 close.shape)
+        raise AssertionError(
+            "%s: %d of %d elements outside rtol=%g atol=%g; worst at %s: got "
+            "%r, expected %r" % (name, bad, close.size, rtol, atol,
+                                 tuple(int(i) for i in worst),
+                                 actual[worst], expected[worst]))
+
+
+class Profiler:
+    """Fresh inputs for a JITKernel, checks against a reference, timings."""
+
+    def __init__(self, kernel, supply_type=TensorSupplyType.Normal,
+                 shapes=None, seed=None):
+        self.kernel = kernel
+        self.supply_type = supply_type
+        self.shapes = dict(shapes or {})
+        self.rng = np.random.default_rng(seed)
+
+    def _shape(self, spec, name):
+        shape = []
+        for dim in spec.shape:
+            if isinstance(dim, int):
+                shape.append(dim)
+            elif dim.symbol in self.shapes:
+                shape.append(int(self.shapes[dim.symbol]))
+            else:
+                raise ValueError("parameter %r has the symbolic dimension %s: "
+                                 "give its size, get_profiler(shapes={%r: ...})"
+                                 % (name, dim.symbol, dim.symbol))
+        return tuple(shape)
+
+    def supply_inputs(self):
+        """Fresh inputs for every parameter that is not an output."""
+        from .jit import _NUMPY_TYPES
+        inputs = []
+        for index, (name, spec) in enumerate(self.kernel.func.params):
+            if index in self.kernel.out_idx:
+                continue
+            if not isinstance(spec, T.Tensor):
+                raise ValueError("scalar parameter %r: the profiler supplies "
+                                 "tensors only" % name)
+            shape = self._shape(spec, name)
+            dtype = _NUMPY_TYPES[T._mlir_type(spec.dtype)]
+            kind = self.supply_type
+            if kind == TensorSupplyType.Zero:
+                data = np.zeros(shape)
+            elif kind == TensorSupplyType.One:
+                data = np.ones(shape)
+            elif kind == TensorSupplyType.Integer or np.issubdtype(dtype, np.integer):
+                data = self.rng.integers(-2, 3, shape)
+            elif kind == TensorSupplyType.Uniform:
+                data = self.rng.random(shape)
+            else:
+                data = self.rng.standard_normal(shape)
+            inputs.append(np.asarray(data).astype(dtype))
+        return inputs
+
+    def run_once(self, inputs=None):
+        inputs = self.supply_inputs() if inputs is None else inputs
+        outputs = self.kernel(*inputs)
+        return inputs, outputs
+
+    def assert_allclose(self, reference_program, rtol=1e-2, atol=1e-2,
+                        max_mismatched_ratio=0.0):
+        """Runs the kernel and `reference_program(*inputs)` (numpy arrays in,
+        an array or a tuple of arrays out, one per output) on the same fresh
+        inputs and compares every output."""
+        inputs, outputs = self.run_once()
+        expected = reference_program(*[x.copy() for x in inputs])
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        expected = expected if isinstance(expected, tuple) else (expected,)
+        if len(outputs) != len(expected):
+            raise AssertionError("the kernel has %d outputs, the reference "
+                                 "returned %d" % (len(outputs), len(expected)))
+        for i, (got, want) in enumerate(zip(outputs, expected)):
+            assert_allclose(got, want, rtol=rtol, atol=atol,
+                            max_mismatched_ratio=max_mismatched_ratio,
+                            name="output %d" % i)
+
+    def do_bench(self, func=None, warmup=25, rep=100, return_mode="median"):
+        """Median milliseconds of the kernel on one set of fresh inputs (or
+        of `func(*inputs)`)."""
+        inputs = self.supply_inputs()
+        target = func if func is not None else self.kernel
+        return do_bench(lambda: target(*inputs), warmup=warmup, rep=rep,
+                        return_mode=return_mode)
