@@ -8,6 +8,9 @@ Suites:
          package with find_package(TileLang) and runs the consumer tool.
   python pytest of the Python package (python/tests: @jit, profiler,
          autotuner) against the build tree's package.
+  pip    `pip install .` into a fresh virtual environment (scikit-build-core
+         and pybind11 from PyPI, numpy and pytest from the system), then the
+         same pytest suite against the installed package.
 
 Usage: run_tests.py [--build DIR] [--suite NAME ...]
 """
@@ -121,41 +124,63 @@ def run_embed(build, result):
     result.passed += 1
 
 
-def run_python(build, result):
-    """pytest of python/tests with the build tree's package on the path."""
-    package = os.path.join(build, "python")
-    if not os.path.isdir(os.path.join(package, "tilelang_mlir")):
-        result.failed += 1
-        result.failures.append("python: no package in %s (configure with "
-                               "TILE_ENABLE_PYTHON=ON)" % package)
-        return
+def run_pytest(suite, python, paths, build, result):
+    """pytest of python/tests with `python`, `paths` first on its path."""
     tests = os.path.join(ROOT, "python", "tests")
-    xml_path = os.path.join(build, "python-results.xml")
+    xml_path = os.path.join(build, suite + "-results.xml")
     if os.path.exists(xml_path):
         os.remove(xml_path)
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([package, tests])
-    cmd = ["/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    env["PYTHONPATH"] = os.pathsep.join(paths + [tests])
+    cmd = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
            "--junitxml=" + xml_path, tests]
-    print("[python] " + " ".join(cmd), flush=True)
-    proc = subprocess.run(cmd, env=env)
+    print("[%s] %s" % (suite, " ".join(cmd)), flush=True)
+    proc = subprocess.run(cmd, env=env, cwd=build)
     if not os.path.exists(xml_path):
         result.failed += 1
-        result.failures.append("python: no results (exit code %d)" % proc.returncode)
+        result.failures.append("%s: no results (exit code %d)" % (suite, proc.returncode))
         return
     for case in ET.parse(xml_path).getroot().iter("testcase"):
         name = case.get("classname", "") + "." + case.get("name", "")
         if case.find("failure") is not None or case.find("error") is not None:
             result.failed += 1
-            result.failures.append("python: " + name)
+            result.failures.append("%s: %s" % (suite, name))
         elif case.find("skipped") is not None:
             result.skipped += 1
         else:
             result.passed += 1
 
 
+def run_python(build, result):
+    """pytest against the build tree's package."""
+    package = os.path.join(build, "python")
+    if not os.path.isdir(os.path.join(package, "tilelang_mlir")):
+        result.failed += 1
+        result.failures.append("python: no package in %s (configure with "
+                               "TILE_ENABLE_PYTHON=ON)" % package)
+        return
+    run_pytest("python", "/usr/bin/python3", [package], build, result)
+
+
+def run_pip(build, result):
+    """`pip install .` into a fresh venv, then pytest against the install."""
+    venv = os.path.join(build, "pip-venv")
+    shutil.rmtree(venv, ignore_errors=True)
+    python = os.path.join(venv, "bin", "python")
+    for name, cmd in [
+            ("venv", ["/usr/bin/python3", "-m", "venv", "--system-site-packages", venv]),
+            ("install", [python, "-m", "pip", "install", "-q", ROOT])]:
+        print("[pip] %s: %s" % (name, " ".join(cmd)), flush=True)
+        proc = subprocess.run(cmd)
+        if proc.returncode != 0:
+            result.failed += 1
+            result.failures.append("pip: step '%s' failed (exit code %d)" % (name, proc.returncode))
+            return
+    run_pytest("pip", python, [], build, result)
+
+
 SUITES = {"lit": run_lit, "unit": run_unit, "embed": run_embed,
-          "python": run_python}
+          "python": run_python, "pip": run_pip}
 
 
 def main():
