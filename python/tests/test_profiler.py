@@ -32,7 +32,7 @@ def test_supply_types():
                         (TensorSupplyType.Integer,
                          lambda x: (x == np.round(x)).all() and abs(x).max() <= 2),
                         (TensorSupplyType.Uniform,
-                         lambda x: (x >= 0).all() and (x < 1).all())]:
+                         lambda x: (x >= 0).all() and (x <= 1).all())]:
         inputs = kernel.get_profiler(kind).supply_inputs()
         assert [x.shape for x in inputs] == [(16, 16), (16, 16)]
         assert all(x.dtype == np.float16 and check(x) for x in inputs)

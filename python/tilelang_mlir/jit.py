@@ -83,12 +83,13 @@ class JITKernel:
         for dim in self.func.params[index][1].shape:
             if isinstance(dim, int):
                 shape.append(dim)
-            elif dim.symbol in sizes:
-                shape.append(sizes[dim.symbol])
-            else:
+                continue
+            missing = dim.symbols() - set(sizes)
+            if missing:
                 raise ValueError("cannot size output %r: no input has "
                                  "dimension %s" % (self.func.params[index][0],
-                                                   dim.symbol))
+                                                   ", ".join(sorted(missing))))
+            shape.append(dim.evaluate(sizes))
         return tuple(shape)
 
     def __call__(self, *args):

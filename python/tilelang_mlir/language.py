@@ -223,6 +223,12 @@ _CMP = {"lt": ("olt", "slt"), "le": ("ole", "sle"), "gt": ("ogt", "sgt"),
 
 
 def _binary(kind, a, b):
+    # Outside a trace (a tensor annotation), arithmetic on symbolic sizes
+    # stays symbolic: evaluated where the kernel uses it, and from the
+    # inputs' shapes where the JIT sizes an output.
+    if getattr(_state, "builder", None) is None and (
+            isinstance(a, _SizeExpr) or isinstance(b, _SizeExpr)):
+        return _SizeExpr(kind, a, b)
     a, b = _unify(a, b)
     if _is_float(a.type):
         if kind == "floordiv":
@@ -354,12 +360,67 @@ def _index(value):
 # Buffers and signatures
 # --------------------------------------------------------------------------
 
-class _Symbol(Expr):
+_SIZE_OPS = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y,
+             "mul": lambda x, y: x * y, "floordiv": lambda x, y: x // y,
+             "rem": lambda x, y: x % y, "ceildiv": lambda x, y: -(-x // y),
+             "max": builtins.max, "min": builtins.min}
+
+
+class _SizeExpr(Expr):
+    """Integer arithmetic on symbolic sizes written outside a kernel, e.g.
+    the shape ``T.Tensor((N, K // 2), T.int8)``."""
+
+    def __init__(self, kind, a, b):  # pylint: disable=super-init-not-called
+        if kind not in _SIZE_OPS:
+            raise TileLangError("%s is not size arithmetic" % kind)
+        for operand in (a, b):
+            if not isinstance(operand, (int, _SizeExpr)) or \
+                    isinstance(operand, type(True)):
+                raise TileLangError("sizes combine ints and T.symbolic() "
+                                    "values, got %r" % (operand,))
+        self.kind, self.a, self.b = kind, a, b
+
+    @property
+    def name(self):
+        """The value inside a kernel, computed where it is used."""
+        return _binary(self.kind, _traced(self.a), _traced(self.b)).name
+
+    @property
+    def type(self):
+        return "index"
+
+    def symbols(self):
+        return set().union(*[x.symbols() for x in (self.a, self.b)
+                             if isinstance(x, _SizeExpr)])
+
+    def evaluate(self, sizes):
+        """The value for `sizes` (symbol name -> int)."""
+        value = lambda x: x if isinstance(x, int) else x.evaluate(sizes)
+        return _SIZE_OPS[self.kind](value(self.a), value(self.b))
+
+    def __repr__(self):
+        return "(%r %s %r)" % (self.a, self.kind, self.b)
+
+
+def _traced(value):
+    return _as_expr(value, "index") if isinstance(value, int) else \
+        Expr(value.name, "index")
+
+
+class _Symbol(_SizeExpr):
     """A dynamic dimension: `T.symbolic("M")`. In a kernel it is the size
     of the first tensor parameter that has it (an index value)."""
 
     def __init__(self, name):  # pylint: disable=super-init-not-called
         self.symbol = name
+
+    def symbols(self):
+        return {self.symbol}
+
+    def evaluate(self, sizes):
+        if self.symbol not in sizes:
+            raise ValueError("no size for T.symbolic(%r)" % self.symbol)
+        return sizes[self.symbol]
 
     @property
     def name(self):
@@ -392,9 +453,9 @@ class Tensor:
         self.shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
         self.dtype = dtype
         for dim in self.shape:
-            if not isinstance(dim, (int, _Symbol)) or isinstance(dim, type(True)):
-                raise TileLangError("tensor dimensions are ints or T.symbolic(), "
-                                    "got %r" % (dim,))
+            if not isinstance(dim, (int, _SizeExpr)) or isinstance(dim, type(True)):
+                raise TileLangError("tensor dimensions are ints, T.symbolic() "
+                                    "or arithmetic on them, got %r" % (dim,))
 
 
 Buffer = Tensor  # TileLang's T.Buffer annotation
@@ -539,6 +600,8 @@ def prim_func(fn):
                                         value.memref_type))
                         dims[dim.symbol] = Expr(name, "index")
                     value.dims[axis] = dims[dim.symbol]
+                elif isinstance(dim, _SizeExpr):
+                    value.dims[axis] = dim  # computed where it is used
         fn(*[value for value, _ in args])
     finally:
         _state.builder = previous

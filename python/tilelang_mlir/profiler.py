@@ -23,7 +23,7 @@ __all__ = ["TensorSupplyType", "do_bench", "assert_allclose", "Profiler"]
 class TensorSupplyType(enum.Enum):
     """How the profiler fills the kernel's inputs."""
     Integer = 1   # random integers in [-2, 2]
-    Uniform = 2   # uniform in [0, 1)
+    Uniform = 2   # uniform in [0, 1) (rounding to the dtype may reach 1)
     Normal = 3    # standard normal
     Randn = 3     # alias of Normal, TileLang's name
     Zero = 4
@@ -87,12 +87,13 @@ class Profiler:
         for dim in spec.shape:
             if isinstance(dim, int):
                 shape.append(dim)
-            elif dim.symbol in self.shapes:
-                shape.append(int(self.shapes[dim.symbol]))
-            else:
+                continue
+            missing = sorted(dim.symbols() - set(self.shapes))
+            if missing:
                 raise ValueError("parameter %r has the symbolic dimension %s: "
                                  "give its size, get_profiler(shapes={%r: ...})"
-                                 % (name, dim.symbol, dim.symbol))
+                                 % (name, missing[0], missing[0]))
+            shape.append(int(dim.evaluate(self.shapes)))
         return tuple(shape)
 
     def supply_inputs(self):

@@ -228,7 +228,7 @@ def check_dequant(m, n, k):
     q = rng.integers(0, 16, (n, k))
     packed = ((q[:, 1::2] << 4) | q[:, 0::2]).astype(np.uint8).view(np.int8)
     scale = (rng.random(n) * 0.1 + 0.01).astype(np.float16)
-    c = dequant_gemm(T.symbolic("M"), T.symbolic("N"), k)(a, packed, scale)
+    c = dequant_gemm(T.symbolic("M"), T.symbolic("N"), T.symbolic("K"))(a, packed, scale)
     w = ((q.astype(np.float16) - np.float16(8)) * scale[:, None]).astype(np.float16)
     ref = a.astype(np.float32) @ w.astype(np.float32).T
     np.testing.assert_allclose(c.astype(np.float32), ref, rtol=1e-2, atol=5e-2)
