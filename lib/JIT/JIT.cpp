@@ -26,6 +26,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
@@ -1085,4 +1086,34 @@ Error Kernel::run(ArrayRef<KernelArg> args) {
                                    impl->options.target.str() + ": " +
                                    llvm::toString(std::move(err)));
   return Error::success();
+}
+
+Expected<std::string> jit::lowerToText(StringRef source, StringRef pipeline,
+                                       StringRef bufferName) {
+  static std::once_flag registered;
+  std::call_once(registered, [] {
+    tile::registerAllPasses();
+    registerTransformsPasses();
+  });
+  DialectRegistry registry;
+  tile::registerAllDialects(registry);
+  tile::registerAllExtensions(registry);
+  MLIRContext context(registry);
+  DiagnosticCollector diags(&context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, ParserConfig(&context), bufferName);
+  if (!module)
+    return diags.makeError("cannot parse the kernel");
+  PassManager pm(&context, ModuleOp::getOperationName());
+  std::string pipelineErrors;
+  llvm::raw_string_ostream errorStream(pipelineErrors);
+  if (failed(parsePassPipeline(pipeline, pm, errorStream)))
+    return llvm::createStringError("invalid pass pipeline '" + pipeline +
+                                   "': " + pipelineErrors);
+  if (failed(pm.run(*module)))
+    return diags.makeError(("'" + pipeline + "' failed").str());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
 }

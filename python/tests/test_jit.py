@@ -1,5 +1,7 @@
 """@jit: outputs, specialization, argument checking."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -90,3 +92,22 @@ def test_size_arithmetic_in_shapes():
     y = pair_sums()(x)
     assert y.shape == (5, 35)
     np.testing.assert_array_equal(y, x[:, 0::2] + x[:, 1::2])
+
+
+def test_kernel_source_at_each_stage():
+    kernel = matmul(64, 64, 32, block_M=32, block_N=32, block_K=16)
+    assert "tile.pipelined" in kernel.get_kernel_source()
+    assert "{async}" in kernel.get_kernel_source("pipelined", target="sm_90a")
+    loops = kernel.get_kernel_source("loops")
+    assert not re.search(r"^\s*(%\S+ = )?tile\.", loops, re.M)  # no tile op
+    assert "scf.for" in loops
+    gpu = kernel.get_kernel_source("loops", target="sm_90a")
+    assert "gpu.launch" in gpu and "nvgpu.mma.sync" in gpu
+    assert "llvm.func @main" in kernel.get_kernel_source("llvm")
+    ptx = kernel.get_kernel_source("ptx", target="sm_90a")
+    assert ".target sm_90a" in ptx and "mma.sync.aligned.m16n8k16" in ptx
+    assert "cp.async" in ptx and "ldmatrix" in ptx
+    with pytest.raises(ValueError, match="stage is one of"):
+        kernel.get_kernel_source("sass")
+    with pytest.raises(ValueError, match="NVIDIA"):
+        kernel.get_kernel_source("ptx", target="gfx942")

@@ -201,4 +201,12 @@ PYBIND11_MODULE(_tilelang, m) {
            "Compiles (or loads from the cache) the specialization of these "
            "arguments and returns its report")
       .def("run", &PyKernel::run, "Runs the kernel on these arguments");
+  m.def(
+      "lower",
+      [](const std::string &source, const std::string &pipeline) {
+        return unwrap(lowerToText(source, pipeline, "<python>"));
+      },
+      py::arg("source"), py::arg("pipeline"),
+      "Runs a pass pipeline (as tile-opt takes it) on tile IR text and "
+      "returns the result as text");
 }

@@ -21,11 +21,12 @@ call allocates and returns. The CPU backend runs on numpy arrays.
 """
 
 import functools
+import re
 
 import numpy as np
 
 from . import language as T
-from ._tilelang import Kernel, TileError
+from ._tilelang import Kernel, TileError, lower
 
 __all__ = ["jit", "compile", "JITKernel", "TileError"]
 
@@ -59,9 +60,40 @@ class JITKernel:
     def params(self):
         return self._kernel.params
 
-    def get_kernel_source(self):
-        """The tile IR of the kernel, with the user's locations."""
-        return self.func.script()
+    def get_kernel_source(self, stage="tile", target=None):
+        """The kernel's IR at a stage of the lowering, for `target` (default:
+        the kernel's): "tile" (as traced, with the user's locations),
+        "pipelined" (after tile-plan-pipelines), "loops" (tile ops lowered:
+        gpu.launch on GPU targets, scf loops on the CPU), "llvm" (the whole
+        module in the LLVM dialect, device code included) or, on NVIDIA
+        targets, "ptx"."""
+        target = target or self.target
+        source = self.func.script()
+        if stage == "tile":
+            return source
+        kind, chip = _split_target(target)
+        attach = "tile-attach-target{kind=%s chip=%s overwrite=true}" % (kind, chip)
+        pipelines = {
+            "pipelined": attach + ",tile-plan-pipelines",
+            "loops": attach + (",convert-tile-to-scf" if kind == "cpu" else
+                               ",tile-plan-pipelines,convert-tile-to-gpu"
+                               "{reuse-shared-memory=true}") + ",canonicalize,cse",
+            "llvm": ("tile-to-cpu" if kind == "cpu" else
+                     "tile-to-%s{chip=%s format=isa}"
+                     % ("nvvm" if kind == "cuda" else "rocdl", chip)),
+        }
+        if stage == "ptx":
+            if kind != "cuda":
+                raise ValueError("PTX exists for NVIDIA targets, not %r" % target)
+            text = lower(source, pipelines["llvm"])
+            return "\n".join(
+                re.sub(r"\\([0-9A-Fa-f]{2})",
+                       lambda m: chr(int(m.group(1), 16)), asm)
+                for asm in re.findall(r'assembly = "(.*?)"(?:>|,)', text, re.S))
+        if stage not in pipelines:
+            raise ValueError("stage is one of tile, pipelined, loops, llvm, "
+                             "ptx; got %r" % (stage,))
+        return lower(source, pipelines[stage])
 
     def get_profiler(self, tensor_supply_type=None, shapes=None, seed=None):
         """A Profiler: fresh inputs, assert_allclose, do_bench. `shapes`
@@ -123,6 +155,19 @@ class JITKernel:
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def _split_target(target):
+    """("cpu"|"cuda"|"rocm", chip) of a target string ("cpu", "sm_90a",
+    "cuda:sm_80", "gfx942", "rocm:gfx1100")."""
+    kind, _, rest = target.partition(":")
+    if kind in ("cuda", "rocm"):
+        return kind, rest.split(":")[0]
+    if kind.startswith("sm_"):
+        return "cuda", kind
+    if kind.startswith("gfx"):
+        return "rocm", kind
+    return "cpu", "host"
 
 
 def compile(func, out_idx=None, target="cpu"):  # noqa: A001 (TileLang's name)

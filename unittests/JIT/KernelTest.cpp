@@ -330,3 +330,28 @@ TEST(TargetTest, Parse) {
 }
 
 } // namespace
+
+TEST(LowerToTextTest, EachStage) {
+  llvm::Expected<std::string> loops =
+      lowerToText(kScale, "convert-tile-to-scf,canonicalize");
+  ASSERT_TRUE(static_cast<bool>(loops)) << llvm::toString(loops.takeError());
+  EXPECT_EQ(loops->find("tile.kernel"), std::string::npos);
+  EXPECT_NE(loops->find("scf.for"), std::string::npos);
+  llvm::Expected<std::string> ptx =
+      lowerToText(kScale, "tile-to-nvvm{chip=sm_80 format=isa}");
+  ASSERT_TRUE(static_cast<bool>(ptx)) << llvm::toString(ptx.takeError());
+  EXPECT_NE(ptx->find(".target sm_80"), std::string::npos);
+}
+
+TEST(LowerToTextTest, ErrorsNameTheProblem) {
+  llvm::Expected<std::string> badPipeline =
+      lowerToText(kScale, "no-such-pass");
+  ASSERT_FALSE(static_cast<bool>(badPipeline));
+  EXPECT_NE(llvm::toString(badPipeline.takeError()).find("no-such-pass"),
+            std::string::npos);
+  llvm::Expected<std::string> badSource =
+      lowerToText("func.func @f( {", "canonicalize", "bad.mlir");
+  ASSERT_FALSE(static_cast<bool>(badSource));
+  EXPECT_NE(llvm::toString(badSource.takeError()).find("bad.mlir:1:"),
+            std::string::npos);
+}

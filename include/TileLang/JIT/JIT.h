@@ -134,6 +134,16 @@ struct CompileReport {
   double seconds = 0;
 };
 
+/// Runs `pipeline`, a pass pipeline as tile-opt takes it (for example
+/// "tile-plan-pipelines,convert-tile-to-gpu" or
+/// "tile-to-nvvm{chip=sm_90a format=isa}"), on the tile IR `source` and
+/// returns the resulting module as text: the IR of any stage of the
+/// lowering, for inspection. Parse, pipeline and pass diagnostics (with
+/// their locations) come back in the error.
+llvm::Expected<std::string> lowerToText(llvm::StringRef source,
+                                        llvm::StringRef pipeline,
+                                        llvm::StringRef bufferName = "<kernel>");
+
 class Kernel {
 public:
   /// Parses `source` (tile IR text) and prepares the kernel. Parse and
