@@ -24,10 +24,13 @@ OPS = ["kernel", "alloc_shared", "alloc_fragment", "alloc_local", "copy",
 CPU = ["test/Integration/examples.test", "test/Integration/gemm.test",
        "test/Integration/atomic_add.mlir", "test/Integration/local_tiles.mlir"]
 NVIDIA_CI = ["test/Pipelines/tile-to-nvvm-cubin.test",
-             "test/Integration/local_tiles.mlir"]
-NVIDIA_RUN = "bench/results/2026-11-29-h200-mma-suite.md"
+             "test/Integration/local_tiles.mlir",
+             "test/Conversion/TileToNVGPU/gemm-to-mma-sync.mlir",
+             "test/Conversion/TileToNVGPU/copy-to-cp-async.mlir"]
+NVIDIA_RUN = "bench/results/2026-11-29-h200-pipelined-suite.md"
 AMD = ["test/Pipelines/tile-to-rocdl-hsaco.test", "test/Pipelines/tile-to-rocdl.mlir",
-       "test/Integration/local_tiles.mlir"]
+       "test/Integration/local_tiles.mlir",
+       "test/Conversion/TileToAMDGPU/gemm-to-mfma.mlir"]
 
 BACKENDS = [
     ("CPU (x86-64, JIT)", "run", CPU,
@@ -76,7 +79,8 @@ def generate(root):
             cells.append("**%s**: %s" % (status, ", ".join("`%s`" % f for f in found)))
         lines.append("| `tile.%s` | %s |" % (op, " | ".join(cells)))
     lines += ["", "GPU performance is another matter: see `bench/results` for the",
-              "measured ratios against the peers (far below the targets today).", ""]
+              "measured ratios against the peers (GEMM 0.56-0.60x cuBLAS on the",
+              "H200; attention and softmax further below their targets).", ""]
     return "\n".join(lines)
 
 

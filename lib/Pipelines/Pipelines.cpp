@@ -9,6 +9,7 @@
 #include "TileLang/Conversion/Passes.h"
 #include "TileLang/Transforms/Passes.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/AMDGPUToROCDL/AMDGPUToROCDL.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
@@ -192,6 +193,9 @@ void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
     pm.addPass(createGpuROCDLAttachTarget(rocdlTarget));
   };
   auto lowerKernels = [&](OpPassManager &kernels) {
+    ConvertAMDGPUToROCDLPassOptions matrix;
+    matrix.chipset = options.chip;
+    kernels.addPass(createConvertAMDGPUToROCDLPass(matrix));
     ConvertGpuOpsToROCDLOpsOptions device;
     device.chipset = options.chip;
     device.runtime = gpu::amd::Runtime::HIP;

@@ -8,6 +8,7 @@
 #define TILELANG_CONVERSION_PASSES_H
 
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"

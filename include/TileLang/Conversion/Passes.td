@@ -81,6 +81,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect",
     "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::amdgpu::AMDGPUDialect",
     "::mlir::NVVM::NVVMDialect",
     "::mlir::LLVM::LLVMDialect",
     "::mlir::vector::VectorDialect",

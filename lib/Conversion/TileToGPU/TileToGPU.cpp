@@ -7,6 +7,7 @@
 #include "TileLang/Conversion/Passes.h"
 
 #include "TileLang/Conversion/TileLowering.h"
+#include "TileLang/Conversion/TileToAMDGPU.h"
 #include "TileLang/Conversion/TileToNVGPU.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -285,6 +286,8 @@ struct ConvertTileToGPUPass
     // Target-specific lowerings win over the generic ones where they apply.
     if (targetAttr && targetAttr.getKind() == TargetKind::CUDA)
       populateTileToNVGPUPatterns(patterns, targetAttr.getSmVersion());
+    if (targetAttr && targetAttr.getKind() == TargetKind::ROCm)
+      populateTileToAMDGPUPatterns(patterns, targetAttr.getChip());
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 

@@ -1,0 +1,90 @@
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=MFMA
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx1100" --convert-tile-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=NOMFMA
+// RUN: tile-opt %s --split-input-file --tile-to-rocdl="chip=gfx942 format=isa rocm-path=%rocm_path" | FileCheck %s --check-prefix=ISA
+// REQUIRES: rocm-device-libs
+
+// On chips with matrix cores (gfx90a, gfx94x, gfx950), an f16 or bf16 gemm
+// with f32 accumulation and sizes that are multiples of 16 runs as
+// amdgpu.mfma 16x16x16: wave w takes 16x16 C tiles w, w + W, ..., lane
+// l = 16 q + r loads A[r][4q + v] and B[4q + v][r] (v = 0..3) per k step
+// and holds C[4q + v][r] in registers across the k loop. Compiled and
+// ISA-checked here; no AMD GPU runs it.
+// MFMA-LABEL: func.func @f16
+// MFMA: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
+// MFMA: %[[WAVE:.*]] = arith.divui %[[TX]], %c64
+// MFMA: scf.for %{{.*}} = %[[WAVE]] to %c8 step %c2 {
+// MFMA:   scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<4xf32>) {
+// MFMA-COUNT-4: memref.load %{{.*}} : memref<32x32xf16, #gpu.address_space<workgroup>>
+// MFMA:     vector.from_elements {{.*}} : vector<4xf16>
+// MFMA:     amdgpu.mfma 16x16x16 %{{.*}} * %{{.*}} + %[[ACC]] blgp = none : vector<4xf16>, vector<4xf16>, vector<4xf32>
+// MFMA-COUNT-4: memref.store
+// Chips without MFMA keep the generic lowering.
+// NOMFMA-LABEL: func.func @f16
+// NOMFMA-NOT: amdgpu.mfma
+// NOMFMA: return
+// ISA: gpu.binary @f16_kernel
+// ISA-SAME: v_mfma_f32_16x16x16_f16
+// ISA-SAME: .amdhsa_private_segment_fixed_size 0
+func.func @f16(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<32x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<32x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<32x64xf32, #tile.mem<fragment>>
+    tile.clear %a : memref<32x32xf16, #tile.mem<shared>>
+    tile.clear %b : memref<32x64xf16, #tile.mem<shared>>
+    tile.clear %c : memref<32x64xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c : memref<32x32xf16, #tile.mem<shared>>, memref<32x64xf16, #tile.mem<shared>> -> memref<32x64xf32, #tile.mem<fragment>>
+    tile.annotate_layout %c : memref<32x64xf32, #tile.mem<fragment>> layout #tile.fragment<[32, 64], thread = (i, j) -> ((i * 64 + j) mod 128), index = (i, j) -> ((i * 64 + j) floordiv 128), threads = 128>
+  }
+  return
+}
+
+// -----
+
+// bf16, both operands transposed, C reset: zeros for the accumulators,
+// A read as A[4q + v][r] and B as B[r][4q + v].
+// MFMA-LABEL: func.func @bf16_transposed
+// MFMA: arith.constant dense<0.000000e+00> : vector<4xf32>
+// MFMA: amdgpu.mfma 16x16x16 {{.*}} : vector<4xbf16>, vector<4xbf16>, vector<4xf32>
+// ISA: gpu.binary @bf16_transposed_kernel
+// ISA-SAME: v_mfma_f32_16x16x16_bf16
+func.func @bf16_transposed(%n: index) {
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    %a = tile.alloc_shared : memref<16x32xbf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x16xbf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    tile.clear %a : memref<16x32xbf16, #tile.mem<shared>>
+    tile.clear %b : memref<16x16xbf16, #tile.mem<shared>>
+    tile.gemm %a, %b, %c {transpose_a, transpose_b, clear_accum} : memref<16x32xbf16, #tile.mem<shared>>, memref<16x16xbf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.annotate_layout %c : memref<32x16xf32, #tile.mem<fragment>> layout #tile.fragment<[32, 16], thread = (i, j) -> ((i * 16 + j) mod 64), index = (i, j) -> ((i * 16 + j) floordiv 64), threads = 64>
+  }
+  return
+}
+
+// -----
+
+// What MFMA 16x16x16 cannot do stays generic, so no unsupported shape
+// reaches the backend: sizes that are not multiples of 16, f32 operands,
+// f16 accumulation. (A block of partial waves is a verifier error.)
+// MFMA-LABEL: func.func @fallbacks
+// MFMA-NOT: amdgpu.mfma
+// MFMA: return
+// ISA: gpu.binary @fallbacks_kernel
+// ISA-NOT: v_mfma
+func.func @fallbacks(%n: index) {
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    %a = tile.alloc_shared : memref<16x8xf16, #tile.mem<shared>>
+    %af = tile.alloc_shared : memref<16x16xf32, #tile.mem<shared>>
+    %ah = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.mem<fragment>>
+    %ch = tile.alloc_fragment : memref<16x16xf16, #tile.mem<fragment>>
+    tile.clear %a : memref<16x8xf16, #tile.mem<shared>>
+    tile.clear %af : memref<16x16xf32, #tile.mem<shared>>
+    tile.clear %ah : memref<16x16xf16, #tile.mem<shared>>
+    tile.gemm %a, %a, %c {transpose_b, clear_accum} : memref<16x8xf16, #tile.mem<shared>>, memref<16x8xf16, #tile.mem<shared>> -> memref<16x16xf32, #tile.mem<fragment>>
+    tile.gemm %af, %af, %c : memref<16x16xf32, #tile.mem<shared>>, memref<16x16xf32, #tile.mem<shared>> -> memref<16x16xf32, #tile.mem<fragment>>
+    tile.gemm %ah, %ah, %ch {clear_accum} : memref<16x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<16x16xf16, #tile.mem<fragment>>
+    tile.annotate_layout %c : memref<16x16xf32, #tile.mem<fragment>> layout #tile.fragment<[16, 16], thread = (i, j) -> ((i * 16 + j) mod 64), index = (i, j) -> ((i * 16 + j) floordiv 64), threads = 64>
+  }
+  return
+}
