@@ -1,0 +1,213 @@
+//===- GemmToMatrixCores.cpp - tile.gemm on AMD matrix cores -------------===//
+//
+// Part of TileLang-MLIR.
+//
+// tile.gemm inside a gpu.launch on AMD matrix cores, f16 or bf16 operands
+// with f32 accumulation, M, N, K multiples of 16:
+//
+//  * MFMA (wave64: gfx90a, gfx94x, gfx950): `amdgpu.mfma` 16x16x16
+//    (v_mfma_f32_16x16x16_f16 / _bf16). Lane l = 16 h + r (h in 0..3,
+//    r in 0..15) holds A[r][4h + v], B[4h + v][r] and C[4h + v][r],
+//    v = 0..3.
+//  * WMMA (wave32: gfx11): `amdgpu.wmma` 16x16x16 (v_wmma_f32_16x16x16_f16
+//    / _bf16). Lane l = 16 h + r (h in 0..1) holds all of row r of A and
+//    column r of B (the two half-waves hold the same operands) and
+//    C[2v + h][r], v = 0..7.
+//
+// Wave w takes 16x16 C tiles w, w + W, ... and keeps each tile's
+// accumulators in registers across its k loop. Operands are read element by
+// element from the on-chip tiles (through their swizzle, if any). Anything
+// else (other types, shapes that are not multiples of 16, other chips)
+// keeps the generic lowering, so no unsupported matrix shape reaches the
+// backend.
+//
+// These lowerings are compiled and their ISA checked; no AMD GPU has run
+// them (the layouts follow the instructions' documented operand layouts).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Conversion/TileToAMDGPU.h"
+
+#include "TileLang/Conversion/TileLowering.h"
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+constexpr int64_t kTile = 16;
+
+Value index(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value add(OpBuilder &b, Location loc, Value x, int64_t y) {
+  return y == 0 ? x : add(b, loc, x, index(b, loc, y));
+}
+
+/// Loads elements `at(v)`, v = 0..count-1, of `tile` into a vector.
+Value loadVector(OpBuilder &b, Location loc, Value tile, int64_t count,
+                 function_ref<SmallVector<Value>(int64_t)> at) {
+  auto type = VectorType::get(
+      {count}, cast<MemRefType>(tile.getType()).getElementType());
+  SmallVector<Value> values;
+  for (int64_t v = 0; v < count; ++v)
+    values.push_back(memref::LoadOp::create(
+        b, loc, tile, swizzleIndices(b, loc, tile, at(v))));
+  return vector::FromElementsOp::create(b, loc, type, values);
+}
+
+/// How one matrix-core instruction lays its 16x16x16 operands over a wave:
+/// lane = 16 h + r; A element v of the lane is A[r][aK(h, v)], B element v
+/// is B[aK(h, v)][r], accumulator v is C[cRow(h, v)][r].
+struct MatrixCore {
+  int64_t waveSize, operandCount, accCount;
+  /// k of operand element v (multiplier of h, plus v).
+  int64_t kPerHalf;
+  /// Row of accumulator v: rowStride * v + rowPerHalf * h.
+  int64_t rowStride, rowPerHalf;
+};
+
+constexpr MatrixCore kMFMA = {64, 4, 4, /*kPerHalf=*/4, /*rowStride=*/1,
+                              /*rowPerHalf=*/4};
+constexpr MatrixCore kWMMA = {32, 16, 8, /*kPerHalf=*/0, /*rowStride=*/2,
+                              /*rowPerHalf=*/1};
+
+struct GemmToMatrixCore : OpRewritePattern<GemmOp> {
+  GemmToMatrixCore(MLIRContext *ctx, MatrixCore core)
+      : OpRewritePattern<GemmOp>(ctx, /*benefit=*/2), core(core) {}
+
+  LogicalResult matchAndRewrite(GemmOp op,
+                                PatternRewriter &rewriter) const override {
+    Type aType = op.getA().getType().getElementType();
+    if (aType != op.getB().getType().getElementType() ||
+        !(aType.isF16() || aType.isBF16()) ||
+        !op.getC().getType().getElementType().isF32())
+      return rewriter.notifyMatchFailure(op, "no 16x16x16 matrix core for "
+                                             "the types");
+    if (op.getM() % kTile || op.getN() % kTile || op.getK() % kTile)
+      return rewriter.notifyMatchFailure(op, "not a multiple of 16x16x16");
+    std::optional<int64_t> threads = getStaticBlockThreads(op);
+    if (!threads || *threads % core.waveSize)
+      return rewriter.notifyMatchFailure(op, "not whole waves");
+
+    Location loc = op.getLoc();
+    Value a = op.getA(), b = op.getB(), c = op.getC();
+    bool transA = op.getTransposeA(), transB = op.getTransposeB();
+    int64_t tilesN = op.getN() / kTile;
+    int64_t numTiles = (op.getM() / kTile) * tilesN;
+    auto accType = VectorType::get({core.accCount}, rewriter.getF32Type());
+
+    gpu::BarrierOp::create(rewriter, loc);
+    Value tid = getBlockThreads(rewriter, op).threadId;
+    Value wave = arith::DivUIOp::create(rewriter, loc, tid,
+                                        index(rewriter, loc, core.waveSize));
+    Value lane = arith::RemUIOp::create(rewriter, loc, tid,
+                                        index(rewriter, loc, core.waveSize));
+    Value r =
+        arith::RemUIOp::create(rewriter, loc, lane, index(rewriter, loc, kTile));
+    Value h =
+        arith::DivUIOp::create(rewriter, loc, lane, index(rewriter, loc, kTile));
+    auto scaled = [&](OpBuilder &bld, int64_t factor) -> Value {
+      return arith::MulIOp::create(bld, loc, h, index(bld, loc, factor));
+    };
+
+    scf::ForOp::create(
+        rewriter, loc, wave, index(rewriter, loc, numTiles),
+        index(rewriter, loc, *threads / core.waveSize), ValueRange{},
+        [&](OpBuilder &bld, Location loc, Value tile, ValueRange) {
+          Value row0 = arith::MulIOp::create(
+              bld, loc,
+              arith::DivUIOp::create(bld, loc, tile, index(bld, loc, tilesN)),
+              index(bld, loc, kTile));
+          Value col0 = arith::MulIOp::create(
+              bld, loc,
+              arith::RemUIOp::create(bld, loc, tile, index(bld, loc, tilesN)),
+              index(bld, loc, kTile));
+          Value col = add(bld, loc, col0, r);
+          Value aRow = add(bld, loc, row0, r);
+          Value cRowBase = add(bld, loc, row0, scaled(bld, core.rowPerHalf));
+          auto cIndex = [&](OpBuilder &bld, int64_t v) -> SmallVector<Value> {
+            return {add(bld, loc, cRowBase, core.rowStride * v), col};
+          };
+          Value init;
+          if (op.getClearAccum())
+            init = arith::ConstantOp::create(
+                bld, loc, accType,
+                cast<TypedAttr>(bld.getZeroAttr(accType)));
+          else
+            init = loadVector(bld, loc, c, core.accCount,
+                              [&](int64_t v) { return cIndex(bld, v); });
+          auto kLoop = scf::ForOp::create(
+              bld, loc, index(bld, loc, 0), index(bld, loc, op.getK()),
+              index(bld, loc, kTile), ValueRange{init},
+              [&](OpBuilder &bld, Location loc, Value k0, ValueRange acc) {
+                Value kBase = add(bld, loc, k0, scaled(bld, core.kPerHalf));
+                Value aFrag =
+                    loadVector(bld, loc, a, core.operandCount, [&](int64_t v) {
+                      Value k = add(bld, loc, kBase, v);
+                      return transA ? SmallVector<Value>{k, aRow}
+                                    : SmallVector<Value>{aRow, k};
+                    });
+                Value bFrag =
+                    loadVector(bld, loc, b, core.operandCount, [&](int64_t v) {
+                      Value k = add(bld, loc, kBase, v);
+                      return transB ? SmallVector<Value>{col, k}
+                                    : SmallVector<Value>{k, col};
+                    });
+                Value next =
+                    core.waveSize == 64
+                        ? amdgpu::MFMAOp::create(bld, loc, accType, kTile,
+                                                 kTile, kTile, /*blocks=*/1,
+                                                 aFrag, bFrag, acc[0])
+                              .getResult()
+                        : amdgpu::WMMAOp::create(
+                              bld, loc, accType, bld.getI32IntegerAttr(kTile),
+                              bld.getI32IntegerAttr(kTile),
+                              bld.getI32IntegerAttr(kTile), aFrag, bFrag,
+                              acc[0])
+                              .getResult();
+                scf::YieldOp::create(bld, loc, next);
+              });
+          for (int64_t v = 0; v < core.accCount; ++v) {
+            Value element = vector::ExtractOp::create(
+                bld, loc, kLoop.getResult(0), ArrayRef<int64_t>{v});
+            memref::StoreOp::create(bld, loc, element, c, cIndex(bld, v));
+          }
+          scf::YieldOp::create(bld, loc);
+        });
+    gpu::BarrierOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  MatrixCore core;
+};
+
+} // namespace
+
+bool mlir::tile::hasMFMA(StringRef chip) {
+  return chip == "gfx90a" || chip.starts_with("gfx94") || chip == "gfx950";
+}
+
+bool mlir::tile::hasWMMA(StringRef chip) { return chip.starts_with("gfx11"); }
+
+void mlir::tile::populateTileToAMDGPUPatterns(RewritePatternSet &patterns,
+                                              StringRef chip) {
+  if (hasMFMA(chip))
+    patterns.add<GemmToMatrixCore>(patterns.getContext(), kMFMA);
+  else if (hasWMMA(chip))
+    patterns.add<GemmToMatrixCore>(patterns.getContext(), kWMMA);
+}
