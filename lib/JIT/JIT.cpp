@@ -15,6 +15,7 @@
 #include "TileLang/Pipelines/Pipelines.h"
 #include "TileLang/Registration/Registration.h"
 #include "TileLang/Runtime/CUDARuntime.h"
+#include "TileLang/Runtime/HIPRuntime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -684,6 +685,14 @@ Kernel::Impl::specialize(ArrayRef<KernelArg> args) {
   return clone;
 }
 
+/// The mgpu* functions the host code of `kind` calls: the HIP twins for
+/// ROCm, the CUDA driver's otherwise (unused on the CPU).
+static llvm::SmallVector<std::pair<llvm::StringRef, void *>>
+getRuntimeSymbols(TargetKind kind) {
+  return kind == TargetKind::ROCm ? runtime::hip::getSymbols()
+                                  : runtime::getSymbols();
+}
+
 Expected<std::string>
 Kernel::Impl::compileToObject(ModuleOp specialized,
                               const std::string &pipeline) {
@@ -697,6 +706,14 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     nvvmOptions.reuseSharedMemory = options.reuseSharedMemory;
     nvvmOptions.pipelineCopies = options.pipelineCopies;
     buildTileToNVVMPipeline(pm, nvvmOptions);
+  } else if (options.target.kind == TargetKind::ROCm) {
+    TileToROCDLOptions rocdlOptions;
+    rocdlOptions.chip = options.target.chip;
+    rocdlOptions.features = options.target.features;
+    rocdlOptions.emitCInterface = true;
+    rocdlOptions.reuseSharedMemory = options.reuseSharedMemory;
+    rocdlOptions.pipelineCopies = options.pipelineCopies;
+    buildTileToROCDLPipeline(pm, rocdlOptions);
   } else {
     TileToCPUOptions cpuOptions;
     cpuOptions.emitCInterface = true;
@@ -731,9 +748,10 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
   if (!engine)
     return diags.makeError("cannot compile '" + entry + "' for the host: " +
                            llvm::toString(engine.takeError()));
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+  TargetKind kind = options.target.kind;
+  (*engine)->registerSymbols([kind](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
-    for (auto [name, address] : runtime::getSymbols())
+    for (auto [name, address] : getRuntimeSymbols(kind))
       symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
                                  llvm::JITSymbolFlags::Exported};
     return symbols;
@@ -773,7 +791,7 @@ Kernel::Impl::load(llvm::StringRef object) {
     return process.takeError();
   dylib.addGenerator(std::move(*process));
   llvm::orc::SymbolMap runtimeSymbols;
-  for (auto [name, address] : runtime::getSymbols())
+  for (auto [name, address] : getRuntimeSymbols(options.target.kind))
     runtimeSymbols[(*jit)->mangleAndIntern(name)] = {
         llvm::orc::ExecutorAddr::fromPtr(address),
         llvm::JITSymbolFlags::Exported};
@@ -807,11 +825,13 @@ Expected<std::unique_ptr<Compiled>>
 Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   auto start = std::chrono::steady_clock::now();
   bool cuda = options.target.kind == TargetKind::CUDA;
-  if (options.target.kind == TargetKind::ROCm)
-    return llvm::createStringError(
-        "target " + options.target.str() +
-        " cannot run here: the ROCm backend compiles code objects but has "
-        "no runtime yet");
+  bool rocm = options.target.kind == TargetKind::ROCm;
+  // ROCm: the HIP runtime twin loads the code object; one built for another
+  // gfx fails there (hipModuleLoadData), as the twin has no device query.
+  if (rocm && loadIt)
+    if (Error err = runtime::hip::initHIP())
+      return llvm::createStringError("cannot run on " + options.target.str() +
+                                     ": " + llvm::toString(std::move(err)));
   if (cuda && loadIt) {
     // Never load a binary built for another chip: cubins run only on their
     // own major compute capability, sm_XXa only on exactly XX.
@@ -841,14 +861,16 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   report.specialization = specializationOf(args);
   report.target = options.target;
   report.pipeline =
-      (cuda ? "tile-to-nvvm{chip=" + options.target.chip + " features=" +
-                  options.target.features +
-                  " format=bin emit-c-interface=true" +
-                  (options.reuseSharedMemory ? ""
-                                             : " reuse-shared-memory=false") +
-                  (options.pipelineCopies ? "" : " pipeline-copies=false") +
-                  "}"
-            : std::string("tile-to-cpu{emit-c-interface=true}")) +
+      (cuda || rocm
+           ? std::string(cuda ? "tile-to-nvvm" : "tile-to-rocdl") +
+                 "{chip=" + options.target.chip +
+                 " features=" + options.target.features +
+                 " format=bin emit-c-interface=true" +
+                 (options.reuseSharedMemory ? ""
+                                            : " reuse-shared-memory=false") +
+                 (options.pipelineCopies ? "" : " pipeline-copies=false") +
+                 "}"
+           : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);
 
   std::string ir;
@@ -871,6 +893,8 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   key.add("pipeline", report.pipeline);
   if (cuda)
     key.add("ptxas", getPtxasVersion(findCUDAToolkit()));
+  if (rocm)
+    key.add("rocm-toolkit", findROCmToolkit());
   key.add("entry", entry);
   key.add("ir", ir);
   report.keyComponents = key.getComponents();

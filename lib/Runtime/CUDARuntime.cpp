@@ -6,6 +6,8 @@
 
 #include "TileLang/Runtime/CUDARuntime.h"
 
+#include "RuntimeError.h"
+
 #include "llvm/ADT/Twine.h"
 
 #include <dlfcn.h>
@@ -181,8 +183,7 @@ DriverState &getState() {
 thread_local std::string pendingError;
 
 void record(const llvm::Twine &message) {
-  if (pendingError.empty())
-    pendingError = message.str();
+  runtime::detail::recordError(message);
 }
 
 /// The driver with the primary context current on this thread, or null
@@ -444,6 +445,11 @@ llvm::Expected<int> runtime::getComputeCapability() {
              "cuDeviceGetAttribute"))
     return takeError();
   return major * 10 + minor;
+}
+
+void runtime::detail::recordError(const llvm::Twine &message) {
+  if (pendingError.empty())
+    pendingError = message.str();
 }
 
 llvm::Error runtime::takeError() {

@@ -11,6 +11,7 @@
 
 #include "TileLang/JIT/JIT.h"
 #include "TileLang/Runtime/CUDARuntime.h"
+#include "TileLang/Runtime/HIPRuntime.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APFloat.h"
@@ -442,14 +443,22 @@ int main(int argc, char **argv) {
       poison(initial[o]);
   }
 
-  // On a GPU target the kernel works on device copies of the buffers.
-  bool onDevice = target->kind == mlir::tile::TargetKind::CUDA;
+  // On a GPU target the kernel works on device copies of the buffers, in
+  // the memory of that vendor's runtime.
+  namespace rt = mlir::tile::runtime;
+  bool rocm = target->kind == mlir::tile::TargetKind::ROCm;
+  bool onDevice = target->kind == mlir::tile::TargetKind::CUDA || rocm;
+  auto allocate = rocm ? rt::hip::allocate : rt::allocate;
+  auto release = rocm ? rt::hip::release : rt::release;
+  auto copyToDevice = rocm ? rt::hip::copyToDevice : rt::copyToDevice;
+  auto copyToHost = rocm ? rt::hip::copyToHost : rt::copyToHost;
   struct DeviceBuffers {
     std::vector<void *> ptrs;
+    void (*release)(void *);
     ~DeviceBuffers() {
       for (void *p : ptrs)
         if (p)
-          mlir::tile::runtime::release(p);
+          release(p);
     }
   };
   auto toDevice = [&](std::vector<HostBuffer> &buffers,
@@ -460,12 +469,11 @@ int main(int argc, char **argv) {
         continue;
       BufferArg host = buffers[i].view();
       size_t bytes = std::max<size_t>(buffers[i].bytes.size(), 8);
-      Expected<void *> ptr = mlir::tile::runtime::allocate(bytes);
+      Expected<void *> ptr = allocate(bytes);
       if (!ptr)
         return ptr.takeError();
       device.ptrs[i] = *ptr;
-      if (Error err =
-              mlir::tile::runtime::copyToDevice(*ptr, host.data, bytes))
+      if (Error err = copyToDevice(*ptr, host.data, bytes))
         return err;
     }
     return Error::success();
@@ -490,14 +498,14 @@ int main(int argc, char **argv) {
                      bool device) -> Error {
     if (!device)
       return k.run(argsFor(buffers, nullptr));
-    DeviceBuffers copies;
+    DeviceBuffers copies{{}, release};
     if (Error err = toDevice(buffers, copies))
       return err;
     if (Error err = k.run(argsFor(buffers, &copies)))
       return err;
     for (size_t i = 0; i < params.size(); ++i)
       if (params[i].isBuffer)
-        if (Error err = mlir::tile::runtime::copyToHost(
+        if (Error err = copyToHost(
                 buffers[i].view().data, copies.ptrs[i],
                 std::max<size_t>(buffers[i].bytes.size(), 8)))
           return err;
@@ -582,7 +590,7 @@ int main(int argc, char **argv) {
   // target; each run includes its launch and synchronization).
   std::vector<double> times;
   std::vector<HostBuffer> scratch = initial;
-  DeviceBuffers deviceScratch;
+  DeviceBuffers deviceScratch{{}, release};
   std::vector<KernelArg> timedArgs;
   if (warmup + repeat > 0) {
     if (onDevice)

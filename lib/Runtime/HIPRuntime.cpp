@@ -1,0 +1,367 @@
+//===- HIPRuntime.cpp - HIP runtime of JIT-compiled code -----------------===//
+//
+// Part of TileLang-MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Runtime/HIPRuntime.h"
+
+#include "RuntimeError.h"
+#include "TileLang/Runtime/CUDARuntime.h"
+
+#include <dlfcn.h>
+#include <mutex>
+#include <string>
+
+using namespace mlir::tile;
+using runtime::detail::recordError;
+
+//===----------------------------------------------------------------------===//
+// The HIP runtime API, resolved with dlopen (no hip headers needed to build)
+//===----------------------------------------------------------------------===//
+
+namespace {
+using hipError_t = int;
+constexpr hipError_t hipSuccess = 0;
+constexpr int hipMemcpyDefault = 4;
+constexpr unsigned hipMemAttachGlobal = 1;
+
+struct Runtime {
+  hipError_t (*hipInit)(unsigned);
+  const char *(*hipGetErrorString)(hipError_t);
+  hipError_t (*hipGetDeviceCount)(int *);
+  hipError_t (*hipSetDevice)(int);
+  hipError_t (*hipModuleLoadData)(void **, const void *);
+  hipError_t (*hipModuleUnload)(void *);
+  hipError_t (*hipModuleGetFunction)(void **, void *, const char *);
+  hipError_t (*hipModuleLaunchKernel)(void *, unsigned, unsigned, unsigned,
+                                      unsigned, unsigned, unsigned, unsigned,
+                                      void *, void **, void **);
+  hipError_t (*hipStreamCreate)(void **);
+  hipError_t (*hipStreamDestroy)(void *);
+  hipError_t (*hipStreamSynchronize)(void *);
+  hipError_t (*hipStreamWaitEvent)(void *, void *, unsigned);
+  hipError_t (*hipEventCreate)(void **);
+  hipError_t (*hipEventDestroy)(void *);
+  hipError_t (*hipEventSynchronize)(void *);
+  hipError_t (*hipEventRecord)(void *, void *);
+  hipError_t (*hipMalloc)(void **, size_t);
+  hipError_t (*hipMallocManaged)(void **, size_t, unsigned);
+  hipError_t (*hipFree)(void *);
+  hipError_t (*hipMemcpy)(void *, const void *, size_t, int);
+  hipError_t (*hipMemcpyAsync)(void *, const void *, size_t, int, void *);
+  hipError_t (*hipMemsetD32Async)(void *, int, size_t, void *);
+};
+
+/// Loads libamdhip64 and selects device 0, once per process. On failure
+/// `runtime` is null and `failure` says why.
+struct RuntimeState {
+  Runtime api;
+  Runtime *runtime = nullptr;
+  std::string failure;
+};
+
+RuntimeState &getState() {
+  static RuntimeState state;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void *lib = nullptr;
+    std::string why;
+    for (const char *name :
+         {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"}) {
+      if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+        break;
+      if (const char *error = dlerror(); error && why.empty())
+        why = error;
+    }
+    if (!lib) {
+      state.failure = "no HIP runtime: cannot load libamdhip64.so (" +
+                      (why.empty() ? std::string("not found") : why) + ")";
+      return;
+    }
+    bool complete = true;
+    auto bind = [&](auto &fn, const char *name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+          dlsym(lib, name));
+      if (!fn) {
+        complete = false;
+        state.failure = std::string("the HIP runtime lacks ") + name +
+                        "; update ROCm";
+      }
+    };
+    Runtime &r = state.api;
+    bind(r.hipInit, "hipInit");
+    bind(r.hipGetErrorString, "hipGetErrorString");
+    bind(r.hipGetDeviceCount, "hipGetDeviceCount");
+    bind(r.hipSetDevice, "hipSetDevice");
+    bind(r.hipModuleLoadData, "hipModuleLoadData");
+    bind(r.hipModuleUnload, "hipModuleUnload");
+    bind(r.hipModuleGetFunction, "hipModuleGetFunction");
+    bind(r.hipModuleLaunchKernel, "hipModuleLaunchKernel");
+    bind(r.hipStreamCreate, "hipStreamCreate");
+    bind(r.hipStreamDestroy, "hipStreamDestroy");
+    bind(r.hipStreamSynchronize, "hipStreamSynchronize");
+    bind(r.hipStreamWaitEvent, "hipStreamWaitEvent");
+    bind(r.hipEventCreate, "hipEventCreate");
+    bind(r.hipEventDestroy, "hipEventDestroy");
+    bind(r.hipEventSynchronize, "hipEventSynchronize");
+    bind(r.hipEventRecord, "hipEventRecord");
+    bind(r.hipMalloc, "hipMalloc");
+    bind(r.hipMallocManaged, "hipMallocManaged");
+    bind(r.hipFree, "hipFree");
+    bind(r.hipMemcpy, "hipMemcpy");
+    bind(r.hipMemcpyAsync, "hipMemcpyAsync");
+    bind(r.hipMemsetD32Async, "hipMemsetD32Async");
+    if (!complete)
+      return;
+    auto fail = [&](const char *what, hipError_t result) {
+      const char *message = r.hipGetErrorString(result);
+      state.failure = std::string(what) + ": " +
+                      (message ? message : "HIP error " +
+                                               std::to_string(result));
+    };
+    if (hipError_t e = r.hipInit(0); e != hipSuccess)
+      return fail("cannot initialize the HIP runtime (hipInit)", e);
+    int count = 0;
+    if (hipError_t e = r.hipGetDeviceCount(&count); e != hipSuccess)
+      return fail("cannot count HIP devices", e);
+    if (count == 0) {
+      state.failure = "no AMD GPU: the HIP runtime sees no device";
+      return;
+    }
+    if (hipError_t e = r.hipSetDevice(0); e != hipSuccess)
+      return fail("cannot select HIP device 0", e);
+    state.runtime = &state.api;
+  });
+  return state;
+}
+
+/// The runtime with device 0 current on this thread, or null after
+/// recording why not.
+Runtime *hipRuntime(const char *caller) {
+  RuntimeState &state = getState();
+  if (!state.runtime) {
+    recordError(llvm::Twine(caller) + ": " + state.failure);
+    return nullptr;
+  }
+  state.runtime->hipSetDevice(0);
+  return state.runtime;
+}
+
+/// Records a failed runtime call; returns true on success.
+bool check(Runtime *r, hipError_t result, const char *what) {
+  if (result == hipSuccess)
+    return true;
+  const char *message = r->hipGetErrorString(result);
+  recordError(llvm::Twine(what) + " failed: " +
+              (message ? message : "HIP error " + std::to_string(result)));
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// mgpu* wrappers (upstream's ROCm runtime signatures)
+//===----------------------------------------------------------------------===//
+
+void *moduleLoad(void *data, size_t /*size*/) {
+  Runtime *r = hipRuntime("mgpuModuleLoad");
+  void *module = nullptr;
+  if (r)
+    check(r, r->hipModuleLoadData(&module, data), "hipModuleLoadData");
+  return module;
+}
+
+void *moduleLoadJIT(void *data, int /*optLevel*/) {
+  recordError("mgpuModuleLoadJIT: ROCm code objects are loaded, not JIT-"
+              "compiled from assembly");
+  return nullptr;
+}
+
+void moduleUnload(void *module) {
+  if (Runtime *r = hipRuntime("mgpuModuleUnload"); r && module)
+    check(r, r->hipModuleUnload(module), "hipModuleUnload");
+}
+
+void *moduleGetFunction(void *module, const char *name) {
+  Runtime *r = hipRuntime("mgpuModuleGetFunction");
+  void *function = nullptr;
+  if (!r)
+    return nullptr;
+  if (!module) {
+    recordError(llvm::Twine("mgpuModuleGetFunction: no module to look up ") +
+                name + " in");
+    return nullptr;
+  }
+  check(r, r->hipModuleGetFunction(&function, module, name),
+        "hipModuleGetFunction");
+  return function;
+}
+
+void launchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                  intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                  intptr_t blockZ, int32_t smem, void *stream, void **params,
+                  void **extra, size_t /*paramsCount*/) {
+  Runtime *r = hipRuntime("mgpuLaunchKernel");
+  if (!r)
+    return;
+  if (!function) {
+    recordError("cannot launch a kernel that failed to load");
+    return;
+  }
+  check(r,
+        r->hipModuleLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
+                                 blockZ, smem, stream, params, extra),
+        "hipModuleLaunchKernel");
+}
+
+void launchClusterKernel(void *, intptr_t, intptr_t, intptr_t, intptr_t,
+                         intptr_t, intptr_t, intptr_t, intptr_t, intptr_t,
+                         int32_t, void *, void **, void **) {
+  recordError("mgpuLaunchClusterKernel: AMD GPUs have no thread block "
+              "clusters");
+}
+
+void *streamCreate() {
+  Runtime *r = hipRuntime("mgpuStreamCreate");
+  void *stream = nullptr;
+  if (r)
+    check(r, r->hipStreamCreate(&stream), "hipStreamCreate");
+  return stream;
+}
+
+void streamDestroy(void *stream) {
+  if (Runtime *r = hipRuntime("mgpuStreamDestroy"); r && stream)
+    check(r, r->hipStreamDestroy(stream), "hipStreamDestroy");
+}
+
+void streamSynchronize(void *stream) {
+  if (Runtime *r = hipRuntime("mgpuStreamSynchronize"))
+    check(r, r->hipStreamSynchronize(stream), "hipStreamSynchronize");
+}
+
+void streamWaitEvent(void *stream, void *event) {
+  if (Runtime *r = hipRuntime("mgpuStreamWaitEvent"))
+    check(r, r->hipStreamWaitEvent(stream, event, 0), "hipStreamWaitEvent");
+}
+
+void *eventCreate() {
+  Runtime *r = hipRuntime("mgpuEventCreate");
+  void *event = nullptr;
+  if (r)
+    check(r, r->hipEventCreate(&event), "hipEventCreate");
+  return event;
+}
+
+void eventDestroy(void *event) {
+  if (Runtime *r = hipRuntime("mgpuEventDestroy"); r && event)
+    check(r, r->hipEventDestroy(event), "hipEventDestroy");
+}
+
+void eventSynchronize(void *event) {
+  if (Runtime *r = hipRuntime("mgpuEventSynchronize"))
+    check(r, r->hipEventSynchronize(event), "hipEventSynchronize");
+}
+
+void eventRecord(void *event, void *stream) {
+  if (Runtime *r = hipRuntime("mgpuEventRecord"))
+    check(r, r->hipEventRecord(event, stream), "hipEventRecord");
+}
+
+void *memAlloc(uint64_t sizeBytes, void * /*stream*/, bool isHostShared) {
+  Runtime *r = hipRuntime("mgpuMemAlloc");
+  void *ptr = nullptr;
+  if (!r || sizeBytes == 0)
+    return ptr;
+  if (isHostShared)
+    check(r, r->hipMallocManaged(&ptr, sizeBytes, hipMemAttachGlobal),
+          "hipMallocManaged");
+  else
+    check(r, r->hipMalloc(&ptr, sizeBytes), "hipMalloc");
+  return ptr;
+}
+
+void memFree(void *ptr, void * /*stream*/) {
+  if (Runtime *r = hipRuntime("mgpuMemFree"); r && ptr)
+    check(r, r->hipFree(ptr), "hipFree");
+}
+
+void memCopy(void *dst, void *src, size_t sizeBytes, void *stream) {
+  if (Runtime *r = hipRuntime("mgpuMemcpy"))
+    check(r, r->hipMemcpyAsync(dst, src, sizeBytes, hipMemcpyDefault, stream),
+          "hipMemcpyAsync");
+}
+
+void memset32(void *dst, unsigned int value, size_t count, void *stream) {
+  if (Runtime *r = hipRuntime("mgpuMemset32"))
+    check(r, r->hipMemsetD32Async(dst, static_cast<int>(value), count, stream),
+          "hipMemsetD32Async");
+}
+
+/// Host to device or back, synchronously.
+llvm::Error copy(void *dst, const void *src, size_t bytes, const char *what) {
+  if (llvm::Error err = runtime::hip::initHIP())
+    return err;
+  Runtime *r = hipRuntime(what);
+  check(r, r->hipMemcpy(dst, src, bytes, hipMemcpyDefault), what);
+  return runtime::takeError();
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// C++ API
+//===----------------------------------------------------------------------===//
+
+llvm::Error runtime::hip::initHIP() {
+  RuntimeState &state = getState();
+  if (!state.runtime)
+    return llvm::createStringError(state.failure);
+  return llvm::Error::success();
+}
+
+llvm::SmallVector<std::pair<llvm::StringRef, void *>>
+runtime::hip::getSymbols() {
+  return {
+      {"mgpuModuleLoad", reinterpret_cast<void *>(&moduleLoad)},
+      {"mgpuModuleLoadJIT", reinterpret_cast<void *>(&moduleLoadJIT)},
+      {"mgpuModuleUnload", reinterpret_cast<void *>(&moduleUnload)},
+      {"mgpuModuleGetFunction", reinterpret_cast<void *>(&moduleGetFunction)},
+      {"mgpuLaunchKernel", reinterpret_cast<void *>(&launchKernel)},
+      {"mgpuLaunchClusterKernel",
+       reinterpret_cast<void *>(&launchClusterKernel)},
+      {"mgpuStreamCreate", reinterpret_cast<void *>(&streamCreate)},
+      {"mgpuStreamDestroy", reinterpret_cast<void *>(&streamDestroy)},
+      {"mgpuStreamSynchronize", reinterpret_cast<void *>(&streamSynchronize)},
+      {"mgpuStreamWaitEvent", reinterpret_cast<void *>(&streamWaitEvent)},
+      {"mgpuEventCreate", reinterpret_cast<void *>(&eventCreate)},
+      {"mgpuEventDestroy", reinterpret_cast<void *>(&eventDestroy)},
+      {"mgpuEventSynchronize", reinterpret_cast<void *>(&eventSynchronize)},
+      {"mgpuEventRecord", reinterpret_cast<void *>(&eventRecord)},
+      {"mgpuMemAlloc", reinterpret_cast<void *>(&memAlloc)},
+      {"mgpuMemFree", reinterpret_cast<void *>(&memFree)},
+      {"mgpuMemcpy", reinterpret_cast<void *>(&memCopy)},
+      {"mgpuMemset32", reinterpret_cast<void *>(&memset32)},
+  };
+}
+
+llvm::Expected<void *> runtime::hip::allocate(size_t bytes) {
+  if (llvm::Error err = initHIP())
+    return std::move(err);
+  void *ptr = memAlloc(bytes, nullptr, false);
+  if (llvm::Error err = runtime::takeError())
+    return std::move(err);
+  return ptr;
+}
+
+void runtime::hip::release(void *device) {
+  memFree(device, nullptr);
+  llvm::consumeError(runtime::takeError());
+}
+
+llvm::Error runtime::hip::copyToDevice(void *device, const void *host,
+                                       size_t bytes) {
+  return copy(device, host, bytes, "hipMemcpy (host to device)");
+}
+
+llvm::Error runtime::hip::copyToHost(void *host, const void *device,
+                                     size_t bytes) {
+  return copy(host, device, bytes, "hipMemcpy (device to host)");
+}

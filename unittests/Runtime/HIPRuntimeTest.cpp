@@ -1,0 +1,104 @@
+//===- HIPRuntimeTest.cpp - The HIP runtime without a HIP runtime -------===//
+//
+// Part of TileLang-MLIR.
+//
+// No AMD GPU or ROCm runtime exists in this workplace: every entry point
+// must fail cleanly with a message that names the missing piece, through
+// the same error slot as the CUDA runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Runtime/HIPRuntime.h"
+
+#include "TileLang/Runtime/CUDARuntime.h"
+
+#include "gtest/gtest.h"
+
+#include <dlfcn.h>
+
+using namespace mlir::tile;
+
+namespace {
+
+bool haveHIP() {
+  void *lib = dlopen("libamdhip64.so", RTLD_NOW | RTLD_LOCAL);
+  if (lib)
+    dlclose(lib);
+  return lib != nullptr;
+}
+
+template <typename Fn> Fn symbol(llvm::StringRef name) {
+  for (auto [symbolName, address] : runtime::hip::getSymbols())
+    if (symbolName == name)
+      return reinterpret_cast<Fn>(address);
+  return nullptr;
+}
+
+TEST(HIPRuntimeTest, NoRuntimeIsAClearErrorNotACrash) {
+  if (haveHIP())
+    GTEST_SKIP() << "a HIP runtime is installed";
+  llvm::consumeError(runtime::takeError());
+  llvm::Error err = runtime::hip::initHIP();
+  ASSERT_TRUE(bool(err));
+  EXPECT_NE(llvm::toString(std::move(err))
+                .find("no HIP runtime: cannot load libamdhip64.so"),
+            std::string::npos);
+
+  // The entry points JIT-compiled ROCm host code calls record and return.
+  auto moduleLoad = symbol<void *(*)(void *, size_t)>("mgpuModuleLoad");
+  auto streamCreate = symbol<void *(*)()>("mgpuStreamCreate");
+  auto launch = symbol<void (*)(void *, intptr_t, intptr_t, intptr_t,
+                                intptr_t, intptr_t, intptr_t, int32_t, void *,
+                                void **, void **, size_t)>("mgpuLaunchKernel");
+  ASSERT_TRUE(moduleLoad && streamCreate && launch);
+  char blob[16] = {};
+  EXPECT_EQ(moduleLoad(blob, sizeof(blob)), nullptr);
+  EXPECT_EQ(streamCreate(), nullptr);
+  launch(nullptr, 1, 1, 1, 64, 1, 1, 0, nullptr, nullptr, nullptr, 0);
+  llvm::Error first = runtime::takeError();
+  ASSERT_TRUE(bool(first));
+  EXPECT_EQ(llvm::StringRef(llvm::toString(std::move(first)))
+                .starts_with("mgpuModuleLoad: no HIP runtime: cannot load "
+                             "libamdhip64.so"),
+            true);
+  EXPECT_FALSE(bool(runtime::takeError()));
+
+  auto device = runtime::hip::allocate(64);
+  ASSERT_FALSE(bool(device));
+  llvm::consumeError(device.takeError());
+  char host[4] = {};
+  llvm::Error copy = runtime::hip::copyToDevice(host, host, sizeof(host));
+  ASSERT_TRUE(bool(copy));
+  llvm::consumeError(std::move(copy));
+}
+
+TEST(HIPRuntimeTest, ClustersAreRefused) {
+  auto launch = symbol<void (*)(void *, intptr_t, intptr_t, intptr_t,
+                                intptr_t, intptr_t, intptr_t, intptr_t,
+                                intptr_t, intptr_t, int32_t, void *, void **,
+                                void **)>("mgpuLaunchClusterKernel");
+  ASSERT_TRUE(launch);
+  llvm::consumeError(runtime::takeError());
+  launch(nullptr, 2, 1, 1, 2, 1, 1, 64, 1, 1, 0, nullptr, nullptr, nullptr);
+  llvm::Error err = runtime::takeError();
+  ASSERT_TRUE(bool(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("no thread block clusters"),
+            std::string::npos);
+}
+
+TEST(HIPRuntimeTest, SymbolsCoverTheHostLowering) {
+  auto symbols = runtime::hip::getSymbols();
+  auto cuda = runtime::getSymbols();
+  // The same names as the CUDA runtime, bound to other functions.
+  ASSERT_EQ(symbols.size(), cuda.size());
+  for (auto [name, address] : cuda) {
+    void *hip = nullptr;
+    for (auto [hipName, hipAddress] : symbols)
+      if (hipName == name)
+        hip = hipAddress;
+    EXPECT_TRUE(hip) << name.str();
+    EXPECT_NE(hip, address) << name.str();
+  }
+}
+
+} // namespace
