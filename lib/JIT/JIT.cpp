@@ -693,27 +693,28 @@ getRuntimeSymbols(TargetKind kind) {
                                   : runtime::getSymbols();
 }
 
+/// The options of a GPU pipeline (tile-to-nvvm, tile-to-rocdl) that the
+/// JIT's compile options select.
+template <typename Options>
+static Options getGPUOptions(const CompileOptions &options) {
+  Options gpu;
+  gpu.chip = options.target.chip;
+  gpu.features = options.target.features;
+  gpu.emitCInterface = true;
+  gpu.reuseSharedMemory = options.reuseSharedMemory;
+  gpu.pipelineCopies = options.pipelineCopies;
+  return gpu;
+}
+
 Expected<std::string>
 Kernel::Impl::compileToObject(ModuleOp specialized,
                               const std::string &pipeline) {
   DiagnosticCollector diags(context.get());
   PassManager pm(context.get());
   if (options.target.kind == TargetKind::CUDA) {
-    TileToNVVMOptions nvvmOptions;
-    nvvmOptions.chip = options.target.chip;
-    nvvmOptions.features = options.target.features;
-    nvvmOptions.emitCInterface = true;
-    nvvmOptions.reuseSharedMemory = options.reuseSharedMemory;
-    nvvmOptions.pipelineCopies = options.pipelineCopies;
-    buildTileToNVVMPipeline(pm, nvvmOptions);
+    buildTileToNVVMPipeline(pm, getGPUOptions<TileToNVVMOptions>(options));
   } else if (options.target.kind == TargetKind::ROCm) {
-    TileToROCDLOptions rocdlOptions;
-    rocdlOptions.chip = options.target.chip;
-    rocdlOptions.features = options.target.features;
-    rocdlOptions.emitCInterface = true;
-    rocdlOptions.reuseSharedMemory = options.reuseSharedMemory;
-    rocdlOptions.pipelineCopies = options.pipelineCopies;
-    buildTileToROCDLPipeline(pm, rocdlOptions);
+    buildTileToROCDLPipeline(pm, getGPUOptions<TileToROCDLOptions>(options));
   } else {
     TileToCPUOptions cpuOptions;
     cpuOptions.emitCInterface = true;
