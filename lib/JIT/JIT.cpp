@@ -693,17 +693,15 @@ getRuntimeSymbols(TargetKind kind) {
                                   : runtime::getSymbols();
 }
 
-/// The options of a GPU pipeline (tile-to-nvvm, tile-to-rocdl) that the
+/// Sets the options of a GPU pipeline (tile-to-nvvm, tile-to-rocdl) that the
 /// JIT's compile options select.
 template <typename Options>
-static Options getGPUOptions(const CompileOptions &options) {
-  Options gpu;
+static void fillGPUOptions(Options &gpu, const CompileOptions &options) {
   gpu.chip = options.target.chip;
   gpu.features = options.target.features;
   gpu.emitCInterface = true;
   gpu.reuseSharedMemory = options.reuseSharedMemory;
   gpu.pipelineCopies = options.pipelineCopies;
-  return gpu;
 }
 
 Expected<std::string>
@@ -712,9 +710,13 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
   DiagnosticCollector diags(context.get());
   PassManager pm(context.get());
   if (options.target.kind == TargetKind::CUDA) {
-    buildTileToNVVMPipeline(pm, getGPUOptions<TileToNVVMOptions>(options));
+    TileToNVVMOptions nvvm;
+    fillGPUOptions(nvvm, options);
+    buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
-    buildTileToROCDLPipeline(pm, getGPUOptions<TileToROCDLOptions>(options));
+    TileToROCDLOptions rocdl;
+    fillGPUOptions(rocdl, options);
+    buildTileToROCDLPipeline(pm, rocdl);
   } else {
     TileToCPUOptions cpuOptions;
     cpuOptions.emitCInterface = true;
