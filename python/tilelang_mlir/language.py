@@ -36,7 +36,9 @@ __all__ = [
     "reduce_abssum", "reduce_absmax", "cumsum", "atomic_add", "Parallel",
     "Pipelined", "serial", "ceildiv", "max", "min", "abs", "exp", "exp2",
     "log", "log2", "sqrt", "rsqrt", "if_then_else", "infinity", "cast",
-    "use_swizzle", "float16", "bfloat16", "float32", "float64", "int8",
+    "use_swizzle", "annotate_layout", "make_swizzled_layout", "Layout",
+    "tanh", "sin", "cos", "floor", "ceil", "round", "pow", "sigmoid", "clamp",
+    "float16", "bfloat16", "float32", "float64", "int8",
     "int16", "int32", "int64", "bool",
 ]
 
@@ -797,6 +799,49 @@ def atomic_add(dst, value):
         dst.buffer.memref_type))
 
 
+class Layout:
+    """A layout for T.annotate_layout: a `#tile.swizzle` of a shared tile or
+    a `#tile.fragment` of a fragment, as MLIR attribute text."""
+
+    def __init__(self, attribute):
+        self.attribute = attribute
+
+    def __repr__(self):
+        return "T.Layout(%r)" % self.attribute
+
+
+def make_swizzled_layout(buffer):
+    """The XOR swizzle that makes tensor-core operand loads of `buffer`
+    (rows of 2 to 8 16-byte vectors or more) hit distinct shared-memory
+    banks, as the compiler would choose it."""
+    row = buffer.dims[-1]
+    element_bytes = {"i1": 1}.get(buffer.type) or builtins.max(
+        1, int("".join(c for c in buffer.type if c.isdigit())) // 8)
+    vector = 16 // element_bytes
+    if row & (row - 1) or row < 2 * vector:
+        raise TileLangError("no swizzle for rows of %d %s elements (a power of "
+                            "two of at least two 16-byte vectors)"
+                            % (row, buffer.dtype))
+    base = vector.bit_length() - 1
+    row_bits = row.bit_length() - 1
+    bits = builtins.min(3, row_bits - base)
+    source = builtins.max(row_bits, (128 // element_bytes).bit_length() - 1)
+    return Layout("#tile.swizzle<%d, %d, %d>" % (bits, base, source - base))
+
+
+def annotate_layout(layouts):
+    """Fixes the layouts of on-chip tiles: ``T.annotate_layout({A_shared:
+    T.make_swizzled_layout(A_shared)})``."""
+    builder = _builder()
+    for buffer, layout in layouts.items():
+        if not isinstance(buffer, TileBuffer) or buffer.space is None:
+            raise TileLangError("T.annotate_layout takes on-chip tiles, got %r"
+                                % (buffer,))
+        text = layout.attribute if isinstance(layout, Layout) else str(layout)
+        builder.emit("tile.annotate_layout %s : %s layout %s"
+                     % (buffer.name, buffer.memref_type, text))
+
+
 def use_swizzle(panel_size, order="row", enable=True):
     """Rasterizes the block grid in panels for L2 reuse."""
     if not enable:
@@ -904,6 +949,36 @@ def log(x): return _math("log", x)
 def log2(x): return _math("log2", x)
 def sqrt(x): return _math("sqrt", x)
 def rsqrt(x): return _math("rsqrt", x)
+def tanh(x): return _math("tanh", x)
+def sin(x): return _math("sin", x)
+def cos(x): return _math("cos", x)
+def floor(x): return _math("floor", x)
+def ceil(x): return _math("ceil", x)
+def round(x): return _math("roundeven", x)  # noqa: A001 (TileLang's name)
+
+
+def pow(x, y):  # noqa: A001 (TileLang's name)
+    """x ** y of floats."""
+    if not isinstance(x, Expr) and not isinstance(y, Expr):
+        x = _as_expr(x)
+    x, y = _unify(x, y)
+    if not _is_float(x.type):
+        raise TileLangError("T.pow of %s; convert with T.cast" % x.type)
+    builder = _builder()
+    name = builder.fresh()
+    builder.emit("%s = math.powf %s, %s : %s" % (name, x.name, y.name, x.type))
+    return Expr(name, x.type)
+
+
+def sigmoid(x):
+    """1 / (1 + exp(-x))."""
+    x = _as_expr(x)
+    return 1.0 / (1.0 + exp(-x))
+
+
+def clamp(x, lo, hi):
+    """min(max(x, lo), hi)."""
+    return min(max(x, lo), hi)
 
 
 def if_then_else(condition, a, b):

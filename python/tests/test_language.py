@@ -1,0 +1,79 @@
+"""T.* beyond the kernels of the suite: scalar math and layout annotations."""
+
+import numpy as np
+import pytest
+
+import tilelang_mlir
+import tilelang_mlir.language as T
+
+from kernels import matmul_func
+
+
+@tilelang_mlir.jit(out_idx=[1])
+def elementwise(N, op):
+    @T.prim_func
+    def main(X: T.Tensor((N,), T.float32), Y: T.Tensor((N,), T.float32)):
+        with T.Kernel(T.ceildiv(N, 64), threads=64) as bx:
+            for i in T.Parallel(64):
+                Y[bx * 64 + i] = op(X[bx * 64 + i])
+    return main
+
+
+@pytest.mark.parametrize("name, op, ref", [
+    ("tanh", T.tanh, np.tanh), ("sin", T.sin, np.sin), ("cos", T.cos, np.cos),
+    ("floor", T.floor, np.floor), ("ceil", T.ceil, np.ceil),
+    ("round", T.round, np.round),
+    ("sigmoid", T.sigmoid, lambda x: 1 / (1 + np.exp(-x))),
+    ("clamp", lambda x: T.clamp(x, -0.5, 0.5), lambda x: np.clip(x, -0.5, 0.5)),
+    ("pow", lambda x: T.pow(T.abs(x), 1.5), lambda x: np.abs(x) ** 1.5),
+    ("exp2", T.exp2, np.exp2), ("rsqrt", lambda x: T.rsqrt(T.abs(x) + 1.0),
+                                lambda x: 1 / np.sqrt(np.abs(x) + 1)),
+])
+def test_scalar_math(name, op, ref):
+    x = (np.random.default_rng().standard_normal(128) * 3).astype(np.float32)
+    x[:4] = [0.5, 1.5, -2.5, 2.5]  # round half to even
+    np.testing.assert_allclose(elementwise(128, op)(x), ref(x).astype(np.float32),
+                               rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_traced_values_have_no_truth_value():
+    with pytest.raises(T.TileLangError, match="no Python truth value"):
+        elementwise(64, lambda x: x if x > 0 else -x)
+
+
+def test_swizzled_layout_annotation():
+    assert T.make_swizzled_layout(
+        T.TileBuffer("%s", [64, 64], T.float16, "shared")).attribute == \
+        "#tile.swizzle<3, 3, 3>"
+    assert T.make_swizzled_layout(
+        T.TileBuffer("%s", [128, 32], T.float16, "shared")).attribute == \
+        "#tile.swizzle<2, 3, 3>"
+    with pytest.raises(T.TileLangError, match="no swizzle"):
+        T.make_swizzled_layout(T.TileBuffer("%s", [16, 8], T.float16, "shared"))
+
+    @tilelang_mlir.jit(out_idx=[-1])
+    def swizzled(M, N, K, block=32):
+        @T.prim_func
+        def main(A: T.Tensor((M, K), T.float16), B: T.Tensor((K, N), T.float16),
+                 C: T.Tensor((M, N), T.float32)):
+            with T.Kernel(T.ceildiv(N, block), T.ceildiv(M, block),
+                          threads=64) as (bx, by):
+                A_s = T.alloc_shared((block, 64), T.float16)
+                B_s = T.alloc_shared((64, block), T.float16)
+                C_f = T.alloc_fragment((block, block), T.float32)
+                T.annotate_layout({A_s: T.make_swizzled_layout(A_s)})
+                T.clear(C_f)
+                for k in T.Pipelined(T.ceildiv(K, 64), num_stages=2):
+                    T.copy(A[by * block, k * 64], A_s)
+                    T.copy(B[k * 64, bx * block], B_s)
+                    T.gemm(A_s, B_s, C_f)
+                T.copy(C_f, C[by * block, bx * block])
+        return main
+
+    kernel = swizzled(40, 48, 100)
+    assert "tile.annotate_layout" in kernel.get_kernel_source()
+    # The swizzle reaches the allocation and the CPU lowering applies it.
+    assert "#tile.swizzle<3, 3, 3>" in kernel.get_kernel_source("pipelined")
+    kernel.get_profiler().assert_allclose(
+        lambda a, b: a.astype(np.float32) @ b.astype(np.float32),
+        rtol=1e-3, atol=1e-3)
