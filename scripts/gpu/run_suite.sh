@@ -78,6 +78,10 @@ echo "== correctness on the GPU against the CPU lowering of the same kernel"
 run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=129x65 --arg=65x131 --arg=129x131
 run dequant_vs_cpu $E/dequant_gemm.mlir --entry=dequant_gemm --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
 run fa_vs_cpu $E/flash_attention.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x100x64 --arg=1x2x100x64 --arg=1x2x100x64 --arg=1x2x100x64
+# Head dim 128 (bench/kernels, generated from T.*), the issue's attention shape's kernel.
+F128=bench/kernels/flash_attention_d128.mlir
+run fa128_vs_cpu $F128 --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+run fa128_causal_vs_cpu $F128 --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 echo "correctness: $pass passed, $fail failed"
 fi
 
@@ -163,6 +167,31 @@ with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.FLASH_ATTENTIO
 ts.sort(); peer = ts[len(ts) // 2]
 print(f"attention: ours {ours:.3f} ms, SDPA flash {peer:.4f} ms, ratio ours/SDPA throughput = {peer/ours:.4f}")
 PY
+echo "-- attention forward b8 h32 s4096 d128 f16 (the issue's shape), ours vs torch SDPA flash and cuDNN"
+for entry in flash_attention flash_attention_causal; do
+  "$TR" bench/kernels/flash_attention_d128.mlir --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128.log" 2>&1
+  ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-$entry-d128.log" | grep -oE '[0-9.]+')
+  python3 - "${ours:-nan}" "$entry" <<'PY'
+import sys, torch, torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+ours, causal = float(sys.argv[1]), sys.argv[2].endswith("causal")
+q, k, v = (torch.randn(8, 32, 4096, 128, device="cuda", dtype=torch.float16) for _ in range(3))
+flops = 4 * 8 * 32 * 4096 * 4096 * 128 / (2 if causal else 1)
+def med(backend):
+    try:
+        with sdpa_kernel(backend):
+            for _ in range(3): F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            torch.cuda.synchronize(); ts = []
+            for _ in range(10):
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record(); F.scaled_dot_product_attention(q, k, v, is_causal=causal); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
+        ts.sort(); return ts[len(ts) // 2]
+    except RuntimeError as err:
+        print("  %s unavailable: %s" % (backend, str(err).splitlines()[0])); return float("nan")
+flash, cudnn = med(SDPBackend.FLASH_ATTENTION), med(SDPBackend.CUDNN_ATTENTION)
+print(f"attention d128{' causal' if causal else ''}: ours {ours:.3f} ms ({flops/ours/1e9:.0f} TFLOP/s), flash {flash:.3f} ms, cuDNN {cudnn:.3f} ms; ours/flash = {flash/ours:.4f}, ours/cuDNN = {cudnn/ours:.4f}")
+PY
+done
 echo "-- softmax 65536x1024 f32, ours vs torch.softmax and the copy ceiling"
 "$TR" $E/softmax.mlir --entry=softmax --target=$CHIP --arg=65536x1024 --arg=65536x1024 --outputs=1 --repeat=20 --warmup=5 --no-check >"$LOGS/time-softmax.log" 2>&1
 ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-softmax.log" | grep -oE '[0-9.]+')
