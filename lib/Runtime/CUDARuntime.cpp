@@ -106,22 +106,15 @@ DriverState &getState() {
   static DriverState state;
   static std::once_flag once;
   std::call_once(once, [] {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      const char *why = dlerror();
-      state.failure = std::string("no CUDA driver: cannot load libcuda.so.1 (") +
-                      (why ? why : "not found") + ")";
+    void *lib = runtime::detail::openLibrary({"libcuda.so.1"}, "no CUDA driver",
+                                             state.failure);
+    if (!lib)
       return;
-    }
     bool complete = true;
     auto bind = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-          dlsym(lib, name));
-      if (!fn) {
-        complete = false;
-        state.failure =
-            std::string("the CUDA driver lacks ") + name + "; update the driver";
-      }
+      complete &= runtime::detail::bindSymbol(lib, fn, name, "the CUDA driver",
+                                              "update the driver",
+                                              state.failure);
     };
     Driver &d = state.api;
     bind(d.cuInit, "cuInit");

@@ -65,29 +65,15 @@ RuntimeState &getState() {
   static RuntimeState state;
   static std::once_flag once;
   std::call_once(once, [] {
-    void *lib = nullptr;
-    std::string why;
-    for (const char *name :
-         {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"}) {
-      if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
-        break;
-      if (const char *error = dlerror(); error && why.empty())
-        why = error;
-    }
-    if (!lib) {
-      state.failure = "no HIP runtime: cannot load libamdhip64.so (" +
-                      (why.empty() ? std::string("not found") : why) + ")";
+    void *lib = runtime::detail::openLibrary(
+        {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"},
+        "no HIP runtime", state.failure);
+    if (!lib)
       return;
-    }
     bool complete = true;
     auto bind = [&](auto &fn, const char *name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
-          dlsym(lib, name));
-      if (!fn) {
-        complete = false;
-        state.failure = std::string("the HIP runtime lacks ") + name +
-                        "; update ROCm";
-      }
+      complete &= runtime::detail::bindSymbol(lib, fn, name, "the HIP runtime",
+                                              "update ROCm", state.failure);
     };
     Runtime &r = state.api;
     bind(r.hipInit, "hipInit");
