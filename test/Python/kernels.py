@@ -14,10 +14,17 @@ edge shapes."""
 # CHECK: dequant gemm 100x90x64: ok
 # CHECK: dequant gemm 128x64x96: ok
 
+import os
+import sys
+
 import numpy as np
 
 import tilelang_mlir
 import tilelang_mlir.language as T
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "python", "examples"))
+from flash_attention import flash_attention as flash_attention_func  # noqa: E402
 
 rng = np.random.default_rng()
 
@@ -117,66 +124,9 @@ def check_cumsum(rows, reverse):
     print("cumsum %dx256%s: ok" % (rows, " reverse" if reverse else ""))
 
 
-@tilelang_mlir.jit(out_idx=[3])
-def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
-                    block_N=64):
-    scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
-    shape = (batch, heads, seq_len, dim)
-
-    @T.prim_func
-    def main(Q: T.Tensor(shape, T.float16), K: T.Tensor(shape, T.float16),
-             V: T.Tensor(shape, T.float16), Output: T.Tensor(shape, T.float16)):
-        with T.Kernel(T.ceildiv(seq_len, block_M), heads, batch,
-                      threads=128) as (bx, by, bz):
-            Q_shared = T.alloc_shared((block_M, dim), T.float16)
-            K_shared = T.alloc_shared((block_N, dim), T.float16)
-            V_shared = T.alloc_shared((block_N, dim), T.float16)
-            acc_s = T.alloc_fragment((block_M, block_N), T.float32)
-            acc_s_cast = T.alloc_fragment((block_M, block_N), T.float16)
-            acc_o = T.alloc_fragment((block_M, dim), T.float32)
-            scores_max = T.alloc_fragment((block_M,), T.float32)
-            scores_max_prev = T.alloc_fragment((block_M,), T.float32)
-            scores_scale = T.alloc_fragment((block_M,), T.float32)
-            scores_sum = T.alloc_fragment((block_M,), T.float32)
-            logsum = T.alloc_fragment((block_M,), T.float32)
-
-            T.copy(Q[bz, by, bx * block_M, 0], Q_shared)
-            T.fill(acc_o, 0)
-            T.fill(logsum, 0)
-            T.fill(scores_max, -T.infinity(T.float32))
-            loop_range = (T.min(T.ceildiv((bx + 1) * block_M, block_N),
-                                T.ceildiv(seq_len, block_N))
-                          if is_causal else T.ceildiv(seq_len, block_N))
-            for k in T.Pipelined(loop_range, num_stages=1):
-                T.copy(K[bz, by, k * block_N, 0], K_shared)
-                for i, j in T.Parallel(block_M, block_N):
-                    visible = k * block_N + j < seq_len
-                    if is_causal:
-                        visible = visible & (bx * block_M + i >= k * block_N + j)
-                    acc_s[i, j] = T.if_then_else(visible, 0.0,
-                                                 -T.infinity(T.float32))
-                T.gemm(Q_shared, K_shared, acc_s, transpose_B=True)
-                T.copy(V[bz, by, k * block_N, 0], V_shared)
-                T.copy(scores_max, scores_max_prev)
-                T.reduce_max(acc_s, scores_max, dim=1, clear=False)
-                for i in T.Parallel(block_M):
-                    scores_scale[i] = T.exp2(scores_max_prev[i] * scale -
-                                             scores_max[i] * scale)
-                for i, j in T.Parallel(block_M, dim):
-                    acc_o[i, j] *= scores_scale[i]
-                for i, j in T.Parallel(block_M, block_N):
-                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale -
-                                         scores_max[i] * scale)
-                T.copy(acc_s, acc_s_cast)
-                T.gemm(acc_s_cast, V_shared, acc_o)
-                T.reduce_sum(acc_s, scores_sum, dim=1)
-                for i in T.Parallel(block_M):
-                    logsum[i] = logsum[i] * scores_scale[i] + scores_sum[i]
-            for i, j in T.Parallel(block_M, dim):
-                acc_o[i, j] /= logsum[i]
-            T.copy(acc_o, Output[bz, by, bx * block_M, 0])
-
-    return main
+# FlashAttention is the shared T.* program of python/examples (also what
+# bench/gen_attention.py turns into the suite's head-dim-128 kernel).
+flash_attention = tilelang_mlir.jit(out_idx=[3])(flash_attention_func)
 
 
 def check_attention(b, h, s, d, causal):
