@@ -34,7 +34,8 @@ def ConvertTileToSCF : Pass<"convert-tile-to-scf", "::mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect"
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 
 using namespace mlir;
@@ -34,25 +35,32 @@ static Value indexConst(OpBuilder &b, Location loc, int64_t value) {
 
 /// Converts a scalar between float types or between integer types, as
 /// tile.copy and tile.gemm do (integers are signed).
+/// `value` (a scalar or a vector of them) converted element-wise to the
+/// element type `to`.
 static Value convertScalar(OpBuilder &b, Location loc, Value value, Type to) {
-  Type from = value.getType();
+  Type from = getElementTypeOrSelf(value.getType());
   if (from == to)
     return value;
+  auto like = [&](Type element) -> Type {
+    if (auto vector = dyn_cast<VectorType>(value.getType()))
+      return VectorType::get(vector.getShape(), element);
+    return element;
+  };
   if (auto fromFloat = dyn_cast<FloatType>(from)) {
     auto toFloat = cast<FloatType>(to);
     if (fromFloat.getWidth() < toFloat.getWidth())
-      return arith::ExtFOp::create(b, loc, to, value);
+      return arith::ExtFOp::create(b, loc, like(to), value);
     if (fromFloat.getWidth() > toFloat.getWidth())
-      return arith::TruncFOp::create(b, loc, to, value);
+      return arith::TruncFOp::create(b, loc, like(to), value);
     // Same width, different format (f16 <-> bf16): go through f32.
-    Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
-    return arith::TruncFOp::create(b, loc, to, wide);
+    Value wide = arith::ExtFOp::create(b, loc, like(b.getF32Type()), value);
+    return arith::TruncFOp::create(b, loc, like(to), wide);
   }
   unsigned fromWidth = from.getIntOrFloatBitWidth();
   unsigned toWidth = to.getIntOrFloatBitWidth();
   if (fromWidth < toWidth)
-    return arith::ExtSIOp::create(b, loc, to, value);
-  return arith::TruncIOp::create(b, loc, to, value);
+    return arith::ExtSIOp::create(b, loc, like(to), value);
+  return arith::TruncIOp::create(b, loc, like(to), value);
 }
 
 static Value zeroOf(OpBuilder &b, Location loc, Type type) {
@@ -489,33 +497,207 @@ struct EraseHint : TilePattern<HintOp> {
   }
 };
 
+/// Elements per vector of a vectorized copy: the largest power of two V >= 2
+/// with V elements of either side in 16 bytes that divides the tile's rows,
+/// when each side's rows are contiguous (or may be: global strides are
+/// checked at run time), other on-chip strides are whole vectors and
+/// swizzles move whole vectors; 0 for none. Copies of local (per-thread)
+/// tiles stay scalar.
+static int64_t getCopyVectorWidth(CopyOp op) {
+  Value src = op.getSrc(), dst = op.getDst();
+  if (isLocal(src) || isLocal(dst))
+    return 0;
+  int64_t inner = op.getTileShape().back();
+  int64_t bytes = std::max(op.getSrc().getType().getElementTypeBitWidth(),
+                           op.getDst().getType().getElementTypeBitWidth()) /
+                  8;
+  if (bytes == 0)
+    return 0;
+  for (int64_t width = 16 / bytes; width >= 2; width /= 2) {
+    if (inner % width)
+      continue;
+    bool ok = true;
+    for (Value side : {src, dst}) {
+      auto type = cast<MemRefType>(side.getType());
+      SwizzleAttr swizzle = getTileSwizzle(side);
+      if (swizzle && (int64_t(1) << swizzle.getBase()) < width)
+        ok = false;
+      if (isGlobal(side))
+        continue;
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (failed(type.getStridesAndOffset(strides, offset)) ||
+          strides.back() != 1 ||
+          llvm::any_of(ArrayRef(strides).drop_back(), [&](int64_t s) {
+            return ShapedType::isDynamic(s) || s % width;
+          }))
+        ok = false;
+    }
+    if (ok)
+      return width;
+  }
+  return 0;
+}
+
+/// True at run time when every `width`-element vector of the copy starts
+/// aligned on both sides: bases on whole vectors, rows contiguous with
+/// strides of whole vectors, the tile's column offset on a vector.
+static Value canCopyVectors(OpBuilder &b, Location loc, CopyOp op,
+                            int64_t width) {
+  Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+  auto all = [&](Value condition) {
+    ok = arith::AndIOp::create(b, loc, ok, condition);
+  };
+  auto isMultiple = [&](Value x, int64_t of) -> Value {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, x, indexConst(b, loc, of)),
+        indexConst(b, loc, 0));
+  };
+  for (auto [side, offsets] :
+       {std::pair<Value, ValueRange>{op.getSrc(), op.getSrcOffsets()},
+        {op.getDst(), op.getDstOffsets()}}) {
+    auto type = cast<MemRefType>(side.getType());
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, side);
+    Value pointer =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, side);
+    all(isMultiple(arith::AddIOp::create(
+                       b, loc, pointer,
+                       arith::MulIOp::create(b, loc, metadata.getOffset(),
+                                             indexConst(b, loc, bytes))),
+                   width * bytes));
+    ValueRange strides = metadata.getStrides();
+    for (Value stride : strides.drop_back())
+      all(isMultiple(stride, width));
+    all(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              strides.back(), indexConst(b, loc, 1)));
+    if (!offsets.empty())
+      all(isMultiple(offsets.back(), width));
+  }
+  return ok;
+}
+
 struct CopyLowering : TilePattern<CopyOp> {
   using TilePattern::TilePattern;
 
   LogicalResult matchAndRewrite(CopyOp op,
                                 PatternRewriter &rewriter) const override {
-    Value src = op.getSrc(), dst = op.getDst();
-    Type dstElement = op.getDst().getType().getElementType();
     Location loc = op.getLoc();
     withBarriers(rewriter, loc, mode, [&] {
-      Distribution dist = getDistribution(rewriter, op, mode, isLocal(dst));
-      buildTileLoops(
-          rewriter, loc, op.getTileShape(), dist,
-          [&](OpBuilder &b, Location loc, ValueRange ivs) {
-            SmallVector<Value> srcIdx = swizzleIndices(
-                b, loc, src, tileIndices(b, loc, src, op.getSrcOffsets(), ivs));
-            SmallVector<Value> dstIdx = swizzleIndices(
-                b, loc, dst, tileIndices(b, loc, dst, op.getDstOffsets(), ivs));
-            Value value = convertScalar(
-                b, loc, guardedLoad(b, loc, src, srcIdx), dstElement);
-            guardedWrite(b, loc, dst, dstIdx,
-                         [&](OpBuilder &b, Location loc) {
-                           memref::StoreOp::create(b, loc, value, dst, dstIdx);
-                         });
-          });
+      Distribution dist =
+          getDistribution(rewriter, op, mode, isLocal(op.getDst()));
+      int64_t width = getCopyVectorWidth(op);
+      if (width == 0)
+        return lowerElements(rewriter, op, dist);
+      // Whole vectors where the layout allows them, elements otherwise.
+      auto ifOp = scf::IfOp::create(rewriter, loc,
+                                    canCopyVectors(rewriter, loc, op, width),
+                                    /*withElse=*/true);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      lowerVectors(rewriter, op, dist, width);
+      rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      lowerElements(rewriter, op, dist);
     });
     rewriter.eraseOp(op);
     return success();
+  }
+
+private:
+  /// The copy as vectors of `width` elements (row-major over the tile; in
+  /// Block mode vector v goes to thread v mod T). A vector that lies
+  /// whole inside the global side moves as one load and one store; one at
+  /// the edge moves element by element with the usual guards.
+  static void lowerVectors(OpBuilder &b, CopyOp op, const Distribution &dist,
+                           int64_t width) {
+    Location loc = op.getLoc();
+    Value src = op.getSrc(), dst = op.getDst();
+    SmallVector<int64_t> shape = op.getTileShape();
+    SmallVector<int64_t> vectorShape(shape);
+    vectorShape.back() /= width;
+    auto srcVector =
+        VectorType::get({width}, op.getSrc().getType().getElementType());
+    Type dstElement = op.getDst().getType().getElementType();
+    Value global = isGlobal(src) ? src : isGlobal(dst) ? dst : Value();
+    ValueRange globalOffsets =
+        global == src ? op.getSrcOffsets() : op.getDstOffsets();
+    buildTileLoops(
+        b, loc, vectorShape, dist,
+        [&](OpBuilder &b, Location loc, ValueRange vectorIvs) {
+          SmallVector<Value> ivs(vectorIvs);
+          ivs.back() = arith::MulIOp::create(b, loc, ivs.back(),
+                                             indexConst(b, loc, width));
+          auto indices = [&](OpBuilder &b, Value side, ValueRange offsets,
+                             ValueRange at) {
+            return swizzleIndices(b, loc, side,
+                                  tileIndices(b, loc, side, offsets, at));
+          };
+          // The run-time check made both sides' vectors aligned: say so,
+          // or the device compiler splits them into scalar accesses.
+          auto alignment = [&](Value side) {
+            return llvm::Align(
+                width *
+                cast<MemRefType>(side.getType()).getElementTypeBitWidth() / 8);
+          };
+          auto moveVector = [&](OpBuilder &b, Location loc) {
+            Value v = vector::LoadOp::create(
+                b, loc, srcVector, src,
+                indices(b, src, op.getSrcOffsets(), ivs),
+                /*nontemporal=*/false, alignment(src));
+            vector::StoreOp::create(b, loc,
+                                    convertScalar(b, loc, v, dstElement), dst,
+                                    indices(b, dst, op.getDstOffsets(), ivs),
+                                    /*nontemporal=*/false, alignment(dst));
+          };
+          if (!global)
+            return moveVector(b, loc);
+          // Whole inside the global side: every index in bounds, and the
+          // vector's last element too.
+          SmallVector<Value> last(ivs);
+          last.back() = arith::AddIOp::create(
+              b, loc, ivs.back(), indexConst(b, loc, width - 1));
+          Value whole = inBounds(
+              b, loc, global, tileIndices(b, loc, global, globalOffsets, last));
+          scf::IfOp::create(
+              b, loc, whole,
+              [&](OpBuilder &b, Location loc) {
+                moveVector(b, loc);
+                scf::YieldOp::create(b, loc);
+              },
+              [&](OpBuilder &b, Location loc) {
+                for (int64_t e = 0; e < width; ++e) {
+                  SmallVector<Value> at(ivs);
+                  at.back() = arith::AddIOp::create(b, loc, ivs.back(),
+                                                    indexConst(b, loc, e));
+                  copyElement(b, loc, op, at);
+                }
+                scf::YieldOp::create(b, loc);
+              });
+        });
+  }
+
+  static void lowerElements(OpBuilder &b, CopyOp op, const Distribution &dist) {
+    buildTileLoops(b, op.getLoc(), op.getTileShape(), dist,
+                   [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                     copyElement(b, loc, op, ivs);
+                   });
+  }
+
+  /// One element at tile coordinates `ivs`, with the edge rules of the op.
+  static void copyElement(OpBuilder &b, Location loc, CopyOp op,
+                          ValueRange ivs) {
+    Value src = op.getSrc(), dst = op.getDst();
+    Type dstElement = op.getDst().getType().getElementType();
+    SmallVector<Value> srcIdx = swizzleIndices(
+        b, loc, src, tileIndices(b, loc, src, op.getSrcOffsets(), ivs));
+    SmallVector<Value> dstIdx = swizzleIndices(
+        b, loc, dst, tileIndices(b, loc, dst, op.getDstOffsets(), ivs));
+    Value value =
+        convertScalar(b, loc, guardedLoad(b, loc, src, srcIdx), dstElement);
+    guardedWrite(b, loc, dst, dstIdx, [&](OpBuilder &b, Location loc) {
+      memref::StoreOp::create(b, loc, value, dst, dstIdx);
+    });
   }
 };
 

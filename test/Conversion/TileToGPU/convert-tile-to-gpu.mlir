@@ -27,18 +27,29 @@ func.func @launch(%gx: index, %gy: index, %out: memref<?xi32>) {
 
 // -----
 
-// A copy into a shared tile is split over the block: thread t takes elements
-// t, t + 128, ..., with barriers around; the global read stays guarded.
+// A copy into a shared tile is split over the block, with barriers around:
+// when the global rows are aligned (a run-time check), thread t takes
+// 16-byte vectors t, t + 128, ... (8 f16; a vector crossing the edge of the
+// global buffer moves element by element, guarded); otherwise elements
+// t, t + 128, ..., the global read guarded.
 // CHECK-LABEL: func.func @copy
 // CHECK: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
 // CHECK: gpu.barrier
-// CHECK-NEXT: scf.for %[[E:.*]] = %[[TX]] to %{{.*}} step %{{.*}} {
-// CHECK:   arith.remui %[[E]]
-// CHECK:   arith.divui %[[E]]
-// CHECK:   arith.cmpi ult
-// CHECK:   scf.if
-// CHECK:     memref.load %{{.*}} : memref<?x?xf16>
-// CHECK:   memref.store %{{.*}} : memref<64x32xf16, #gpu.address_space<workgroup>>
+// CHECK: scf.if %{{.*}} {
+// CHECK:   scf.for %[[V:.*]] = %[[TX]] to %c256 step %c128 {
+// CHECK:     scf.if %{{.*}} {
+// CHECK:       vector.load %{{.*}} {alignment = 16 : i64} : memref<?x?xf16>, vector<8xf16>
+// CHECK:       vector.store %{{.*}} {alignment = 16 : i64} : memref<64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK:     } else {
+// CHECK: } else {
+// CHECK:   scf.for %[[E:.*]] = %[[TX]] to %c2048 step %c128 {
+// CHECK:     arith.remui %[[E]]
+// CHECK:     arith.divui %[[E]]
+// CHECK:     arith.cmpi ult
+// CHECK:     scf.if
+// CHECK:       memref.load %{{.*}} : memref<?x?xf16>
+// CHECK:     memref.store %{{.*}} : memref<64x32xf16, #gpu.address_space<workgroup>>
+// CHECK:   }
 // CHECK: }
 // CHECK-NEXT: gpu.barrier
 func.func @copy(%A: memref<?x?xf16>, %n: index) {

@@ -30,9 +30,25 @@ func.func @kernel(%gx: index, %gy: index, %gz: index, %out: memref<?x?x?xi32>) {
 // -----
 
 // A copy from global memory reads zero out of bounds; the copy converts.
+// When the global rows are aligned (checked at run time: base, row stride,
+// column offset), it moves vectors of 4 elements (16 bytes of the f32
+// destination): one load and one store per vector inside the buffer, and
+// element by element for a vector that crosses its edge.
 // CHECK-LABEL: func.func @copy_in
 // CHECK-SAME: (%[[A:[[:alnum:]_]+]]: memref<?x?xf16>, %[[M:[[:alnum:]_]+]]: index, %[[K:[[:alnum:]_]+]]: index)
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: memref.extract_aligned_pointer_as_index %[[A]]
+// CHECK: scf.if %{{.*}} {
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}}
+// CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}}
+// CHECK:       scf.if %{{.*}} {
+// CHECK:         %[[V:.*]] = vector.load %[[A]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<?x?xf16>, vector<4xf16>
+// CHECK:         %[[VW:.*]] = arith.extf %[[V]] : vector<4xf16> to vector<4xf32>
+// CHECK:         vector.store %[[VW]], %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<16x8xf32>, vector<4xf32>
+// CHECK:       } else {
+// CHECK-COUNT-4: memref.store %{{.*}} : memref<16x8xf32>
+// CHECK:       }
+// Otherwise element by element:
+// CHECK: } else {
 // CHECK: scf.for %[[I:[[:alnum:]_]+]] = %{{.*}} to %{{.*}}
 // CHECK:   scf.for %[[J:[[:alnum:]_]+]] = %{{.*}} to %{{.*}}
 // CHECK:     %[[R:[[:alnum:]_]+]] = arith.addi %[[M]], %[[I]]
@@ -62,10 +78,15 @@ func.func @copy_in(%A: memref<?x?xf16>, %m: index, %k: index) {
 // -----
 
 // A copy to global memory drops out-of-bounds writes; a higher-rank side
-// takes the tile in its trailing dimensions.
+// takes the tile in its trailing dimensions. Aligned: whole vectors of 4
+// where they fit in the row, guarded elements at its end.
 // CHECK-LABEL: func.func @copy_out
 // CHECK-SAME: (%[[C:[[:alnum:]_]+]]: memref<?x?x?xf16>, %[[B:[[:alnum:]_]+]]: index, %[[N:[[:alnum:]_]+]]: index)
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK: scf.if %{{.*}} {
+// CHECK:   %[[V:.*]] = vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<8xf32>, vector<4xf32>
+// CHECK:   %[[VT:.*]] = arith.truncf %[[V]] : vector<4xf32> to vector<4xf16>
+// CHECK:   vector.store %[[VT]], %[[C]][%[[B]], %[[B]], %{{.*}}] {alignment = 8 : i64} : memref<?x?x?xf16>, vector<4xf16>
+// CHECK: } else {
 // CHECK: scf.for %[[I:[[:alnum:]_]+]] =
 // CHECK:   %[[COL:[[:alnum:]_]+]] = arith.addi %[[N]], %[[I]]
 // CHECK:   %[[X:[[:alnum:]_]+]] = memref.load %{{.*}}[%[[I]]] : memref<8xf32>
@@ -84,9 +105,14 @@ func.func @copy_out(%C: memref<?x?x?xf16>, %b: index, %n: index) {
 
 // -----
 
-// On-chip copies need no bounds checks.
+// On-chip copies need no bounds checks: whole vectors of 8 f16 (16 bytes)
+// when aligned, elements otherwise.
 // CHECK-LABEL: func.func @copy_on_chip
-// CHECK-NOT: scf.if
+// CHECK-NOT: arith.cmpi ult
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<8x8xf16>, vector<8xf16>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<4x8xf16>, vector<8xf16>
+// CHECK: } else {
+// CHECK-NOT: arith.cmpi ult
 // CHECK: memref.load %{{.*}} : memref<8x8xf16>
 // CHECK: memref.store %{{.*}} : memref<4x8xf16>
 func.func @copy_on_chip(%n: index) {
