@@ -77,3 +77,33 @@ def test_swizzled_layout_annotation():
     kernel.get_profiler().assert_allclose(
         lambda a, b: a.astype(np.float32) @ b.astype(np.float32),
         rtol=1e-3, atol=1e-3)
+
+
+def test_fragment_layouts():
+    layout = T.Fragment((64, 32), forward_thread_fn=lambda i, j: (i * 32 + j) % 128,
+                        threads=128)
+    assert layout.attribute == (
+        "#tile.fragment<[64, 32], thread = (d0, d1) -> ((d0 * 32 + d1) mod 128), "
+        "index = (d0, d1) -> ((d0 * 32 + d1) floordiv 128), threads = 128>")
+    replicated = T.Fragment(16, lambda i, r: (i % 8) * 4 + r,
+                            forward_index_fn=lambda i: i // 8, replicate=4,
+                            threads=128)
+    assert "thread = (d0, d1) -> ((d0 mod 8) * 4 + d1)" in replicated.attribute
+    assert "replicate = 4" in replicated.attribute
+
+    def kernel(thread_fn):
+        @T.prim_func
+        def main(X: T.Tensor((64, 32), T.float32)):
+            with T.Kernel(1, threads=128) as bx:
+                frag = T.alloc_fragment((64, 32), T.float32)
+                T.annotate_layout({frag: T.Fragment((64, 32), thread_fn)})
+                T.copy(X[0, 0], frag)
+                T.copy(frag, X[0, 0])
+        return main
+
+    good = tilelang_mlir.compile(kernel(lambda i, j: (i * 32 + j) % 128))
+    assert "threads = 128" in good.get_kernel_source("pipelined")
+    # Two elements on one thread in one slot: the verifier says so, at the
+    # line that annotated the layout.
+    with pytest.raises(tilelang_mlir.TileError, match=r"test_language.py:\d+:\d+: error:.*fragment layout"):
+        tilelang_mlir.compile(kernel(lambda i, j: j % 128))

@@ -44,7 +44,11 @@ class JITKernel:
             raise TypeError("expected a @T.prim_func, got %r" % (func,))
         self.func = func
         self.target = target
-        self._kernel = Kernel(func.script(), target)
+        source = func.script()
+        try:
+            self._kernel = Kernel(source, target)
+        except TileError as error:
+            raise TileError(_at_user_lines(source, str(error))) from None
         count = len(func.params)
         if out_idx is None:
             out_idx = []
@@ -155,6 +159,23 @@ class JITKernel:
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def _at_user_lines(source, message):
+    """`message` with the positions the parser gives in the traced text
+    (<python>:line:col, where an attribute such as a layout failed to parse)
+    replaced by the user's location recorded on that line."""
+    lines = source.splitlines()
+
+    def user(match):
+        number = int(match.group(1))
+        if 1 <= number <= len(lines):
+            loc = re.search(r'loc\("(.*)":(\d+):(\d+)\)\s*$', lines[number - 1])
+            if loc:
+                return "%s:%s:%s" % loc.groups()
+        return match.group(0)
+
+    return re.sub(r"<python>:(\d+):(\d+)", user, message)
 
 
 def _split_target(target):

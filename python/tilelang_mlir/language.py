@@ -37,6 +37,7 @@ __all__ = [
     "Pipelined", "serial", "ceildiv", "max", "min", "abs", "exp", "exp2",
     "log", "log2", "sqrt", "rsqrt", "if_then_else", "infinity", "cast",
     "use_swizzle", "annotate_layout", "make_swizzled_layout", "Layout",
+    "Fragment",
     "tanh", "sin", "cos", "floor", "ceil", "round", "pow", "sigmoid", "clamp",
     "float16", "bfloat16", "float32", "float64", "int8",
     "int16", "int32", "int64", "bool",
@@ -641,6 +642,11 @@ class Kernel:
         if self.cluster is not None:
             sizes = (self.cluster,) if isinstance(self.cluster, int) else self.cluster
             cluster = " cluster(%s)" % ", ".join(str(int(c)) for c in sizes)
+        count = 1
+        for t in self.threads:
+            count *= int(t)
+        self._outer_threads = getattr(_state, "threads", None)
+        _state.threads = count
         builder.open("tile.kernel grid(%s) threads(%s)%s -> (%s)" % (
             ", ".join(e.name for e in extents),
             ", ".join(str(int(t)) for t in self.threads), cluster,
@@ -649,6 +655,7 @@ class Kernel:
         return values[0] if len(values) == 1 else tuple(values)
 
     def __exit__(self, *exc):
+        _state.threads = self._outer_threads
         _builder().close()
         return False
 
@@ -808,6 +815,89 @@ class Layout:
 
     def __repr__(self):
         return "T.Layout(%r)" % self.attribute
+
+
+class _AffineExpr:
+    """An affine expression of a layout's coordinates (what T.Fragment's
+    functions are traced with): +, -, * by an int, // and % by an int."""
+
+    _ADDITIVE, _MULTIPLICATIVE, _ATOM = 1, 2, 3
+
+    def __init__(self, text, level=_ATOM, op=None):
+        self.text, self.level, self.op = text, level, op
+
+    @staticmethod
+    def _of(value):
+        if isinstance(value, _AffineExpr):
+            return value
+        if isinstance(value, int) and not isinstance(value, type(True)):
+            return _AffineExpr(str(value))
+        raise TileLangError("layout functions combine coordinates with ints, "
+                            "got %r" % (value,))
+
+    def _binary(self, op, other, reverse=False):
+        a, b = (self._of(other), self) if reverse else (self, self._of(other))
+        level = self._ADDITIVE if op in ("+", "-") else self._MULTIPLICATIVE
+        # Parenthesize what the affine grammar (left-associative, * floordiv
+        # mod above + -) would read otherwise, and mixed products.
+        wrap_a = a.level < level or (level == self._MULTIPLICATIVE and
+                                     a.level == level and a.op != op)
+        wrap_b = b.level < level or (b.level == level and
+                                     (op == "-" or level == self._MULTIPLICATIVE))
+        text = "%s %s %s" % ("(%s)" % a.text if wrap_a else a.text, op,
+                             "(%s)" % b.text if wrap_b else b.text)
+        return _AffineExpr(text, level, op)
+
+    def __add__(self, o): return self._binary("+", o)
+    def __radd__(self, o): return self._binary("+", o, True)
+    def __sub__(self, o): return self._binary("-", o)
+    def __rsub__(self, o): return self._binary("-", o, True)
+    def __mul__(self, o): return self._binary("*", o)
+    def __rmul__(self, o): return self._binary("*", o, True)
+    def __floordiv__(self, o): return self._binary("floordiv", o)
+    def __mod__(self, o): return self._binary("mod", o)
+
+
+def _affine_map(fn, count, what):
+    dims = [_AffineExpr("d%d" % i) for i in range(count)]
+    results = fn(*dims)
+    results = results if isinstance(results, (tuple, list)) else (results,)
+    texts = [_AffineExpr._of(r).text for r in results]
+    if not texts:
+        raise TileLangError("the %s function returns nothing" % what)
+    return "(%s) -> (%s)" % (", ".join(d.text for d in dims), ", ".join(texts))
+
+
+class Fragment(Layout):
+    """A fragment layout: ``T.Fragment((64, 32), forward_thread_fn=lambda i, j:
+    (i * 32 + j) % 128, forward_index_fn=lambda i, j: (i * 32 + j) // 128)``.
+    With `replicate` R > 1, forward_thread_fn takes one more argument (the
+    replica, 0..R-1) and each element lives on R threads. The dialect
+    checks the layout element by element; errors point at the line that
+    uses it."""
+
+    def __init__(self, shape, forward_thread_fn, forward_index_fn=None,
+                 replicate=1, threads=None):
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if threads is None:
+            threads = getattr(_state, "threads", None)
+            if threads is None:
+                raise TileLangError("T.Fragment outside a T.Kernel needs "
+                                    "threads=")
+        if forward_index_fn is None:
+            # Row-major elements dealt round-robin over the threads.
+            def forward_index_fn(*coords):
+                linear = coords[0]
+                for coord, extent in zip(coords[1:], shape[1:]):
+                    linear = linear * extent + coord
+                return linear // threads
+        thread = _affine_map(forward_thread_fn,
+                             len(shape) + (1 if replicate > 1 else 0), "thread")
+        index = _affine_map(forward_index_fn, len(shape), "index")
+        attribute = "#tile.fragment<[%s], thread = %s, index = %s, threads = %d%s>" % (
+            ", ".join(str(d) for d in shape), thread, index, threads,
+            ", replicate = %d" % replicate if replicate > 1 else "")
+        super().__init__(attribute)
 
 
 def make_swizzled_layout(buffer):
