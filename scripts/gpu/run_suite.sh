@@ -213,7 +213,7 @@ PY
 fi
 if want profile; then
 echo "== Nsight Compute: GEMM f16 4096^3"
-timeout 300 ncu --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:gemm -c 1 "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=4096x4096 --arg=4096x4096 --arg=4096x4096 --repeat=1 --warmup=0 --no-check > "$LOGS/ncu-gemm.log" 2>&1
+timeout 300 ncu --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:gemm -c 1 "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=4096x4096 --arg=4096x4096 --arg=4096x4096 --repeat=1 --warmup=0 --no-check > "$LOGS/ncu-gemm.log" 2>&1
 echo "ncu exit $?"; grep -E "Duration|Throughput|Registers|Shared Memory|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles|Stall|Bank" "$LOGS/ncu-gemm.log" | head -40
 fi
 if want configs; then
@@ -231,6 +231,22 @@ done
 fi
 if want sass; then
 echo "== SASS of the GEMM with per-instruction stall samples (Nsight Compute source page)"
-timeout 300 ncu --section WarpStateStats --section SourceCounters --page source --print-source sass -k regex:gemm -c 1 "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=4096x4096 --arg=4096x4096 --arg=4096x4096 --repeat=1 --warmup=0 --no-check > "$OUT/ncu-gemm-sass.txt" 2>&1
+timeout 300 ncu --clock-control none --section WarpStateStats --section SourceCounters --page source --print-source sass -k regex:gemm -c 1 "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=4096x4096 --arg=4096x4096 --arg=4096x4096 --repeat=1 --warmup=0 --no-check > "$OUT/ncu-gemm-sass.txt" 2>&1
 echo "ncu exit $?, $(wc -l < "$OUT/ncu-gemm-sass.txt") lines"
+fi
+if want launch; then
+echo "== host launch overhead: a one-block kernel back to back through the JIT (each launch with its stream create/sync/destroy, as tile-run times it) vs a tiny torch op"
+"$TR" test/Integration/cluster.mlir --entry=scale_rows --target=$CHIP --arg=2x64 --arg=2x64 --repeat=200 --warmup=20 --no-check >"$LOGS/time-launch.log" 2>&1
+ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-launch.log" | grep -oE '[0-9.]+')
+python3 - "${ours:-nan}" <<'PY'
+import sys, time, torch
+ours = float(sys.argv[1]) * 1e3
+x = torch.zeros(128, device="cuda")
+for _ in range(20): x.add_(1)
+torch.cuda.synchronize(); ts = []
+for _ in range(200):
+    t = time.perf_counter(); x.add_(1); torch.cuda.synchronize(); ts.append((time.perf_counter() - t) * 1e6)
+ts.sort()
+print(f"launch + sync: ours {ours:.1f} us, torch add_ + sync {ts[len(ts) // 2]:.1f} us")
+PY
 fi
