@@ -82,7 +82,8 @@ TEST_P(SharedMemoryReuseTest, OverlappingTilesAreSeparatedInTime) {
     });
     // Which top-level ops touch which view.
     SmallVector<int64_t> barriers;
-    for (auto [index, top] : llvm::enumerate(body)) {
+    for (auto [position, top] : llvm::enumerate(body)) {
+      int64_t index = position; // A lambda below captures it.
       if (isa<gpu::BarrierOp>(top))
         barriers.push_back(index);
       top.walk([&](Operation *op) {
