@@ -111,3 +111,20 @@ def test_kernel_source_at_each_stage():
         kernel.get_kernel_source("sass")
     with pytest.raises(ValueError, match="NVIDIA"):
         kernel.get_kernel_source("ptx", target="gfx942")
+
+
+def test_gpu_targets_compile_here_and_say_why_they_cannot_run():
+    import ctypes
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        pytest.skip("a CUDA driver is installed")
+    except OSError:
+        pass
+    kernel = tilelang_mlir.compile(matmul(32, 32, 16).func, out_idx=[-1],
+                                   target="sm_90a")
+    a = np.zeros((32, 16), np.float16)
+    b = np.zeros((16, 32), np.float16)
+    with pytest.raises(tilelang_mlir.TileError,
+                       match="cannot run on cuda:sm_90a:.*: no CUDA driver"):
+        kernel(a, b)
+    assert ".target sm_90a" in kernel.get_kernel_source("ptx")

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileLang/JIT/JIT.h"
+#include "TileLang/Runtime/CUDARuntime.h"
+#include "TileLang/Runtime/HIPRuntime.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include <pybind11/numpy.h>
@@ -140,15 +142,71 @@ public:
     return result;
   }
 
+  /// Runs on the arguments; on a GPU target through device copies of the
+  /// numpy buffers (copied back afterwards).
   void run(const py::args &args) {
     std::vector<py::object> keep;
     std::vector<KernelArg> kernelArgs = convert(args, keep);
     check(kernel->checkArgs(kernelArgs));
     py::gil_scoped_release release;
-    check(kernel->run(kernelArgs));
+    TargetKind kind = kernel->getOptions().target.kind;
+    if (kind == TargetKind::CPU)
+      return check(kernel->run(kernelArgs));
+    runOnDevice(kernelArgs, kind == TargetKind::ROCm);
   }
 
 private:
+  /// Device copies of the buffer arguments (the vendor's runtime), the run,
+  /// the copies back; device memory is released whatever happens.
+  void runOnDevice(std::vector<KernelArg> &args, bool rocm) {
+    namespace rt = mlir::tile::runtime;
+    auto allocate = rocm ? rt::hip::allocate : rt::allocate;
+    auto release = rocm ? rt::hip::release : rt::release;
+    auto toDevice = rocm ? rt::hip::copyToDevice : rt::copyToDevice;
+    auto toHost = rocm ? rt::hip::copyToHost : rt::copyToHost;
+    struct Device {
+      void (*release)(void *);
+      std::vector<std::pair<void *, size_t>> buffers; // device, bytes
+      ~Device() {
+        for (auto [ptr, bytes] : buffers)
+          if (ptr)
+            release(ptr);
+      }
+    } device{release, {}};
+    // Compile or load first: a kernel that cannot run here says why before
+    // any device memory is asked for.
+    if (auto prepared = kernel->prepare(args); !prepared)
+      throw TileError(llvm::toString(prepared.takeError()));
+    std::vector<void *> hostData(args.size(), nullptr);
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      auto *buffer = std::get_if<BufferArg>(&arg);
+      if (!buffer)
+        continue;
+      size_t bytes = getByteSize(buffer->dtype);
+      int64_t stride = 1;
+      for (int64_t d = buffer->shape.size() - 1; d >= 0; --d) {
+        if (buffer->shape[d] > 1 && buffer->strides[d] != stride)
+          throw TileError("argument " + std::to_string(i) +
+                          ": a GPU target takes contiguous (C-order) arrays");
+        stride *= buffer->shape[d];
+      }
+      bytes *= stride;
+      bytes = std::max<size_t>(bytes, 8);
+      void *ptr = unwrap(allocate(bytes));
+      device.buffers.push_back({ptr, bytes});
+      check(toDevice(ptr, buffer->data, bytes));
+      hostData[i] = buffer->data;
+      buffer->data = ptr;
+    }
+    check(kernel->run(args));
+    size_t next = 0;
+    for (auto [i, arg] : llvm::enumerate(args))
+      if (hostData[i]) {
+        auto [ptr, bytes] = device.buffers[next++];
+        check(toHost(hostData[i], ptr, bytes));
+      }
+  }
+
   std::vector<KernelArg> convert(const py::args &args,
                                  std::vector<py::object> &keep) const {
     std::vector<KernelArg> result;
