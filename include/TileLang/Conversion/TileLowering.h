@@ -60,6 +60,12 @@ void replaceTileMemorySpaces(Operation *root, Attribute sharedSpace,
 SmallVector<Value> tileIndices(OpBuilder &b, Location loc, Value buffer,
                                ValueRange offsets, ValueRange ivs);
 
+/// True at run time when every `width`-element vector of `op` starts
+/// aligned on both sides: bases on whole vectors, rows contiguous with
+/// strides of whole vectors, the tile's column offset on a vector. (Static
+/// facts of on-chip sides fold away.)
+Value canCopyVectors(OpBuilder &b, Location loc, CopyOp op, int64_t width);
+
 /// The swizzle (`#tile.swizzle` layout of its allocation) that places the
 /// elements of the on-chip tile `tile`, seen directly or through a
 /// memref.subview that selects one of its leading slices; null otherwise.

@@ -409,6 +409,42 @@ void mlir::tile::replaceTileMemorySpaces(Operation *root,
                                         /*replaceTypes=*/true);
 }
 
+Value mlir::tile::canCopyVectors(OpBuilder &b, Location loc, CopyOp op,
+                                 int64_t width) {
+  Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+  auto all = [&](Value condition) {
+    ok = arith::AndIOp::create(b, loc, ok, condition);
+  };
+  auto isMultiple = [&](Value x, int64_t of) -> Value {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, x, indexConst(b, loc, of)),
+        indexConst(b, loc, 0));
+  };
+  for (auto [side, offsets] :
+       {std::pair<Value, ValueRange>{op.getSrc(), op.getSrcOffsets()},
+        {op.getDst(), op.getDstOffsets()}}) {
+    auto type = cast<MemRefType>(side.getType());
+    int64_t bytes = type.getElementTypeBitWidth() / 8;
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, side);
+    Value pointer =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, side);
+    all(isMultiple(arith::AddIOp::create(
+                       b, loc, pointer,
+                       arith::MulIOp::create(b, loc, metadata.getOffset(),
+                                             indexConst(b, loc, bytes))),
+                   width * bytes));
+    ValueRange strides = metadata.getStrides();
+    for (Value stride : strides.drop_back())
+      all(isMultiple(stride, width));
+    all(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              strides.back(), indexConst(b, loc, 1)));
+    if (!offsets.empty())
+      all(isMultiple(offsets.back(), width));
+  }
+  return ok;
+}
+
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
@@ -537,45 +573,6 @@ static int64_t getCopyVectorWidth(CopyOp op) {
       return width;
   }
   return 0;
-}
-
-/// True at run time when every `width`-element vector of the copy starts
-/// aligned on both sides: bases on whole vectors, rows contiguous with
-/// strides of whole vectors, the tile's column offset on a vector.
-static Value canCopyVectors(OpBuilder &b, Location loc, CopyOp op,
-                            int64_t width) {
-  Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
-  auto all = [&](Value condition) {
-    ok = arith::AndIOp::create(b, loc, ok, condition);
-  };
-  auto isMultiple = [&](Value x, int64_t of) -> Value {
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, x, indexConst(b, loc, of)),
-        indexConst(b, loc, 0));
-  };
-  for (auto [side, offsets] :
-       {std::pair<Value, ValueRange>{op.getSrc(), op.getSrcOffsets()},
-        {op.getDst(), op.getDstOffsets()}}) {
-    auto type = cast<MemRefType>(side.getType());
-    int64_t bytes = type.getElementTypeBitWidth() / 8;
-    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, side);
-    Value pointer =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, side);
-    all(isMultiple(arith::AddIOp::create(
-                       b, loc, pointer,
-                       arith::MulIOp::create(b, loc, metadata.getOffset(),
-                                             indexConst(b, loc, bytes))),
-                   width * bytes));
-    ValueRange strides = metadata.getStrides();
-    for (Value stride : strides.drop_back())
-      all(isMultiple(stride, width));
-    all(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                              strides.back(), indexConst(b, loc, 1)));
-    if (!offsets.empty())
-      all(isMultiple(offsets.back(), width));
-  }
-  return ok;
 }
 
 struct CopyLowering : TilePattern<CopyOp> {

@@ -67,47 +67,6 @@ std::optional<int64_t> chooseVectorBytes(CopyOp op, int64_t elementBytes) {
   return std::nullopt;
 }
 
-/// True at run time when `buffer`'s data starts on a `bytes` boundary.
-Value isBaseAligned(OpBuilder &b, Location loc, Value buffer,
-                    int64_t elementBytes, int64_t bytes) {
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
-  Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
-  Value start = arith::AddIOp::create(
-      b, loc, pointer,
-      arith::MulIOp::create(b, loc, metadata.getOffset(),
-                            indexConst(b, loc, elementBytes)));
-  Value misalignment =
-      arith::RemUIOp::create(b, loc, start, indexConst(b, loc, bytes));
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                               misalignment, indexConst(b, loc, 0));
-}
-
-/// True at run time when every vector of the copy is aligned on both sides:
-/// both bases aligned, the source's rows contiguous with strides that are
-/// whole vectors, and the tile starting on a vector in its row.
-Value canCopyVectors(OpBuilder &b, Location loc, CopyOp op,
-                     int64_t elementBytes, int64_t bytes) {
-  Value src = op.getSrc();
-  auto all = [&](Value x, Value y) -> Value {
-    return arith::AndIOp::create(b, loc, x, y);
-  };
-  auto isMultiple = [&](Value x, int64_t of) -> Value {
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, x, indexConst(b, loc, of)),
-        indexConst(b, loc, 0));
-  };
-  Value ok = all(isBaseAligned(b, loc, src, elementBytes, bytes),
-                 isBaseAligned(b, loc, op.getDst(), elementBytes, bytes));
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, src);
-  ValueRange strides = metadata.getStrides();
-  for (Value stride : strides.drop_back())
-    ok = all(ok, isMultiple(stride, bytes / elementBytes));
-  ok = all(ok, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                     strides.back(), indexConst(b, loc, 1)));
-  return all(ok, isMultiple(op.getSrcOffsets().back(), bytes / elementBytes));
-}
-
 /// tile.copy {async}, global (with offsets) to a whole shared tile.
 struct AsyncCopyToCpAsync : OpRewritePattern<CopyOp> {
   AsyncCopyToCpAsync(MLIRContext *ctx)
@@ -130,7 +89,8 @@ struct AsyncCopyToCpAsync : OpRewritePattern<CopyOp> {
       return rewriter.notifyMatchFailure(op, "no aligned vector width");
 
     Location loc = op.getLoc();
-    Value ok = canCopyVectors(rewriter, loc, op, elementBytes, *vectorBytes);
+    Value ok =
+        canCopyVectors(rewriter, loc, op, *vectorBytes / elementBytes);
     auto ifOp = scf::IfOp::create(rewriter, loc, ok, /*withElse=*/true);
     {
       OpBuilder::InsertionGuard guard(rewriter);

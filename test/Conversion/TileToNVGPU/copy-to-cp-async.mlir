@@ -11,11 +11,11 @@
 // CHECK-LABEL: func.func @async_copy
 // CHECK: gpu.launch {{.*}} threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
 // CHECK: %[[VIEW:.*]] = memref.view
-// CHECK: memref.extract_aligned_pointer_as_index %[[SRC:[[:alnum:]_]+]]
-// CHECK: memref.extract_aligned_pointer_as_index %[[VIEW]]
-// CHECK: %{{.*}}, %{{.*}}, %{{.*}}:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata %[[SRC]]
+// CHECK: %{{.*}}, %{{.*}}, %{{.*}}:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata %[[SRC:[[:alnum:]_]+]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[SRC]]
 // CHECK: arith.remui %[[STRIDES]]#0, %c8
 // CHECK: arith.remui %[[COL:.*]], %c8
+// CHECK: memref.extract_aligned_pointer_as_index %[[VIEW]]
 // CHECK: scf.if
 // CHECK: %[[V0:.*]] = arith.remui %[[TX]], %c4
 // CHECK: %[[DIM1:.*]] = memref.dim %[[SRC]], %c1
