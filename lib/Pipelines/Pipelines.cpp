@@ -87,12 +87,12 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
 }
 
 namespace {
-/// What differs between the GPU pipelines: the target, the device-side
-/// conversions and the toolkit that serializes the binaries.
+/// What differs between the GPU pipelines besides their common options: the
+/// target kind, the device-side conversions and the toolkit that serializes
+/// the binaries.
 struct GPUTargetSpec {
-  StringRef kind, chip, features;
-  bool emitCInterface, reuseSharedMemory, pipelineCopies;
-  std::string format, toolkit;
+  StringRef kind;
+  std::string toolkit;
   /// Attaches the MLIR GPU target (#nvvm.target, #rocdl.target).
   function_ref<void(OpPassManager &)> attachTarget;
   /// Lowers gpu.module contents to the target's LLVM dialect flavor.
@@ -103,18 +103,19 @@ struct GPUTargetSpec {
 /// tile IR -> gpu.launch -> outlined kernels -> device binaries and host
 /// LLVM (the sequence of MLIR's gpu-lower-to-nvvm-pipeline, shared by both
 /// vendors, with the toolkit explicit).
-static void buildTileToGPUPipeline(OpPassManager &pm,
+template <typename Options>
+static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
                                    const GPUTargetSpec &spec) {
   TileAttachTargetOptions target;
   target.kind = spec.kind.str();
-  target.chip = spec.chip.str();
-  target.features = spec.features.str();
+  target.chip = options.chip;
+  target.features = options.features;
   target.overwrite = true;
   pm.addPass(createTileAttachTarget(target));
-  if (spec.pipelineCopies)
+  if (options.pipelineCopies)
     pm.addPass(createTilePlanPipelines());
   ConvertTileToGPUOptions toGPU;
-  toGPU.reuseSharedMemory = spec.reuseSharedMemory;
+  toGPU.reuseSharedMemory = options.reuseSharedMemory;
   pm.addPass(createConvertTileToGPU(toGPU));
   // Outline before canonicalizing (the canonicalizer hoists constants to
   // the function), and first sink the constants and index computations the
@@ -126,7 +127,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  if (spec.emitCInterface)
+  if (options.emitCInterface)
     pm.addPass(std::make_unique<EmitCInterfacePass>());
 
   pm.addPass(createConvertNVGPUToNVVMPass());
@@ -149,7 +150,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm,
 
   pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = spec.format;
+  binary.compilationTarget = options.format;
   binary.toolkitPath = spec.toolkit;
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createConvertMathToLLVMPass());
@@ -174,11 +175,10 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
     kernels.addPass(createConvertGpuOpsToNVVMOps(device));
   };
   buildTileToGPUPipeline(
-      pm, {"cuda", options.chip, options.features, options.emitCInterface,
-           options.reuseSharedMemory, options.pipelineCopies, options.format,
-           options.cudaPath.empty() ? findCUDAToolkit()
-                                    : options.cudaPath.getValue(),
-           attachTarget, lowerKernels});
+      pm, options,
+      {"cuda",
+       options.cudaPath.empty() ? findCUDAToolkit() : options.cudaPath.getValue(),
+       attachTarget, lowerKernels});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
@@ -204,11 +204,10 @@ void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
     kernels.addPass(createConvertGpuOpsToROCDLOps(device));
   };
   buildTileToGPUPipeline(
-      pm, {"rocm", options.chip, options.features, options.emitCInterface,
-           options.reuseSharedMemory, options.pipelineCopies, options.format,
-           options.rocmPath.empty() ? findROCmToolkit()
-                                    : options.rocmPath.getValue(),
-           attachTarget, lowerKernels});
+      pm, options,
+      {"rocm",
+       options.rocmPath.empty() ? findROCmToolkit() : options.rocmPath.getValue(),
+       attachTarget, lowerKernels});
 }
 
 /// The first of `variables` that is set, else `fallback` if it is a
