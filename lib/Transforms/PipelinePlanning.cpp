@@ -169,10 +169,7 @@ bool Planner::analyze() {
     if (!swizzle && readByGemm && swizzleGemmOperands)
       swizzle = getLdmatrixSwizzle(type);
     // Each stage must be swizzled as the tile alone would be.
-    if (swizzle && type.getNumElements() %
-                           (int64_t(1) << (swizzle.getBits() +
-                                           swizzle.getBase() +
-                                           swizzle.getShift())))
+    if (swizzle && type.getNumElements() % swizzle.getPeriod())
       swizzle = {};
     staged.push_back({copy, alloc, stagedType, swizzle, Value()});
   }

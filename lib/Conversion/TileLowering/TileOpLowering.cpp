@@ -216,16 +216,9 @@ SmallVector<Value> mlir::tile::tileIndices(OpBuilder &b, Location loc,
 // Swizzled shared tiles
 //===----------------------------------------------------------------------===//
 
-/// The bits of a linear offset that a swizzle reads: a slice of a swizzled
-/// buffer is swizzled the same way when its size is a multiple of this.
-static int64_t getSwizzleSpan(SwizzleAttr swizzle) {
-  return int64_t(1) << (swizzle.getBits() + swizzle.getBase() +
-                        swizzle.getShift());
-}
-
 /// True when `view` selects whole leading slices of `source` (offsets only
 /// in the dimensions it drops, unit strides, full trailing extents) and
-/// those slices are whole spans of `swizzle`.
+/// those slices are whole periods of `swizzle`.
 static bool isLeadingSliceView(memref::SubViewOp view, SwizzleAttr swizzle) {
   MemRefType source = view.getSourceType();
   MemRefType result = view.getType();
@@ -248,7 +241,7 @@ static bool isLeadingSliceView(memref::SubViewOp view, SwizzleAttr swizzle) {
       return false;
     slice *= source.getDimSize(d);
   }
-  return slice % getSwizzleSpan(swizzle) == 0;
+  return slice % swizzle.getPeriod() == 0;
 }
 
 SwizzleAttr mlir::tile::getTileSwizzle(Value tile) {
