@@ -11,11 +11,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileLang/Conversion/TileToNVGPU.h"
 #include "TileLang/JIT/JIT.h"
 #include "TileLang/Runtime/CUDARuntime.h"
 #include "TileLang/Runtime/HIPRuntime.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -259,6 +262,27 @@ PYBIND11_MODULE(_tilelang, m) {
            "Compiles (or loads from the cache) the specialization of these "
            "arguments and returns its report")
       .def("run", &PyKernel::run, "Runs the kernel on these arguments");
+  m.def(
+      "ldmatrix_swizzle",
+      [](const std::vector<int64_t> &shape,
+         const std::string &element) -> py::object {
+        mlir::MLIRContext context;
+        context.loadDialect<TileDialect>();
+        mlir::Type type = mlir::parseType(element, &context);
+        if (!type || !type.isIntOrFloat())
+          throw TileError("not an element type: " + element);
+        SwizzleAttr swizzle =
+            getLdmatrixSwizzle(mlir::MemRefType::get(shape, type));
+        if (!swizzle)
+          return py::none();
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << swizzle;
+        return py::str(text);
+      },
+      py::arg("shape"), py::arg("element"),
+      "The #tile.swizzle the compiler gives a shared tile that ldmatrix "
+      "reads, or None");
   m.def(
       "lower",
       [](const std::string &source, const std::string &pipeline) {

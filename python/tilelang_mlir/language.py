@@ -903,20 +903,14 @@ class Fragment(Layout):
 def make_swizzled_layout(buffer):
     """The XOR swizzle that makes tensor-core operand loads of `buffer`
     (rows of 2 to 8 16-byte vectors or more) hit distinct shared-memory
-    banks, as the compiler would choose it."""
-    row = buffer.dims[-1]
-    element_bytes = {"i1": 1}.get(buffer.type) or builtins.max(
-        1, int("".join(c for c in buffer.type if c.isdigit())) // 8)
-    vector = 16 // element_bytes
-    if row & (row - 1) or row < 2 * vector:
+    banks: the compiler's own choice (getLdmatrixSwizzle)."""
+    from ._tilelang import ldmatrix_swizzle
+    swizzle = ldmatrix_swizzle(list(buffer.dims), buffer.type)
+    if swizzle is None:
         raise TileLangError("no swizzle for rows of %d %s elements (a power of "
                             "two of at least two 16-byte vectors)"
-                            % (row, buffer.dtype))
-    base = vector.bit_length() - 1
-    row_bits = row.bit_length() - 1
-    bits = builtins.min(3, row_bits - base)
-    source = builtins.max(row_bits, (128 // element_bytes).bit_length() - 1)
-    return Layout("#tile.swizzle<%d, %d, %d>" % (bits, base, source - base))
+                            % (buffer.dims[-1], buffer.dtype))
+    return Layout(swizzle)
 
 
 def annotate_layout(layouts):
