@@ -702,6 +702,7 @@ static void fillGPUOptions(Options &gpu, const CompileOptions &options) {
   gpu.emitCInterface = true;
   gpu.reuseSharedMemory = options.reuseSharedMemory;
   gpu.pipelineCopies = options.pipelineCopies;
+  gpu.registerFragments = options.registerFragments;
 }
 
 Expected<std::string>
@@ -872,6 +873,8 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                  (options.reuseSharedMemory ? ""
                                             : " reuse-shared-memory=false") +
                  (options.pipelineCopies ? "" : " pipeline-copies=false") +
+                 (options.registerFragments ? ""
+                                            : " register-fragments=false") +
                  "}"
            : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);

@@ -114,8 +114,13 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   pm.addPass(createTileAttachTarget(target));
   if (options.pipelineCopies)
     pm.addPass(createTilePlanPipelines());
+  // Fragments whose layouts conflict stay in shared memory.
+  TileInferLayoutOptions layouts;
+  layouts.keepConflictsInMemory = true;
+  pm.addPass(createTileInferLayout(layouts));
   ConvertTileToGPUOptions toGPU;
   toGPU.reuseSharedMemory = options.reuseSharedMemory;
+  toGPU.registerFragments = options.registerFragments;
   pm.addPass(createConvertTileToGPU(toGPU));
   // Outline before canonicalizing (the canonicalizer hoists constants to
   // the function), and first sink the constants and index computations the

@@ -7,6 +7,7 @@
 #include "TileLang/Runtime/CUDARuntime.h"
 
 #include "RuntimeError.h"
+#include "StreamPool.h"
 
 #include "llvm/ADT/Twine.h"
 
@@ -315,18 +316,28 @@ extern "C" void mgpuLaunchClusterKernel(
         "cuLaunchKernelEx(cluster launch)");
 }
 
+namespace {
+runtime::detail::StreamPool &streamPool() {
+  static runtime::detail::StreamPool pool;
+  return pool;
+}
+} // namespace
+
 extern "C" void *mgpuStreamCreate() {
   Driver *d = driver("mgpuStreamCreate");
+  if (!d)
+    return nullptr;
+  if (void *stream = streamPool().take())
+    return stream;
   void *stream = nullptr;
-  if (d)
-    check(d, d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
-          "cuStreamCreate");
+  check(d, d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING),
+        "cuStreamCreate");
   return stream;
 }
 
 extern "C" void mgpuStreamDestroy(void *stream) {
   Driver *d = driver("mgpuStreamDestroy");
-  if (d && stream)
+  if (d && stream && !streamPool().give(stream))
     check(d, d->cuStreamDestroy(stream), "cuStreamDestroy");
 }
 

@@ -7,6 +7,7 @@
 #include "TileLang/Runtime/HIPRuntime.h"
 
 #include "RuntimeError.h"
+#include "StreamPool.h"
 #include "TileLang/Runtime/CUDARuntime.h"
 
 #include <dlfcn.h>
@@ -15,6 +16,7 @@
 
 using namespace mlir::tile;
 using runtime::detail::recordError;
+using runtime::detail::StreamPool;
 
 //===----------------------------------------------------------------------===//
 // The HIP runtime API, resolved with dlopen (no hip headers needed to build)
@@ -206,16 +208,25 @@ void launchClusterKernel(void *, intptr_t, intptr_t, intptr_t, intptr_t,
               "clusters");
 }
 
+StreamPool &streamPool() {
+  static StreamPool pool;
+  return pool;
+}
+
 void *streamCreate() {
   Runtime *r = hipRuntime("mgpuStreamCreate");
+  if (!r)
+    return nullptr;
+  if (void *stream = streamPool().take())
+    return stream;
   void *stream = nullptr;
-  if (r)
-    check(r, r->hipStreamCreate(&stream), "hipStreamCreate");
+  check(r, r->hipStreamCreate(&stream), "hipStreamCreate");
   return stream;
 }
 
 void streamDestroy(void *stream) {
-  if (Runtime *r = hipRuntime("mgpuStreamDestroy"); r && stream)
+  if (Runtime *r = hipRuntime("mgpuStreamDestroy");
+      r && stream && !streamPool().give(stream))
     check(r, r->hipStreamDestroy(stream), "hipStreamDestroy");
 }
 

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileLang/Conversion/TileToNVGPU.h"
+#include "TileLang/Dialect/Tile/IR/FragmentTable.h"
 #include "TileLang/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -70,7 +71,15 @@ bool sameLayout(FragmentLayoutAttr a, FragmentLayoutAttr b) {
 /// layout and the op that forced it.
 class LayoutClasses {
 public:
+  /// With `lenient`, a conflict marks the class instead of failing.
+  explicit LayoutClasses(bool lenient) : lenient(lenient) {}
+
   void add(Value fragment) { classes.insert(fragment); }
+  /// Whether the class of `fragment` met a conflict (lenient mode).
+  bool isConflicted(Value fragment) const {
+    return llvm::any_of(conflicted,
+                        [&](Value v) { return find(v) == find(fragment); });
+  }
   bool contains(Value v) const { return classes.contains(v); }
   Value find(Value v) const { return classes.getLeaderValue(v); }
 
@@ -81,6 +90,10 @@ public:
     auto [it, inserted] = forced.try_emplace(root, layout, op);
     if (inserted || sameLayout(it->second.first, layout))
       return success();
+    if (lenient) {
+      conflicted.push_back(root);
+      return success();
+    }
     InFlightDiagnostic diag =
         op->emitError("conflicting fragment layouts: this op requires ")
         << layout;
@@ -97,6 +110,11 @@ public:
     auto fa = forced.find(ra), fb = forced.find(rb);
     if (fa != forced.end() && fb != forced.end() &&
         !sameLayout(fa->second.first, fb->second.first)) {
+      if (lenient) {
+        conflicted.push_back(ra);
+        (void)classes.unionSets(ra, rb);
+        return success();
+      }
       InFlightDiagnostic diag =
           op->emitError("conflicting fragment layouts: this op needs one "
                         "layout for fragments whose layouts differ");
@@ -127,6 +145,8 @@ public:
   }
 
 private:
+  bool lenient;
+  SmallVector<Value> conflicted;
   llvm::EquivalenceClasses<Value> classes;
   llvm::DenseMap<Value, std::pair<FragmentLayoutAttr, Operation *>> forced;
 };
@@ -151,39 +171,6 @@ FragmentLayoutAttr getDefaultLayout(MemRefType type, int64_t threads) {
                                  AffineMap::get(shape.size(), 0, thread),
                                  AffineMap::get(shape.size(), 0, slot),
                                  threads, /*replicate=*/1);
-}
-
-/// Fits `xs` (xs[0] = 0) as a mixed-radix sequence: xs[r] = sum over
-/// levels l of digit_l(r) * stride_l, the digits of r in radices count_l
-/// (least significant first). Returns that expression of `r`, or null.
-AffineExpr fitMixedRadix(ArrayRef<int64_t> xs, AffineExpr r) {
-  if (xs.empty() || xs.front() != 0)
-    return {};
-  MLIRContext *ctx = r.getContext();
-  AffineExpr fit = getAffineConstantExpr(0, ctx);
-  int64_t period = 1; // Elements the lower levels enumerate.
-  while (period < static_cast<int64_t>(xs.size())) {
-    int64_t stride = xs[period];
-    int64_t count = 1;
-    auto matches = [&](int64_t q) {
-      if ((q + 1) * period > static_cast<int64_t>(xs.size()))
-        return false;
-      for (int64_t p = 0; p < period; ++p)
-        if (xs[q * period + p] != q * stride + xs[p])
-          return false;
-      return true;
-    };
-    while (matches(count))
-      ++count;
-    if (count == 1)
-      return {};
-    AffineExpr digit = r.floorDiv(period);
-    if (period * count < static_cast<int64_t>(xs.size()))
-      digit = digit % count;
-    fit = fit + digit * stride;
-    period *= count;
-  }
-  return period == static_cast<int64_t>(xs.size()) ? fit : AffineExpr();
 }
 
 /// The layout of the result of reducing a fragment of layout `src` along
@@ -295,6 +282,8 @@ FragmentLayoutAttr getReducedLayout(FragmentLayoutAttr src, int64_t dim,
 
 struct InferLayoutPass
     : public tile::impl::TileInferLayoutBase<InferLayoutPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto target =
@@ -311,7 +300,18 @@ struct InferLayoutPass
 
   LogicalResult inferKernel(KernelOp kernel, bool tensorCores) {
     int64_t threads = kernel.getNumThreads();
-    LayoutClasses classes;
+    // The user's annotations move onto the allocations they name (as the
+    // canonicalizer would move them).
+    SmallVector<AnnotateLayoutOp> annotations;
+    kernel.getBody().walk(
+        [&](AnnotateLayoutOp op) { annotations.push_back(op); });
+    for (AnnotateLayoutOp op : annotations)
+      if (auto alloc =
+              op.getBuffer().getDefiningOp<TileAllocationOpInterface>()) {
+        alloc.setTileLayout(op.getLayout());
+        op.erase();
+      }
+    LayoutClasses classes(keepConflictsInMemory);
     SmallVector<AllocFragmentOp> allocs(
         kernel.getBody().front().getOps<AllocFragmentOp>());
     for (AllocFragmentOp alloc : allocs) {
@@ -375,13 +375,16 @@ struct InferLayoutPass
     // A reduction's result lives on the threads that held its rows, in
     // program order so that chains of reductions see their sources' layouts.
     for (ReduceOp reduce : reductions) {
+      if (classes.isConflicted(reduce.getSrc()))
+        continue;
       FragmentLayoutAttr reduced = getReducedLayout(
           layoutOf(reduce.getSrc()), reduce.getDim(), reduce.getDst().getType());
       if (reduced && failed(classes.force(reduce.getDst(), reduced, reduce)))
         return failure();
     }
     for (AllocFragmentOp alloc : allocs)
-      alloc.setLayoutAttr(layoutOf(alloc.getResult()));
+      if (!classes.isConflicted(alloc.getResult()))
+        alloc.setLayoutAttr(layoutOf(alloc.getResult()));
     return success();
   }
 

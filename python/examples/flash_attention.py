@@ -43,7 +43,8 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                         visible = visible & (bx * block_M + i >= k * block_N + j)
                     acc_s[i, j] = T.if_then_else(visible, 0.0,
                                                  -T.infinity(T.float32))
-                T.gemm(Q_shared, K_shared, acc_s, transpose_B=True)
+                T.gemm(Q_shared, K_shared, acc_s, transpose_B=True,
+                       policy=T.GemmWarpPolicy.FullRow)
                 T.copy(V[bz, by, k * block_N, 0], V_shared)
                 T.copy(scores_max, scores_max_prev)
                 T.reduce_max(acc_s, scores_max, dim=1, clear=False)
@@ -56,7 +57,8 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     acc_s[i, j] = T.exp2(acc_s[i, j] * scale -
                                          scores_max[i] * scale)
                 T.copy(acc_s, acc_s_cast)
-                T.gemm(acc_s_cast, V_shared, acc_o)
+                T.gemm(acc_s_cast, V_shared, acc_o,
+                       policy=T.GemmWarpPolicy.FullRow)
                 T.reduce_sum(acc_s, scores_sum, dim=1)
                 for i in T.Parallel(block_M):
                     logsum[i] = logsum[i] * scores_scale[i] + scores_sum[i]

@@ -23,6 +23,7 @@ loops become IR loops, and conditions on traced values use
 """
 
 import builtins
+import enum
 import inspect
 import math
 import os
@@ -714,6 +715,15 @@ def copy(src, dst):
 
     _builder().emit("tile.copy %s to %s : %s to %s" % (
         side(s, s_off), side(d, d_off), s.memref_type, d.memref_type))
+
+
+class GemmWarpPolicy(enum.Enum):
+    """How a gemm spreads its C tile over the block's warps (TileLang's
+    names): as square as possible, whole rows per warp (what attention
+    wants: each row's reductions stay in one warp), or whole columns."""
+    Square = "square"
+    FullRow = "full_row"
+    FullCol = "full_col"
 
 
 def gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,

@@ -122,6 +122,11 @@ static cl::opt<bool> pipelineCopies(
     cl::desc("GPU targets: software-pipeline the copies of tile.pipelined "
              "loops (=false: plain synchronous copies)"),
     cl::cat(category));
+static cl::opt<bool> registerFragments(
+    "register-fragments", cl::init(true),
+    cl::desc("GPU targets: keep fragments in per-thread registers where "
+             "their layouts allow it (=false: fragments in shared memory)"),
+    cl::cat(category));
 static cl::opt<unsigned> optLevel("O", cl::init(2),
                                   cl::desc("LLVM optimization level (0-3)"),
                                   cl::cat(category));
@@ -293,6 +298,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.optLevel = optLevel;
   options.reuseSharedMemory = reuseSharedMemory;
   options.pipelineCopies = pipelineCopies;
+  options.registerFragments = registerFragments;
   return Kernel::create((*file)->getBuffer(), options, path);
 }
 

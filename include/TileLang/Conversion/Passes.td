@@ -61,9 +61,23 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     in a `tile.pipelined` loop that leaves its C tile to the gemm, C stays in
     registers for the whole loop.
 
-    This path favors obvious correctness over speed: fragments live in
-    shared memory between ops. The layout-driven lowering (register
-    fragments, ldmatrix, cp.async pipelines) replaces it op by op.
+    With `register-fragments` (the default), a fragment whose
+    `#tile.fragment` layout (from `tile-infer-layout`) every op on it can
+    follow lives in registers instead: each thread keeps the elements the
+    layout gives it in a `memref.alloca` indexed only by constants.
+    `tile.parallel` then runs its body once per slot of its loop fragment
+    (the first fragment it accesses at its own coordinates) at the
+    coordinates the layout gives the thread there; `tile.reduce` folds each
+    thread's slots, then combines the lanes that share a result with xor
+    `gpu.shuffle`s (no shared memory, no barrier); copies between register
+    fragments stay in the thread, copies to or from memory move each
+    thread's own elements; tensor-core gemms read A and C from the registers
+    and write C back. Whether a fragment qualifies is decided before the
+    lowering by enumerating the layouts: every access must hit a slot known
+    at compile time in the accessing thread, and a reduction's lanes must be
+    a span of xor offsets within a warp; a fragment that does not qualify
+    (or with `register-fragments=false`, all of them) lives in shared memory
+    between ops as described above.
 
     With `reuse-shared-memory`, tiles whose lifetimes (from the first to the
     last top-level op of the kernel that touches them) do not overlap share
@@ -75,7 +89,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
   let options = [
     Option<"reuseSharedMemory", "reuse-shared-memory", "bool",
            /*default=*/"false",
-           "Let tiles with disjoint lifetimes share shared memory">
+           "Let tiles with disjoint lifetimes share shared memory">,
+    Option<"registerFragments", "register-fragments", "bool",
+           /*default=*/"true",
+           "Keep fragments with layouts in per-thread registers where every "
+           "op on them allows it">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -77,6 +77,35 @@ SwizzleAttr getTileSwizzle(Value tile);
 SmallVector<Value> swizzleIndices(OpBuilder &b, Location loc, Value tile,
                                   ValueRange indices);
 
+/// `value` (a scalar or a vector of them) converted element-wise to the
+/// element type `to`, as tile.copy and tile.gemm convert (integers are
+/// signed).
+Value convertScalar(OpBuilder &b, Location loc, Value value, Type to);
+
+/// Loads `buffer[indices]`; for a global buffer, out-of-bounds reads give
+/// zero.
+Value guardedLoad(OpBuilder &b, Location loc, Value buffer,
+                  ValueRange indices);
+
+/// Calls `write` when `indices` are inside `buffer`; for an on-chip buffer
+/// unconditionally.
+void guardedWrite(OpBuilder &b, Location loc, Value buffer,
+                  ValueRange indices,
+                  function_ref<void(OpBuilder &, Location)> write);
+
+/// The value that does not change a reduction of `kind`.
+Value reductionIdentity(OpBuilder &b, Location loc, ReduceKind kind,
+                        Type type);
+
+/// One step of a `kind` reduction: `acc` combined with the element
+/// `value` (whose absolute value AbsSum and AbsMax take).
+Value combineReduction(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
+                       Value value);
+
+/// The kind that merges two partial results of a `kind` reduction (the
+/// absolute value applies to elements, not to partial results).
+ReduceKind getMergeKind(ReduceKind kind);
+
 /// Drops the swizzle of every shared allocation under `root` that some
 /// access would not apply. Only the lowerings of tile.copy and tile.gemm
 /// apply swizzles, to the tile itself or to leading-slice views of it whose

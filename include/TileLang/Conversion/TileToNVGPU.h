@@ -13,11 +13,15 @@
 namespace mlir {
 namespace tile {
 
+class RegisterFragments;
+
 /// NVIDIA lowerings that take precedence over the generic Block-mode ones
 /// inside a gpu.launch: tile.gemm on tensor cores (nvgpu.mma.sync
-/// m16n8k16) from sm_80 on.
+/// m16n8k16) from sm_80 on, reading and writing the register fragments of
+/// `fragments` (when given) in place.
 void populateTileToNVGPUPatterns(RewritePatternSet &patterns,
-                                 int64_t smVersion);
+                                 int64_t smVersion,
+                                 const RegisterFragments *fragments = nullptr);
 
 /// tile.copy {async} from global to shared memory as cp.async (16, 8 or 4
 /// bytes per transfer, zero-filled at the edges, with a run-time alignment

@@ -115,6 +115,9 @@ struct CompileOptions {
   /// GPU targets: software-pipeline the copies of tile.pipelined loops
   /// (the pipelines' `pipeline-copies`).
   bool pipelineCopies = true;
+  /// GPU targets: keep fragments in per-thread registers where their
+  /// layouts allow it (the pipelines' `register-fragments`).
+  bool registerFragments = true;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };

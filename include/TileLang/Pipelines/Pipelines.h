@@ -53,6 +53,12 @@ struct TileToGPUOptions : public PassPipelineOptions<Derived> {
                      "over num_stages buffers with asynchronous copies "
                      "(tile-plan-pipelines)"),
       llvm::cl::init(true)};
+  Option<bool> registerFragments{
+      *this, "register-fragments",
+      llvm::cl::desc("Keep fragments in per-thread registers where their "
+                     "inferred layouts allow it (convert-tile-to-gpu's "
+                     "option; =false: fragments in shared memory)"),
+      llvm::cl::init(true)};
 };
 
 /// Options of `tile-to-nvvm`.

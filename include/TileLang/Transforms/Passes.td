@@ -42,8 +42,8 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     (`#tile.fragment`) that records which thread holds each element and in
     which register slot. Constraints, strongest first:
 
-    1. a layout the user gave (`tile.annotate_layout`, folded into the
-       allocation);
+    1. a layout the user gave (`tile.annotate_layout`, which this pass
+       moves onto the allocation it names, as the canonicalizer does);
     2. on NVIDIA targets from sm_80, the C tile of a `tile.gemm` that runs on
        `mma.sync` m16n8k16 gets the accumulator layout of that instruction,
        16x8 pieces spread over the warp grid that the gemm's policy chooses
@@ -73,9 +73,21 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     tile-opt --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout
     ```
 
+    With `keep-conflicts-in-memory` (what the GPU pipelines use), a
+    conflict is not an error: the fragments of that class get no layout, so
+    `convert-tile-to-gpu` keeps them in shared memory, and the kernel
+    compiles as it would without inference.
+
     Not yet inferred: reductions of already replicated layouts (their
-    results take the default); the lowering does not read the layouts yet.
+    results take the default). `convert-tile-to-gpu` reads the layouts
+    (register fragments).
   }];
+  let options = [
+    Option<"keepConflictsInMemory", "keep-conflicts-in-memory", "bool",
+           /*default=*/"false",
+           "Leave fragments with conflicting layouts without a layout "
+           "instead of failing">
+  ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 

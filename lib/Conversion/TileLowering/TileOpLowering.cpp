@@ -37,7 +37,8 @@ static Value indexConst(OpBuilder &b, Location loc, int64_t value) {
 /// tile.copy and tile.gemm do (integers are signed).
 /// `value` (a scalar or a vector of them) converted element-wise to the
 /// element type `to`.
-static Value convertScalar(OpBuilder &b, Location loc, Value value, Type to) {
+Value mlir::tile::convertScalar(OpBuilder &b, Location loc, Value value,
+                                Type to) {
   Type from = getElementTypeOrSelf(value.getType());
   if (from == to)
     return value;
@@ -330,8 +331,8 @@ static Value inBounds(OpBuilder &b, Location loc, Value buffer,
 
 /// Loads `buffer[indices]`; for a global buffer, out-of-bounds reads give
 /// zero.
-static Value guardedLoad(OpBuilder &b, Location loc, Value buffer,
-                         ValueRange indices) {
+Value mlir::tile::guardedLoad(OpBuilder &b, Location loc, Value buffer,
+                              ValueRange indices) {
   if (!isGlobal(buffer))
     return memref::LoadOp::create(b, loc, buffer, indices);
   Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
@@ -349,9 +350,9 @@ static Value guardedLoad(OpBuilder &b, Location loc, Value buffer,
 
 /// Calls `write` when `indices` are inside `buffer`; for an on-chip buffer
 /// unconditionally.
-static void guardedWrite(OpBuilder &b, Location loc, Value buffer,
-                         ValueRange indices,
-                         function_ref<void(OpBuilder &, Location)> write) {
+void mlir::tile::guardedWrite(
+    OpBuilder &b, Location loc, Value buffer, ValueRange indices,
+    function_ref<void(OpBuilder &, Location)> write) {
   if (!isGlobal(buffer))
     return write(b, loc);
   scf::IfOp::create(b, loc, inBounds(b, loc, buffer, indices),
@@ -855,9 +856,11 @@ struct GemmLowering : TilePattern<GemmOp> {
   }
 };
 
+} // namespace
+
 /// The value that does not change a reduction of `kind`.
-static Value reductionIdentity(OpBuilder &b, Location loc, ReduceKind kind,
-                               Type type) {
+Value mlir::tile::reductionIdentity(OpBuilder &b, Location loc,
+                                    ReduceKind kind, Type type) {
   if (kind != ReduceKind::Max && kind != ReduceKind::Min)
     return zeroOf(b, loc, type);
   bool max = kind == ReduceKind::Max;
@@ -872,8 +875,8 @@ static Value reductionIdentity(OpBuilder &b, Location loc, ReduceKind kind,
   return arith::ConstantOp::create(b, loc, type, b.getIntegerAttr(type, value));
 }
 
-static Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
-                     Value value) {
+Value mlir::tile::combineReduction(OpBuilder &b, Location loc,
+                                   ReduceKind kind, Value acc, Value value) {
   bool isFloat = isa<FloatType>(value.getType());
   if (kind == ReduceKind::AbsSum || kind == ReduceKind::AbsMax)
     value = isFloat ? math::AbsFOp::create(b, loc, value).getResult()
@@ -892,6 +895,8 @@ static Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
   }
   llvm_unreachable("unknown reduction kind");
 }
+
+namespace {
 
 /// Loops over every dimension of `shape` but `dim` (split by `dist`), then
 /// sequentially along `dim` (backwards with `reverse`), carrying an
@@ -931,15 +936,19 @@ static SmallVector<Value> insertAt(ValueRange outer, int64_t dim,
   return indices;
 }
 
+} // namespace
+
 /// The kind that merges two partial results of a `kind` reduction (the
 /// absolute value applies to elements, not to partial results).
-static ReduceKind getMergeKind(ReduceKind kind) {
+ReduceKind mlir::tile::getMergeKind(ReduceKind kind) {
   if (kind == ReduceKind::AbsSum)
     return ReduceKind::Sum;
   if (kind == ReduceKind::AbsMax)
     return ReduceKind::Max;
   return kind;
 }
+
+namespace {
 
 /// Lanes per reduced line when a Block-mode reduction of `lines` lines
 /// runs on groups of lanes that combine their partial results with warp
@@ -1005,7 +1014,7 @@ struct ReduceLowering : TilePattern<ReduceOp> {
               Value acc) -> Value {
             Value v =
                 memref::LoadOp::create(b, loc, src, insertAt(outer, dim, r));
-            return combine(b, loc, kind, acc, v);
+            return combineReduction(b, loc, kind, acc, v);
           },
           [&](OpBuilder &b, Location loc, ValueRange outer, Value result) {
             memref::StoreOp::create(b, loc, result, dst,
@@ -1073,7 +1082,7 @@ private:
                       Value v = memref::LoadOp::create(
                           b, loc, src, insertAt(coords, dim, r));
                       scf::YieldOp::create(b, loc,
-                                           combine(b, loc, kind, acc[0], v));
+                                           combineReduction(b, loc, kind, acc[0], v));
                     });
                 scf::YieldOp::create(b, loc, loop.getResult(0));
               },
@@ -1086,7 +1095,7 @@ private:
                 gpu::ShuffleOp::create(b, loc, result, offset, /*width=*/32,
                                        gpu::ShuffleMode::XOR)
                     .getShuffleResult();
-            result = combine(b, loc, merge, result, other);
+            result = combineReduction(b, loc, merge, result, other);
           }
           Value first = arith::AndIOp::create(
               b, loc, active,
@@ -1096,7 +1105,7 @@ private:
             SmallVector<Value> indices = dstIndices(b, loc, coords);
             Value value = result;
             if (!op.getClear())
-              value = combine(b, loc, merge,
+              value = combineReduction(b, loc, merge,
                               memref::LoadOp::create(b, loc, dst, indices),
                               value);
             memref::StoreOp::create(b, loc, value, dst, indices);

@@ -6,6 +6,7 @@
 
 #include "TileLang/Conversion/Passes.h"
 
+#include "TileLang/Conversion/RegisterFragments.h"
 #include "TileLang/Conversion/TileLowering.h"
 #include "TileLang/Conversion/TileToAMDGPU.h"
 #include "TileLang/Conversion/TileToNVGPU.h"
@@ -219,13 +220,14 @@ static void placeAllocations(ModuleOp module, bool reuse) {
         builder.setInsertionPoint(before);
         gpu::BarrierOp::create(builder, loc);
       }
-      // The launch asks for what the tiles now need.
+    }
+    // The launch asks for what the tiles now need (less than the kernel's
+    // allocations when some share bytes or live in registers).
+    if (Value before = launch.getDynamicSharedMemorySize()) {
       builder.setInsertionPoint(launch);
-      Value before = launch.getDynamicSharedMemorySize();
       launch.getDynamicSharedMemorySizeMutable().assign(
           arith::ConstantIntOp::create(builder, loc, total, /*width=*/32));
-      if (Operation *old = before ? before.getDefiningOp() : nullptr;
-          old && old->use_empty())
+      if (Operation *old = before.getDefiningOp(); old && old->use_empty())
         old->erase();
     }
 
@@ -263,6 +265,21 @@ static void placeAllocations(ModuleOp module, bool reuse) {
   }
 }
 
+/// Whether the tensor-core lowering takes `fragment`, the A or C tile of
+/// `gemm`, in registers laid out as `table`: exactly the mma.sync operand
+/// or accumulator layout.
+static bool keepsInRegisters(GemmOp gemm, Value fragment,
+                             const FragmentTable &table) {
+  int64_t threads = table.getNumThreads();
+  FragmentLayoutAttr expected =
+      fragment == gemm.getC() ? getMmaAccumulatorLayout(gemm, threads)
+                              : getMmaOperandALayout(gemm, threads);
+  if (!expected)
+    return false;
+  FailureOr<FragmentTable> mma = FragmentTable::get(expected);
+  return succeeded(mma) && mma->placesLike(table);
+}
+
 struct ConvertTileToGPUPass
     : public tile::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
   using Base::Base;
@@ -280,15 +297,26 @@ struct ConvertTileToGPUPass
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     auto targetAttr =
         module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());
+    bool tensorCores = targetAttr && targetAttr.getKind() == TargetKind::CUDA &&
+                       targetAttr.getSmVersion() >= 80;
+    RegisterFragments fragments;
+    if (registerFragments)
+      fragments.select(module, [&](GemmOp gemm, Value fragment,
+                                   const FragmentTable &table) {
+        return tensorCores && keepsInRegisters(gemm, fragment, table);
+      });
     RewritePatternSet patterns(ctx);
     patterns.add<KernelToLaunch>(ctx, targetAttr);
     populateTileOpLoweringPatterns(patterns, TileLoweringMode::Block);
+    populateRegisterFragmentPatterns(patterns, fragments);
     // Target-specific lowerings win over the generic ones where they apply.
     if (targetAttr && targetAttr.getKind() == TargetKind::CUDA)
-      populateTileToNVGPUPatterns(patterns, targetAttr.getSmVersion());
+      populateTileToNVGPUPatterns(patterns, targetAttr.getSmVersion(),
+                                  &fragments);
     if (targetAttr && targetAttr.getKind() == TargetKind::ROCm)
       populateTileToAMDGPUPatterns(patterns, targetAttr.getChip());
-    if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
+        failed(fragments.eraseAllocations()))
       return signalPassFailure();
 
     // 2. Shared and fragment tiles live in workgroup memory, local tiles in

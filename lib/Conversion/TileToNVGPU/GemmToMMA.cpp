@@ -26,6 +26,7 @@
 
 #include "TileLang/Conversion/TileToNVGPU.h"
 
+#include "TileLang/Conversion/RegisterFragments.h"
 #include "TileLang/Conversion/TileLowering.h"
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -346,6 +347,65 @@ chooseWarpGrid(GemmPolicy policy, int64_t warps, int64_t tilesM,
   return *best;
 }
 
+/// This warp's 16x8 C tiles on the warp grid of the gemm's policy: warp
+/// (r, c) of the wm x wn grid takes tm x tn tiles from row r * tm * 16 and
+/// column c * tn * 8, as getMmaAccumulatorLayout describes.
+struct WarpTiles {
+  int64_t wm = 0, wn = 0, tm = 0, tn = 0;
+  std::optional<WarpLanes> lanes;
+  SmallVector<Value> rows, cols; // Origins of this warp's tiles.
+
+  static FailureOr<WarpTiles> get(GemmOp op, int64_t threads) {
+    int64_t tilesM = op.getM() / kTileM, tilesN = op.getN() / kTileN;
+    FailureOr<std::pair<int64_t, int64_t>> grid =
+        chooseWarpGrid(op.getPolicy(), threads / kWarpSize, tilesM, tilesN);
+    if (failed(grid))
+      return failure();
+    WarpTiles tiles;
+    std::tie(tiles.wm, tiles.wn) = *grid;
+    tiles.tm = tilesM / tiles.wm;
+    tiles.tn = tilesN / tiles.wn;
+    return tiles;
+  }
+
+  /// The whole k extent on this warp's accumulators `acc` (tile (i, j) at
+  /// i * tn + j): each k step loads this warp's A fragments (`loadA(i, k0)`
+  /// for its tile row i) and B fragments once and updates every
+  /// accumulator.
+  void emitKSteps(OpBuilder &b, Location loc, GemmOp op,
+                  MutableArrayRef<Value> acc,
+                  function_ref<Value(int64_t, int64_t)> loadAFragment) const {
+    for (int64_t k0 = 0; k0 < op.getK(); k0 += getTileK(op)) {
+      Value kk = arith::ConstantIndexOp::create(b, loc, k0);
+      SmallVector<Value> aFragments, bFragments;
+      for (int64_t i = 0; i < tm; ++i)
+        aFragments.push_back(loadAFragment(i, k0));
+      for (int64_t j = 0; j < tn; ++j)
+        bFragments.push_back(loadB(b, loc, op, *lanes, kk, cols[j]));
+      for (int64_t i = 0; i < tm; ++i)
+        for (int64_t j = 0; j < tn; ++j)
+          acc[i * tn + j] =
+              mma(b, loc, aFragments[i], bFragments[j], acc[i * tn + j]);
+    }
+  }
+
+  /// Computes the lanes and this warp's tile origins at the insertion point.
+  void emit(OpBuilder &b, Location loc, GemmOp op) {
+    auto c = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    lanes.emplace(b, loc, op);
+    Value warpRow = arith::DivUIOp::create(b, loc, lanes->warp, c(wn));
+    Value warpCol = arith::RemUIOp::create(b, loc, lanes->warp, c(wn));
+    Value rowBase = arith::MulIOp::create(b, loc, warpRow, c(tm * kTileM));
+    Value colBase = arith::MulIOp::create(b, loc, warpCol, c(tn * kTileN));
+    for (int64_t i = 0; i < tm; ++i)
+      rows.push_back(addIndex(b, loc, rowBase, i * kTileM));
+    for (int64_t j = 0; j < tn; ++j)
+      cols.push_back(addIndex(b, loc, colBase, j * kTileN));
+  }
+};
+
 /// True when `op` (or an op nested in it) may write on-chip memory
 /// synchronously. Asynchronous copies do not count: what they write is
 /// visible only after a tile.async_wait, which synchronizes the block.
@@ -405,8 +465,11 @@ std::pair<bool, bool> getGemmBarriers(GemmOp op, Block &body) {
 /// A gemm in the body of a tile.pipelined loop whose C tile nothing else in
 /// the loop touches: C stays in registers for the whole loop.
 struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
-  PipelinedGemmInRegisters(MLIRContext *ctx)
-      : OpRewritePattern<PipelinedOp>(ctx, /*benefit=*/2) {}
+  PipelinedGemmInRegisters(MLIRContext *ctx,
+                           const RegisterFragments *fragments)
+      : OpRewritePattern<PipelinedOp>(ctx, /*benefit=*/2),
+        fragments(fragments) {}
+  const RegisterFragments *fragments;
 
   LogicalResult matchAndRewrite(PipelinedOp loop,
                                 PatternRewriter &rewriter) const override {
@@ -419,6 +482,9 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
       return failure();
     if (op.getClearAccum())
       return rewriter.notifyMatchFailure(loop, "C is reset every iteration");
+    if (fragments && (fragments->getArray(op.getA()) ||
+                      fragments->getArray(op.getC())))
+      return rewriter.notifyMatchFailure(loop, "operands in registers");
     Value cTile = op.getC();
     WalkResult other = loop.getBody().walk([&](Operation *inner) {
       return inner != op && llvm::is_contained(inner->getOperands(), cTile)
@@ -428,14 +494,10 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
     if (other.wasInterrupted())
       return rewriter.notifyMatchFailure(loop, "C is used in the loop");
 
-    int64_t warps = *threads / kWarpSize;
-    int64_t tilesM = op.getM() / kTileM, tilesN = op.getN() / kTileN;
-    FailureOr<std::pair<int64_t, int64_t>> grid =
-        chooseWarpGrid(op.getPolicy(), warps, tilesM, tilesN);
-    if (failed(grid))
+    FailureOr<WarpTiles> tiles = WarpTiles::get(op, *threads);
+    if (failed(tiles))
       return rewriter.notifyMatchFailure(loop, "no warp grid for the policy");
-    auto [wm, wn] = *grid;
-    int64_t tm = tilesM / wm, tn = tilesN / wn;
+    int64_t tm = tiles->tm, tn = tiles->tn;
     int64_t registers =
         tm * tn * 4 * op.getC().getType().getElementTypeBitWidth() / 32;
     if (registers > kMaxAccumulatorRegisters)
@@ -445,20 +507,10 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
     auto c = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
-    // This warp's tile origins.
     gpu::BarrierOp::create(rewriter, loc);
-    WarpLanes lanes(rewriter, loc, op);
-    Value warpRow = arith::DivUIOp::create(rewriter, loc, lanes.warp, c(wn));
-    Value warpCol = arith::RemUIOp::create(rewriter, loc, lanes.warp, c(wn));
-    Value rowBase =
-        arith::MulIOp::create(rewriter, loc, warpRow, c(tm * kTileM));
-    Value colBase =
-        arith::MulIOp::create(rewriter, loc, warpCol, c(tn * kTileN));
-    SmallVector<Value> rows, cols;
-    for (int64_t i = 0; i < tm; ++i)
-      rows.push_back(addIndex(rewriter, loc, rowBase, i * kTileM));
-    for (int64_t j = 0; j < tn; ++j)
-      cols.push_back(addIndex(rewriter, loc, colBase, j * kTileN));
+    tiles->emit(rewriter, loc, op);
+    const WarpLanes &lanes = *tiles->lanes;
+    ArrayRef<Value> rows = tiles->rows, cols = tiles->cols;
 
     auto [barrierBefore, barrierAfter] =
         getGemmBarriers(op, loop.getBody().front());
@@ -483,18 +535,10 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
     if (barrierBefore)
       gpu::BarrierOp::create(rewriter, loc);
     SmallVector<Value> acc(forOp.getRegionIterArgs());
-    for (int64_t k0 = 0; k0 < op.getK(); k0 += getTileK(op)) {
-      Value kk = c(k0);
-      SmallVector<Value> aFragments, bFragments;
-      for (int64_t i = 0; i < tm; ++i)
-        aFragments.push_back(loadA(rewriter, loc, op, lanes, rows[i], kk));
-      for (int64_t j = 0; j < tn; ++j)
-        bFragments.push_back(loadB(rewriter, loc, op, lanes, kk, cols[j]));
-      for (int64_t i = 0; i < tm; ++i)
-        for (int64_t j = 0; j < tn; ++j)
-          acc[i * tn + j] =
-              mma(rewriter, loc, aFragments[i], bFragments[j], acc[i * tn + j]);
-    }
+    tiles->emitKSteps(rewriter, loc, op, acc,
+                      [&](int64_t i, int64_t k0) {
+                        return loadA(rewriter, loc, op, lanes, rows[i], c(k0));
+                      });
     if (barrierAfter)
       gpu::BarrierOp::create(rewriter, loc);
     auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
@@ -513,13 +557,114 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
   }
 };
 
+/// A gemm whose C tile, A tile or both are register fragments (in the
+/// layouts getMmaAccumulatorLayout and getMmaOperandALayout give): the
+/// accumulators come from and go back to C's registers, the A fragments are
+/// read from A's registers, what is in shared memory goes through ldmatrix
+/// as usual.
+struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
+  GemmOnRegisterFragments(MLIRContext *ctx, const RegisterFragments &fragments)
+      : OpRewritePattern<GemmOp>(ctx, /*benefit=*/3), fragments(fragments) {}
+  const RegisterFragments &fragments;
+
+  LogicalResult matchAndRewrite(GemmOp op,
+                                PatternRewriter &rewriter) const override {
+    Value aArray = fragments.getArray(op.getA());
+    Value cArray = fragments.getArray(op.getC());
+    if (!aArray && !cArray)
+      return failure();
+    FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
+    if (failed(threads))
+      return failure();
+    FailureOr<WarpTiles> tiles = WarpTiles::get(op, *threads);
+    if (failed(tiles))
+      return rewriter.notifyMatchFailure(op, "no warp grid for the policy");
+    Location loc = op.getLoc();
+    auto c = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    // In a loop body the barriers follow the body's waits; elsewhere the
+    // shared operands are fenced on both sides.
+    auto [barrierBefore, barrierAfter] =
+        isa<scf::ForOp>(op->getParentOp())
+            ? getGemmBarriers(op, *op->getBlock())
+            : std::pair<bool, bool>(true, true);
+    if (barrierBefore)
+      gpu::BarrierOp::create(rewriter, loc);
+    tiles->emit(rewriter, loc, op);
+    const WarpLanes &lanes = *tiles->lanes;
+    int64_t tn = tiles->tn;
+
+    // Accumulator tile (i, j) holds slots 4 (i tn + j) + 2 r + e: rows g
+    // and g + 8 (r), columns 2t and 2t + 1 (e).
+    MemRefType cType = op.getC().getType();
+    auto accType = VectorType::get({2, 2}, cType.getElementType());
+    SmallVector<Value> acc;
+    for (auto [i, row0] : llvm::enumerate(tiles->rows))
+      for (auto [j, col0] : llvm::enumerate(tiles->cols)) {
+        if (!cArray || op.getClearAccum()) {
+          acc.push_back(loadAccumulator(rewriter, loc, op, lanes, row0, col0));
+          continue;
+        }
+        SmallVector<Value> elements;
+        for (int64_t slot = 0; slot < 4; ++slot)
+          elements.push_back(memref::LoadOp::create(
+              rewriter, loc, cArray, c(4 * (i * tn + j) + slot)));
+        acc.push_back(
+            vector::FromElementsOp::create(rewriter, loc, accType, elements));
+      }
+
+    // The A fragment of row tile i and k step k0 holds slots
+    // 8 (i tilesK + k0 / 16) + 2 q + e, q in ldmatrix register order.
+    int64_t tilesK = op.getK() / getTileK(op);
+    VectorType aType = getLdmatrixType(4, op.getA().getType().getElementType());
+    tiles->emitKSteps(
+        rewriter, loc, op, acc, [&](int64_t i, int64_t k0) -> Value {
+          if (!aArray)
+            return loadA(rewriter, loc, op, lanes, tiles->rows[i], c(k0));
+          int64_t piece = i * tilesK + k0 / getTileK(op);
+          SmallVector<Value> elements;
+          for (int64_t slot = 0; slot < 8; ++slot)
+            elements.push_back(memref::LoadOp::create(
+                rewriter, loc, aArray, c(8 * piece + slot)));
+          return vector::FromElementsOp::create(rewriter, loc, aType,
+                                                elements);
+        });
+
+    for (auto [i, row0] : llvm::enumerate(tiles->rows))
+      for (auto [j, col0] : llvm::enumerate(tiles->cols)) {
+        Value tile = acc[i * tn + j];
+        if (!cArray) {
+          storeAccumulator(rewriter, loc, op, lanes, row0, col0, tile);
+          continue;
+        }
+        for (int64_t r = 0; r < 2; ++r)
+          for (int64_t e = 0; e < 2; ++e)
+            memref::StoreOp::create(
+                rewriter, loc,
+                vector::ExtractOp::create(rewriter, loc, tile,
+                                          ArrayRef<int64_t>{r, e}),
+                cArray, c(4 * (i * tn + j) + 2 * r + e));
+      }
+    if (barrierAfter)
+      gpu::BarrierOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
-void mlir::tile::populateTileToNVGPUPatterns(RewritePatternSet &patterns,
-                                             int64_t smVersion) {
+void mlir::tile::populateTileToNVGPUPatterns(
+    RewritePatternSet &patterns, int64_t smVersion,
+    const RegisterFragments *fragments) {
   if (smVersion < 80)
     return;
-  patterns.add<GemmToMmaSync, PipelinedGemmInRegisters>(patterns.getContext());
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<GemmToMmaSync>(ctx);
+  patterns.add<PipelinedGemmInRegisters>(ctx, fragments);
+  if (fragments)
+    patterns.add<GemmOnRegisterFragments>(ctx, *fragments);
   populateCpAsyncPatterns(patterns);
 }
 

@@ -1,0 +1,81 @@
+//===- RegisterFragments.h - Fragments in per-thread registers --*- C++ -*-===//
+//
+// Part of TileLang-MLIR.
+//
+// The layout-driven lowering of fragments inside gpu.launch: a fragment with
+// a #tile.fragment layout becomes, in every thread, an array of the
+// elements the layout gives that thread (one memref.alloca, indexed only by
+// constants, so the device compiler keeps it in registers). The tile ops
+// that touch it visit each thread's own slots: tile.parallel once per slot
+// of its loop fragment, reductions in-thread and then with xor shuffles,
+// copies element by element at the layout's coordinates, tensor-core gemms
+// straight from and into the registers.
+//
+// A fragment goes to registers only when every op that touches it can be
+// lowered that way, which is decided before the lowering by enumerating
+// the layouts (FragmentTable); the others stay in shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_CONVERSION_REGISTERFRAGMENTS_H
+#define TILELANG_CONVERSION_REGISTERFRAGMENTS_H
+
+#include "TileLang/Dialect/Tile/IR/FragmentTable.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <functional>
+#include <memory>
+
+namespace mlir {
+namespace tile {
+
+class RegisterFragments {
+public:
+  /// Whether the target's gemm lowering takes `fragment` (the gemm's A or
+  /// C) in registers with the layout of `table`.
+  using GemmSupport =
+      std::function<bool(GemmOp gemm, Value fragment, const FragmentTable &)>;
+
+  /// Chooses the fragments of every tile.kernel under `root` that live in
+  /// registers and creates each one's per-thread array next to its
+  /// allocation.
+  void select(Operation *root, const GemmSupport &gemmSupport);
+
+  /// The layout table of `fragment` when it lives in registers, else null.
+  const FragmentTable *getTable(Value fragment) const;
+  /// The per-thread array (memref<slots x element>) of `fragment`, or null.
+  Value getArray(Value fragment) const;
+
+  /// Erases the allocations of the register fragments once no lowered op
+  /// uses them; fails (with an error) if one still has a use.
+  LogicalResult eraseAllocations();
+
+private:
+  struct Entry {
+    std::unique_ptr<FragmentTable> table;
+    Value array;
+  };
+  llvm::DenseMap<Value, Entry> entries;
+};
+
+/// The slots of a copy between two register fragments: for each slot of
+/// `dst`, the slot of `src` that holds the same element in the same thread;
+/// failure when some thread does not hold it or the slot depends on the
+/// thread.
+FailureOr<SmallVector<int64_t>> getCopySlots(const FragmentTable &src,
+                                             const FragmentTable &dst);
+
+/// The per-thread lowering of fill, copy, reduce and tile.parallel on
+/// register fragments (taking precedence over the Block-mode patterns).
+void populateRegisterFragmentPatterns(RewritePatternSet &patterns,
+                                      const RegisterFragments &fragments);
+
+/// Emits `expr`, a mixed-radix expression of dimension 0 (sums of
+/// products by constants, floordiv and mod by positive constants), of the
+/// non-negative `value` with unsigned arithmetic.
+Value emitMixedRadix(OpBuilder &b, Location loc, AffineExpr expr, Value value);
+
+} // namespace tile
+} // namespace mlir
+
+#endif // TILELANG_CONVERSION_REGISTERFRAGMENTS_H

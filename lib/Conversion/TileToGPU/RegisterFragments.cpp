@@ -1,0 +1,634 @@
+//===- RegisterFragments.cpp - Fragments in per-thread registers ---------===//
+//
+// Part of TileLang-MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Conversion/RegisterFragments.h"
+
+#include "TileLang/Conversion/TileLowering.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Bytes of registers one fragment may take in each thread.
+constexpr int64_t kMaxRegisterBytes = 512;
+/// Lanes that xor shuffles reach.
+constexpr int64_t kShuffleLanes = 32;
+
+using TableOf = function_ref<const FragmentTable *(Value)>;
+
+Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+bool isOnChip(Value buffer) {
+  std::optional<MemorySpace> space =
+      getMemorySpace(cast<MemRefType>(buffer.getType()));
+  return space && *space != MemorySpace::Local;
+}
+
+/// The thread parts of `table`'s coordinates for thread `tid`.
+SmallVector<Value> emitThreadParts(OpBuilder &b, Location loc,
+                                   const FragmentTable &table, Value tid) {
+  SmallVector<Value> parts;
+  for (int64_t d = 0, e = table.getShape().size(); d < e; ++d)
+    parts.push_back(emitMixedRadix(b, loc, table.getThreadPart(d), tid));
+  return parts;
+}
+
+/// The coordinates of slot `s` from the thread parts.
+SmallVector<Value> emitCoords(OpBuilder &b, Location loc,
+                              const FragmentTable &table, ValueRange parts,
+                              int64_t s) {
+  SmallVector<Value> coords;
+  for (auto [d, part] : llvm::enumerate(parts))
+    coords.push_back(b.createOrFold<arith::AddIOp>(
+        loc, part, indexConstant(b, loc, table.getSlotPart(d, s))));
+  return coords;
+}
+
+//===----------------------------------------------------------------------===//
+// Plans: the slots each op reads and writes, or why it cannot
+//===----------------------------------------------------------------------===//
+
+/// A tile.parallel on register fragments: it runs once per slot of its
+/// loop fragment (the first fragment it accesses at exactly its own
+/// coordinates), and every access to a register fragment reads or writes a
+/// slot fixed at compile time.
+struct ParallelPlan {
+  Value loop;
+  /// Per access op, its slot for each slot of the loop fragment.
+  llvm::MapVector<Operation *, SmallVector<int64_t>> slots;
+  /// Register fragments with an access that cannot be planned.
+  llvm::DenseSet<Value> failed;
+};
+
+/// The fragment a memref.load / memref.store accesses, or null.
+Value getAccessed(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return load.getMemRef();
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return store.getMemRef();
+  return {};
+}
+
+ValueRange getAccessIndices(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return load.getIndices();
+  return cast<memref::StoreOp>(op).getIndices();
+}
+
+/// The slots of `access` (of fragment `table`) per slot of `loop`, when
+/// every thread visiting an element of the loop holds the accessed element
+/// at one slot fixed per loop slot (and, for a store, every thread holding
+/// it visits it).
+FailureOr<SmallVector<int64_t>> planAccess(Operation *access,
+                                           ValueRange coords,
+                                           const FragmentTable &loop,
+                                           const FragmentTable &table) {
+  SmallVector<int64_t> positions;
+  for (Value index : getAccessIndices(access)) {
+    auto it = llvm::find(coords, index);
+    if (it == coords.end())
+      return failure();
+    positions.push_back(it - coords.begin());
+  }
+  bool store = isa<memref::StoreOp>(access);
+  if (store && positions.size() != coords.size())
+    return failure();
+  SmallVector<int64_t> slots;
+  for (int64_t s = 0; s < loop.getNumSlots(); ++s) {
+    int64_t slot = -1;
+    for (int64_t t = 0; t < loop.getNumThreads(); ++t) {
+      int64_t visited = loop.getElement(t, s);
+      SmallVector<int64_t> at = loop.getCoords(visited), coordsOfAccess;
+      for (int64_t p : positions)
+        coordsOfAccess.push_back(at[p]);
+      int64_t e = table.getLinear(coordsOfAccess);
+      if (!table.holds(t, e) || (slot >= 0 && table.getSlot(e) != slot) ||
+          (store && table.getNumHolders(e) != loop.getNumHolders(visited)))
+        return failure();
+      slot = table.getSlot(e);
+    }
+    slots.push_back(slot);
+  }
+  return slots;
+}
+
+ParallelPlan planParallel(ParallelOp op, TableOf tableOf) {
+  ParallelPlan plan;
+  ValueRange coords = op.getBody().front().getArguments();
+  SmallVector<Operation *> accesses;
+  bool nestedTileOps = false;
+  op.getBody().walk([&](Operation *inner) {
+    if (isa<TileDialect>(inner->getDialect()) && !isa<YieldOp>(inner))
+      nestedTileOps = true;
+    for (OpOperand &operand : inner->getOpOperands()) {
+      if (!tableOf(operand.get()))
+        continue;
+      bool isAccess = getAccessed(inner) == operand.get() &&
+                      inner->getParentOfType<ParallelOp>() == op;
+      if (isAccess)
+        accesses.push_back(inner);
+      else
+        plan.failed.insert(operand.get());
+    }
+  });
+  for (Operation *access : accesses) {
+    Value fragment = getAccessed(access);
+    if (!plan.loop && !nestedTileOps &&
+        llvm::equal(getAccessIndices(access), coords) &&
+        cast<MemRefType>(fragment.getType()).getShape() == op.getExtents())
+      plan.loop = fragment;
+  }
+  for (Operation *access : accesses) {
+    Value fragment = getAccessed(access);
+    FailureOr<SmallVector<int64_t>> slots = failure();
+    if (plan.loop)
+      slots = planAccess(access, coords, *tableOf(plan.loop),
+                         *tableOf(fragment));
+    if (failed(slots))
+      plan.failed.insert(fragment);
+    else
+      plan.slots.insert({access, std::move(*slots)});
+  }
+  return plan;
+}
+
+/// A reduction between register fragments: each thread folds the source
+/// slots of each result slot, then the lanes that share a result combine
+/// their partial results with xor shuffles (offsets below the warp size).
+struct ReducePlan {
+  SmallVector<SmallVector<int64_t>> sourceSlots; // per result slot
+  SmallVector<int64_t> offsets;
+};
+
+FailureOr<ReducePlan> planReduce(ReduceOp op, const FragmentTable &src,
+                                 const FragmentTable &dst) {
+  int64_t threads = src.getNumThreads(), dim = op.getDim();
+  int64_t srcRank = src.getShape().size(), dstRank = dst.getShape().size();
+  if (dst.getNumThreads() != threads ||
+      (dstRank != srcRank && dstRank != srcRank - 1 &&
+       dst.getNumElements() != 1))
+    return failure();
+  // The result element that source element `e` goes into (as the
+  // Block-mode lowering indexes the destination).
+  auto rowOf = [&](int64_t e) -> int64_t {
+    SmallVector<int64_t> coords = src.getCoords(e);
+    if (dstRank == srcRank)
+      coords[dim] = 0;
+    else if (dstRank == srcRank - 1)
+      coords.erase(coords.begin() + dim);
+    else
+      return 0;
+    return dst.getLinear(coords);
+  };
+  // Each source element counted once.
+  for (int64_t e = 0; e < src.getNumElements(); ++e)
+    if (src.getNumHolders(e) != 1)
+      return failure();
+  SmallVector<SmallVector<int64_t>> rowThreads(dst.getNumElements());
+  for (int64_t t = 0; t < threads; ++t)
+    for (int64_t s = 0; s < src.getNumSlots(); ++s)
+      rowThreads[rowOf(src.getElement(t, s))].push_back(t);
+  for (SmallVector<int64_t> &row : rowThreads) {
+    llvm::sort(row);
+    row.erase(llvm::unique(row), row.end());
+  }
+
+  ReducePlan plan;
+  std::optional<SmallVector<int64_t>> masks;
+  for (int64_t t = 0; t < threads; ++t) {
+    for (int64_t sd = 0; sd < dst.getNumSlots(); ++sd) {
+      int64_t row = dst.getElement(t, sd);
+      SmallVector<int64_t> slots;
+      for (int64_t s = 0; s < src.getNumSlots(); ++s)
+        if (rowOf(src.getElement(t, s)) == row)
+          slots.push_back(s);
+      if (t == 0)
+        plan.sourceSlots.push_back(slots);
+      else if (plan.sourceSlots[sd] != slots)
+        return failure();
+      SmallVector<int64_t> group;
+      for (int64_t other : rowThreads[row])
+        group.push_back(other ^ t);
+      llvm::sort(group);
+      if (!masks)
+        masks = group;
+      else if (*masks != group)
+        return failure();
+    }
+  }
+  // The group must be the span of some lane bits.
+  SmallVector<int64_t> span = {0};
+  for (int64_t m : *masks)
+    if (llvm::isPowerOf2_64(m)) {
+      if (m >= kShuffleLanes)
+        return failure();
+      plan.offsets.push_back(m);
+      for (int64_t i = 0, e = span.size(); i < e; ++i)
+        span.push_back(span[i] ^ m);
+    }
+  llvm::sort(span);
+  if (span != *masks ||
+      plan.sourceSlots.front().size() * span.size() !=
+          static_cast<size_t>(src.getShape()[dim]))
+    return failure();
+  if (!plan.offsets.empty() &&
+      op.getSrc().getType().getElementTypeBitWidth() != 32)
+    return failure(); // gpu.shuffle moves 32-bit values.
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+template <typename Op>
+struct RegisterPattern : OpRewritePattern<Op> {
+  RegisterPattern(MLIRContext *ctx, const RegisterFragments &fragments)
+      : OpRewritePattern<Op>(ctx, /*benefit=*/10), fragments(fragments) {}
+  const RegisterFragments &fragments;
+};
+
+struct FillRegisters : RegisterPattern<FillOp> {
+  using RegisterPattern::RegisterPattern;
+
+  LogicalResult matchAndRewrite(FillOp op,
+                                PatternRewriter &rewriter) const override {
+    Value array = fragments.getArray(op.getDst());
+    if (!array)
+      return failure();
+    Location loc = op.getLoc();
+    for (int64_t s = 0; s < fragments.getTable(op.getDst())->getNumSlots();
+         ++s)
+      memref::StoreOp::create(rewriter, loc, op.getValue(), array,
+                              indexConstant(rewriter, loc, s));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Copies with a register fragment on one side or both: slot to slot
+/// between registers; otherwise each thread moves its own elements, at the
+/// layout's coordinates, with the usual edge rules of global memory.
+struct CopyRegisters : RegisterPattern<CopyOp> {
+  using RegisterPattern::RegisterPattern;
+
+  LogicalResult matchAndRewrite(CopyOp op,
+                                PatternRewriter &rewriter) const override {
+    Value src = op.getSrc(), dst = op.getDst();
+    Value srcArray = fragments.getArray(src), dstArray = fragments.getArray(dst);
+    if (!srcArray && !dstArray)
+      return failure();
+    Location loc = op.getLoc();
+    Type dstElement = op.getDst().getType().getElementType();
+    auto slot = [&](int64_t s) { return indexConstant(rewriter, loc, s); };
+    if (srcArray && dstArray) {
+      FailureOr<SmallVector<int64_t>> slots =
+          getCopySlots(*fragments.getTable(src), *fragments.getTable(dst));
+      if (failed(slots))
+        return rewriter.notifyMatchFailure(op, "threads do not match");
+      for (auto [s, from] : llvm::enumerate(*slots)) {
+        Value v = memref::LoadOp::create(rewriter, loc, srcArray, slot(from));
+        memref::StoreOp::create(rewriter, loc,
+                                convertScalar(rewriter, loc, v, dstElement),
+                                dstArray, slot(s));
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
+
+    Value registers = srcArray ? src : dst;
+    Value memory = srcArray ? dst : src;
+    ValueRange offsets = srcArray ? op.getDstOffsets() : op.getSrcOffsets();
+    const FragmentTable &table = *fragments.getTable(registers);
+    bool barriers = isOnChip(memory);
+    if (barriers)
+      gpu::BarrierOp::create(rewriter, loc);
+    Value tid = getBlockThreads(rewriter, op).threadId;
+    SmallVector<Value> parts = emitThreadParts(rewriter, loc, table, tid);
+    for (int64_t s = 0; s < table.getNumSlots(); ++s) {
+      SmallVector<Value> indices = swizzleIndices(
+          rewriter, loc, memory,
+          tileIndices(rewriter, loc, memory, offsets,
+                      emitCoords(rewriter, loc, table, parts, s)));
+      if (srcArray) {
+        Value v = convertScalar(
+            rewriter, loc,
+            memref::LoadOp::create(rewriter, loc, srcArray, slot(s)),
+            dstElement);
+        guardedWrite(rewriter, loc, memory, indices,
+                     [&](OpBuilder &b, Location loc) {
+                       memref::StoreOp::create(b, loc, v, memory, indices);
+                     });
+      } else {
+        Value v = guardedLoad(rewriter, loc, memory, indices);
+        memref::StoreOp::create(rewriter, loc,
+                                convertScalar(rewriter, loc, v, dstElement),
+                                dstArray, slot(s));
+      }
+    }
+    if (barriers)
+      gpu::BarrierOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ReduceRegisters : RegisterPattern<ReduceOp> {
+  using RegisterPattern::RegisterPattern;
+
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    Value srcArray = fragments.getArray(op.getSrc());
+    Value dstArray = fragments.getArray(op.getDst());
+    if (!srcArray || !dstArray)
+      return failure();
+    FailureOr<ReducePlan> plan = planReduce(
+        op, *fragments.getTable(op.getSrc()), *fragments.getTable(op.getDst()));
+    if (failed(plan))
+      return rewriter.notifyMatchFailure(op, "no register reduction");
+    Location loc = op.getLoc();
+    ReduceKind kind = op.getKind(), merge = getMergeKind(kind);
+    Type type = op.getSrc().getType().getElementType();
+    for (auto [sd, sources] : llvm::enumerate(plan->sourceSlots)) {
+      Value acc = reductionIdentity(rewriter, loc, kind, type);
+      for (int64_t s : sources)
+        acc = combineReduction(
+            rewriter, loc, kind, acc,
+            memref::LoadOp::create(rewriter, loc, srcArray,
+                                   indexConstant(rewriter, loc, s)));
+      for (int64_t offset : plan->offsets) {
+        Value other = gpu::ShuffleOp::create(rewriter, loc, acc, offset,
+                                             /*width=*/kShuffleLanes,
+                                             gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+        acc = combineReduction(rewriter, loc, merge, acc, other);
+      }
+      Value at = indexConstant(rewriter, loc, sd);
+      if (!op.getClear())
+        acc = combineReduction(
+            rewriter, loc, merge,
+            memref::LoadOp::create(rewriter, loc, dstArray, at), acc);
+      memref::StoreOp::create(rewriter, loc, acc, dstArray, at);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.parallel over the slots of its loop fragment: the body once per
+/// slot, at the coordinates the layout gives this thread there, with its
+/// register fragment accesses turned into constant-slot accesses.
+struct ParallelRegisters : RegisterPattern<ParallelOp> {
+  using RegisterPattern::RegisterPattern;
+
+  LogicalResult matchAndRewrite(ParallelOp op,
+                                PatternRewriter &rewriter) const override {
+    auto tableOf = [&](Value v) { return fragments.getTable(v); };
+    ParallelPlan plan = planParallel(op, tableOf);
+    if (!plan.loop)
+      return rewriter.notifyMatchFailure(op, "no register loop fragment");
+    if (!plan.failed.empty())
+      return rewriter.notifyMatchFailure(op, "unplanned register access");
+    Location loc = op.getLoc();
+    Block &body = op.getBody().front();
+    // Other threads' writes to on-chip memory must be visible, and ours to
+    // them.
+    WalkResult onChip = body.walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (isa<MemRefType>(operand.getType()) && !tableOf(operand) &&
+            isOnChip(operand))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    bool barriers = onChip.wasInterrupted();
+    if (barriers)
+      gpu::BarrierOp::create(rewriter, loc);
+    const FragmentTable &loop = *tableOf(plan.loop);
+    Value tid = getBlockThreads(rewriter, op).threadId;
+    SmallVector<Value> parts = emitThreadParts(rewriter, loc, loop, tid);
+    for (int64_t s = 0; s < loop.getNumSlots(); ++s) {
+      IRMapping mapping;
+      mapping.map(body.getArguments(),
+                  emitCoords(rewriter, loc, loop, parts, s));
+      SmallVector<Value> at;
+      for (auto &access : plan.slots)
+        at.push_back(indexConstant(rewriter, loc, access.second[s]));
+      for (Operation &inner : body.without_terminator())
+        rewriter.clone(inner, mapping);
+      for (auto [n, access] : llvm::enumerate(plan.slots)) {
+        Operation *clone = mapping.lookup(access.first);
+        Value array = fragments.getArray(getAccessed(access.first));
+        rewriter.modifyOpInPlace(clone, [&] {
+          if (auto store = dyn_cast<memref::StoreOp>(clone))
+            clone->setOperands({store.getValueToStore(), array, at[n]});
+          else
+            clone->setOperands({array, at[n]});
+        });
+      }
+    }
+    if (barriers)
+      gpu::BarrierOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// RegisterFragments
+//===----------------------------------------------------------------------===//
+
+Value mlir::tile::emitMixedRadix(OpBuilder &b, Location loc, AffineExpr expr,
+                                 Value value) {
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return indexConstant(b, loc, constant.getValue());
+  if (isa<AffineDimExpr>(expr))
+    return value;
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  Value lhs = emitMixedRadix(b, loc, binary.getLHS(), value);
+  Value rhs = emitMixedRadix(b, loc, binary.getRHS(), value);
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return b.createOrFold<arith::AddIOp>(loc, lhs, rhs);
+  case AffineExprKind::Mul:
+    return b.createOrFold<arith::MulIOp>(loc, lhs, rhs);
+  case AffineExprKind::FloorDiv:
+    return b.createOrFold<arith::DivUIOp>(loc, lhs, rhs);
+  case AffineExprKind::CeilDiv:
+    return b.createOrFold<arith::CeilDivUIOp>(loc, lhs, rhs);
+  case AffineExprKind::Mod:
+    return b.createOrFold<arith::RemUIOp>(loc, lhs, rhs);
+  default:
+    llvm_unreachable("not a binary affine expression");
+  }
+}
+
+FailureOr<SmallVector<int64_t>>
+mlir::tile::getCopySlots(const FragmentTable &src, const FragmentTable &dst) {
+  if (src.getShape() != dst.getShape() ||
+      src.getNumThreads() != dst.getNumThreads())
+    return failure();
+  SmallVector<int64_t> slots;
+  for (int64_t s = 0; s < dst.getNumSlots(); ++s) {
+    int64_t from = src.getSlot(dst.getElement(0, s));
+    for (int64_t t = 0; t < dst.getNumThreads(); ++t) {
+      int64_t e = dst.getElement(t, s);
+      if (!src.holds(t, e) || src.getSlot(e) != from)
+        return failure();
+    }
+    slots.push_back(from);
+  }
+  return slots;
+}
+
+/// Whether every use of `fragment` can be lowered with it in registers,
+/// given the other fragments `tableOf` puts there.
+static bool canLiveInRegisters(Value fragment, TableOf tableOf,
+                               const RegisterFragments::GemmSupport &gemm,
+                               llvm::DenseMap<Operation *, ParallelPlan> &plans) {
+  const FragmentTable &table = *tableOf(fragment);
+  for (OpOperand &use : fragment.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<FillOp, ClearOp>(user))
+      continue;
+    if (auto copy = dyn_cast<CopyOp>(user)) {
+      bool isSrc = copy.getSrc() == fragment;
+      Value other = isSrc ? copy.getDst() : copy.getSrc();
+      if (copy.getAsync() || other == fragment)
+        return false;
+      if (const FragmentTable *otherTable = tableOf(other)) {
+        if (failed(isSrc ? getCopySlots(table, *otherTable)
+                         : getCopySlots(*otherTable, table)))
+          return false;
+        continue;
+      }
+      if (isInSpace(cast<MemRefType>(other.getType()), MemorySpace::Local) ||
+          ArrayRef<int64_t>(copy.getTileShape()) != table.getShape())
+        return false;
+      continue;
+    }
+    if (auto reduce = dyn_cast<ReduceOp>(user)) {
+      const FragmentTable *src = tableOf(reduce.getSrc());
+      const FragmentTable *dst = tableOf(reduce.getDst());
+      if (!src || !dst || failed(planReduce(reduce, *src, *dst)))
+        return false;
+      continue;
+    }
+    if (auto gemmOp = dyn_cast<GemmOp>(user)) {
+      if (fragment == gemmOp.getB() ||
+          (fragment == gemmOp.getA()) == (fragment == gemmOp.getC()) ||
+          !gemm || !gemm(gemmOp, fragment, table))
+        return false;
+      continue;
+    }
+    if (getAccessed(user) == fragment) {
+      auto parallel = user->getParentOfType<ParallelOp>();
+      if (!parallel)
+        return false;
+      auto [it, inserted] = plans.try_emplace(parallel.getOperation());
+      if (inserted)
+        it->second = planParallel(parallel, tableOf);
+      if (!it->second.loop || it->second.failed.contains(fragment))
+        return false;
+      continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
+  root->walk([&](KernelOp kernel) {
+    int64_t threads = kernel.getNumThreads();
+    llvm::MapVector<Value, std::unique_ptr<FragmentTable>> candidates;
+    for (AllocFragmentOp alloc :
+         kernel.getBody().front().getOps<AllocFragmentOp>()) {
+      auto layout =
+          dyn_cast_or_null<FragmentLayoutAttr>(alloc.getLayoutAttr());
+      MemRefType type = alloc.getType();
+      if (!layout || !type.hasStaticShape() ||
+          !type.getElementType().isIntOrFloat() ||
+          layout.getShape() != type.getShape())
+        continue;
+      FailureOr<FragmentTable> table = FragmentTable::get(layout);
+      if (failed(table) || table->getNumThreads() != threads ||
+          !table->isSeparable() ||
+          table->getNumSlots() * type.getElementTypeBitWidth() >
+              8 * kMaxRegisterBytes)
+        continue;
+      candidates.insert({alloc.getResult(),
+                         std::make_unique<FragmentTable>(std::move(*table))});
+    }
+    auto tableOf = [&](Value v) -> const FragmentTable * {
+      auto it = candidates.find(v);
+      return it == candidates.end() ? nullptr : it->second.get();
+    };
+    // Drop what cannot stay in registers until the rest agrees.
+    while (true) {
+      llvm::DenseMap<Operation *, ParallelPlan> plans;
+      SmallVector<Value> rejected;
+      for (auto &candidate : candidates)
+        if (!canLiveInRegisters(candidate.first, tableOf, gemm, plans))
+          rejected.push_back(candidate.first);
+      if (rejected.empty())
+        break;
+      for (Value fragment : rejected)
+        candidates.erase(fragment);
+    }
+    for (auto &[fragment, table] : candidates) {
+      Operation *alloc = fragment.getDefiningOp();
+      OpBuilder b(alloc->getContext());
+      b.setInsertionPointAfter(alloc);
+      auto type = MemRefType::get(
+          {table->getNumSlots()},
+          cast<MemRefType>(fragment.getType()).getElementType());
+      Value array = memref::AllocaOp::create(b, alloc->getLoc(), type);
+      entries[fragment] = Entry{std::move(table), array};
+    }
+  });
+}
+
+const FragmentTable *RegisterFragments::getTable(Value fragment) const {
+  auto it = entries.find(fragment);
+  return it == entries.end() ? nullptr : it->second.table.get();
+}
+
+Value RegisterFragments::getArray(Value fragment) const {
+  auto it = entries.find(fragment);
+  return it == entries.end() ? Value() : it->second.array;
+}
+
+LogicalResult RegisterFragments::eraseAllocations() {
+  LogicalResult result = success();
+  for (auto &[fragment, entry] : entries) {
+    Operation *alloc = fragment.getDefiningOp();
+    if (!fragment.use_empty()) {
+      InFlightDiagnostic diag = alloc->emitError(
+          "fragment chosen for registers is still used in memory");
+      diag.attachNote(fragment.getUsers().begin()->getLoc()) << "by this op";
+      result = failure();
+      continue;
+    }
+    alloc->erase();
+  }
+  entries.clear();
+  return result;
+}
+
+void mlir::tile::populateRegisterFragmentPatterns(
+    RewritePatternSet &patterns, const RegisterFragments &fragments) {
+  patterns.add<FillRegisters, CopyRegisters, ReduceRegisters,
+               ParallelRegisters>(patterns.getContext(), fragments);
+}

@@ -1,0 +1,148 @@
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --convert-tile-to-gpu | FileCheck %s
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --convert-tile-to-gpu=register-fragments=false | FileCheck %s --check-prefix=MEMORY
+
+// convert-tile-to-gpu{register-fragments}: fragments whose inferred layouts
+// every op on them can follow become per-thread register arrays.
+
+// 32x16 scores over 2 warps (full_row: one warp per 16 rows), row max by
+// shuffles, exp, P as the A operand of a second gemm, O to global.
+func.func @attention_block(%Q: memref<32x16xf16>, %K: memref<16x16xf16>, %V: memref<16x16xf16>, %O: memref<?x16xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    %q = tile.alloc_shared : memref<32x16xf16, #tile.mem<shared>>
+    %k = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %v = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %s = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    %p = tile.alloc_fragment : memref<32x16xf16, #tile.mem<fragment>>
+    %o = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    %m = tile.alloc_fragment : memref<32xf32, #tile.mem<fragment>>
+    %c0 = arith.constant 0 : index
+    tile.copy %Q[%c0, %c0] to %q : memref<32x16xf16> to memref<32x16xf16, #tile.mem<shared>>
+    tile.copy %K[%c0, %c0] to %k : memref<16x16xf16> to memref<16x16xf16, #tile.mem<shared>>
+    tile.copy %V[%c0, %c0] to %v : memref<16x16xf16> to memref<16x16xf16, #tile.mem<shared>>
+    tile.clear %o : memref<32x16xf32, #tile.mem<fragment>>
+    tile.gemm %q, %k, %s {clear_accum, transpose_b, policy = #tile.policy<full_row>} : memref<32x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.reduce <max> %s to %m dim 1 : memref<32x16xf32, #tile.mem<fragment>> to memref<32xf32, #tile.mem<fragment>>
+    tile.parallel (%i, %j) in (32, 16) {
+      %x = memref.load %s[%i, %j] : memref<32x16xf32, #tile.mem<fragment>>
+      %mx = memref.load %m[%i] : memref<32xf32, #tile.mem<fragment>>
+      %d = arith.subf %x, %mx : f32
+      %e = math.exp %d : f32
+      memref.store %e, %s[%i, %j] : memref<32x16xf32, #tile.mem<fragment>>
+    }
+    tile.copy %s to %p : memref<32x16xf32, #tile.mem<fragment>> to memref<32x16xf16, #tile.mem<fragment>>
+    tile.gemm %p, %v, %o {policy = #tile.policy<full_row>} : memref<32x16xf16, #tile.mem<fragment>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.copy %o to %O[%c0, %c0] : memref<32x16xf32, #tile.mem<fragment>> to memref<?x16xf32>
+  }
+  return
+}
+
+// Only Q, K and V take shared memory (2 KiB); S, P, O (8 slots each: two
+// 16x8 accumulator pieces per lane) and the row maxima (rows g and g + 8,
+// shared by the four lanes of a group) are registers.
+// CHECK-LABEL: func.func @attention_block
+// CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c2048_i32
+// CHECK-COUNT-3: memref.view
+// CHECK: %[[S:.*]] = memref.alloca() : memref<8xf32>
+// CHECK: %[[P:.*]] = memref.alloca() : memref<8xf16>
+// CHECK: %[[O:.*]] = memref.alloca() : memref<8xf32>
+// CHECK: %[[M:.*]] = memref.alloca() : memref<2xf32>
+// CHECK-NOT: memref.view
+// tile.clear: eight stores of zero.
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[O]][%{{.*}}] : memref<8xf32>
+// The first gemm writes its accumulators straight into S.
+// CHECK-COUNT-2: nvgpu.mma.sync
+// CHECK-COUNT-8: memref.store %{{.*}}, %[[S]][%{{.*}}] : memref<8xf32>
+// The row maximum: in-thread over slots 0, 1, 4, 5 (row g), then lanes
+// xor 1 and xor 2; the same for row g + 8 (slots 2, 3, 6, 7).
+// CHECK: gpu.barrier
+// CHECK-NEXT: arith.constant 0xFF800000
+// CHECK-NEXT: arith.constant 0
+// CHECK-NEXT: memref.load %[[S]][%c0
+// CHECK: memref.load %[[S]][%c1
+// CHECK: memref.load %[[S]][%c4
+// CHECK: memref.load %[[S]][%c5
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: memref.store %{{.*}}, %[[M]][%c0
+// CHECK: gpu.shuffle  xor
+// CHECK: gpu.shuffle  xor
+// CHECK: memref.store %{{.*}}, %[[M]][%c1
+// The parallel body once per slot of S: slot 2 is row g + 8, M's slot 1.
+// CHECK: memref.load %[[S]][%c0
+// CHECK-NEXT: memref.load %[[M]][%c0
+// CHECK: memref.load %[[S]][%c2
+// CHECK-NEXT: memref.load %[[M]][%c1
+// The f16 copy of S into P stays in the thread; the second gemm reads P as
+// its A fragments and O as its accumulators, with no shared memory access.
+// CHECK: %[[P0:.*]] = memref.load %[[S]][%c0
+// CHECK-NEXT: arith.truncf %[[P0]] : f32 to f16
+// CHECK: memref.load %[[O]]
+// CHECK: memref.load %[[P]]
+// CHECK: vector.from_elements {{.*}} : vector<4x2xf16>
+// CHECK: nvgpu.mma.sync
+// CHECK: memref.store %{{.*}}, %[[O]]
+// O to global memory: each thread its own elements, guarded at the edge.
+// CHECK: memref.load %[[O]][%c0
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %arg3[
+// MEMORY-LABEL: func.func @attention_block
+// MEMORY-NOT: memref.alloca
+// MEMORY-COUNT-7: memref.view
+
+// A default-layout fragment loaded from global memory: each of 64 threads
+// holds one 4-element run per row.
+func.func @scale(%X: memref<?x64xf32>, %Y: memref<?x64xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    %x = tile.alloc_fragment : memref<4x64xf32, #tile.mem<fragment>>
+    %c0 = arith.constant 0 : index
+    tile.copy %X[%c0, %c0] to %x : memref<?x64xf32> to memref<4x64xf32, #tile.mem<fragment>>
+    tile.parallel (%i, %j) in (4, 64) {
+      %v = memref.load %x[%i, %j] : memref<4x64xf32, #tile.mem<fragment>>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %x[%i, %j] : memref<4x64xf32, #tile.mem<fragment>>
+    }
+    tile.copy %x to %Y[%c0, %c0] : memref<4x64xf32, #tile.mem<fragment>> to memref<?x64xf32>
+  }
+  return
+}
+
+// Thread t holds row t / 16, columns 4 (t mod 16) to 4 (t mod 16) + 3; no
+// shared memory at all.
+// CHECK-LABEL: func.func @scale
+// CHECK: dynamic_shared_memory_size %c0_i32
+// CHECK: %[[X:.*]] = memref.alloca() : memref<4xf32>
+// CHECK: %[[ROW:.*]] = arith.divui %{{.*}}, %c16
+// CHECK: %[[COL:.*]] = arith.remui %{{.*}}, %c16
+// CHECK: %[[COL4:.*]] = arith.muli %[[COL]], %c4
+// CHECK: %[[R:.*]] = arith.addi %c0, %[[ROW]]
+// CHECK: %[[C:.*]] = arith.addi %c0, %[[COL4]]
+// CHECK: scf.if
+// CHECK: memref.load %arg0[%[[R]], %[[C]]]
+// CHECK: memref.store %{{.*}}, %[[X]][%c0
+// CHECK-NOT: gpu.barrier
+// CHECK: return
+
+// Rows spread over every warp of the block: the reduction would need
+// shared memory, so both fragments stay there; a cumsum has no register
+// lowering either.
+func.func @stays_in_memory(%X: memref<8x1024xf32>, %Y: memref<8xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
+    %x = tile.alloc_fragment : memref<8x1024xf32, #tile.mem<fragment>>
+    %r = tile.alloc_fragment : memref<8xf32, #tile.mem<fragment>>
+    %c0 = arith.constant 0 : index
+    tile.copy %X[%c0, %c0] to %x : memref<8x1024xf32> to memref<8x1024xf32, #tile.mem<fragment>>
+    tile.cumsum %x to %x dim 1 : memref<8x1024xf32, #tile.mem<fragment>> to memref<8x1024xf32, #tile.mem<fragment>>
+    tile.reduce <sum> %x to %r dim 1 : memref<8x1024xf32, #tile.mem<fragment>> to memref<8xf32, #tile.mem<fragment>>
+    tile.copy %r to %Y[%c0] : memref<8xf32, #tile.mem<fragment>> to memref<8xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @stays_in_memory
+// CHECK-NOT: memref.alloca
+// CHECK: memref.view {{.*}} to memref<8x1024xf32
+// CHECK: memref.view {{.*}} to memref<8xf32
+// CHECK-NOT: memref.alloca
+// CHECK: return
