@@ -60,6 +60,8 @@ struct CUlaunchConfig {
 };
 /// Dynamic shared memory a kernel may use without opting in.
 constexpr int32_t kDefaultDynamicSharedLimit = 48 * 1024;
+/// Static shared memory a kernel may have besides its tiles.
+constexpr int32_t kStaticSharedAllowance = 1024;
 
 struct Driver {
   CUresult (*cuInit)(unsigned);
@@ -204,13 +206,18 @@ bool check(Driver *d, CUresult result, const char *what) {
 }
 
 /// What every launch checks first: the kernel loaded, and the opt-in a
-/// function needs for more than 48 KiB of dynamic shared memory.
+/// function needs for its dynamic shared memory. Without it, static and
+/// dynamic shared memory together may not pass 48 KiB, and kernels have a
+/// little static shared memory of their own (the lowering's dynamic-memory
+/// symbol): so any dynamic size near the limit opts in. (Setting it on
+/// every such launch costs less than tracking function handles, which a
+/// later module may reuse.)
 bool prepareLaunch(Driver *d, void *function, int32_t smem) {
   if (!function) {
     record("cannot launch a kernel that failed to load");
     return false;
   }
-  return smem <= kDefaultDynamicSharedLimit ||
+  return smem <= kDefaultDynamicSharedLimit - kStaticSharedAllowance ||
          check(d,
                d->cuFuncSetAttribute(
                    function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
