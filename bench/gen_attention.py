@@ -26,12 +26,18 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dim", type=int, default=128)
+    parser.add_argument("--block-m", type=int, default=64)
+    parser.add_argument("--block-n", type=int, default=64)
+    parser.add_argument("--stages", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=128)
     args = parser.parse_args()
     bodies = []
     sizes = (T.symbolic("B"), T.symbolic("H"), T.symbolic("S"))
     for name, causal in (("flash_attention", False),
                          ("flash_attention_causal", True)):
-        text = flash_attention(*sizes, args.dim, causal, name=name).script()
+        text = flash_attention(*sizes, args.dim, causal, block_M=args.block_m,
+                               block_N=args.block_n, num_stages=args.stages,
+                               threads=args.threads, name=name).script()
         # The function of each traced module, side by side in one module.
         bodies.append(re.search(r"^module \{\n(.*)\n\}\n?$", text, re.S).group(1))
     print("module {\n" + "\n".join(bodies) + "\n}")

@@ -7,7 +7,8 @@ import tilelang_mlir.language as T
 
 
 def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
-                    block_N=64, num_stages=2, name="flash_attention"):
+                    block_N=64, num_stages=2, threads=128,
+                    name="flash_attention"):
     """The traced kernel; sizes are ints or T.symbolic()."""
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
     shape = (batch, heads, seq_len, dim)
@@ -15,7 +16,7 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
     def main(Q: T.Tensor(shape, T.float16), K: T.Tensor(shape, T.float16),
              V: T.Tensor(shape, T.float16), Output: T.Tensor(shape, T.float16)):
         with T.Kernel(T.ceildiv(seq_len, block_M), heads, batch,
-                      threads=128) as (bx, by, bz):
+                      threads=threads) as (bx, by, bz):
             Q_shared = T.alloc_shared((block_M, dim), T.float16)
             K_shared = T.alloc_shared((block_N, dim), T.float16)
             V_shared = T.alloc_shared((block_N, dim), T.float16)

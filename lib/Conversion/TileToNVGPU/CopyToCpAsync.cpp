@@ -92,6 +92,7 @@ struct AsyncCopyToCpAsync : OpRewritePattern<CopyOp> {
     Value ok =
         canCopyVectors(rewriter, loc, op, *vectorBytes / elementBytes);
     auto ifOp = scf::IfOp::create(rewriter, loc, ok, /*withElse=*/true);
+    ifOp->setAttr(TileDialect::getLoweredAsyncCopyAttrName(), rewriter.getUnitAttr());
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());

@@ -409,11 +409,18 @@ struct WarpTiles {
 /// True when `op` (or an op nested in it) may write on-chip memory
 /// synchronously. Asynchronous copies do not count: what they write is
 /// visible only after a tile.async_wait, which synchronizes the block.
-bool writesOnChipSynchronously(Operation *op) {
-  WalkResult result = op->walk<WalkOrder::PreOrder>([](Operation *inner) {
+bool writesOnChipSynchronously(Operation *op,
+                               const RegisterFragments *fragments) {
+  WalkResult result = op->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+    // Asynchronous copies, before and after their lowering (whose
+    // misaligned fallback writes synchronously, but before the wait).
     if (auto copy = dyn_cast<CopyOp>(inner); copy && copy.getAsync())
       return WalkResult::skip();
-    if (isa<AsyncCommitOp>(inner) || isa<scf::YieldOp>(inner))
+    if (inner->hasAttr(TileDialect::getLoweredAsyncCopyAttrName()) ||
+        isa<nvgpu::DeviceAsyncCopyOp>(inner))
+      return WalkResult::skip();
+    if (isa<AsyncCommitOp, scf::YieldOp, nvgpu::DeviceAsyncCreateGroupOp,
+            NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(inner))
       return WalkResult::advance();
     auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
     if (!effects)
@@ -426,7 +433,8 @@ bool writesOnChipSynchronously(Operation *op) {
       if (!isa<MemoryEffects::Write>(effect.getEffect()))
         continue;
       Value value = effect.getValue();
-      if (!value || getMemorySpace(cast<MemRefType>(value.getType())))
+      if (!value || (getMemorySpace(cast<MemRefType>(value.getType())) &&
+                     !(fragments && fragments->getArray(value))))
         return WalkResult::interrupt();
     }
     return WalkResult::advance();
@@ -439,24 +447,29 @@ bool writesOnChipSynchronously(Operation *op) {
 /// synchronous on-chip write; after it, unless nothing after it in the body
 /// writes on-chip memory synchronously and the body starts with such a wait
 /// (so the next iteration's writes come after a barrier).
-std::pair<bool, bool> getGemmBarriers(GemmOp op, Block &body) {
+std::pair<bool, bool> getGemmBarriers(GemmOp op, Block &body,
+                                      const RegisterFragments *fragments) {
+  // A wait is a block barrier, lowered (gpu.barrier) or not.
+  auto isWait = [](Operation *inner) {
+    return isa<AsyncWaitOp, gpu::BarrierOp>(inner);
+  };
   bool before = true;
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (isa<AsyncWaitOp>(prev)) {
+    if (isWait(prev)) {
       before = false;
       break;
     }
-    if (writesOnChipSynchronously(prev))
+    if (writesOnChipSynchronously(prev, fragments))
       break;
   }
   bool after = true;
-  auto firstWait = llvm::find_if(body, [](Operation &inner) {
-    return isa<AsyncWaitOp>(inner) || writesOnChipSynchronously(&inner);
+  auto firstWait = llvm::find_if(body, [&](Operation &inner) {
+    return isWait(&inner) || writesOnChipSynchronously(&inner, fragments);
   });
-  if (firstWait != body.end() && isa<AsyncWaitOp>(*firstWait)) {
+  if (firstWait != body.end() && isWait(&*firstWait)) {
     after = false;
     for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
-      if (writesOnChipSynchronously(next))
+      if (writesOnChipSynchronously(next, fragments))
         after = true;
   }
   return {before, after};
@@ -513,7 +526,7 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
     ArrayRef<Value> rows = tiles->rows, cols = tiles->cols;
 
     auto [barrierBefore, barrierAfter] =
-        getGemmBarriers(op, loop.getBody().front());
+        getGemmBarriers(op, loop.getBody().front(), fragments);
     SmallVector<Value> init;
     for (int64_t i = 0; i < tm; ++i)
       for (int64_t j = 0; j < tn; ++j)
@@ -587,7 +600,7 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
     // shared operands are fenced on both sides.
     auto [barrierBefore, barrierAfter] =
         isa<scf::ForOp>(op->getParentOp())
-            ? getGemmBarriers(op, *op->getBlock())
+            ? getGemmBarriers(op, *op->getBlock(), &fragments)
             : std::pair<bool, bool>(true, true);
     if (barrierBefore)
       gpu::BarrierOp::create(rewriter, loc);

@@ -50,6 +50,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
+  if (attr.getName() == getLoweredAsyncCopyAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << getLoweredAsyncCopyAttrName()
+                             << "' must be a unit attribute";
+    return success();
+  }
   return op->emitError() << "unknown tile dialect attribute '"
                          << attr.getName().getValue() << "'";
 }

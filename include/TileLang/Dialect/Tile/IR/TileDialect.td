@@ -48,6 +48,12 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTargetAttrName() {
       return ::llvm::StringLiteral("tile.target");
     }
+    /// Unit attribute on the op an asynchronous tile.copy lowered to (inside
+    /// a gpu.launch): what it writes is visible after the next
+    /// tile.async_wait, as for the copy it replaces.
+    static constexpr ::llvm::StringLiteral getLoweredAsyncCopyAttrName() {
+      return ::llvm::StringLiteral("tile.lowered_async_copy");
+    }
   }];
 }
 
