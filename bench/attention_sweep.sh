@@ -5,7 +5,7 @@
 # after 3 warm-ups, launch and sync included). The kernels come from
 #   python3 bench/gen_attention.py --dim 128 --block-m M --block-n N \
 #       --stages S --threads T | tile-opt > .bundle/kernels/fa128_mM_nN_sS_tT.mlir
-# Usage: bench/attention_sweep.sh KERNEL.mlir...
+# Usage: bench/attention_sweep.sh KERNEL.mlir...   (CHECK=0 skips the checks)
 set -uo pipefail
 TR=${TR:-.bundle/tile-run}
 CHIP=${CHIP:-sm_90a}
@@ -13,7 +13,8 @@ small="--arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128"
 big="--arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128"
 for kernel in "$@"; do
   for entry in flash_attention flash_attention_causal; do
-    check=$("$TR" "$kernel" --entry=$entry --target=$CHIP --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 $small 2>&1 | grep -E "max abs err|error" | head -1)
+    check=skipped
+    [ "${CHECK:-1}" = 1 ] && check=$("$TR" "$kernel" --entry=$entry --target=$CHIP --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 $small 2>&1 | grep -E "#3|error|mismatch" | head -1)
     time=$("$TR" "$kernel" --entry=$entry --target=$CHIP --outputs=3 --repeat=10 --warmup=3 --no-check $big 2>&1 | grep -oE "median [0-9.]+ ms|error.*" | head -1)
     echo "$(basename "$kernel") $entry: $time; check: $check"
   done

@@ -66,6 +66,14 @@ SmallVector<Value> tileIndices(OpBuilder &b, Location loc, Value buffer,
 /// facts of on-chip sides fold away.)
 Value canCopyVectors(OpBuilder &b, Location loc, CopyOp op, int64_t width);
 
+/// The same for one side of a copy: `side`, with its tile at `offsets`.
+Value canAccessVectors(OpBuilder &b, Location loc, Value side,
+                       ValueRange offsets, int64_t width);
+
+/// True at run time when `indices` lie inside `buffer` (unsigned compare:
+/// negative indices are out of bounds too).
+Value inBounds(OpBuilder &b, Location loc, Value buffer, ValueRange indices);
+
 /// The swizzle (`#tile.swizzle` layout of its allocation) that places the
 /// elements of the on-chip tile `tile`, seen directly or through a
 /// memref.subview that selects one of its leading slices; null otherwise.

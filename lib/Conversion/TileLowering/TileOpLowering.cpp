@@ -317,8 +317,8 @@ void mlir::tile::dropUnappliedSwizzles(Operation *root) {
 
 /// `indices` lie inside `buffer` (unsigned compare: negative indices are
 /// out of bounds too).
-static Value inBounds(OpBuilder &b, Location loc, Value buffer,
-                      ValueRange indices) {
+Value mlir::tile::inBounds(OpBuilder &b, Location loc, Value buffer,
+                           ValueRange indices) {
   Value all;
   for (auto [d, index] : llvm::enumerate(indices)) {
     Value size = b.createOrFold<memref::DimOp>(loc, buffer, d);
@@ -403,8 +403,8 @@ void mlir::tile::replaceTileMemorySpaces(Operation *root,
                                         /*replaceTypes=*/true);
 }
 
-Value mlir::tile::canCopyVectors(OpBuilder &b, Location loc, CopyOp op,
-                                 int64_t width) {
+Value mlir::tile::canAccessVectors(OpBuilder &b, Location loc, Value side,
+                                   ValueRange offsets, int64_t width) {
   Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
   auto all = [&](Value condition) {
     ok = arith::AndIOp::create(b, loc, ok, condition);
@@ -415,28 +415,30 @@ Value mlir::tile::canCopyVectors(OpBuilder &b, Location loc, CopyOp op,
         arith::RemUIOp::create(b, loc, x, indexConst(b, loc, of)),
         indexConst(b, loc, 0));
   };
-  for (auto [side, offsets] :
-       {std::pair<Value, ValueRange>{op.getSrc(), op.getSrcOffsets()},
-        {op.getDst(), op.getDstOffsets()}}) {
-    auto type = cast<MemRefType>(side.getType());
-    int64_t bytes = type.getElementTypeBitWidth() / 8;
-    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, side);
-    Value pointer =
-        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, side);
-    all(isMultiple(arith::AddIOp::create(
-                       b, loc, pointer,
-                       arith::MulIOp::create(b, loc, metadata.getOffset(),
-                                             indexConst(b, loc, bytes))),
-                   width * bytes));
-    ValueRange strides = metadata.getStrides();
-    for (Value stride : strides.drop_back())
-      all(isMultiple(stride, width));
-    all(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                              strides.back(), indexConst(b, loc, 1)));
-    if (!offsets.empty())
-      all(isMultiple(offsets.back(), width));
-  }
+  auto type = cast<MemRefType>(side.getType());
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, side);
+  Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, side);
+  all(isMultiple(arith::AddIOp::create(
+                     b, loc, pointer,
+                     arith::MulIOp::create(b, loc, metadata.getOffset(),
+                                           indexConst(b, loc, bytes))),
+                 width * bytes));
+  ValueRange strides = metadata.getStrides();
+  for (Value stride : strides.drop_back())
+    all(isMultiple(stride, width));
+  all(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, strides.back(),
+                            indexConst(b, loc, 1)));
+  if (!offsets.empty())
+    all(isMultiple(offsets.back(), width));
   return ok;
+}
+
+Value mlir::tile::canCopyVectors(OpBuilder &b, Location loc, CopyOp op,
+                                 int64_t width) {
+  return arith::AndIOp::create(
+      b, loc, canAccessVectors(b, loc, op.getSrc(), op.getSrcOffsets(), width),
+      canAccessVectors(b, loc, op.getDst(), op.getDstOffsets(), width));
 }
 
 //===----------------------------------------------------------------------===//

@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -53,6 +55,37 @@ SmallVector<Value> emitCoords(OpBuilder &b, Location loc,
     coords.push_back(b.createOrFold<arith::AddIOp>(
         loc, part, indexConstant(b, loc, table.getSlotPart(d, s))));
   return coords;
+}
+
+/// Elements per vector access when a thread's slots come in runs of that
+/// many consecutive innermost coordinates (slots s to s + V - 1 for s a
+/// multiple of V), each run starting on a multiple of V in every thread, and
+/// V elements of `memory` fit in 16 bytes that its swizzle moves as a unit;
+/// 1 when there is no such V > 1.
+int64_t getRegisterVectorWidth(const FragmentTable &table, Value memory) {
+  auto type = cast<MemRefType>(memory.getType());
+  int64_t bits = type.getElementTypeBitWidth();
+  if (bits % 8)
+    return 1;
+  int64_t last = table.getShape().size() - 1;
+  SwizzleAttr swizzle = getTileSwizzle(memory);
+  for (int64_t width = 16 / (bits / 8); width > 1; width /= 2) {
+    if (table.getNumSlots() % width ||
+        (swizzle && (int64_t(1) << swizzle.getBase()) % width))
+      continue;
+    bool runs = true;
+    for (int64_t s = 0; s < table.getNumSlots() && runs; s += width) {
+      for (int64_t k = 1; k < width && runs; ++k)
+        for (int64_t d = 0; d <= last && runs; ++d)
+          runs = table.getSlotPart(d, s + k) ==
+                 table.getSlotPart(d, s) + (d == last ? k : 0);
+      for (int64_t t = 0; t < table.getNumThreads() && runs; ++t)
+        runs = table.getCoords(table.getElement(t, s))[last] % width == 0;
+    }
+    if (runs)
+      return width;
+  }
+  return 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -283,6 +316,17 @@ struct FillRegisters : RegisterPattern<FillOp> {
 struct CopyRegisters : RegisterPattern<CopyOp> {
   using RegisterPattern::RegisterPattern;
 
+  /// Each thread's elements one by one, with the usual edge rules.
+  static void moveElements(OpBuilder &b, Location loc, CopyOp op,
+                           const FragmentTable &table, ValueRange parts,
+                           Value array, Value memory, ValueRange offsets);
+  /// Runs of `width` slots as single vector accesses to `memory`; a run at
+  /// the edge of a global side moves element by element.
+  static void moveVectors(OpBuilder &b, Location loc, CopyOp op,
+                          const FragmentTable &table, ValueRange parts,
+                          Value array, Value memory, ValueRange offsets,
+                          int64_t width);
+
   LogicalResult matchAndRewrite(CopyOp op,
                                 PatternRewriter &rewriter) const override {
     Value src = op.getSrc(), dst = op.getDst();
@@ -316,26 +360,22 @@ struct CopyRegisters : RegisterPattern<CopyOp> {
       gpu::BarrierOp::create(rewriter, loc);
     Value tid = getBlockThreads(rewriter, op).threadId;
     SmallVector<Value> parts = emitThreadParts(rewriter, loc, table, tid);
-    for (int64_t s = 0; s < table.getNumSlots(); ++s) {
-      SmallVector<Value> indices = swizzleIndices(
-          rewriter, loc, memory,
-          tileIndices(rewriter, loc, memory, offsets,
-                      emitCoords(rewriter, loc, table, parts, s)));
-      if (srcArray) {
-        Value v = convertScalar(
-            rewriter, loc,
-            memref::LoadOp::create(rewriter, loc, srcArray, slot(s)),
-            dstElement);
-        guardedWrite(rewriter, loc, memory, indices,
-                     [&](OpBuilder &b, Location loc) {
-                       memref::StoreOp::create(b, loc, v, memory, indices);
-                     });
-      } else {
-        Value v = guardedLoad(rewriter, loc, memory, indices);
-        memref::StoreOp::create(rewriter, loc,
-                                convertScalar(rewriter, loc, v, dstElement),
-                                dstArray, slot(s));
-      }
+    Value array = srcArray ? srcArray : dstArray;
+    int64_t width = getRegisterVectorWidth(table, memory);
+    if (width == 1) {
+      moveElements(rewriter, loc, op, table, parts, array, memory, offsets);
+    } else {
+      // Whole vectors where the memory side is aligned, elements otherwise.
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc,
+          canAccessVectors(rewriter, loc, memory, offsets, width),
+          /*withElse=*/true);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      moveVectors(rewriter, loc, op, table, parts, array, memory, offsets,
+                  width);
+      rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      moveElements(rewriter, loc, op, table, parts, array, memory, offsets);
     }
     if (barriers)
       gpu::BarrierOp::create(rewriter, loc);
@@ -343,6 +383,141 @@ struct CopyRegisters : RegisterPattern<CopyOp> {
     return success();
   }
 };
+
+/// The indices in `memory` of the element at `coords` of the copied tile.
+static SmallVector<Value> memoryIndices(OpBuilder &b, Location loc,
+                                       Value memory, ValueRange offsets,
+                                       ValueRange coords) {
+  return swizzleIndices(b, loc, memory,
+                        tileIndices(b, loc, memory, offsets, coords));
+}
+
+void CopyRegisters::moveElements(OpBuilder &b, Location loc, CopyOp op,
+                                 const FragmentTable &table, ValueRange parts,
+                                 Value array, Value memory, ValueRange offsets) {
+  bool toMemory = memory == op.getDst();
+  Type dstElement = op.getDst().getType().getElementType();
+  for (int64_t s = 0; s < table.getNumSlots(); ++s) {
+    SmallVector<Value> indices = memoryIndices(
+        b, loc, memory, offsets, emitCoords(b, loc, table, parts, s));
+    Value slot = indexConstant(b, loc, s);
+    if (toMemory) {
+      Value v = convertScalar(b, loc, memref::LoadOp::create(b, loc, array, slot),
+                              dstElement);
+      guardedWrite(b, loc, memory, indices, [&](OpBuilder &b, Location loc) {
+        memref::StoreOp::create(b, loc, v, memory, indices);
+      });
+    } else {
+      Value v = guardedLoad(b, loc, memory, indices);
+      memref::StoreOp::create(b, loc, convertScalar(b, loc, v, dstElement),
+                              array, slot);
+    }
+  }
+}
+
+void CopyRegisters::moveVectors(OpBuilder &b, Location loc, CopyOp op,
+                                const FragmentTable &table, ValueRange parts,
+                                Value array, Value memory, ValueRange offsets,
+                                int64_t width) {
+  bool toMemory = memory == op.getDst();
+  Type dstElement = op.getDst().getType().getElementType();
+  auto memoryType = cast<MemRefType>(memory.getType());
+  auto vectorType = VectorType::get({width}, memoryType.getElementType());
+  // The run-time check made the memory side's vectors aligned: say so.
+  llvm::Align align(width * memoryType.getElementTypeBitWidth() / 8);
+  bool global = !getMemorySpace(memoryType);
+  for (int64_t s = 0; s < table.getNumSlots(); s += width) {
+    SmallVector<Value> coords = emitCoords(b, loc, table, parts, s);
+    SmallVector<Value> indices =
+        memoryIndices(b, loc, memory, offsets, coords);
+    // Whole inside a global side: the vector's last element is in bounds.
+    Value whole;
+    if (global) {
+      SmallVector<Value> lastCoords(coords);
+      lastCoords.back() = arith::AddIOp::create(
+          b, loc, coords.back(), indexConstant(b, loc, width - 1));
+      whole = inBounds(b, loc, memory,
+                       tileIndices(b, loc, memory, offsets, lastCoords));
+    }
+    auto elementCoords = [&](OpBuilder &b, int64_t k) {
+      SmallVector<Value> at(coords);
+      at.back() = arith::AddIOp::create(b, loc, coords.back(),
+                                        indexConstant(b, loc, k));
+      return memoryIndices(b, loc, memory, offsets, at);
+    };
+    if (toMemory) {
+      SmallVector<Value> elements;
+      for (int64_t k = 0; k < width; ++k)
+        elements.push_back(memref::LoadOp::create(
+            b, loc, array, indexConstant(b, loc, s + k)));
+      Value vector = convertScalar(
+          b, loc,
+          vector::FromElementsOp::create(
+              b, loc,
+              VectorType::get({width}, cast<MemRefType>(array.getType())
+                                           .getElementType()),
+              elements),
+          dstElement);
+      auto store = [&](OpBuilder &b, Location loc) {
+        vector::StoreOp::create(b, loc, vector, memory, indices,
+                                /*nontemporal=*/false, align);
+      };
+      if (!global) {
+        store(b, loc);
+        continue;
+      }
+      scf::IfOp::create(
+          b, loc, whole,
+          [&](OpBuilder &b, Location loc) {
+            store(b, loc);
+            scf::YieldOp::create(b, loc);
+          },
+          [&](OpBuilder &b, Location loc) {
+            for (int64_t k = 0; k < width; ++k) {
+              SmallVector<Value> at = elementCoords(b, k);
+              Value v = vector::ExtractOp::create(b, loc, vector, k);
+              guardedWrite(b, loc, memory, at, [&](OpBuilder &b, Location loc) {
+                memref::StoreOp::create(b, loc, v, memory, at);
+              });
+            }
+            scf::YieldOp::create(b, loc);
+          });
+      continue;
+    }
+    auto load = [&](OpBuilder &b, Location loc) -> Value {
+      return vector::LoadOp::create(b, loc, vectorType, memory, indices,
+                                    /*nontemporal=*/false, align);
+    };
+    Value vector;
+    if (!global) {
+      vector = load(b, loc);
+    } else {
+      vector = scf::IfOp::create(
+                   b, loc, whole,
+                   [&](OpBuilder &b, Location loc) {
+                     scf::YieldOp::create(b, loc, load(b, loc));
+                   },
+                   [&](OpBuilder &b, Location loc) {
+                     SmallVector<Value> elements;
+                     for (int64_t k = 0; k < width; ++k)
+                       elements.push_back(
+                           guardedLoad(b, loc, memory, elementCoords(b, k)));
+                     scf::YieldOp::create(
+                         b, loc,
+                         vector::FromElementsOp::create(b, loc, vectorType,
+                                                        elements)
+                             .getResult());
+                   })
+                   .getResult(0);
+    }
+    for (int64_t k = 0; k < width; ++k)
+      memref::StoreOp::create(
+          b, loc,
+          convertScalar(b, loc, vector::ExtractOp::create(b, loc, vector, k),
+                        dstElement),
+          array, indexConstant(b, loc, s + k));
+  }
+}
 
 struct ReduceRegisters : RegisterPattern<ReduceOp> {
   using RegisterPattern::RegisterPattern;
@@ -426,14 +601,15 @@ struct ParallelRegisters : RegisterPattern<ParallelOp> {
         at.push_back(indexConstant(rewriter, loc, access.second[s]));
       for (Operation &inner : body.without_terminator())
         rewriter.clone(inner, mapping);
-      for (auto [n, access] : llvm::enumerate(plan.slots)) {
+      for (auto [index, access] : llvm::enumerate(plan.slots)) {
         Operation *clone = mapping.lookup(access.first);
         Value array = fragments.getArray(getAccessed(access.first));
+        Value slot = at[index];
         rewriter.modifyOpInPlace(clone, [&] {
           if (auto store = dyn_cast<memref::StoreOp>(clone))
-            clone->setOperands({store.getValueToStore(), array, at[n]});
+            clone->setOperands({store.getValueToStore(), array, slot});
           else
-            clone->setOperands({array, at[n]});
+            clone->setOperands({array, slot});
         });
       }
     }

@@ -82,9 +82,15 @@ func.func @attention_block(%Q: memref<32x16xf16>, %K: memref<16x16xf16>, %V: mem
 // CHECK: vector.from_elements {{.*}} : vector<4x2xf16>
 // CHECK: nvgpu.mma.sync
 // CHECK: memref.store %{{.*}}, %[[O]]
-// O to global memory: each thread its own elements, guarded at the edge.
+// O to global memory: each thread its own elements, two adjacent columns
+// per 8-byte store when O is aligned (run-time check), guarded at the edge;
+// element by element otherwise.
 // CHECK: memref.load %[[O]][%c0
+// CHECK: memref.load %[[O]][%c1
+// CHECK: vector.from_elements {{.*}} : vector<2xf32>
 // CHECK: scf.if
+// CHECK: vector.store %{{.*}}, %arg3[{{.*}}] {alignment = 8 : i64} : memref<?x16xf32>, vector<2xf32>
+// CHECK: } else {
 // CHECK: memref.store %{{.*}}, %arg3[
 // MEMORY-LABEL: func.func @attention_block
 // MEMORY-NOT: memref.alloca
@@ -109,7 +115,8 @@ func.func @scale(%X: memref<?x64xf32>, %Y: memref<?x64xf32>) {
 }
 
 // Thread t holds row t / 16, columns 4 (t mod 16) to 4 (t mod 16) + 3; no
-// shared memory at all.
+// shared memory at all. Each run of four moves as one 16-byte access when
+// X is aligned (the element-wise copy otherwise).
 // CHECK-LABEL: func.func @scale
 // CHECK: dynamic_shared_memory_size %c0_i32
 // CHECK: %[[X:.*]] = memref.alloca() : memref<4xf32>
@@ -119,6 +126,10 @@ func.func @scale(%X: memref<?x64xf32>, %Y: memref<?x64xf32>) {
 // CHECK: %[[R:.*]] = arith.addi %c0, %[[ROW]]
 // CHECK: %[[C:.*]] = arith.addi %c0, %[[COL4]]
 // CHECK: scf.if
+// CHECK: vector.load %arg0[%[[R]], %[[C]]] {alignment = 16 : i64} : memref<?x64xf32>, vector<4xf32>
+// CHECK: vector.extract %{{.*}}[0]
+// CHECK: memref.store %{{.*}}, %[[X]][%c0
+// CHECK: } else {
 // CHECK: memref.load %arg0[%[[R]], %[[C]]]
 // CHECK: memref.store %{{.*}}, %[[X]][%c0
 // CHECK-NOT: gpu.barrier
