@@ -92,6 +92,7 @@ struct Driver {
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpy)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*cuCtxSynchronize)();
   CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, void *);
   CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, void *);
 };
@@ -143,6 +144,7 @@ DriverState &getState() {
     bind(d.cuMemAlloc, "cuMemAlloc_v2");
     bind(d.cuMemFree, "cuMemFree_v2");
     bind(d.cuMemcpy, "cuMemcpy");
+    bind(d.cuCtxSynchronize, "cuCtxSynchronize");
     bind(d.cuMemcpyAsync, "cuMemcpyAsync");
     bind(d.cuMemsetD32Async, "cuMemsetD32Async");
     if (!complete)
@@ -532,5 +534,13 @@ llvm::Error runtime::copyToHost(void *host, const void *device, size_t bytes) {
         d->cuMemcpy(reinterpret_cast<CUdeviceptr>(host),
                     reinterpret_cast<CUdeviceptr>(device), bytes),
         "cuMemcpy (device to host)");
+  return takeError();
+}
+
+llvm::Error runtime::synchronize() {
+  if (llvm::Error err = initCUDA())
+    return err;
+  Driver *d = driver("synchronize");
+  check(d, d->cuCtxSynchronize(), "cuCtxSynchronize");
   return takeError();
 }

@@ -51,6 +51,7 @@ struct Runtime {
   hipError_t (*hipMallocManaged)(void **, size_t, unsigned);
   hipError_t (*hipFree)(void *);
   hipError_t (*hipMemcpy)(void *, const void *, size_t, int);
+  hipError_t (*hipDeviceSynchronize)();
   hipError_t (*hipMemcpyAsync)(void *, const void *, size_t, int, void *);
   hipError_t (*hipMemsetD32Async)(void *, int, size_t, void *);
 };
@@ -98,6 +99,7 @@ RuntimeState &getState() {
     bind(r.hipMallocManaged, "hipMallocManaged");
     bind(r.hipFree, "hipFree");
     bind(r.hipMemcpy, "hipMemcpy");
+    bind(r.hipDeviceSynchronize, "hipDeviceSynchronize");
     bind(r.hipMemcpyAsync, "hipMemcpyAsync");
     bind(r.hipMemsetD32Async, "hipMemsetD32Async");
     if (!complete)
@@ -361,4 +363,12 @@ llvm::Error runtime::hip::copyToDevice(void *device, const void *host,
 llvm::Error runtime::hip::copyToHost(void *host, const void *device,
                                      size_t bytes) {
   return copy(host, device, bytes, "hipMemcpy (device to host)");
+}
+
+llvm::Error runtime::hip::synchronize() {
+  if (llvm::Error err = initHIP())
+    return err;
+  Runtime *r = hipRuntime("synchronize");
+  check(r, r->hipDeviceSynchronize(), "hipDeviceSynchronize");
+  return runtime::takeError();
 }

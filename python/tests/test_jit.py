@@ -128,3 +128,80 @@ def test_gpu_targets_compile_here_and_say_why_they_cannot_run():
                        match="cannot run on cuda:sm_90a:.*: no CUDA driver"):
         kernel(a, b)
     assert ".target sm_90a" in kernel.get_kernel_source("ptx")
+
+
+class DLPackTensor:
+    """A tensor that only speaks DLPack (as torch or cupy tensors do to us),
+    over a numpy array; `device` claims where it lives."""
+
+    def __init__(self, array, device=(1, 0)):
+        self.array = array
+        self.shape = array.shape
+        self.device = device
+        self.exported = 0
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None):
+        self.exported += 1
+        return self.array.__dlpack__()
+
+
+def test_dlpack_tensors_in_numpy_out():
+    rng = np.random.default_rng()
+    kernel = matmul(T.symbolic("M"), 48, 40)
+    a = rng.standard_normal((33, 40)).astype(np.float16)
+    b = rng.standard_normal((40, 48)).astype(np.float16)
+    ta, tb = DLPackTensor(a), DLPackTensor(b)
+    c = kernel(ta, tb)
+    assert ta.exported == 1 and tb.exported == 1
+    assert isinstance(c, np.ndarray) and c.shape == (33, 48)
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32),
+                               rtol=1e-3, atol=1e-3)
+    # A DLPack output is written in place.
+    out = np.full((33, 48), np.nan, np.float32)
+    split = tilelang_mlir.compile(matmul(T.symbolic("M"), 48, 40).func)
+    split(ta, tb, DLPackTensor(out))
+    np.testing.assert_allclose(out, c, rtol=0, atol=0)
+
+
+def test_dlpack_strides_are_checked():
+    # The traced parameters are contiguous row-major buffers: a strided
+    # view (every other column) is refused with the stride that is wrong,
+    # not read as if it were contiguous.
+    kernel = matmul(40, 48, 32)
+    a = np.zeros((40, 64), np.float16)[:, ::2]
+    b = np.zeros((32, 48), np.float16)
+    with pytest.raises(tilelang_mlir.TileError,
+                       match="contiguous and row-major; dimension 1 has "
+                             "stride 2, expected 1"):
+        kernel(DLPackTensor(a), DLPackTensor(b))
+
+
+def test_dlpack_device_tensors_need_a_device_target():
+    kernel = matmul(32, 32, 16)
+    a = DLPackTensor(np.zeros((32, 16), np.float16), device=(2, 0))
+    b = np.zeros((16, 32), np.float16)
+    with pytest.raises(tilelang_mlir.TileError,
+                       match="argument 0 .* lives on a CUDA device, but the "
+                             "kernel's target is cpu"):
+        kernel(a, b)
+    with pytest.raises(tilelang_mlir.TileError, match="device 3; kernels run "
+                                                      "on device 0"):
+        kernel(DLPackTensor(np.zeros((32, 16), np.float16), device=(2, 3)), b)
+    with pytest.raises(tilelang_mlir.TileError, match="DLPack device type 7"):
+        kernel(DLPackTensor(np.zeros((32, 16), np.float16), device=(7, 0)), b)
+    with pytest.raises(tilelang_mlir.TileError, match="unsupported DLPack "
+                                                      "dtype"):
+        kernel(DLPackTensor(np.zeros((32, 16), np.uint16)), b)
+
+
+def test_torch_tensors_in_torch_out():
+    torch = pytest.importorskip("torch")
+    kernel = matmul(T.symbolic("M"), 48, 40)
+    a = torch.randn(33, 40, dtype=torch.float16)
+    b = torch.randn(40, 48, dtype=torch.float16)
+    c = kernel(a, b)
+    assert isinstance(c, torch.Tensor) and c.dtype == torch.float32
+    torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-3, atol=1e-3)

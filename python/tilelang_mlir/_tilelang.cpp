@@ -4,8 +4,11 @@
 //
 // `tilelang_mlir._tilelang.Kernel`: jit::Kernel from Python. A kernel is
 // created from tile IR text (what the T.* language traces) and a target,
-// and runs on numpy arrays (CPU target): buffers are passed by address with
-// their shapes and element strides, scalars by value. Every error of the
+// and runs on numpy arrays or on any tensor that exports DLPack
+// (`__dlpack__`: torch, cupy, numpy itself): buffers are passed by address
+// with their shapes and element strides, scalars by value. On a GPU target,
+// host buffers go through device copies and device tensors (DLPack CUDA or
+// ROCm memory) are used in place. Every error of the
 // C++ API (parse and verifier diagnostics with the user's Python locations,
 // argument mismatches, compile failures) becomes a TileError.
 //
@@ -32,6 +35,119 @@ namespace {
 struct TileError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+//===----------------------------------------------------------------------===//
+// DLPack (the ABI of dlpack.h that `__dlpack__` capsules carry)
+//===----------------------------------------------------------------------===//
+
+struct DLDevice {
+  int32_t deviceType;
+  int32_t deviceId;
+};
+struct DLDataType {
+  uint8_t code;
+  uint8_t bits;
+  uint16_t lanes;
+};
+struct DLTensor {
+  void *data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t *shape;
+  int64_t *strides; // In elements; null for a compact row-major tensor.
+  uint64_t byteOffset;
+};
+struct DLManagedTensor {
+  DLTensor tensor;
+  void *managerContext;
+  void (*deleter)(DLManagedTensor *);
+};
+enum DLDeviceType : int32_t {
+  kDLCPU = 1,
+  kDLCUDA = 2,
+  kDLCUDAHost = 3,
+  kDLROCM = 10,
+  kDLCUDAManaged = 13,
+};
+enum DLDataTypeCode : uint8_t {
+  kDLInt = 0,
+  kDLUInt = 1,
+  kDLFloat = 2,
+  kDLBfloat = 4,
+  kDLBool = 6,
+};
+
+/// A tensor taken from a `__dlpack__` capsule; its producer's deleter runs
+/// when the call is done with it.
+struct DLPackTensor {
+  DLManagedTensor *managed = nullptr;
+  explicit DLPackTensor(DLManagedTensor *managed) : managed(managed) {}
+  DLPackTensor(const DLPackTensor &) = delete;
+  DLPackTensor &operator=(const DLPackTensor &) = delete;
+  ~DLPackTensor() {
+    if (managed && managed->deleter)
+      managed->deleter(managed);
+  }
+};
+
+/// Where a buffer argument lives.
+enum class Residence { Host, CUDA, ROCm };
+
+const char *residenceName(Residence residence) {
+  switch (residence) {
+  case Residence::Host:
+    return "host memory";
+  case Residence::CUDA:
+    return "a CUDA device";
+  case Residence::ROCm:
+    return "a ROCm device";
+  }
+  return "?";
+}
+
+/// The element type of a DLPack tensor.
+DType getDType(const DLDataType &type, size_t position) {
+  if (type.lanes == 1) {
+    switch (type.code) {
+    case kDLFloat:
+      if (type.bits == 16)
+        return DType::F16;
+      if (type.bits == 32)
+        return DType::F32;
+      if (type.bits == 64)
+        return DType::F64;
+      break;
+    case kDLBfloat:
+      if (type.bits == 16)
+        return DType::BF16;
+      break;
+    case kDLInt:
+      if (type.bits == 8)
+        return DType::I8;
+      if (type.bits == 16)
+        return DType::I16;
+      if (type.bits == 32)
+        return DType::I32;
+      if (type.bits == 64)
+        return DType::I64;
+      break;
+    case kDLBool:
+      if (type.bits == 8)
+        return DType::I1;
+      break;
+    default:
+      break;
+    }
+  }
+  throw TileError("argument " + std::to_string(position) +
+                  ": unsupported DLPack dtype (code " +
+                  std::to_string(type.code) + ", " +
+                  std::to_string(type.bits) + " bits, " +
+                  std::to_string(type.lanes) +
+                  " lanes; expected float16/32/64, bfloat16, int8/16/32/64 "
+                  "or bool)");
+}
 
 template <typename T> T unwrap(llvm::Expected<T> value) {
   if (!value)
@@ -133,9 +249,8 @@ public:
 
   /// Compiles (or loads from the cache) the specialization `args` select.
   py::dict prepare(const py::args &args) {
-    std::vector<py::object> keep;
-    std::vector<KernelArg> kernelArgs = convert(args, keep);
-    const CompileReport &report = unwrap(kernel->prepare(kernelArgs));
+    CallArgs call = convert(args);
+    const CompileReport &report = unwrap(kernel->prepare(call.args));
     py::dict result;
     result["pipeline"] = report.pipeline;
     result["key"] = report.key;
@@ -145,28 +260,52 @@ public:
     return result;
   }
 
-  /// Runs on the arguments; on a GPU target through device copies of the
-  /// numpy buffers (copied back afterwards).
+  /// Runs on the arguments: on the CPU in place; on a GPU target, host
+  /// buffers through device copies (copied back afterwards), device
+  /// tensors in place once the device is idle.
   void run(const py::args &args) {
-    std::vector<py::object> keep;
-    std::vector<KernelArg> kernelArgs = convert(args, keep);
-    check(kernel->checkArgs(kernelArgs));
-    py::gil_scoped_release release;
+    CallArgs call = convert(args);
+    check(kernel->checkArgs(call.args));
     TargetKind kind = kernel->getOptions().target.kind;
+    Residence expected = kind == TargetKind::CUDA   ? Residence::CUDA
+                         : kind == TargetKind::ROCm ? Residence::ROCm
+                                                    : Residence::Host;
+    for (auto [i, residence] : llvm::enumerate(call.residence))
+      if (residence != Residence::Host && residence != expected)
+        throw TileError(
+            "argument " + std::to_string(i) + " ('" +
+            kernel->getParams()[i].name + "') lives on " +
+            residenceName(residence) + ", but the kernel's target is " +
+            kernel->getOptions().target.str() +
+            ": pass host memory or compile for that device");
+    // Released for the run; taken again before `call` lets go of the
+    // tensors (their deleters may need it).
+    py::gil_scoped_release release;
     if (kind == TargetKind::CPU)
-      return check(kernel->run(kernelArgs));
-    runOnDevice(kernelArgs, kind == TargetKind::ROCm);
+      return check(kernel->run(call.args));
+    runOnDevice(call, kind == TargetKind::ROCm);
   }
 
 private:
-  /// Device copies of the buffer arguments (the vendor's runtime), the run,
-  /// the copies back; device memory is released whatever happens.
-  void runOnDevice(std::vector<KernelArg> &args, bool rocm) {
+  /// The arguments of one call and what keeps their memory alive.
+  struct CallArgs {
+    std::vector<KernelArg> args;
+    std::vector<Residence> residence; // Host for scalars.
+    std::vector<py::object> keep;
+    std::vector<std::unique_ptr<DLPackTensor>> tensors;
+  };
+
+  /// Device copies of the host buffer arguments (the vendor's runtime), the
+  /// run, the copies back; device memory is released whatever happens.
+  /// Device tensors are used in place, after waiting for the device: their
+  /// producer may still be writing them on its own streams.
+  void runOnDevice(CallArgs &call, bool rocm) {
     namespace rt = mlir::tile::runtime;
     auto allocate = rocm ? rt::hip::allocate : rt::allocate;
     auto release = rocm ? rt::hip::release : rt::release;
     auto toDevice = rocm ? rt::hip::copyToDevice : rt::copyToDevice;
     auto toHost = rocm ? rt::hip::copyToHost : rt::copyToHost;
+    auto synchronize = rocm ? rt::hip::synchronize : rt::synchronize;
     struct Device {
       void (*release)(void *);
       std::vector<std::pair<void *, size_t>> buffers; // device, bytes
@@ -176,11 +315,13 @@ private:
             release(ptr);
       }
     } device{release, {}};
+    std::vector<KernelArg> &args = call.args;
     // Compile or load first: a kernel that cannot run here says why before
     // any device memory is asked for.
     if (auto prepared = kernel->prepare(args); !prepared)
       throw TileError(llvm::toString(prepared.takeError()));
     std::vector<void *> hostData(args.size(), nullptr);
+    bool inPlace = false;
     for (auto [i, arg] : llvm::enumerate(args)) {
       auto *buffer = std::get_if<BufferArg>(&arg);
       if (!buffer)
@@ -193,6 +334,10 @@ private:
                           ": a GPU target takes contiguous (C-order) arrays");
         stride *= buffer->shape[d];
       }
+      if (call.residence[i] != Residence::Host) {
+        inPlace = true;
+        continue;
+      }
       bytes *= stride;
       bytes = std::max<size_t>(bytes, 8);
       void *ptr = unwrap(allocate(bytes));
@@ -201,6 +346,8 @@ private:
       hostData[i] = buffer->data;
       buffer->data = ptr;
     }
+    if (inPlace)
+      check(synchronize());
     check(kernel->run(args));
     size_t next = 0;
     for (auto [i, arg] : llvm::enumerate(args))
@@ -210,9 +357,71 @@ private:
       }
   }
 
-  std::vector<KernelArg> convert(const py::args &args,
-                                 std::vector<py::object> &keep) const {
-    std::vector<KernelArg> result;
+  /// A buffer argument from a DLPack producer (`__dlpack__`).
+  static BufferArg fromDLPack(const py::handle &object, size_t position,
+                              CallArgs &call) {
+    auto fail = [&](const std::string &why) {
+      return TileError("argument " + std::to_string(position) + ": " + why);
+    };
+    int32_t type = kDLCPU, id = 0;
+    if (py::hasattr(object, "__dlpack_device__")) {
+      py::tuple where = object.attr("__dlpack_device__")();
+      type = where[0].cast<int32_t>();
+      id = where[1].cast<int32_t>();
+    }
+    Residence residence;
+    switch (type) {
+    case kDLCPU:
+    case kDLCUDAHost:
+      residence = Residence::Host;
+      break;
+    case kDLCUDA:
+    case kDLCUDAManaged:
+      residence = Residence::CUDA;
+      break;
+    case kDLROCM:
+      residence = Residence::ROCm;
+      break;
+    default:
+      throw fail("DLPack device type " + std::to_string(type) +
+                 " is not supported (host, CUDA or ROCm memory)");
+    }
+    if (residence != Residence::Host && id != 0)
+      throw fail("the tensor is on device " + std::to_string(id) +
+                 "; kernels run on device 0");
+    // A device tensor is exported without waiting on a stream: the call
+    // waits for the whole device before it launches.
+    py::object capsule = residence == Residence::Host
+                             ? object.attr("__dlpack__")()
+                             : object.attr("__dlpack__")(py::arg("stream") = -1);
+    PyObject *raw = capsule.ptr();
+    if (!PyCapsule_IsValid(raw, "dltensor"))
+      throw fail("__dlpack__ did not return an unused DLPack capsule");
+    auto *managed =
+        static_cast<DLManagedTensor *>(PyCapsule_GetPointer(raw, "dltensor"));
+    PyCapsule_SetName(raw, "used_dltensor");
+    call.tensors.push_back(std::make_unique<DLPackTensor>(managed));
+    const DLTensor &tensor = managed->tensor;
+    BufferArg buffer;
+    buffer.dtype = getDType(tensor.dtype, position);
+    buffer.data = static_cast<char *>(tensor.data) + tensor.byteOffset;
+    buffer.shape.assign(tensor.shape, tensor.shape + tensor.ndim);
+    if (tensor.strides) {
+      buffer.strides.assign(tensor.strides, tensor.strides + tensor.ndim);
+    } else {
+      buffer.strides.resize(tensor.ndim);
+      int64_t stride = 1;
+      for (int64_t d = tensor.ndim - 1; d >= 0; --d) {
+        buffer.strides[d] = stride;
+        stride *= tensor.shape[d];
+      }
+    }
+    call.residence.push_back(residence);
+    return buffer;
+  }
+
+  CallArgs convert(const py::args &args) const {
+    CallArgs call;
     llvm::ArrayRef<Param> params = kernel->getParams();
     if (args.size() != params.size())
       throw TileError("'" + kernel->getEntry().str() + "' takes " +
@@ -220,12 +429,19 @@ private:
                       std::to_string(args.size()));
     for (auto [i, arg] : llvm::enumerate(args)) {
       if (params[i].isBuffer) {
-        if (!py::isinstance<py::array>(arg))
+        if (py::isinstance<py::array>(arg)) {
+          py::array array = py::reinterpret_borrow<py::array>(arg);
+          call.keep.push_back(array);
+          call.args.push_back(toBuffer(array, i));
+          call.residence.push_back(Residence::Host);
+          continue;
+        }
+        if (!py::hasattr(arg, "__dlpack__"))
           throw TileError("argument " + std::to_string(i) + " ('" +
-                          params[i].name + "') must be a numpy array");
-        py::array array = py::reinterpret_borrow<py::array>(arg);
-        keep.push_back(array);
-        result.push_back(toBuffer(array, i));
+                          params[i].name +
+                          "') must be a numpy array or a DLPack tensor "
+                          "(torch, cupy, ...)");
+        call.args.push_back(fromDLPack(arg, i, call));
         continue;
       }
       ScalarArg scalar;
@@ -236,9 +452,10 @@ private:
       else
         throw TileError("argument " + std::to_string(i) + " ('" +
                         params[i].name + "') must be a number");
-      result.push_back(scalar);
+      call.args.push_back(scalar);
+      call.residence.push_back(Residence::Host);
     }
-    return result;
+    return call;
   }
 
   std::unique_ptr<Kernel> kernel;

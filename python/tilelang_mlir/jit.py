@@ -12,12 +12,17 @@
 
     kernel = matmul(1024, 1024, 1024, 128, 128, 32)   # traced and prepared
     c = kernel(a, b)                                  # numpy in, numpy out
+    c = kernel(a_torch, b_torch)                      # torch in, torch out
 
 Calling the decorated function with compile-time arguments traces the
 kernel once per distinct arguments; the C++ JIT compiles each shape
 specialization once per process and keeps the binaries in its on-disk cache
 (TILE_CACHE_DIR). ``out_idx`` names the parameters the kernel writes and the
-call allocates and returns. The CPU backend runs on numpy arrays.
+call allocates and returns. Tensors are numpy arrays or anything that
+exports DLPack (torch, cupy, ...): on a GPU target, device tensors are used
+in place (no copies) and host arrays go through device copies. Outputs are
+allocated like the first tensor argument: torch tensors on its device when
+it is a torch tensor, numpy arrays otherwise.
 """
 
 import functools
@@ -112,7 +117,7 @@ class JITKernel:
         sizes = {}
         for (name, spec), value in args:
             if isinstance(spec, T.Tensor):
-                for dim, extent in zip(spec.shape, np.shape(value)):
+                for dim, extent in zip(spec.shape, tuple(value.shape)):
                     if isinstance(dim, T._Symbol):
                         sizes.setdefault(dim.symbol, extent)
         shape = []
@@ -139,18 +144,22 @@ class JITKernel:
             if i not in self.out_idx:
                 value = next(inputs)
                 if isinstance(param[1], T.Tensor):
-                    if not isinstance(value, np.ndarray):
+                    if isinstance(value, np.ndarray):
+                        value = np.ascontiguousarray(value)
+                    elif not hasattr(value, "__dlpack__"):
                         raise TileError(
-                            "argument %r of %s must be a numpy array, got %s"
+                            "argument %r of %s must be a numpy array or a "
+                            "DLPack tensor (torch, cupy, ...), got %s"
                             % (param[0], self.func.name, type(value).__name__))
-                    value = np.ascontiguousarray(value)
                 given.append((param, value))
+        like = next((value for (_, spec), value in given
+                     if isinstance(spec, T.Tensor)), None)
         full, outputs = [], []
         given_iter = iter(given)
         for i, (name, spec) in enumerate(self.func.params):
             if i in self.out_idx:
-                out = np.empty(self._output_shape(i, given),
-                               dtype=_NUMPY_TYPES[T._mlir_type(spec.dtype)])
+                out = _empty(self._output_shape(i, given),
+                             T._mlir_type(spec.dtype), like)
                 outputs.append(out)
                 full.append(out)
             else:
@@ -159,6 +168,19 @@ class JITKernel:
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def _empty(shape, mlir_type, like):
+    """An uninitialized output: a torch tensor on `like`'s device when `like`
+    is a torch tensor, a numpy array otherwise."""
+    if type(like).__module__.split(".")[0] == "torch":
+        import torch
+        dtypes = {"f16": torch.float16, "bf16": torch.bfloat16,
+                  "f32": torch.float32, "f64": torch.float64,
+                  "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
+                  "i64": torch.int64, "i1": torch.bool}
+        return torch.empty(shape, dtype=dtypes[mlir_type], device=like.device)
+    return np.empty(shape, dtype=_NUMPY_TYPES[mlir_type])
 
 
 def _at_user_lines(source, message):

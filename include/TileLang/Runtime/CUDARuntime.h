@@ -77,6 +77,11 @@ void release(void *device);
 llvm::Error copyToDevice(void *device, const void *host, size_t bytes);
 llvm::Error copyToHost(void *host, const void *device, size_t bytes);
 
+/// Waits for all work on device 0 (every stream of its primary context,
+/// including other libraries' on the same device: what a caller that
+/// shares buffers with them must do before launching on its own stream).
+llvm::Error synchronize();
+
 } // namespace runtime
 } // namespace tile
 } // namespace mlir

@@ -42,6 +42,9 @@ void release(void *device);
 llvm::Error copyToDevice(void *device, const void *host, size_t bytes);
 llvm::Error copyToHost(void *host, const void *device, size_t bytes);
 
+/// Waits for all work on the current device (hipDeviceSynchronize).
+llvm::Error synchronize();
+
 } // namespace hip
 } // namespace runtime
 } // namespace tile
