@@ -49,6 +49,7 @@ run fa_edge $E/flash_attention.mlir --entry=flash_attention --reference=$R/flash
 run fa_causal_edge $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
 run fa_causal_even $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=1x2x256x64 --arg=1x2x256x64 --arg=1x2x256x64 --arg=1x2x256x64
 run softmax $E/softmax.mlir --entry=softmax --reference=$R/softmax.mlir@softmax_ref --outputs=1 --rtol=1e-5 --atol=1e-6 --repeat=0 --arg=13x1024 --arg=13x1024
+run rmsnorm $E/rmsnorm.mlir --entry=rmsnorm --reference=$R/rmsnorm.mlir@rmsnorm_ref --outputs=2 --rtol=1e-5 --atol=1e-6 --repeat=0 --arg=13x1024 --arg=1024 --arg=13x1024
 run row_reduce $E/row_reduce.mlir --entry=row_reduce --reference=$R/row_reduce.mlir@row_reduce_ref --outputs=1,2,3,4,5 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=70x300 --arg=70 --arg=70 --arg=70 --arg=70 --arg=70
 run cumsum $E/cumsum.mlir --entry=cumsum --reference=$R/cumsum.mlir@cumsum_ref --outputs=1 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=45x256 --arg=45x256
 run cumsum_reverse $E/cumsum.mlir --entry=cumsum_reverse --reference=$R/cumsum.mlir@cumsum_reverse_ref --outputs=1 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=45x256 --arg=45x256
@@ -92,6 +93,7 @@ for tool in memcheck racecheck; do
               "gemm_aligned:$E/gemm_relu.mlir --entry=gemm_relu --arg=136x72 --arg=72x136 --arg=136x136" \
               "fa:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3" \
               "softmax:$E/softmax.mlir --entry=softmax --arg=9x1024 --arg=9x1024" \
+              "rmsnorm:$E/rmsnorm.mlir --entry=rmsnorm --arg=9x1024 --arg=1024 --arg=9x1024" \
               "fa_noreuse:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3 --reuse-shared-memory=false" \
               "cluster:test/Integration/cluster.mlir --entry=scale_rows --arg=70x64 --arg=70x64"; do
     name=${case%%:*}; args=${case#*:}
@@ -209,6 +211,29 @@ def med(f):
 t_torch = med(lambda: torch.softmax(x, dim=1)); t_copy = med(lambda: y.copy_(x))
 nbytes = 2 * x.numel() * 4
 print(f"softmax: ours {ours:.3f} ms ({nbytes/ours/1e6:.0f} GB/s), torch {t_torch:.4f} ms, copy {t_copy:.4f} ms ({nbytes/t_copy/1e6:.0f} GB/s); ours/copy-ceiling = {t_copy/ours:.4f}, ours/torch = {t_torch/ours:.4f}")
+PY
+echo "-- RMSNorm 65536x1024 f32 (weights [1024]), ours vs torch rms_norm and the copy ceiling"
+"$TR" $E/rmsnorm.mlir --entry=rmsnorm --target=$CHIP --arg=65536x1024 --arg=1024 --arg=65536x1024 --outputs=2 --repeat=20 --warmup=5 --no-check >"$LOGS/time-rmsnorm.log" 2>&1
+ours=$(grep -oE 'median [0-9.]+ ms' "$LOGS/time-rmsnorm.log" | grep -oE '[0-9.]+')
+python3 - "${ours:-nan}" <<'PY'
+import sys, torch
+ours = float(sys.argv[1])
+x = torch.randn(65536, 1024, device="cuda"); y = torch.empty_like(x)
+w = torch.randn(1024, device="cuda")
+def med(f):
+    for _ in range(5): f()
+    torch.cuda.synchronize(); ts = []
+    for _ in range(20):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record(); f(); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
+    ts.sort(); return ts[len(ts) // 2]
+if hasattr(torch.nn.functional, "rms_norm"):
+    peer = lambda: torch.nn.functional.rms_norm(x, (1024,), weight=w, eps=1e-6)
+else:
+    peer = lambda: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+t_torch = med(peer); t_copy = med(lambda: y.copy_(x))
+nbytes = 2 * x.numel() * 4
+print(f"rmsnorm: ours {ours:.3f} ms ({nbytes/ours/1e6:.0f} GB/s), torch {t_torch:.4f} ms, copy {t_copy:.4f} ms ({nbytes/t_copy/1e6:.0f} GB/s); ours/copy-ceiling = {t_copy/ours:.4f}, ours/torch = {t_torch/ours:.4f}")
 PY
 fi
 if want profile; then
