@@ -2,7 +2,7 @@
 # Runs on the GPU machine (repository root, .bundle/ carried): FlashAttention
 # head-dim-128 block configurations, each checked against the CPU lowering at
 # 1x2x130x128 and timed at b8 h32 s4096 d128 (causal and not; median of 10
-# after 3 warm-ups, launch and sync included). The kernels come from
+# after 3 warm-ups; the kernels' time from CUDA events). The kernels come from
 #   python3 bench/gen_attention.py --dim 128 --block-m M --block-n N \
 #       --stages S --threads T | tile-opt > .bundle/kernels/fa128_mM_nN_sS_tT.mlir
 # Usage: bench/attention_sweep.sh KERNEL.mlir...   (CHECK=0 skips the checks)

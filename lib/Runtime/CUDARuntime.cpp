@@ -89,6 +89,7 @@ struct Driver {
   CUresult (*cuEventDestroy)(void *);
   CUresult (*cuEventSynchronize)(void *);
   CUresult (*cuEventRecord)(void *, void *);
+  CUresult (*cuEventElapsedTime)(float *, void *, void *);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpy)(CUdeviceptr, CUdeviceptr, size_t);
@@ -141,6 +142,7 @@ DriverState &getState() {
     bind(d.cuEventDestroy, "cuEventDestroy_v2");
     bind(d.cuEventSynchronize, "cuEventSynchronize");
     bind(d.cuEventRecord, "cuEventRecord");
+    bind(d.cuEventElapsedTime, "cuEventElapsedTime");
     bind(d.cuMemAlloc, "cuMemAlloc_v2");
     bind(d.cuMemFree, "cuMemFree_v2");
     bind(d.cuMemcpy, "cuMemcpy");
@@ -266,6 +268,32 @@ extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
   return function;
 }
 
+namespace {
+/// The launches of this thread being timed (runtime::startKernelTiming):
+/// an event pair around each.
+struct KernelTiming {
+  bool enabled = false;
+  llvm::SmallVector<std::pair<void *, void *>> events;
+};
+thread_local KernelTiming kernelTiming;
+
+/// Calls `launch`, between two events on `stream` when this thread times
+/// its kernels.
+template <typename Launch>
+void timedLaunch(Driver *d, void *stream, Launch launch) {
+  if (!kernelTiming.enabled)
+    return launch();
+  void *start = nullptr, *end = nullptr;
+  if (!check(d, d->cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate") ||
+      !check(d, d->cuEventCreate(&end, CU_EVENT_DEFAULT), "cuEventCreate"))
+    return;
+  kernelTiming.events.push_back({start, end});
+  check(d, d->cuEventRecord(start, stream), "cuEventRecord");
+  launch();
+  check(d, d->cuEventRecord(end, stream), "cuEventRecord");
+}
+} // namespace
+
 extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
                                  intptr_t gridY, intptr_t gridZ,
                                  intptr_t blockX, intptr_t blockY,
@@ -275,10 +303,12 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
   Driver *d = driver("mgpuLaunchKernel");
   if (!d || !prepareLaunch(d, function, smem))
     return;
-  check(d,
-        d->cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
-                          blockZ, smem, stream, params, extra),
-        "cuLaunchKernel");
+  timedLaunch(d, stream, [&] {
+    check(d,
+          d->cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
+                            blockZ, smem, stream, params, extra),
+          "cuLaunchKernel");
+  });
 }
 
 /// gpu.launch_func with clusters: the cluster shape travels as a launch
@@ -321,8 +351,10 @@ extern "C" void mgpuLaunchClusterKernel(
   config.hStream = stream;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  check(d, d->cuLaunchKernelEx(&config, function, params, extra),
-        "cuLaunchKernelEx(cluster launch)");
+  timedLaunch(d, stream, [&] {
+    check(d, d->cuLaunchKernelEx(&config, function, params, extra),
+          "cuLaunchKernelEx(cluster launch)");
+  });
 }
 
 namespace {
@@ -543,4 +575,33 @@ llvm::Error runtime::synchronize() {
   Driver *d = driver("synchronize");
   check(d, d->cuCtxSynchronize(), "cuCtxSynchronize");
   return takeError();
+}
+
+void runtime::startKernelTiming() {
+  kernelTiming.enabled = true;
+  kernelTiming.events.clear();
+}
+
+llvm::Expected<double> runtime::stopKernelTiming() {
+  kernelTiming.enabled = false;
+  auto events = std::move(kernelTiming.events);
+  kernelTiming.events.clear();
+  if (events.empty())
+    return 0.0;
+  Driver *d = driver("stopKernelTiming");
+  if (!d)
+    return takeError();
+  double total = 0;
+  for (auto [start, end] : events) {
+    float ms = 0;
+    if (check(d, d->cuEventSynchronize(end), "cuEventSynchronize") &&
+        check(d, d->cuEventElapsedTime(&ms, start, end),
+              "cuEventElapsedTime"))
+      total += ms;
+    d->cuEventDestroy(start);
+    d->cuEventDestroy(end);
+  }
+  if (llvm::Error err = takeError())
+    return std::move(err);
+  return total;
 }

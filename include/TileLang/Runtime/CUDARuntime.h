@@ -77,6 +77,14 @@ void release(void *device);
 llvm::Error copyToDevice(void *device, const void *host, size_t bytes);
 llvm::Error copyToHost(void *host, const void *device, size_t bytes);
 
+/// Device-side timing of the kernels the calling thread launches: from
+/// startKernelTiming() on, every launch is bracketed by two events on its
+/// stream; stopKernelTiming() waits for them and returns the milliseconds
+/// the kernels took, summed (launch overhead and host synchronization
+/// excluded, as CUDA-event timings of other libraries measure them).
+void startKernelTiming();
+llvm::Expected<double> stopKernelTiming();
+
 /// Waits for all work on device 0 (every stream of its primary context,
 /// including other libraries' on the same device: what a caller that
 /// shares buffers with them must do before launching on its own stream).
