@@ -53,6 +53,7 @@ run fa_edge $E/flash_attention.mlir --entry=flash_attention --reference=$R/flash
 run fa_causal_edge $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
 run fa_causal_even $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=1x2x256x64 --arg=1x2x256x64 --arg=1x2x256x64 --arg=1x2x256x64
 run softmax $E/softmax.mlir --entry=softmax --reference=$R/softmax.mlir@softmax_ref --outputs=1 --rtol=1e-5 --atol=1e-6 --repeat=0 --arg=13x1024 --arg=13x1024
+run softmax_warp_rows bench/kernels/softmax_warp_rows.mlir --entry=softmax --reference=$R/softmax.mlir@softmax_ref --outputs=1 --rtol=1e-5 --atol=1e-6 --repeat=0 --arg=13x1024 --arg=13x1024
 run rmsnorm $E/rmsnorm.mlir --entry=rmsnorm --reference=$R/rmsnorm.mlir@rmsnorm_ref --outputs=2 --rtol=1e-5 --atol=1e-6 --repeat=0 --arg=13x1024 --arg=1024 --arg=13x1024
 run row_reduce $E/row_reduce.mlir --entry=row_reduce --reference=$R/row_reduce.mlir@row_reduce_ref --outputs=1,2,3,4,5 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=70x300 --arg=70 --arg=70 --arg=70 --arg=70 --arg=70
 run cumsum $E/cumsum.mlir --entry=cumsum --reference=$R/cumsum.mlir@cumsum_ref --outputs=1 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=45x256 --arg=45x256
@@ -220,6 +221,8 @@ PY
 done
 echo "-- softmax 65536x1024 f32, ours vs torch.softmax and the copy ceiling"
 "$TR" $E/softmax.mlir --entry=softmax --target=$CHIP --arg=65536x1024 --arg=65536x1024 --outputs=1 --repeat=20 --warmup=5 --no-check >"$LOGS/time-softmax.log" 2>&1
+"$TR" bench/kernels/softmax_warp_rows.mlir --entry=softmax --target=$CHIP --arg=65536x1024 --arg=65536x1024 --outputs=1 --repeat=20 --warmup=5 --no-check >"$LOGS/time-softmax-warp-rows.log" 2>&1
+echo "softmax, one warp per row (bench/kernels/softmax_warp_rows.mlir, register fragments): $(kernel_ms "$LOGS/time-softmax-warp-rows.log") ms"
 ours=$(kernel_ms "$LOGS/time-softmax.log")
 python3 - "${ours:-nan}" <<'PY'
 import sys, torch
