@@ -167,8 +167,10 @@ DType getDType(const py::array &array) {
   std::string name = py::str(dtype.attr("name"));
   if (name == "bfloat16")
     return DType::BF16;
-  char kind = dtype.kind();
-  switch (dtype.itemsize()) {
+  // Through the Python attributes: pybind11's accessors read the dtype
+  // struct, whose layout NumPy 2 changed.
+  char kind = dtype.attr("kind").cast<std::string>().front();
+  switch (dtype.attr("itemsize").cast<int64_t>()) {
   case 1:
     if (kind == 'b')
       return DType::I1;
@@ -202,7 +204,7 @@ BufferArg toBuffer(const py::array &array, size_t position) {
   BufferArg buffer;
   buffer.dtype = getDType(array);
   buffer.data = const_cast<void *>(array.data());
-  int64_t itemSize = array.itemsize();
+  int64_t itemSize = array.dtype().attr("itemsize").cast<int64_t>();
   for (py::ssize_t d = 0; d < array.ndim(); ++d) {
     buffer.shape.push_back(array.shape(d));
     if (array.strides(d) % itemSize)

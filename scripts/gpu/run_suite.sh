@@ -22,8 +22,9 @@ nvidia-smi -L
 command -v ptxas && ptxas --version | tail -1
 echo "CUDA_HOME=${CUDA_HOME:-unset}"
 
-# SECTIONS picks what runs (default: everything).
-SECTIONS="${SECTIONS:-correct sanitize time}"
+# SECTIONS picks what runs: correct sanitize time python (the default),
+# configs profile sass launch.
+SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # tile-run's timings: the kernels' time on the device (CUDA events around
 # each launch, as the peers are timed) and the wall time of each call.
@@ -304,4 +305,13 @@ for _ in range(200):
 ts.sort()
 print(f"torch add_ + sync: median {ts[len(ts) // 2]:.1f} us")
 PY
+fi
+if want python; then
+echo "== Python on the GPU: T.* kernels with torch CUDA tensors and numpy arrays (python/tests/test_gpu.py; package from scripts/gpu/build_python_bundle.sh)"
+if [ -f .bundle/python.tar.xz ]; then
+  rm -rf /tmp/tile-python && mkdir -p /tmp/tile-python && tar xJf .bundle/python.tar.xz -C /tmp/tile-python
+  TILE_CACHE_DIR=/tmp/tile-python-cache PYTHONPATH=/tmp/tile-python timeout 600 python3 python/tests/test_gpu.py 2>&1 | tee "$LOGS/python-gpu.log" | tail -8
+else
+  echo "SKIP: no .bundle/python.tar.xz (run scripts/gpu/build_python_bundle.sh and carry it)"
+fi
 fi

@@ -1,0 +1,135 @@
+"""The Python layer on a GPU (the H200 of the GPU machine): T.* kernels
+compiled for sm_90a, called with torch CUDA tensors (in place, through
+DLPack) and with numpy arrays (through device copies), against torch.
+
+Skips where there is no CUDA GPU or no torch. Runs under pytest or alone:
+    PYTHONPATH=<package dir> python3 python/tests/test_gpu.py
+"""
+
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "examples"))
+
+import tilelang_mlir  # noqa: E402
+import tilelang_mlir.language as T  # noqa: E402
+from kernels import matmul_func  # noqa: E402
+
+TARGET = os.environ.get("TILE_GPU_TARGET", "sm_90a")
+
+
+class Skip(Exception):
+    pass
+
+
+def _torch():
+    """torch with a CUDA device, or skip."""
+    try:
+        import torch
+    except ImportError:
+        raise Skip("torch is not installed")
+    if not torch.cuda.is_available():
+        raise Skip("no CUDA device")
+    return torch
+
+
+def _skip(reason):
+    if "pytest" in sys.modules:  # Under pytest: its skip.
+        sys.modules["pytest"].skip(reason)
+    raise Skip(reason)
+
+
+def _needs_gpu():
+    try:
+        return _torch()
+    except Skip as skip:
+        _skip(str(skip))
+
+
+def test_matmul_on_torch_cuda_tensors_in_place():
+    torch = _needs_gpu()
+    kernel = tilelang_mlir.compile(
+        matmul_func(T.symbolic("M"), 96, 80, block_M=64, block_N=32,
+                    block_K=16, threads=128), out_idx=[-1], target=TARGET)
+    for m in (1, 70, 128):
+        a = torch.randn(m, 80, device="cuda", dtype=torch.float16)
+        b = torch.randn(80, 96, device="cuda", dtype=torch.float16)
+        c = kernel(a, b)
+        assert isinstance(c, torch.Tensor) and c.is_cuda
+        assert c.shape == (m, 96) and c.dtype == torch.float32
+        torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-3,
+                                   atol=1e-3)
+    # Written in place: a preallocated output, poisoned first.
+    whole = tilelang_mlir.compile(kernel.func, target=TARGET)
+    out = torch.full((70, 96), float("nan"), device="cuda")
+    a = torch.randn(70, 80, device="cuda", dtype=torch.float16)
+    b = torch.randn(80, 96, device="cuda", dtype=torch.float16)
+    whole(a, b, out)
+    torch.testing.assert_close(out, a.float() @ b.float(), rtol=1e-3,
+                               atol=1e-3)
+
+
+def test_matmul_on_numpy_arrays_through_device_copies():
+    _needs_gpu()
+    kernel = tilelang_mlir.compile(matmul_func(64, 64, 32, threads=128),
+                                   out_idx=[-1], target=TARGET)
+    rng = np.random.default_rng()
+    a = rng.standard_normal((64, 32)).astype(np.float16)
+    b = rng.standard_normal((32, 64)).astype(np.float16)
+    c = kernel(a, b)
+    assert isinstance(c, np.ndarray)
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32),
+                               rtol=1e-3, atol=1e-3)
+
+
+def test_flash_attention_against_torch_sdpa():
+    torch = _needs_gpu()
+    from flash_attention import flash_attention
+    import torch.nn.functional as F
+    for causal in (False, True):
+        func = flash_attention(2, 3, T.symbolic("S"), 64, causal)
+        kernel = tilelang_mlir.compile(func, out_idx=[3], target=TARGET)
+        for s in (70, 256):
+            q, k, v = (torch.randn(2, 3, s, 64, device="cuda",
+                                   dtype=torch.float16) for _ in range(3))
+            out = kernel(q, k, v)
+            ref = F.scaled_dot_product_attention(q.float(), k.float(),
+                                                 v.float(), is_causal=causal)
+            torch.testing.assert_close(out.float(), ref, rtol=1e-2,
+                                       atol=2e-3)
+
+
+def test_device_tensor_on_a_cpu_kernel_is_refused():
+    torch = _needs_gpu()
+    kernel = tilelang_mlir.compile(matmul_func(32, 32, 16), out_idx=[-1])
+    a = torch.zeros(32, 16, device="cuda", dtype=torch.float16)
+    b = torch.zeros(16, 32, device="cuda", dtype=torch.float16)
+    try:
+        kernel(a, b)
+    except tilelang_mlir.TileError as error:
+        assert "lives on a CUDA device" in str(error), error
+    else:
+        raise AssertionError("a CUDA tensor ran on a CPU kernel")
+
+
+if __name__ == "__main__":
+    passed = failed = skipped = 0
+    for name, test in sorted(globals().items()):
+        if not name.startswith("test_"):
+            continue
+        try:
+            test()
+            passed += 1
+            print("PASS", name)
+        except Skip as skip:
+            skipped += 1
+            print("SKIP", name, "-", skip)
+        except Exception as error:  # noqa: BLE001 (reported)
+            failed += 1
+            print("FAIL", name, "-", type(error).__name__, error)
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    sys.exit(1 if failed else 0)
