@@ -34,6 +34,13 @@ PASSES = [
     ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-plan-pipelines',
      '--convert-tile-to-gpu=reuse-shared-memory=true'],
     ['--tile-plan-pipelines', '--convert-tile-to-scf'],
+    # Layouts read by the register-fragment lowering (as in the pipelines).
+    ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-plan-pipelines',
+     '--tile-infer-layout=keep-conflicts-in-memory=true',
+     '--convert-tile-to-gpu=reuse-shared-memory=true'],
+    ['--tile-attach-target=kind=rocm chip=gfx942',
+     '--tile-infer-layout=keep-conflicts-in-memory=true',
+     '--convert-tile-to-gpu'],
 ]
 LOWERINGS = [
     ['--tile-to-cpu'],
