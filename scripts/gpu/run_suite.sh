@@ -89,6 +89,11 @@ run fa_vs_cpu $E/flash_attention.mlir --entry=flash_attention --outputs=3 --rtol
 F128=bench/kernels/flash_attention_d128.mlir
 run fa128_vs_cpu $F128 --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 run fa128_causal_vs_cpu $F128 --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+echo "== correctness on the GPU against torch (scripts/gpu/check_torch.py: cuBLAS, SDPA, softmax, RMSNorm on the same GPU)"
+python3 scripts/gpu/check_torch.py "$TR" "$CHIP" > "$LOGS/check-torch.log" 2>&1
+cat "$LOGS/check-torch.log"
+pass=$((pass + $(grep -c '^PASS' "$LOGS/check-torch.log")))
+fail=$((fail + $(grep -c '^FAIL' "$LOGS/check-torch.log")))
 echo "correctness: $pass passed, $fail failed"
 fi
 

@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/FileOutputBuffer.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -75,6 +76,11 @@ static cl::list<unsigned>
                         "0x5A bytes for integers) before each run unless "
                         "--no-poison (default: the last buffer argument)"),
                cl::cat(category));
+static cl::opt<std::string> saveOutputs(
+    "save-outputs",
+    cl::desc("Directory to write the outputs (--outputs) of the kernel's "
+             "first run to, as <index>.npy (bf16 as raw 16-bit words, '<u2')"),
+    cl::cat(category));
 static cl::opt<bool> noPoison("no-poison",
                               cl::desc("Start outputs from random values "
                                        "(for kernels that accumulate)"),
@@ -274,6 +280,64 @@ static Expected<HostBuffer> readNpy(StringRef path, DType expected) {
                llvm::Twine(payload.size()));
   buffer.bytes.assign(payload.bytes_begin(), payload.bytes_end());
   return buffer;
+}
+
+/// Writes `buffer` as a version-1.0 .npy file, atomically (a complete file
+/// or none).
+static Error writeNpy(StringRef path, const HostBuffer &buffer) {
+  StringRef descr;
+  switch (buffer.dtype) {
+  case DType::F16:
+    descr = "<f2";
+    break;
+  case DType::BF16: // NumPy has no bfloat16: the raw words.
+    descr = "<u2";
+    break;
+  case DType::F32:
+    descr = "<f4";
+    break;
+  case DType::F64:
+    descr = "<f8";
+    break;
+  case DType::I8:
+    descr = "|i1";
+    break;
+  case DType::I16:
+    descr = "<i2";
+    break;
+  case DType::I32:
+    descr = "<i4";
+    break;
+  case DType::I64:
+  case DType::Index:
+    descr = "<i8";
+    break;
+  case DType::I1:
+    descr = "|b1";
+    break;
+  }
+  std::string shape;
+  for (int64_t d : buffer.shape)
+    shape += std::to_string(d) + ", ";
+  std::string header = "{'descr': '" + descr.str() +
+                       "', 'fortran_order': False, 'shape': (" + shape +
+                       "), }";
+  // Magic, version, length, header: padded with spaces to a multiple of 64
+  // bytes, ending in a newline.
+  size_t unpadded = 10 + header.size() + 1;
+  header.append(llvm::alignTo(unpadded, 64) - unpadded, ' ');
+  header += '\n';
+  size_t payload = buffer.numElements() * getByteSize(buffer.dtype);
+  Expected<std::unique_ptr<llvm::FileOutputBuffer>> file =
+      llvm::FileOutputBuffer::create(path, 10 + header.size() + payload);
+  if (!file)
+    return file.takeError();
+  uint8_t *out = (*file)->getBufferStart();
+  std::memcpy(out, "\x93NUMPY\x01\x00", 8);
+  llvm::support::endian::write16le(out + 8, header.size());
+  std::memcpy(out + 10, header.data(), header.size());
+  std::memcpy(out + 10 + header.size(), buffer.bytes.data(), payload);
+  return (*file)->commit();
 }
 
 //===----------------------------------------------------------------------===//
@@ -541,6 +605,17 @@ int main(int argc, char **argv) {
   }
   if (Error err = runOnce(**kernel, results, onDevice))
     return fail(llvm::toString(std::move(err)));
+  if (!saveOutputs.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(saveOutputs))
+      return fail("cannot create '" + saveOutputs + "': " + ec.message());
+    for (unsigned i : outputs) {
+      llvm::SmallString<128> path(saveOutputs);
+      llvm::sys::path::append(path, std::to_string(i) + ".npy");
+      if (Error err = writeNpy(path, results[i]))
+        return fail("cannot write '" + path + "': " +
+                    llvm::toString(std::move(err)));
+    }
+  }
 
   // Check against the reference.
   bool mismatch = false;
