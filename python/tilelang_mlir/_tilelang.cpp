@@ -106,47 +106,45 @@ const char *residenceName(Residence residence) {
   return "?";
 }
 
+/// The buffer element types, as the error messages list them.
+constexpr const char *kSupportedTypes =
+    "float16/32/64, bfloat16, int8/16/32/64 or bool";
+
+/// The element type of `bytes`-byte elements of kind `kind`, in numpy's
+/// letters: 'f' float, 'i' signed integer, 'b' bool.
+std::optional<DType> getDType(char kind, int64_t bytes) {
+  static const struct {
+    char kind;
+    int64_t bytes;
+    DType type;
+  } kTypes[] = {{'f', 2, DType::F16}, {'f', 4, DType::F32},
+                {'f', 8, DType::F64}, {'i', 1, DType::I8},
+                {'i', 2, DType::I16}, {'i', 4, DType::I32},
+                {'i', 8, DType::I64}, {'b', 1, DType::I1}};
+  for (const auto &t : kTypes)
+    if (t.kind == kind && t.bytes == bytes)
+      return t.type;
+  return std::nullopt;
+}
+
 /// The element type of a DLPack tensor.
 DType getDType(const DLDataType &type, size_t position) {
-  if (type.lanes == 1) {
-    switch (type.code) {
-    case kDLFloat:
-      if (type.bits == 16)
-        return DType::F16;
-      if (type.bits == 32)
-        return DType::F32;
-      if (type.bits == 64)
-        return DType::F64;
-      break;
-    case kDLBfloat:
-      if (type.bits == 16)
-        return DType::BF16;
-      break;
-    case kDLInt:
-      if (type.bits == 8)
-        return DType::I8;
-      if (type.bits == 16)
-        return DType::I16;
-      if (type.bits == 32)
-        return DType::I32;
-      if (type.bits == 64)
-        return DType::I64;
-      break;
-    case kDLBool:
-      if (type.bits == 8)
-        return DType::I1;
-      break;
-    default:
-      break;
-    }
+  if (type.lanes == 1 && type.bits % 8 == 0) {
+    if (type.code == kDLBfloat && type.bits == 16)
+      return DType::BF16;
+    char kind = type.code == kDLFloat  ? 'f'
+                : type.code == kDLInt  ? 'i'
+                : type.code == kDLBool ? 'b'
+                                       : '?';
+    if (std::optional<DType> dtype = getDType(kind, type.bits / 8))
+      return *dtype;
   }
   throw TileError("argument " + std::to_string(position) +
                   ": unsupported DLPack dtype (code " +
                   std::to_string(type.code) + ", " +
                   std::to_string(type.bits) + " bits, " +
-                  std::to_string(type.lanes) +
-                  " lanes; expected float16/32/64, bfloat16, int8/16/32/64 "
-                  "or bool)");
+                  std::to_string(type.lanes) + " lanes; expected " +
+                  kSupportedTypes + ")");
 }
 
 template <typename T> T unwrap(llvm::Expected<T> value) {
@@ -169,35 +167,12 @@ DType getDType(const py::array &array) {
     return DType::BF16;
   // Through the Python attributes: pybind11's accessors read the dtype
   // struct, whose layout NumPy 2 changed.
-  char kind = dtype.attr("kind").cast<std::string>().front();
-  switch (dtype.attr("itemsize").cast<int64_t>()) {
-  case 1:
-    if (kind == 'b')
-      return DType::I1;
-    if (kind == 'i')
-      return DType::I8;
-    break;
-  case 2:
-    if (kind == 'f')
-      return DType::F16;
-    if (kind == 'i')
-      return DType::I16;
-    break;
-  case 4:
-    if (kind == 'f')
-      return DType::F32;
-    if (kind == 'i')
-      return DType::I32;
-    break;
-  case 8:
-    if (kind == 'f')
-      return DType::F64;
-    if (kind == 'i')
-      return DType::I64;
-    break;
-  }
-  throw TileError("unsupported numpy dtype " + name +
-                  " (expected float16/32/64, bfloat16, int8/16/32/64 or bool)");
+  if (std::optional<DType> type =
+          getDType(dtype.attr("kind").cast<std::string>().front(),
+                   dtype.attr("itemsize").cast<int64_t>()))
+    return *type;
+  throw TileError("unsupported numpy dtype " + name + " (expected " +
+                  kSupportedTypes + ")");
 }
 
 BufferArg toBuffer(const py::array &array, size_t position) {

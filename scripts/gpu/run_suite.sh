@@ -229,45 +229,10 @@ echo "-- softmax 65536x1024 f32, ours vs torch.softmax and the copy ceiling"
 "$TR" $E/softmax.mlir --entry=softmax --target=$CHIP --arg=65536x1024 --arg=65536x1024 --outputs=1 --repeat=20 --warmup=5 --no-check >"$LOGS/time-softmax.log" 2>&1
 "$TR" bench/kernels/softmax_warp_rows.mlir --entry=softmax --target=$CHIP --arg=65536x1024 --arg=65536x1024 --outputs=1 --repeat=20 --warmup=5 --no-check >"$LOGS/time-softmax-warp-rows.log" 2>&1
 echo "softmax, one warp per row (bench/kernels/softmax_warp_rows.mlir, register fragments): $(kernel_ms "$LOGS/time-softmax-warp-rows.log") ms"
-ours=$(kernel_ms "$LOGS/time-softmax.log")
-python3 - "${ours:-nan}" <<'PY'
-import sys, torch
-ours = float(sys.argv[1])
-x = torch.randn(65536, 1024, device="cuda"); y = torch.empty_like(x)
-def med(f):
-    for _ in range(5): f()
-    torch.cuda.synchronize(); ts = []
-    for _ in range(20):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); f(); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
-    ts.sort(); return ts[len(ts) // 2]
-t_torch = med(lambda: torch.softmax(x, dim=1)); t_copy = med(lambda: y.copy_(x))
-nbytes = 2 * x.numel() * 4
-print(f"softmax: ours {ours:.3f} ms ({nbytes/ours/1e6:.0f} GB/s), torch {t_torch:.4f} ms, copy {t_copy:.4f} ms ({nbytes/t_copy/1e6:.0f} GB/s); ours/copy-ceiling = {t_copy/ours:.4f}, ours/torch = {t_torch/ours:.4f}")
-PY
+python3 scripts/gpu/peers.py softmax "$(kernel_ms "$LOGS/time-softmax.log")"
 echo "-- RMSNorm 65536x1024 f32 (weights [1024]), ours vs torch rms_norm and the copy ceiling"
 "$TR" $E/rmsnorm.mlir --entry=rmsnorm --target=$CHIP --arg=65536x1024 --arg=1024 --arg=65536x1024 --outputs=2 --repeat=20 --warmup=5 --no-check >"$LOGS/time-rmsnorm.log" 2>&1
-ours=$(kernel_ms "$LOGS/time-rmsnorm.log")
-python3 - "${ours:-nan}" <<'PY'
-import sys, torch
-ours = float(sys.argv[1])
-x = torch.randn(65536, 1024, device="cuda"); y = torch.empty_like(x)
-w = torch.randn(1024, device="cuda")
-def med(f):
-    for _ in range(5): f()
-    torch.cuda.synchronize(); ts = []
-    for _ in range(20):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record(); f(); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
-    ts.sort(); return ts[len(ts) // 2]
-if hasattr(torch.nn.functional, "rms_norm"):
-    peer = lambda: torch.nn.functional.rms_norm(x, (1024,), weight=w, eps=1e-6)
-else:
-    peer = lambda: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
-t_torch = med(peer); t_copy = med(lambda: y.copy_(x))
-nbytes = 2 * x.numel() * 4
-print(f"rmsnorm: ours {ours:.3f} ms ({nbytes/ours/1e6:.0f} GB/s), torch {t_torch:.4f} ms, copy {t_copy:.4f} ms ({nbytes/t_copy/1e6:.0f} GB/s); ours/copy-ceiling = {t_copy/ours:.4f}, ours/torch = {t_torch/ours:.4f}")
-PY
+python3 scripts/gpu/peers.py rmsnorm "$(kernel_ms "$LOGS/time-rmsnorm.log")"
 fi
 if want profile; then
 echo "== Nsight Compute: GEMM f16 4096^3"

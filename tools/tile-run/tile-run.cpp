@@ -206,6 +206,12 @@ static void poison(HostBuffer &b) {
 // .npy input
 //===----------------------------------------------------------------------===//
 
+/// The .npy element types of the buffer dtypes (read and written).
+static const std::pair<StringRef, DType> kNpyDescrs[] = {
+    {"<f2", DType::F16}, {"<f4", DType::F32}, {"<f8", DType::F64},
+    {"|i1", DType::I8},  {"<i2", DType::I16}, {"<i4", DType::I32},
+    {"<i8", DType::I64}, {"|b1", DType::I1}};
+
 static Expected<HostBuffer> readNpy(StringRef path, DType expected) {
   auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   if (!file)
@@ -243,12 +249,8 @@ static Expected<HostBuffer> readNpy(StringRef path, DType expected) {
   if (!descr.consume_front("'"))
     return bad("no 'descr'");
   descr = descr.take_until([](char c) { return c == '\''; });
-  static const std::pair<StringRef, DType> kDescrs[] = {
-      {"<f2", DType::F16}, {"<f4", DType::F32}, {"<f8", DType::F64},
-      {"|i1", DType::I8},  {"<i2", DType::I16}, {"<i4", DType::I32},
-      {"<i8", DType::I64}, {"|b1", DType::I1}};
   std::optional<DType> dtype;
-  for (const auto &[d, t] : kDescrs)
+  for (const auto &[d, t] : kNpyDescrs)
     if (d == descr)
       dtype = t;
   if (!dtype)
@@ -285,37 +287,13 @@ static Expected<HostBuffer> readNpy(StringRef path, DType expected) {
 /// Writes `buffer` as a version-1.0 .npy file, atomically (a complete file
 /// or none).
 static Error writeNpy(StringRef path, const HostBuffer &buffer) {
-  StringRef descr;
-  switch (buffer.dtype) {
-  case DType::F16:
-    descr = "<f2";
-    break;
-  case DType::BF16: // NumPy has no bfloat16: the raw words.
-    descr = "<u2";
-    break;
-  case DType::F32:
-    descr = "<f4";
-    break;
-  case DType::F64:
-    descr = "<f8";
-    break;
-  case DType::I8:
-    descr = "|i1";
-    break;
-  case DType::I16:
-    descr = "<i2";
-    break;
-  case DType::I32:
-    descr = "<i4";
-    break;
-  case DType::I64:
-  case DType::Index:
-    descr = "<i8";
-    break;
-  case DType::I1:
-    descr = "|b1";
-    break;
-  }
+  // NumPy has no bfloat16 (written as its raw words) and no index type.
+  StringRef descr = buffer.dtype == DType::BF16    ? "<u2"
+                    : buffer.dtype == DType::Index ? "<i8"
+                                                   : "";
+  for (const auto &[d, t] : kNpyDescrs)
+    if (t == buffer.dtype)
+      descr = d;
   std::string shape;
   for (int64_t d : buffer.shape)
     shape += std::to_string(d) + ", ";

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""The GPU suite's peer measurements for row-wise kernels on 65536x1024 f32
+(run_suite.sh): torch's kernel and the copy ceiling (y.copy_(x): one read
+and one write), each the median of 20 CUDA-event timings after 5 warm-ups,
+printed next to our kernel time as fractions.
+
+Usage: peers.py softmax|rmsnorm OURS_MS
+"""
+import sys
+
+import torch
+
+
+def median_ms(fn, warmup=5, runs=20):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def main():
+    kind, ours = sys.argv[1], float(sys.argv[2])
+    x = torch.randn(65536, 1024, device="cuda")
+    y = torch.empty_like(x)
+    if kind == "softmax":
+        peer = lambda: torch.softmax(x, dim=1)  # noqa: E731
+    elif kind == "rmsnorm":
+        w = torch.randn(1024, device="cuda")
+        if hasattr(torch.nn.functional, "rms_norm"):
+            peer = lambda: torch.nn.functional.rms_norm(  # noqa: E731
+                x, (1024,), weight=w, eps=1e-6)
+        else:
+            peer = lambda: x * torch.rsqrt(  # noqa: E731
+                x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+    else:
+        sys.exit("unknown kernel kind " + kind)
+    t_torch, t_copy = median_ms(peer), median_ms(lambda: y.copy_(x))
+    nbytes = 2 * x.numel() * 4
+    print(f"{kind}: ours {ours:.3f} ms ({nbytes / ours / 1e6:.0f} GB/s), "
+          f"torch {t_torch:.4f} ms, copy {t_copy:.4f} ms "
+          f"({nbytes / t_copy / 1e6:.0f} GB/s); ours/copy-ceiling = "
+          f"{t_copy / ours:.4f}, ours/torch = {t_torch / ours:.4f}")
+
+
+if __name__ == "__main__":
+    main()
