@@ -69,13 +69,16 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     (the first fragment it accesses at its own coordinates) at the
     coordinates the layout gives the thread there; `tile.reduce` folds each
     thread's slots, then combines the lanes that share a result with xor
-    `gpu.shuffle`s (no shared memory, no barrier); copies between register
+    `gpu.shuffle`s (no shared memory, no barrier) and, when a result's
+    threads span several warps, the warps' partial results through a shared
+    scratch tile (two barriers); copies between register
     fragments stay in the thread, copies to or from memory move each
     thread's own elements; tensor-core gemms read A and C from the registers
     and write C back. Whether a fragment qualifies is decided before the
     lowering by enumerating the layouts: every access must hit a slot known
-    at compile time in the accessing thread, and a reduction's lanes must be
-    a span of xor offsets within a warp; a fragment that does not qualify
+    at compile time in the accessing thread, and the threads that share a
+    reduction's result must be a span of xor offsets of the thread id; a
+    fragment that does not qualify
     (or with `register-fragments=false`, all of them) lives in shared memory
     between ops as described above.
 

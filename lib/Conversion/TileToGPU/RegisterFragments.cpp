@@ -198,10 +198,14 @@ ParallelPlan planParallel(ParallelOp op, TableOf tableOf) {
 
 /// A reduction between register fragments: each thread folds the source
 /// slots of each result slot, then the lanes that share a result combine
-/// their partial results with xor shuffles (offsets below the warp size).
+/// their partial results with xor shuffles (offsets below the warp size),
+/// then, when a result's threads span several warps, the warps exchange
+/// their partial results through shared memory (`warpOffsets`: the thread
+/// id bits from the warp size up that the span flips).
 struct ReducePlan {
   SmallVector<SmallVector<int64_t>> sourceSlots; // per result slot
   SmallVector<int64_t> offsets;
+  SmallVector<int64_t> warpOffsets;
 };
 
 FailureOr<ReducePlan> planReduce(ReduceOp op, const FragmentTable &src,
@@ -260,13 +264,12 @@ FailureOr<ReducePlan> planReduce(ReduceOp op, const FragmentTable &src,
         return failure();
     }
   }
-  // The group must be the span of some lane bits.
+  // The group must be the span of some thread id bits: lanes shuffle, warps
+  // exchange through shared memory.
   SmallVector<int64_t> span = {0};
   for (int64_t m : *masks)
     if (llvm::isPowerOf2_64(m)) {
-      if (m >= kShuffleLanes)
-        return failure();
-      plan.offsets.push_back(m);
+      (m < kShuffleLanes ? plan.offsets : plan.warpOffsets).push_back(m);
       for (int64_t i = 0, e = span.size(); i < e; ++i)
         span.push_back(span[i] ^ m);
     }
@@ -275,6 +278,15 @@ FailureOr<ReducePlan> planReduce(ReduceOp op, const FragmentTable &src,
       plan.sourceSlots.front().size() * span.size() !=
           static_cast<size_t>(src.getShape()[dim]))
     return failure();
+  // Every thread of a group reduces the same result at the same slot (the
+  // shuffles and the exchange pair slot sd of one thread with slot sd of
+  // the others).
+  for (int64_t t = 0; t < threads; ++t)
+    for (int64_t sd = 0; sd < dst.getNumSlots(); ++sd)
+      for (int64_t m : span)
+        if ((t ^ m) >= threads ||
+            dst.getElement(t ^ m, sd) != dst.getElement(t, sd))
+          return failure();
   if (!plan.offsets.empty() &&
       op.getSrc().getType().getElementTypeBitWidth() != 32)
     return failure(); // gpu.shuffle moves 32-bit values.
@@ -535,7 +547,9 @@ struct ReduceRegisters : RegisterPattern<ReduceOp> {
     Location loc = op.getLoc();
     ReduceKind kind = op.getKind(), merge = getMergeKind(kind);
     Type type = op.getSrc().getType().getElementType();
-    for (auto [sd, sources] : llvm::enumerate(plan->sourceSlots)) {
+    // Each thread's partial result of each result slot, its lanes combined.
+    SmallVector<Value> partials;
+    for (ArrayRef<int64_t> sources : plan->sourceSlots) {
       Value acc = reductionIdentity(rewriter, loc, kind, type);
       for (int64_t s : sources)
         acc = combineReduction(
@@ -549,6 +563,11 @@ struct ReduceRegisters : RegisterPattern<ReduceOp> {
                           .getShuffleResult();
         acc = combineReduction(rewriter, loc, merge, acc, other);
       }
+      partials.push_back(acc);
+    }
+    if (!plan->warpOffsets.empty())
+      partials = exchangeAcrossWarps(rewriter, op, *plan, partials);
+    for (auto [sd, acc] : llvm::enumerate(partials)) {
       Value at = indexConstant(rewriter, loc, sd);
       if (!op.getClear())
         acc = combineReduction(
@@ -558,6 +577,66 @@ struct ReduceRegisters : RegisterPattern<ReduceOp> {
     }
     rewriter.eraseOp(op);
     return success();
+  }
+
+private:
+  /// The results from the warps' partial results: every thread publishes
+  /// its partials in a shared scratch tile (result slot x thread), and
+  /// combines those of its group, in one order for the whole group (so that
+  /// every replica of a result is the same value).
+  static SmallVector<Value> exchangeAcrossWarps(PatternRewriter &rewriter,
+                                                ReduceOp op,
+                                                const ReducePlan &plan,
+                                                ArrayRef<Value> partials) {
+    Location loc = op.getLoc();
+    Type type = op.getSrc().getType().getElementType();
+    std::optional<int64_t> threads = getStaticBlockThreads(op);
+    auto launch = op->getParentOfType<gpu::LaunchOp>();
+    Value scratch;
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&launch.getBody().front());
+      auto scratchType = MemRefType::get(
+          {static_cast<int64_t>(partials.size()), *threads}, type,
+          AffineMap(),
+          MemorySpaceAttr::get(op.getContext(), MemorySpace::Shared));
+      scratch = AllocSharedOp::create(rewriter, loc, scratchType, Attribute());
+    }
+    Value tid = getBlockThreads(rewriter, op).threadId;
+    // A later reduction (or loop iteration) may reuse the scratch bytes.
+    gpu::BarrierOp::create(rewriter, loc);
+    for (auto [sd, partial] : llvm::enumerate(partials))
+      memref::StoreOp::create(rewriter, loc, partial, scratch,
+                              ValueRange{indexConstant(rewriter, loc, sd), tid});
+    gpu::BarrierOp::create(rewriter, loc);
+    int64_t warpBits = 0;
+    for (int64_t m : plan.warpOffsets)
+      warpBits |= m;
+    Value base = arith::AndIOp::create(
+        rewriter, loc, tid, indexConstant(rewriter, loc, ~warpBits));
+    SmallVector<int64_t> members = {0};
+    for (int64_t m : plan.warpOffsets)
+      for (int64_t i = 0, e = members.size(); i < e; ++i)
+        members.push_back(members[i] | m);
+    llvm::sort(members);
+    ReduceKind merge = getMergeKind(op.getKind());
+    SmallVector<Value> results;
+    for (int64_t sd = 0, e = partials.size(); sd < e; ++sd) {
+      Value acc;
+      for (int64_t member : members) {
+        Value from = member ? arith::OrIOp::create(
+                                  rewriter, loc, base,
+                                  indexConstant(rewriter, loc, member))
+                                  .getResult()
+                            : base;
+        Value v = memref::LoadOp::create(
+            rewriter, loc, scratch,
+            ValueRange{indexConstant(rewriter, loc, sd), from});
+        acc = acc ? combineReduction(rewriter, loc, merge, acc, v) : v;
+      }
+      results.push_back(acc);
+    }
+    return results;
   }
 };
 

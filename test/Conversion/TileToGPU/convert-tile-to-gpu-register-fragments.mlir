@@ -64,9 +64,14 @@ func.func @attention_block(%Q: memref<32x16xf16>, %K: memref<16x16xf16>, %V: mem
 // CHECK: memref.load %[[S]][%c5
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK: memref.load %[[S]][%c2
+// CHECK: memref.load %[[S]][%c3
+// CHECK: memref.load %[[S]][%c6
+// CHECK: memref.load %[[S]][%c7
+// CHECK: gpu.shuffle  xor
+// CHECK: gpu.shuffle  xor
+// CHECK-NOT: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[M]][%c0
-// CHECK: gpu.shuffle  xor
-// CHECK: gpu.shuffle  xor
 // CHECK: memref.store %{{.*}}, %[[M]][%c1
 // The parallel body once per slot of S: slot 2 is row g + 8, M's slot 1.
 // CHECK: memref.load %[[S]][%c0
@@ -135,9 +140,8 @@ func.func @scale(%X: memref<?x64xf32>, %Y: memref<?x64xf32>) {
 // CHECK-NOT: gpu.barrier
 // CHECK: return
 
-// Rows spread over every warp of the block: the reduction would need
-// shared memory, so both fragments stay there; a cumsum has no register
-// lowering either.
+// A cumsum has no register lowering: the fragment it scans stays in shared
+// memory, and with it the row sums reduced from it.
 func.func @stays_in_memory(%X: memref<8x1024xf32>, %Y: memref<8xf32>) {
   %c1 = arith.constant 1 : index
   tile.kernel grid(%c1) threads(256) -> (%bx) {
@@ -157,3 +161,44 @@ func.func @stays_in_memory(%X: memref<8x1024xf32>, %Y: memref<8xf32>) {
 // CHECK: memref.view {{.*}} to memref<8xf32
 // CHECK-NOT: memref.alloca
 // CHECK: return
+
+// Rows spread over all four warps (the default layout: thread t holds
+// columns 4t to 4t + 3, and 512 + 4t...): each thread folds its four
+// elements of each row, the lanes of each warp combine with five shuffles,
+// and the four warps' partial sums meet in a shared scratch tile (row x
+// thread), every thread adding those of threads t & ~96, | 32, | 64, | 96
+// in that order.
+func.func @row_sums_across_warps(%X: memref<?x512xf32>, %Y: memref<?xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %x = tile.alloc_fragment : memref<2x512xf32, #tile.mem<fragment>>
+    %s = tile.alloc_fragment : memref<2xf32, #tile.mem<fragment>>
+    %c0 = arith.constant 0 : index
+    tile.copy %X[%c0, %c0] to %x : memref<?x512xf32> to memref<2x512xf32, #tile.mem<fragment>>
+    tile.reduce <sum> %x to %s dim 1 : memref<2x512xf32, #tile.mem<fragment>> to memref<2xf32, #tile.mem<fragment>>
+    tile.copy %s to %Y[%c0] : memref<2xf32, #tile.mem<fragment>> to memref<?xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @row_sums_across_warps
+// CHECK: %[[SCRATCH:.*]] = memref.view {{.*}} to memref<2x128xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[X:.*]] = memref.alloca() : memref<8xf32>
+// CHECK: %[[S:.*]] = memref.alloca() : memref<2xf32>
+// CHECK: memref.load %[[X]][%c0
+// CHECK: memref.load %[[X]][%c1
+// CHECK: memref.load %[[X]][%c2
+// CHECK: memref.load %[[X]][%c3
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}, %[[TID:.*]]] :
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}, %[[TID]]] :
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[BASE:.*]] = arith.andi %[[TID]], %c-97
+// CHECK: memref.load %[[SCRATCH]][%{{.*}}, %[[BASE]]]
+// CHECK: arith.ori %[[BASE]], %c32
+// CHECK: arith.ori %[[BASE]], %c64
+// CHECK: arith.ori %[[BASE]], %c96
+// CHECK: memref.store %{{.*}}, %[[S]][%c0
+// CHECK: memref.store %{{.*}}, %[[S]][%c1
+// MEMORY-LABEL: func.func @row_sums_across_warps
+// MEMORY-NOT: memref.alloca
