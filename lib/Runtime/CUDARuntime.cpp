@@ -12,6 +12,8 @@
 #include "llvm/ADT/Twine.h"
 
 #include <dlfcn.h>
+#include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 
@@ -96,6 +98,15 @@ struct Driver {
   CUresult (*cuCtxSynchronize)();
   CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, void *);
   CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, void *);
+  /// Optional (CUDA 12+, sm_90): only TMA descriptors need it.
+  CUresult (*cuTensorMapEncodeTiled)(void *tensorMap, int dataType,
+                                     uint32_t rank, void *address,
+                                     const uint64_t *dims,
+                                     const uint64_t *strides,
+                                     const uint32_t *box,
+                                     const uint32_t *elementStrides,
+                                     int interleave, int swizzle,
+                                     int l2Promotion, int oobFill);
 };
 
 /// Loads libcuda.so.1 and initializes device 0, once per process. On
@@ -153,6 +164,9 @@ DriverState &getState() {
       return;
     d.cuLaunchKernelEx = reinterpret_cast<decltype(d.cuLaunchKernelEx)>(
         dlsym(lib, "cuLaunchKernelEx"));
+    d.cuTensorMapEncodeTiled =
+        reinterpret_cast<decltype(d.cuTensorMapEncodeTiled)>(
+            dlsym(lib, "cuTensorMapEncodeTiled"));
     auto fail = [&](const char *what, CUresult result) {
       const char *message = nullptr;
       d.cuGetErrorString(result, &message);
@@ -420,6 +434,104 @@ extern "C" void mgpuEventRecord(void *event, void *stream) {
     check(d, d->cuEventRecord(event, stream), "cuEventRecord");
 }
 
+namespace {
+/// Bytes of an element of each CUtensorMapDataType (uint8, uint16, uint32,
+/// int32, uint64, int64, float16, float32, float64, bfloat16, float32 ftz,
+/// tfloat32, tfloat32 ftz).
+constexpr int64_t kTensorMapElementBytes[] = {1, 2, 4, 4, 8, 8, 2,
+                                              4, 8, 2, 4, 4, 4};
+/// The driver's opaque tensor map: 128 bytes, 64-byte aligned.
+struct alignas(64) TensorMap {
+  uint64_t words[16];
+  bool operator<(const TensorMap &other) const {
+    return std::memcmp(words, other.words, sizeof(words)) < 0;
+  }
+};
+
+/// Device copies of the tensor maps made so far, by content: JIT-compiled
+/// host code asks for its maps on every call, and the same tensor and box
+/// give the same map.
+std::mutex tensorMapMutex;
+std::map<TensorMap, CUdeviceptr> tensorMapCopies;
+} // namespace
+
+/// The tensor map (TMA descriptor) of a box of a memref, in device memory
+/// (what `nvgpu.tma.create.descriptor` lowers to). `rankedDescriptor`
+/// points to the memref's descriptor {allocated, aligned, offset,
+/// sizes[rank], strides[rank]}; dimensions and box sizes are given
+/// outermost first, as MLIR orders them, and reversed for the driver.
+extern "C" void *mgpuTensorMapEncodeTiledMemref(
+    int64_t rank, void *rankedDescriptor, int64_t dataType,
+    int64_t interleave, int64_t swizzle, int64_t l2Promotion, int64_t oobFill,
+    int64_t *boxDims) {
+  Driver *d = driver("mgpuTensorMapEncodeTiledMemref");
+  if (!d)
+    return nullptr;
+  if (!d->cuTensorMapEncodeTiled) {
+    record("the CUDA driver lacks cuTensorMapEncodeTiled, which creates TMA "
+           "descriptors (CUDA 12 or newer); update the driver");
+    return nullptr;
+  }
+  if (rank < 1 || rank > 5 || dataType < 0 ||
+      dataType >= static_cast<int64_t>(std::size(kTensorMapElementBytes))) {
+    record("mgpuTensorMapEncodeTiledMemref: a TMA descriptor needs rank 1 to "
+           "5 and a known element type, got rank " +
+           llvm::Twine(rank) + " and type " + llvm::Twine(dataType));
+    return nullptr;
+  }
+  auto *fields = static_cast<int64_t *>(rankedDescriptor);
+  char *aligned = reinterpret_cast<char *>(fields[1]);
+  int64_t offset = fields[2];
+  const int64_t *sizes = fields + 3, *strides = fields + 3 + rank;
+  int64_t bytes = kTensorMapElementBytes[dataType];
+  uint64_t dims[5], byteStrides[5];
+  uint32_t box[5], elementStrides[5];
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t from = rank - 1 - i; // The driver lists the innermost first.
+    dims[i] = sizes[from];
+    box[i] = static_cast<uint32_t>(boxDims[from]);
+    elementStrides[i] = 1;
+    if (i > 0)
+      byteStrides[i - 1] = strides[from] * bytes;
+    if (boxDims[from] < 1 || boxDims[from] > 256) {
+      record("mgpuTensorMapEncodeTiledMemref: TMA boxes are 1 to 256 "
+             "elements along each dimension, got " +
+             llvm::Twine(boxDims[from]));
+      return nullptr;
+    }
+  }
+  char *address = aligned + offset * bytes;
+  if (strides[rank - 1] != 1 || reinterpret_cast<uintptr_t>(address) % 16 ||
+      llvm::any_of(llvm::ArrayRef<uint64_t>(byteStrides, rank - 1),
+                   [](uint64_t s) { return s % 16 != 0; })) {
+    record("mgpuTensorMapEncodeTiledMemref: TMA needs a contiguous innermost "
+           "dimension, a 16-byte aligned start and 16-byte multiple strides");
+    return nullptr;
+  }
+  TensorMap map = {};
+  if (!check(d,
+             d->cuTensorMapEncodeTiled(
+                 &map, static_cast<int>(dataType), static_cast<uint32_t>(rank),
+                 address, dims, byteStrides, box, elementStrides,
+                 static_cast<int>(interleave), static_cast<int>(swizzle),
+                 static_cast<int>(l2Promotion), static_cast<int>(oobFill)),
+             "cuTensorMapEncodeTiled"))
+    return nullptr;
+  std::lock_guard<std::mutex> lock(tensorMapMutex);
+  auto [it, inserted] = tensorMapCopies.try_emplace(map, 0);
+  if (inserted &&
+      (!check(d, d->cuMemAlloc(&it->second, sizeof(TensorMap)),
+              "cuMemAlloc (tensor map)") ||
+       !check(d,
+              d->cuMemcpy(it->second, reinterpret_cast<CUdeviceptr>(&map),
+                          sizeof(TensorMap)),
+              "cuMemcpy (tensor map)"))) {
+    tensorMapCopies.erase(it);
+    return nullptr;
+  }
+  return reinterpret_cast<void *>(it->second);
+}
+
 extern "C" void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/,
                               bool isHostShared) {
   Driver *d = driver("mgpuMemAlloc");
@@ -529,6 +641,8 @@ llvm::SmallVector<std::pair<llvm::StringRef, void *>> runtime::getSymbols() {
       {"mgpuMemFree", reinterpret_cast<void *>(&mgpuMemFree)},
       {"mgpuMemcpy", reinterpret_cast<void *>(&mgpuMemcpy)},
       {"mgpuMemset32", reinterpret_cast<void *>(&mgpuMemset32)},
+      {"mgpuTensorMapEncodeTiledMemref",
+       reinterpret_cast<void *>(&mgpuTensorMapEncodeTiledMemref)},
   };
 }
 

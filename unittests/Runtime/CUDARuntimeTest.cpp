@@ -43,6 +43,9 @@ TEST(CUDARuntimeTest, NoDriverIsAClearErrorNotACrash) {
   mgpuLaunchClusterKernel(nullptr, 2, 1, 1, 2, 1, 1, 32, 1, 1, 0, nullptr,
                           nullptr, nullptr);
   EXPECT_EQ(mgpuStreamCreate(), nullptr);
+  int64_t descriptor[7] = {}, box[2] = {64, 64};
+  EXPECT_EQ(mgpuTensorMapEncodeTiledMemref(2, descriptor, 6, 0, 3, 0, 0, box),
+            nullptr);
   llvm::Error first = runtime::takeError();
   ASSERT_TRUE(bool(first));
   EXPECT_EQ(llvm::toString(std::move(first)),
@@ -70,7 +73,8 @@ TEST(CUDARuntimeTest, SymbolsCoverTheHostLowering) {
         "mgpuLaunchKernel", "mgpuLaunchClusterKernel", "mgpuStreamCreate", "mgpuStreamSynchronize",
         "mgpuStreamDestroy", "mgpuMemAlloc", "mgpuMemFree", "mgpuMemcpy",
         "mgpuEventCreate", "mgpuEventRecord", "mgpuEventSynchronize",
-        "mgpuEventDestroy", "mgpuStreamWaitEvent", "mgpuMemset32"})
+        "mgpuEventDestroy", "mgpuStreamWaitEvent", "mgpuMemset32",
+        "mgpuTensorMapEncodeTiledMemref"})
     EXPECT_TRUE(has(name)) << name;
 }
 
