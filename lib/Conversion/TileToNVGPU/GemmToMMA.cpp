@@ -191,6 +191,39 @@ Value loadB(OpBuilder &b, Location loc, GemmOp op, const WarpLanes &l,
       b.getBoolAttr(!trans), b.getI32IntegerAttr(2));
 }
 
+/// The B fragments of the Kx8 blocks at (k0, col0) and (k0, col0 + 8) with
+/// one ldmatrix .x4: matrices (first | second half of k) x (first | second
+/// block), lanes 16-31 addressing the second block's rows.
+std::pair<Value, Value> loadBPair(OpBuilder &b, Location loc, GemmOp op,
+                                  const WarpLanes &l, Value k0, Value col0) {
+  Type element = op.getB().getType().getElementType();
+  bool trans = op.getTransposeB();
+  SmallVector<Value> indices =
+      trans ? SmallVector<Value>{addIndex(b, loc, addIndex(b, loc, col0,
+                                                           l.mod8),
+                                          l.div16x8),
+                                 addIndex(b, loc, k0, l.div8mod2xV)}
+            : SmallVector<Value>{addIndex(b, loc, k0, l.mod16),
+                                 addIndex(b, loc, col0, l.div16x8)};
+  Value both = nvgpu::LdMatrixOp::create(
+      b, loc, getLdmatrixType(4, element), op.getB(),
+      swizzleIndices(b, loc, op.getB(), indices), b.getBoolAttr(!trans),
+      b.getI32IntegerAttr(4));
+  // Rows (registers) 0-1 and 2-3, as the x2 fragments nvgpu.mma.sync
+  // takes (row by row: 2-D slices do not lower to LLVM).
+  VectorType halfType = getLdmatrixType(2, element);
+  auto half = [&](int64_t first) -> Value {
+    Value result = arith::ConstantOp::create(
+        b, loc, halfType, cast<TypedAttr>(b.getZeroAttr(halfType)));
+    for (int64_t r = 0; r < 2; ++r)
+      result = vector::InsertOp::create(
+          b, loc, vector::ExtractOp::create(b, loc, both, first + r), result,
+          r);
+    return result;
+  };
+  return {half(0), half(2)};
+}
+
 /// This lane's (row, column) of element [r][e] of the accumulator of the C
 /// tile at (row0, col0).
 SmallVector<Value> accumulatorIndex(OpBuilder &b, Location loc,
@@ -380,8 +413,16 @@ struct WarpTiles {
       SmallVector<Value> aFragments, bFragments;
       for (int64_t i = 0; i < tm; ++i)
         aFragments.push_back(loadAFragment(i, k0));
-      for (int64_t j = 0; j < tn; ++j)
+      // Two blocks per ldmatrix where they come in pairs.
+      for (int64_t j = 0; j < tn; ++j) {
+        if (j + 1 < tn) {
+          auto [first, second] = loadBPair(b, loc, op, *lanes, kk, cols[j]);
+          bFragments.append({first, second});
+          ++j;
+          continue;
+        }
         bFragments.push_back(loadB(b, loc, op, *lanes, kk, cols[j]));
+      }
       for (int64_t i = 0; i < tm; ++i)
         for (int64_t j = 0; j < tn; ++j)
           acc[i * tn + j] =

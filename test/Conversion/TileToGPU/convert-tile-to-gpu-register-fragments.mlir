@@ -50,7 +50,15 @@ func.func @attention_block(%Q: memref<32x16xf16>, %K: memref<16x16xf16>, %V: mem
 // CHECK-NOT: memref.view
 // tile.clear: eight stores of zero.
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[O]][%{{.*}}] : memref<8xf32>
-// The first gemm writes its accumulators straight into S.
+// The first gemm writes its accumulators straight into S. The warp's two
+// 16x8 column blocks of B come from one ldmatrix .x4 (K is stored N x K:
+// no .trans), split into the two fragments.
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: %[[BOTH:.*]] = nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<16x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: vector.extract %[[BOTH]][0]
+// CHECK: vector.extract %[[BOTH]][1]
+// CHECK: vector.extract %[[BOTH]][2]
+// CHECK: vector.extract %[[BOTH]][3]
 // CHECK-COUNT-2: nvgpu.mma.sync
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[S]][%{{.*}}] : memref<8xf32>
 // The row maximum: in-thread over slots 0, 1, 4, 5 (row g), then lanes
@@ -85,6 +93,7 @@ func.func @attention_block(%Q: memref<32x16xf16>, %K: memref<16x16xf16>, %V: mem
 // CHECK: memref.load %[[O]]
 // CHECK: memref.load %[[P]]
 // CHECK: vector.from_elements {{.*}} : vector<4x2xf16>
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true} : memref<16x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: nvgpu.mma.sync
 // CHECK: memref.store %{{.*}}, %[[O]]
 // O to global memory: each thread its own elements, two adjacent columns
