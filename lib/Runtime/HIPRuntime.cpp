@@ -215,6 +215,13 @@ StreamPool &streamPool() {
   return pool;
 }
 
+void *tensorMapEncodeTiled(int64_t, void *, int64_t, int64_t, int64_t,
+                           int64_t, int64_t, int64_t *) {
+  recordError("mgpuTensorMapEncodeTiledMemref: AMD GPUs have no tensor "
+              "memory accelerator (TMA descriptors are NVIDIA sm_90 only)");
+  return nullptr;
+}
+
 void *streamCreate() {
   Runtime *r = hipRuntime("mgpuStreamCreate");
   if (!r)
@@ -338,6 +345,8 @@ runtime::hip::getSymbols() {
       {"mgpuMemFree", reinterpret_cast<void *>(&memFree)},
       {"mgpuMemcpy", reinterpret_cast<void *>(&memCopy)},
       {"mgpuMemset32", reinterpret_cast<void *>(&memset32)},
+      {"mgpuTensorMapEncodeTiledMemref",
+       reinterpret_cast<void *>(&tensorMapEncodeTiled)},
   };
 }
 
