@@ -1,6 +1,9 @@
 """The Python layer on a GPU (the H200 of the GPU machine): T.* kernels
 compiled for sm_90a, called with torch CUDA tensors (in place, through
-DLPack) and with numpy arrays (through device copies), against torch.
+DLPack) and with numpy arrays (through device copies), against torch: the
+CPU suite's programs (test/Python: TileLang's GEMM+ReLU, softmax, row
+reductions, cumsum, FlashAttention, int4 dequantize-GEMM) on fresh random
+inputs and edge shapes, plus the profiler on the GPU.
 
 Skips where there is no CUDA GPU or no torch. Runs under pytest or alone:
     PYTHONPATH=<package dir> python3 python/tests/test_gpu.py
@@ -11,9 +14,10 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "examples"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+SUITE = os.path.join(HERE, "..", "..", "test", "Python")
 
 import tilelang_mlir  # noqa: E402
 import tilelang_mlir.language as T  # noqa: E402
@@ -101,6 +105,87 @@ def test_flash_attention_against_torch_sdpa():
                                                  v.float(), is_causal=causal)
             torch.testing.assert_close(out.float(), ref, rtol=1e-2,
                                        atol=2e-3)
+
+
+def _suite(name):
+    """A module of the CPU suite (test/Python), under its own name."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "suite_" + name, os.path.join(SUITE, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _on_gpu(jitted, out_idx):
+    """The CPU suite's jitted kernel, compiled for the GPU."""
+    return tilelang_mlir.compile(jitted.func, out_idx=out_idx, target=TARGET)
+
+
+def test_gemm_relu_from_the_readme():
+    torch = _needs_gpu()
+    gemm_relu = _suite("gemm_relu")
+    for m, n, k in ((128, 128, 64), (130, 65, 33)):
+        kernel = _on_gpu(gemm_relu.matmul(T.symbolic("M"), T.symbolic("N"),
+                                          T.symbolic("K"), 64, 64, 32), [-1])
+        a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+        torch.testing.assert_close(kernel(a, b).float(),
+                                   torch.relu(a.float() @ b.float()),
+                                   rtol=1e-2, atol=1e-2)
+
+
+def test_softmax_row_reductions_and_cumsum():
+    torch = _needs_gpu()
+    suite = _suite("kernels")
+    x = torch.randn(13, 1024, device="cuda")
+    softmax = _on_gpu(suite.softmax(T.symbolic("M")), [1])
+    torch.testing.assert_close(softmax(x), torch.softmax(x, dim=1),
+                               rtol=1e-5, atol=1e-6)
+    x = torch.randn(70, 300, device="cuda")
+    stats = _on_gpu(suite.row_stats(T.symbolic("M"), T.symbolic("N")),
+                    [1, 2, 3])
+    s, mx, a = stats(x)
+    torch.testing.assert_close(s, x.sum(1), rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(mx, x.amax(1), rtol=0, atol=0)
+    torch.testing.assert_close(a, x.abs().sum(1), rtol=1e-4, atol=1e-4)
+    x = torch.randn(45, 256, device="cuda")
+    for reverse in (False, True):
+        scan = _on_gpu(suite.cumsum(T.symbolic("M"), 256, reverse=reverse),
+                       [1])
+        want = (x.flip(1).cumsum(1).flip(1) if reverse else x.cumsum(1))
+        torch.testing.assert_close(scan(x), want, rtol=1e-4, atol=1e-4)
+
+
+def test_dequantize_gemm():
+    torch = _needs_gpu()
+    suite = _suite("kernels")
+    m, n, k = 100, 90, 64
+    rng = np.random.default_rng()
+    q = rng.integers(0, 16, (n, k))
+    packed = ((q[:, 1::2] << 4) | q[:, 0::2]).astype(np.uint8).view(np.int8)
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    scale = (torch.rand(n, device="cuda") * 0.1 + 0.01).half()
+    kernel = _on_gpu(suite.dequant_gemm(T.symbolic("M"), T.symbolic("N"),
+                                        T.symbolic("K")), [3])
+    c = kernel(a, torch.from_numpy(packed).cuda(), scale)
+    w = (torch.from_numpy(q).cuda().half() - 8) * scale[:, None]
+    torch.testing.assert_close(c.float(), a.float() @ w.float().t(),
+                               rtol=1e-2, atol=5e-2)
+
+
+def test_profiler_on_the_gpu():
+    torch = _needs_gpu()
+    kernel = tilelang_mlir.compile(matmul_func(256, 256, 128, block_M=64,
+                                               block_N=64, threads=128),
+                                   out_idx=[-1], target=TARGET)
+    profiler = kernel.get_profiler()
+    # torch tensors on the GPU in, the reference gets them too.
+    profiler.assert_allclose(lambda a, b: a.float() @ b.float(), rtol=1e-3,
+                             atol=1e-3)
+    ms = profiler.do_bench(warmup=5, rep=20)
+    assert 0 < ms < 100, ms
+    assert isinstance(profiler.supply_inputs()[0], torch.Tensor)
 
 
 def test_device_tensor_on_a_cpu_kernel_is_refused():

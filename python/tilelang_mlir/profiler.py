@@ -6,7 +6,10 @@
 
 Inputs are drawn fresh for every check (random by default), the kernel's
 outputs are allocated by the call (never reused), and timings are the
-median of `rep` runs after `warmup` runs, in milliseconds.
+median of `rep` runs after `warmup` runs, in milliseconds. For a kernel
+compiled for a CUDA GPU, when torch has one, the inputs are torch tensors
+on it (the reference program gets them too, as in TileLang) and each run
+is timed with CUDA events; otherwise numpy arrays and the host clock.
 """
 
 import enum
@@ -30,15 +33,36 @@ class TensorSupplyType(enum.Enum):
     One = 5
 
 
-def do_bench(fn, warmup=25, rep=100, return_mode="median"):
+def _cuda_torch():
+    """torch when it has a CUDA device, else None."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+def do_bench(fn, warmup=25, rep=100, return_mode="median", device=False):
     """Runs `fn()` `warmup` times, then times `rep` runs one by one and
-    returns the median (or "mean", "min", "max") in milliseconds."""
+    returns the median (or "mean", "min", "max") in milliseconds. With
+    `device` (and torch on a CUDA GPU), each run is timed with CUDA events
+    on the current stream; otherwise with the host clock."""
     if rep < 1:
         raise ValueError("rep must be at least 1")
+    torch = _cuda_torch() if device else None
     for _ in range(warmup):
         fn()
     times = []
     for _ in range(rep):
+        if torch is not None:
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end))
+            continue
         start = time.perf_counter()
         fn()
         times.append((time.perf_counter() - start) * 1e3)
@@ -53,8 +77,8 @@ def assert_allclose(actual, expected, rtol=1e-2, atol=1e-2,
                     max_mismatched_ratio=0.0, name="output"):
     """Like numpy's, in float64, NaN only matching NaN, allowing a ratio of
     mismatched elements; the message says how many and the worst one."""
-    actual = np.asarray(actual, dtype=np.float64)
-    expected = np.asarray(expected, dtype=np.float64)
+    actual = np.asarray(_to_numpy(actual), dtype=np.float64)
+    expected = np.asarray(_to_numpy(expected), dtype=np.float64)
     if actual.shape != expected.shape:
         raise AssertionError("%s: shape %s, expected %s"
                              % (name, actual.shape, expected.shape))
@@ -72,6 +96,14 @@ def assert_allclose(actual, expected, rtol=1e-2, atol=1e-2,
                                  actual[worst], expected[worst]))
 
 
+def _to_numpy(value):
+    """A numpy view of `value` (torch tensors, on any device, copied to the
+    host as float64 when numpy lacks their type)."""
+    if type(value).__module__.split(".")[0] == "torch":
+        return value.detach().cpu().double().numpy()
+    return value
+
+
 class Profiler:
     """Fresh inputs for a JITKernel, checks against a reference, timings."""
 
@@ -81,6 +113,10 @@ class Profiler:
         self.supply_type = supply_type
         self.shapes = dict(shapes or {})
         self.rng = np.random.default_rng(seed)
+        from .jit import _split_target
+        # torch tensors on the GPU for a CUDA kernel, when torch has one.
+        self.torch = (_cuda_torch()
+                      if _split_target(kernel.target)[0] == "cuda" else None)
 
     def _shape(self, spec, name):
         shape = []
@@ -119,7 +155,10 @@ class Profiler:
                 data = self.rng.random(shape)
             else:
                 data = self.rng.standard_normal(shape)
-            inputs.append(np.asarray(data).astype(dtype))
+            data = np.asarray(data).astype(dtype)
+            if self.torch is not None:
+                data = self.torch.from_numpy(data).cuda()
+            inputs.append(data)
         return inputs
 
     def run_once(self, inputs=None):
@@ -133,7 +172,8 @@ class Profiler:
         an array or a tuple of arrays out, one per output) on the same fresh
         inputs and compares every output."""
         inputs, outputs = self.run_once()
-        expected = reference_program(*[x.copy() for x in inputs])
+        expected = reference_program(*[x.clone() if self.torch is not None
+                                       else x.copy() for x in inputs])
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         expected = expected if isinstance(expected, tuple) else (expected,)
         if len(outputs) != len(expected):
@@ -150,4 +190,5 @@ class Profiler:
         inputs = self.supply_inputs()
         target = func if func is not None else self.kernel
         return do_bench(lambda: target(*inputs), warmup=warmup, rep=rep,
-                        return_mode=return_mode)
+                        return_mode=return_mode,
+                        device=self.torch is not None)

@@ -50,11 +50,12 @@ def check(M, N, K, M_sym=False):
     print("gemm_relu %dx%dx%d%s: ok" % (M, N, K, " (symbolic)" if M_sym else ""))
 
 
-check(128, 128, 64)
-check(100, 70, 50)
-check(100, 70, 50, M_sym=True)
-check(130, 65, 33, M_sym=True)
-# The traced IR keeps the user's lines: the tile.gemm comes from line 32.
-source = matmul(128, 128, 64, 64, 64, 32).get_kernel_source()
-print([line for line in source.splitlines() if "tile.gemm" in line][0])
+if __name__ == "__main__":  # (python/tests/test_gpu.py imports the kernel)
+    check(128, 128, 64)
+    check(100, 70, 50)
+    check(100, 70, 50, M_sym=True)
+    check(130, 65, 33, M_sym=True)
+    # The traced IR keeps the user's lines: the tile.gemm comes from line 32.
+    source = matmul(128, 128, 64, 64, 64, 32).get_kernel_source()
+    print([line for line in source.splitlines() if "tile.gemm" in line][0])
 # CHECK: tile.gemm {{.*}} loc("{{.*}}gemm_relu.py":32:17)
