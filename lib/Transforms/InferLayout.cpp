@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileLang/Conversion/TileToAMDGPU.h"
 #include "TileLang/Conversion/TileToNVGPU.h"
 #include "TileLang/Dialect/Tile/IR/FragmentTable.h"
 #include "TileLang/Transforms/Passes.h"
@@ -290,15 +291,22 @@ struct InferLayoutPass
         module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());
     bool tensorCores = target && target.getKind() == TargetKind::CUDA &&
                        target.getSmVersion() >= 80;
+    // AMD chips with matrix cores: the accumulator layout of their gemms.
+    StringRef matrixCoreChip;
+    if (target && target.getKind() == TargetKind::ROCm &&
+        (hasMFMA(target.getChip()) || hasWMMA(target.getChip())))
+      matrixCoreChip = target.getChip();
     WalkResult result = module.walk([&](KernelOp kernel) {
-      return failed(inferKernel(kernel, tensorCores)) ? WalkResult::interrupt()
-                                                      : WalkResult::advance();
+      return failed(inferKernel(kernel, tensorCores, matrixCoreChip))
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
     });
     if (result.wasInterrupted())
       signalPassFailure();
   }
 
-  LogicalResult inferKernel(KernelOp kernel, bool tensorCores) {
+  LogicalResult inferKernel(KernelOp kernel, bool tensorCores,
+                            StringRef matrixCoreChip) {
     int64_t threads = kernel.getNumThreads();
     // The user's annotations move onto the allocations they name (as the
     // canonicalizer would move them).
@@ -350,6 +358,12 @@ struct InferLayoutPass
                 shared && !shared.getLayoutAttr())
               if (SwizzleAttr swizzle = getLdmatrixSwizzle(shared.getType()))
                 shared.setLayoutAttr(swizzle);
+      } else if (auto gemm = dyn_cast<GemmOp>(op);
+                 gemm && !matrixCoreChip.empty()) {
+        if (FragmentLayoutAttr acc = getMatrixCoreAccumulatorLayout(
+                gemm, threads, matrixCoreChip);
+            acc && classes.contains(gemm.getC()))
+          ok = classes.force(gemm.getC(), acc, gemm);
       } else if (auto copy = dyn_cast<CopyOp>(op);
                  copy && sameFragments(copy.getSrc(), copy.getDst())) {
         ok = classes.join(copy.getSrc(), copy.getDst(), copy);

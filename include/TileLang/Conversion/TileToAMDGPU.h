@@ -7,6 +7,7 @@
 #ifndef TILELANG_CONVERSION_TILETOAMDGPU_H
 #define TILELANG_CONVERSION_TILETOAMDGPU_H
 
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
@@ -20,12 +21,24 @@ bool hasMFMA(StringRef chip);
 /// lowering uses.
 bool hasWMMA(StringRef chip);
 
+class RegisterFragments;
+
 /// AMD lowerings that take precedence over the generic Block-mode ones
 /// inside a gpu.launch: f16 and bf16 `tile.gemm` with f32 accumulation as
 /// `amdgpu.mfma` 16x16x16 (MFMA chips) or `amdgpu.wmma` 16x16x16 (gfx11),
 /// one 16x16 C tile per wave at a time, its accumulators in registers
-/// across k.
-void populateTileToAMDGPUPatterns(RewritePatternSet &patterns, StringRef chip);
+/// across k; a C tile among `fragments` (when given) is read and written in
+/// its registers.
+void populateTileToAMDGPUPatterns(RewritePatternSet &patterns, StringRef chip,
+                                  const RegisterFragments *fragments = nullptr);
+
+/// The layout of `op`'s C tile when the gemm runs on `chip`'s matrix cores
+/// over a block of `threads` threads: 16x16 tiles dealt to the waves in
+/// turn (tile t to wave t mod W), each lane holding the instruction's
+/// accumulator elements of its wave's tiles. Null when the gemm does not
+/// take that path or the waves do not get the same number of tiles.
+FragmentLayoutAttr getMatrixCoreAccumulatorLayout(GemmOp op, int64_t threads,
+                                                  StringRef chip);
 
 } // namespace tile
 } // namespace mlir

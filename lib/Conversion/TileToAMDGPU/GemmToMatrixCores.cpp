@@ -15,7 +15,9 @@
 //    C[2v + h][r], v = 0..7.
 //
 // Wave w takes 16x16 C tiles w, w + W, ... and keeps each tile's
-// accumulators in registers across its k loop. Operands are read element by
+// accumulators in registers across its k loop. When C is a register
+// fragment (in getMatrixCoreAccumulatorLayout's layout), the accumulators
+// come from and go back to its slots and the wave's tiles are unrolled. Operands are read element by
 // element from the on-chip tiles (through their swizzle, if any). Anything
 // else (other types, shapes that are not multiples of 16, other chips)
 // keeps the generic lowering, so no unsupported matrix shape reaches the
@@ -28,6 +30,7 @@
 
 #include "TileLang/Conversion/TileToAMDGPU.h"
 
+#include "TileLang/Conversion/RegisterFragments.h"
 #include "TileLang/Conversion/TileLowering.h"
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
@@ -84,23 +87,36 @@ constexpr MatrixCore kMFMA = {64, 4, 4, /*kPerHalf=*/4, /*rowStride=*/1,
 constexpr MatrixCore kWMMA = {32, 16, 8, /*kPerHalf=*/0, /*rowStride=*/2,
                               /*rowPerHalf=*/1};
 
+/// Why `op` cannot run on 16x16x16 matrix cores with `waveSize`-lane waves
+/// over `threads` threads, if it cannot.
+std::optional<StringRef> matrixCoreMismatch(GemmOp op, int64_t waveSize,
+                                            std::optional<int64_t> threads) {
+  Type aType = op.getA().getType().getElementType();
+  if (aType != op.getB().getType().getElementType() ||
+      !(aType.isF16() || aType.isBF16()) ||
+      !op.getC().getType().getElementType().isF32())
+    return StringRef("no 16x16x16 matrix core for the types");
+  if (op.getM() % kTile || op.getN() % kTile || op.getK() % kTile)
+    return StringRef("not a multiple of 16x16x16");
+  if (!threads || *threads % waveSize)
+    return StringRef("not whole waves");
+  return std::nullopt;
+}
+
 struct GemmToMatrixCore : OpRewritePattern<GemmOp> {
-  GemmToMatrixCore(MLIRContext *ctx, MatrixCore core)
-      : OpRewritePattern<GemmOp>(ctx, /*benefit=*/2), core(core) {}
+  GemmToMatrixCore(MLIRContext *ctx, MatrixCore core,
+                   const RegisterFragments *fragments)
+      : OpRewritePattern<GemmOp>(ctx, /*benefit=*/2), core(core),
+        fragments(fragments) {}
 
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
-    Type aType = op.getA().getType().getElementType();
-    if (aType != op.getB().getType().getElementType() ||
-        !(aType.isF16() || aType.isBF16()) ||
-        !op.getC().getType().getElementType().isF32())
-      return rewriter.notifyMatchFailure(op, "no 16x16x16 matrix core for "
-                                             "the types");
-    if (op.getM() % kTile || op.getN() % kTile || op.getK() % kTile)
-      return rewriter.notifyMatchFailure(op, "not a multiple of 16x16x16");
     std::optional<int64_t> threads = getStaticBlockThreads(op);
-    if (!threads || *threads % core.waveSize)
-      return rewriter.notifyMatchFailure(op, "not whole waves");
+    if (std::optional<StringRef> why =
+            matrixCoreMismatch(op, core.waveSize, threads))
+      return rewriter.notifyMatchFailure(op, *why);
+    if (fragments && fragments->getArray(op.getA()))
+      return rewriter.notifyMatchFailure(op, "A in registers");
 
     Location loc = op.getLoc();
     Value a = op.getA(), b = op.getB(), c = op.getC();
@@ -123,10 +139,11 @@ struct GemmToMatrixCore : OpRewritePattern<GemmOp> {
       return arith::MulIOp::create(bld, loc, h, index(bld, loc, factor));
     };
 
-    scf::ForOp::create(
-        rewriter, loc, wave, index(rewriter, loc, numTiles),
-        index(rewriter, loc, *threads / core.waveSize), ValueRange{},
-        [&](OpBuilder &bld, Location loc, Value tile, ValueRange) {
+    Value cArray = fragments ? fragments->getArray(c) : Value();
+    int64_t waves = *threads / core.waveSize;
+    // One 16x16 C tile: its accumulators from C (memory, or the register
+    // slots from `slot0` on), the k loop, back to C.
+    auto emitTile = [&](OpBuilder &bld, Value tile, int64_t slot0) {
           Value row0 = arith::MulIOp::create(
               bld, loc,
               arith::DivUIOp::create(bld, loc, tile, index(bld, loc, tilesN)),
@@ -142,13 +159,20 @@ struct GemmToMatrixCore : OpRewritePattern<GemmOp> {
             return {add(bld, loc, cRowBase, core.rowStride * v), col};
           };
           Value init;
-          if (op.getClearAccum())
+          if (op.getClearAccum()) {
             init = arith::ConstantOp::create(
                 bld, loc, accType,
                 cast<TypedAttr>(bld.getZeroAttr(accType)));
-          else
+          } else if (cArray) {
+            SmallVector<Value> values;
+            for (int64_t v = 0; v < core.accCount; ++v)
+              values.push_back(memref::LoadOp::create(
+                  bld, loc, cArray, index(bld, loc, slot0 + v)));
+            init = vector::FromElementsOp::create(bld, loc, accType, values);
+          } else {
             init = loadVector(bld, loc, c, core.accCount,
                               [&](int64_t v) { return cIndex(bld, v); });
+          }
           auto kLoop = scf::ForOp::create(
               bld, loc, index(bld, loc, 0), index(bld, loc, op.getK()),
               index(bld, loc, kTile), ValueRange{init},
@@ -183,10 +207,28 @@ struct GemmToMatrixCore : OpRewritePattern<GemmOp> {
           for (int64_t v = 0; v < core.accCount; ++v) {
             Value element = vector::ExtractOp::create(
                 bld, loc, kLoop.getResult(0), ArrayRef<int64_t>{v});
-            memref::StoreOp::create(bld, loc, element, c, cIndex(bld, v));
+            if (cArray)
+              memref::StoreOp::create(bld, loc, element, cArray,
+                                      index(bld, loc, slot0 + v));
+            else
+              memref::StoreOp::create(bld, loc, element, c, cIndex(bld, v));
           }
-          scf::YieldOp::create(bld, loc);
-        });
+    };
+    if (cArray) {
+      // The wave's tiles w, w + W, ... one after another, tile q of the
+      // wave in slots q * accCount on.
+      for (int64_t q = 0; q < numTiles / waves; ++q)
+        emitTile(rewriter,
+                 add(rewriter, loc, wave, q * waves), q * core.accCount);
+    } else {
+      scf::ForOp::create(
+          rewriter, loc, wave, index(rewriter, loc, numTiles),
+          index(rewriter, loc, waves), ValueRange{},
+          [&](OpBuilder &bld, Location, Value tile, ValueRange) {
+            emitTile(bld, tile, /*slot0=*/-1);
+            scf::YieldOp::create(bld, loc);
+          });
+    }
     gpu::BarrierOp::create(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
@@ -194,6 +236,7 @@ struct GemmToMatrixCore : OpRewritePattern<GemmOp> {
 
 private:
   MatrixCore core;
+  const RegisterFragments *fragments;
 };
 
 } // namespace
@@ -204,10 +247,41 @@ bool mlir::tile::hasMFMA(StringRef chip) {
 
 bool mlir::tile::hasWMMA(StringRef chip) { return chip.starts_with("gfx11"); }
 
-void mlir::tile::populateTileToAMDGPUPatterns(RewritePatternSet &patterns,
-                                              StringRef chip) {
+void mlir::tile::populateTileToAMDGPUPatterns(
+    RewritePatternSet &patterns, StringRef chip,
+    const RegisterFragments *fragments) {
   if (hasMFMA(chip))
-    patterns.add<GemmToMatrixCore>(patterns.getContext(), kMFMA);
+    patterns.add<GemmToMatrixCore>(patterns.getContext(), kMFMA, fragments);
   else if (hasWMMA(chip))
-    patterns.add<GemmToMatrixCore>(patterns.getContext(), kWMMA);
+    patterns.add<GemmToMatrixCore>(patterns.getContext(), kWMMA, fragments);
+}
+
+FragmentLayoutAttr mlir::tile::getMatrixCoreAccumulatorLayout(GemmOp op,
+                                                              int64_t threads,
+                                                              StringRef chip) {
+  const MatrixCore *core =
+      hasMFMA(chip) ? &kMFMA : hasWMMA(chip) ? &kWMMA : nullptr;
+  if (!core || matrixCoreMismatch(op, core->waveSize, threads))
+    return {};
+  int64_t waves = threads / core->waveSize;
+  int64_t tilesN = op.getN() / kTile;
+  int64_t numTiles = (op.getM() / kTile) * tilesN;
+  if (numTiles % waves)
+    return {};
+  MLIRContext *ctx = op.getContext();
+  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
+  AffineExpr tile = i.floorDiv(kTile) * tilesN + j.floorDiv(kTile);
+  // Row i of the tile is accumulator v of half h: i = rowStride v +
+  // rowPerHalf h (MFMA: v + 4h; WMMA: 2v + h); lane = 16 h + column.
+  AffineExpr row = i % kTile;
+  AffineExpr h = core->rowStride == 1 ? row.floorDiv(core->rowPerHalf)
+                                      : row % 2;
+  AffineExpr v = core->rowStride == 1 ? row % core->rowPerHalf
+                                      : row.floorDiv(2);
+  AffineExpr thread =
+      (tile % waves) * core->waveSize + h * kTile + j % kTile;
+  AffineExpr slot = tile.floorDiv(waves) * core->accCount + v;
+  return FragmentLayoutAttr::get(
+      ctx, op.getC().getType().getShape(), AffineMap::get(2, 0, thread),
+      AffineMap::get(2, 0, slot), threads, /*replicate=*/1);
 }

@@ -265,19 +265,24 @@ static void placeAllocations(ModuleOp module, bool reuse) {
   }
 }
 
+/// Whether `layout` (null: none) puts every element where `table` does.
+static bool placesLike(FragmentLayoutAttr layout, const FragmentTable &table) {
+  if (!layout)
+    return false;
+  FailureOr<FragmentTable> expected = FragmentTable::get(layout);
+  return succeeded(expected) && expected->placesLike(table);
+}
+
 /// Whether the tensor-core lowering takes `fragment`, the A or C tile of
 /// `gemm`, in registers laid out as `table`: exactly the mma.sync operand
 /// or accumulator layout.
 static bool keepsInRegisters(GemmOp gemm, Value fragment,
                              const FragmentTable &table) {
   int64_t threads = table.getNumThreads();
-  FragmentLayoutAttr expected =
-      fragment == gemm.getC() ? getMmaAccumulatorLayout(gemm, threads)
-                              : getMmaOperandALayout(gemm, threads);
-  if (!expected)
-    return false;
-  FailureOr<FragmentTable> mma = FragmentTable::get(expected);
-  return succeeded(mma) && mma->placesLike(table);
+  return placesLike(fragment == gemm.getC()
+                        ? getMmaAccumulatorLayout(gemm, threads)
+                        : getMmaOperandALayout(gemm, threads),
+                    table);
 }
 
 struct ConvertTileToGPUPass
@@ -299,10 +304,17 @@ struct ConvertTileToGPUPass
         module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());
     bool tensorCores = targetAttr && targetAttr.getKind() == TargetKind::CUDA &&
                        targetAttr.getSmVersion() >= 80;
+    bool rocm = targetAttr && targetAttr.getKind() == TargetKind::ROCm;
     RegisterFragments fragments;
     if (registerFragments)
       fragments.select(module, [&](GemmOp gemm, Value fragment,
                                    const FragmentTable &table) {
+        if (rocm)
+          return fragment == gemm.getC() &&
+                 placesLike(getMatrixCoreAccumulatorLayout(
+                                gemm, table.getNumThreads(),
+                                targetAttr.getChip()),
+                            table);
         return tensorCores && keepsInRegisters(gemm, fragment, table);
       });
     RewritePatternSet patterns(ctx);
@@ -313,8 +325,9 @@ struct ConvertTileToGPUPass
     if (targetAttr && targetAttr.getKind() == TargetKind::CUDA)
       populateTileToNVGPUPatterns(patterns, targetAttr.getSmVersion(),
                                   &fragments);
-    if (targetAttr && targetAttr.getKind() == TargetKind::ROCm)
-      populateTileToAMDGPUPatterns(patterns, targetAttr.getChip());
+    if (rocm)
+      populateTileToAMDGPUPatterns(patterns, targetAttr.getChip(),
+                                   &fragments);
     if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
         failed(fragments.eraseAllocations()))
       return signalPassFailure();

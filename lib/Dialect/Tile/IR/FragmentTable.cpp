@@ -6,6 +6,8 @@
 
 #include "TileLang/Dialect/Tile/IR/FragmentTable.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -68,29 +70,23 @@ FailureOr<FragmentTable> FragmentTable::get(FragmentLayoutAttr layout,
       return failure();
   }
 
-  // Register positions, then their row-major slot numbers.
+  // Register positions, then the slots: the distinct positions in order
+  // (a layout whose positions skip values, as a reduced one can, still
+  // packs its registers).
   SmallVector<SmallVector<int64_t>> indices;
-  SmallVector<int64_t> extents(layout.getIndex().getNumResults(), 1);
-  table.slotOf.resize(numElements);
+  std::map<SmallVector<int64_t>, int64_t> slots;
   for (int64_t e = 0; e < numElements; ++e) {
     indices.push_back(layout.getIndexOf(table.getCoords(e)));
-    for (auto [extent, index] : llvm::zip_equal(extents, indices.back())) {
-      if (index < 0)
-        return failure();
-      extent = std::max(extent, index + 1);
-    }
+    if (llvm::any_of(indices.back(), [](int64_t i) { return i < 0; }))
+      return failure();
+    slots.try_emplace(indices.back(), 0);
   }
-  table.numSlots = 1;
-  for (int64_t extent : extents)
-    table.numSlots *= extent;
-  if (table.numSlots > numElements)
-    return failure(); // Some thread would leave a slot empty.
-  for (int64_t e = 0; e < numElements; ++e) {
-    int64_t slot = 0;
-    for (auto [extent, index] : llvm::zip_equal(extents, indices[e]))
-      slot = slot * extent + index;
-    table.slotOf[e] = slot;
-  }
+  for (auto [rank, entry] : llvm::enumerate(slots))
+    entry.second = rank;
+  table.numSlots = slots.size();
+  table.slotOf.resize(numElements);
+  for (int64_t e = 0; e < numElements; ++e)
+    table.slotOf[e] = slots[indices[e]];
 
   table.elementOf.assign(table.numThreads * table.numSlots, -1);
   table.holders.assign(numElements, 0);

@@ -26,8 +26,10 @@ namespace tile {
 AffineExpr fitMixedRadix(ArrayRef<int64_t> xs, AffineExpr r);
 
 /// The registers of a fragment layout over all `threads` threads of its
-/// block. Slots number the index map's results row-major over their
-/// extents; a layout whose threads do not all hold every slot has no table.
+/// block. Slots number the distinct register positions (the index map's
+/// results) in lexicographic order, so a layout whose positions are
+/// 0..N-1 keeps them; a layout whose threads do not all hold every slot has
+/// no table.
 class FragmentTable {
 public:
   /// The table of `layout`, or failure when some thread leaves a slot
