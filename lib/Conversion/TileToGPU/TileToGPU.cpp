@@ -222,12 +222,15 @@ static void placeAllocations(ModuleOp module, bool reuse) {
       }
     }
     // The launch asks for what the tiles now need (less than the kernel's
-    // allocations when some share bytes or live in registers).
-    if (Value before = launch.getDynamicSharedMemorySize()) {
+    // allocations when some share bytes or live in registers; more when the
+    // lowering added scratch tiles).
+    Value before = launch.getDynamicSharedMemorySize();
+    if (before || total > 0) {
       builder.setInsertionPoint(launch);
       launch.getDynamicSharedMemorySizeMutable().assign(
           arith::ConstantIntOp::create(builder, loc, total, /*width=*/32));
-      if (Operation *old = before.getDefiningOp(); old && old->use_empty())
+      if (Operation *old = before ? before.getDefiningOp() : nullptr;
+          old && old->use_empty())
         old->erase();
     }
 
