@@ -713,6 +713,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
   if (options.target.kind == TargetKind::CUDA) {
     TileToNVVMOptions nvvm;
     fillGPUOptions(nvvm, options);
+    nvvm.wgmma = options.wgmma;
     buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
     TileToROCDLOptions rocdl;
@@ -875,6 +876,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                  (options.pipelineCopies ? "" : " pipeline-copies=false") +
                  (options.registerFragments ? ""
                                             : " register-fragments=false") +
+                 (options.wgmma && cuda ? " wgmma=true" : "") +
                  "}"
            : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);

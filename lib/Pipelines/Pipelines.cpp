@@ -97,6 +97,8 @@ struct GPUTargetSpec {
   function_ref<void(OpPassManager &)> attachTarget;
   /// Lowers gpu.module contents to the target's LLVM dialect flavor.
   function_ref<void(OpPassManager &)> lowerKernels;
+  /// Gemms on wgmma where they qualify (NVIDIA sm_90).
+  bool wgmma = false;
 };
 } // namespace
 
@@ -121,6 +123,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   ConvertTileToGPUOptions toGPU;
   toGPU.reuseSharedMemory = options.reuseSharedMemory;
   toGPU.registerFragments = options.registerFragments;
+  toGPU.wgmma = spec.wgmma;
   pm.addPass(createConvertTileToGPU(toGPU));
   // Outline before canonicalizing (the canonicalizer hoists constants to
   // the function), and first sink the constants and index computations the
@@ -183,7 +186,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
       pm, options,
       {"cuda",
        options.cudaPath.empty() ? findCUDAToolkit() : options.cudaPath.getValue(),
-       attachTarget, lowerKernels});
+       attachTarget, lowerKernels, options.wgmma});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

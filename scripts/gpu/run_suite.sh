@@ -22,6 +22,14 @@ nvidia-smi -L
 command -v ptxas && ptxas --version | tail -1
 echo "CUDA_HOME=${CUDA_HOME:-unset}"
 
+# The experimental wgmma kernels (TN, full_row: 64 rows of C per warpgroup).
+gen_wgmma_kernels() {
+  local G=test/Integration/Inputs/gen_gemm.py
+  python3 $G --dtype f16 --acc f32 --out f16 --tb --block 64x128x64 --threads 128 --stages 3 --policy full_row > /tmp/gemm_wg1.mlir
+  python3 $G --dtype f16 --acc f32 --out f16 --tb --block 128x128x64 --threads 256 --stages 3 --policy full_row > /tmp/gemm_wg2.mlir
+  python3 $G --dtype bf16 --acc f32 --out bf16 --tb --block 128x256x64 --threads 256 --stages 3 --policy full_row > /tmp/gemm_wg3.mlir
+}
+gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
 # configs profile sass launch.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
@@ -80,6 +88,11 @@ for v in "nn:--dtype f16" "tn:--dtype f16 --ta" "nt:--dtype f16 --tb" "tt:--dtyp
   tol="--rtol=1e-3 --atol=1e-3"; [ $name = acc16 ] && tol="--rtol=2e-2 --atol=2e-2"
   case $name in i8*) tol="--rtol=0 --atol=0";; esac
   run gemm_$name /tmp/gemm_$name.mlir --entry=gemm --reference=@gemm_ref $tol --repeat=0 --arg=$a --arg=$b --arg=100x70
+done
+echo "== wgmma (experimental, tile-run --wgmma): TN GEMMs with C in registers, 64 rows per warpgroup (gen_gemm.py --tb --policy full_row), against the naive reference; the same kernels on mma.sync as the control"
+for wg in 1 2 3; do
+  run wgmma_$wg /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma --arg=300x200 --arg=170x200 --arg=300x170
+  run wgmma_${wg}_control /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=300x200 --arg=170x200 --arg=300x170
 done
 echo "== correctness on the GPU against the CPU lowering of the same kernel"
 run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=129x65 --arg=65x131 --arg=129x131
@@ -184,6 +197,19 @@ ts.sort(); peer = ts[len(ts) // 2]; f = 2 * 4096 * n * k
 print(f"llama 4096x{n}x{k}: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio = {peer/ours:.4f}")
 PY
 done
+echo "-- wgmma (experimental): TN f16 GEMM 4096^3 (C = A B^T, B stored N x K), ours with and without --wgmma vs cuBLAS (A @ B.t())"
+for wg in 1 2 3; do
+  for flag in "" --wgmma; do
+    "$TR" /tmp/gemm_wg$wg.mlir --entry=gemm --target=$CHIP --arg=4096x4096 --arg=4096x4096 --arg=4096x4096 --repeat=20 --warmup=5 --no-check $flag >"$LOGS/time-wg$wg$flag.log" 2>&1
+    echo "wgmma kernel $wg ${flag:-(mma.sync)}: $(kernel_ms "$LOGS/time-wg$wg$flag.log") ms"
+  done
+done
+PYTHONPATH=scripts/gpu python3 - <<'PY'
+import torch
+from peers import median_ms
+a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16); b = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
+t = median_ms(lambda: a @ b.t()); print(f"cuBLAS TN 4096^3: {t:.4f} ms ({2*4096**3/t/1e9:.1f} TFLOP/s)")
+PY
 echo "-- attention forward b1 h8 s1024 d64 f16, ours vs torch SDPA (flash)"
 "$TR" $E/flash_attention.mlir --entry=flash_attention --target=$CHIP --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --outputs=3 --repeat=20 --warmup=5 --no-check >"$LOGS/time-fa.log" 2>&1
 ours=$(kernel_ms "$LOGS/time-fa.log")

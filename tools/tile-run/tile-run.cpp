@@ -133,6 +133,11 @@ static cl::opt<bool> registerFragments(
     cl::desc("GPU targets: keep fragments in per-thread registers where "
              "their layouts allow it (=false: fragments in shared memory)"),
     cl::cat(category));
+static cl::opt<bool> wgmmaOpt(
+    "wgmma", cl::init(false),
+    cl::desc("CUDA sm_90: run the gemms that qualify on wgmma.mma_async "
+             "(experimental)"),
+    cl::cat(category));
 static cl::opt<unsigned> optLevel("O", cl::init(2),
                                   cl::desc("LLVM optimization level (0-3)"),
                                   cl::cat(category));
@@ -341,6 +346,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.reuseSharedMemory = reuseSharedMemory;
   options.pipelineCopies = pipelineCopies;
   options.registerFragments = registerFragments;
+  options.wgmma = wgmmaOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }
 

@@ -82,6 +82,16 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     (or with `register-fragments=false`, all of them) lives in shared memory
     between ops as described above.
 
+    With `wgmma` (experimental, off by default, not yet run on a GPU), on
+    sm_90 a gemm whose C is a register fragment of 64 rows per warpgroup
+    (the full_row accumulator layout over whole warpgroups, which is
+    wgmma's accumulator order) and whose A (M x K) and B (N x K) are K-major
+    shared tiles with the 128-, 64- or 32-byte swizzle of their rows runs on
+    `wgmma.mma_async` m64nNk16 through matrix descriptors, after a
+    `fence.proxy.async`; swizzled tiles are placed on whole swizzle periods
+    so that the swizzle relative to the tile is the one the hardware applies
+    to absolute addresses.
+
     With `reuse-shared-memory`, tiles whose lifetimes (from the first to the
     last top-level op of the kernel that touches them) do not overlap share
     dynamic shared memory, first fit, with a `gpu.barrier` before the first
@@ -96,7 +106,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"registerFragments", "register-fragments", "bool",
            /*default=*/"true",
            "Keep fragments with layouts in per-thread registers where every "
-           "op on them allows it">
+           "op on them allows it">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "On sm_90: run gemms whose C is a register fragment of 64 rows "
+           "per warpgroup and whose operands are K-major swizzled shared "
+           "tiles on wgmma.mma_async (experimental: not yet run on a GPU)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -18,10 +18,13 @@ class RegisterFragments;
 /// NVIDIA lowerings that take precedence over the generic Block-mode ones
 /// inside a gpu.launch: tile.gemm on tensor cores (nvgpu.mma.sync
 /// m16n8k16) from sm_80 on, reading and writing the register fragments of
-/// `fragments` (when given) in place.
+/// `fragments` (when given) in place; with `wgmma` on sm_90, the gemms
+/// whose C is a register fragment of 64 rows per warpgroup and whose
+/// operands are K-major swizzled shared tiles on wgmma.mma_async.
 void populateTileToNVGPUPatterns(RewritePatternSet &patterns,
                                  int64_t smVersion,
-                                 const RegisterFragments *fragments = nullptr);
+                                 const RegisterFragments *fragments = nullptr,
+                                 bool wgmma = false);
 
 /// tile.copy {async} from global to shared memory as cp.async (16, 8 or 4
 /// bytes per transfer, zero-filled at the edges, with a run-time alignment

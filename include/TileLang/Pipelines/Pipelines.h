@@ -76,6 +76,12 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
       llvm::cl::desc("Device binary: bin (cubin, through ptxas), isa (PTX "
                      "text) or fatbin"),
       llvm::cl::init("bin")};
+  PassOptions::Option<bool> wgmma{
+      *this, "wgmma",
+      llvm::cl::desc("sm_90: gemms with a register C of 64 rows per warpgroup "
+                     "and K-major swizzled operands on wgmma.mma_async "
+                     "(experimental: not yet run on a GPU)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("CUDA toolkit (ptxas, libdevice); default: $CUDA_HOME, "

@@ -152,6 +152,19 @@ struct Placement {
 };
 } // namespace
 
+/// The alignment of a tile in dynamic shared memory: a 16-byte vector, or,
+/// for a swizzled tile, one period of its swizzle, so that the pattern
+/// applied relative to the tile is the one hardware that swizzles by
+/// absolute address (wgmma, TMA) expects.
+static int64_t getTileAlignment(TileAllocationOpInterface alloc) {
+  MemRefType type = alloc.getTile().getType();
+  if (auto swizzle = dyn_cast_or_null<SwizzleAttr>(alloc.getTileLayout()))
+    return std::max<int64_t>(kSharedAlignment,
+                             swizzle.getPeriod() *
+                                 type.getElementTypeBitWidth() / 8);
+  return kSharedAlignment;
+}
+
 /// Offsets of the shared tiles of `body` in dynamic shared memory: one after
 /// another, or, with `reuse`, first fit among the tiles whose lifetimes
 /// overlap. Returns the bytes needed.
@@ -163,6 +176,7 @@ static int64_t assignOffsets(Block &body, MutableArrayRef<Placement> tiles,
   int64_t total = 0;
   for (auto [i, tile] : llvm::enumerate(tiles)) {
     tile.size = tile.alloc.getTileSizeInBytes();
+    int64_t alignment = getTileAlignment(tile.alloc);
     std::tie(tile.first, tile.last) =
         getLiveRange(tile.alloc.getTile(), body, position);
     int64_t offset = 0;
@@ -176,13 +190,12 @@ static int64_t assignOffsets(Block &body, MutableArrayRef<Placement> tiles,
           if (other.first <= tile.last && tile.first <= other.last &&
               offset < other.offset + other.size &&
               other.offset < offset + tile.size) {
-            offset = llvm::alignTo(other.offset + other.size,
-                                   kSharedAlignment);
+            offset = llvm::alignTo(other.offset + other.size, alignment);
             moved = true;
           }
       }
     } else {
-      offset = llvm::alignTo(total, kSharedAlignment);
+      offset = llvm::alignTo(total, alignment);
     }
     tile.offset = offset;
     total = std::max(total, offset + tile.size);
@@ -327,7 +340,7 @@ struct ConvertTileToGPUPass
     // Target-specific lowerings win over the generic ones where they apply.
     if (targetAttr && targetAttr.getKind() == TargetKind::CUDA)
       populateTileToNVGPUPatterns(patterns, targetAttr.getSmVersion(),
-                                  &fragments);
+                                  &fragments, wgmma);
     if (rocm)
       populateTileToAMDGPUPatterns(patterns, targetAttr.getChip(),
                                    &fragments);

@@ -707,11 +707,164 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
   }
 };
 
+/// A gemm on sm_90a's warpgroup MMA (wgmma.mma_async m64nNk16) when its C
+/// tile is a register fragment in the full-row accumulator layout (16 rows
+/// per warp, one column block of all N: the wgmma accumulator order, so
+/// warpgroup g owns rows 64g.. of C) and A (M x K) and B (stored N x K) are
+/// K-major shared tiles with the 128-, 64- or 32-byte swizzle of their row
+/// length, placed on whole swizzle periods: each warpgroup issues one wgmma
+/// per 16 of K on descriptors of its 64 rows of A and of all of B, between
+/// the proxy fence that makes the generic-proxy writes (cp.async, stores)
+/// visible to the async proxy and the commit/wait of the group.
+struct GemmOnWgmma : OpRewritePattern<GemmOp> {
+  GemmOnWgmma(MLIRContext *ctx, const RegisterFragments &fragments)
+      : OpRewritePattern<GemmOp>(ctx, /*benefit=*/4), fragments(fragments) {}
+  const RegisterFragments &fragments;
+
+  /// Bytes of one row of a K-major operand tile `tile` when wgmma can read
+  /// it through a descriptor, else 0.
+  static int64_t getSwizzledRowBytes(Value tile) {
+    auto type = cast<MemRefType>(tile.getType());
+    int64_t rowBytes = type.getDimSize(1) * type.getElementTypeBitWidth() / 8;
+    if (rowBytes != 32 && rowBytes != 64 && rowBytes != 128)
+      return 0;
+    SwizzleAttr swizzle = getTileSwizzle(tile);
+    SwizzleAttr expected = getLdmatrixSwizzle(type);
+    if (!swizzle || swizzle != expected || swizzle.getBase() != 3 ||
+        swizzle.getShift() != 3)
+      return 0;
+    return rowBytes;
+  }
+
+  LogicalResult matchAndRewrite(GemmOp op,
+                                PatternRewriter &rewriter) const override {
+    Value cArray = fragments.getArray(op.getC());
+    if (!cArray || fragments.getArray(op.getA()))
+      return rewriter.notifyMatchFailure(op, "C not (only) in registers");
+    FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
+    if (failed(threads))
+      return failure();
+    Type element = op.getA().getType().getElementType();
+    if (!(element.isF16() || element.isBF16()) ||
+        !op.getC().getType().getElementType().isF32() ||
+        op.getTransposeA() || !op.getTransposeB())
+      return rewriter.notifyMatchFailure(op, "not a K-major f16/bf16 gemm "
+                                             "with f32 accumulation");
+    FailureOr<WarpTiles> tiles = WarpTiles::get(op, *threads);
+    int64_t warps = *threads / kWarpSize, n = op.getN();
+    if (failed(tiles) || tiles->wn != 1 || tiles->tm != 1 || warps % 4 ||
+        n % 8 || n > 256)
+      return rewriter.notifyMatchFailure(op, "C is not 64 rows per "
+                                             "warpgroup, all columns");
+    int64_t rowBytes = getSwizzledRowBytes(op.getA());
+    if (!rowBytes || rowBytes != getSwizzledRowBytes(op.getB()))
+      return rewriter.notifyMatchFailure(op, "operands not wgmma-swizzled");
+
+    Location loc = op.getLoc();
+    auto [barrierBefore, barrierAfter] =
+        isa<scf::ForOp>(op->getParentOp())
+            ? getGemmBarriers(op, *op->getBlock(), &fragments)
+            : std::pair<bool, bool>(true, true);
+    if (barrierBefore)
+      gpu::BarrierOp::create(rewriter, loc);
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    auto i64 = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(rewriter, loc, v, 64);
+    };
+    Value tid = getBlockThreads(rewriter, op).threadId;
+    Value warpgroup =
+        arith::DivUIOp::create(rewriter, loc, tid, index(4 * kWarpSize));
+    // Matrix descriptor of `tile` from row `row` and byte `k` of the row:
+    // start address >> 4, leading byte offset 1 (unused when swizzled),
+    // stride byte offset (8 rows) >> 4, swizzle mode (1: 128 B, 2: 64 B,
+    // 3: 32 B).
+    int64_t mode = rowBytes == 128 ? 1 : rowBytes == 64 ? 2 : 3;
+    int64_t constantBits =
+        (int64_t(1) << 16) | ((8 * rowBytes / 16) << 32) | (mode << 62);
+    auto descriptor = [&](Value tile, Value row, int64_t k) -> Value {
+      auto metadata = memref::ExtractStridedMetadataOp::create(rewriter, loc,
+                                                               tile);
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter,
+                                                                  loc, tile);
+      int64_t bytes = cast<MemRefType>(tile.getType())
+                          .getElementTypeBitWidth() / 8;
+      Value address = arith::AddIOp::create(
+          rewriter, loc, base,
+          arith::MulIOp::create(rewriter, loc, metadata.getOffset(),
+                                index(bytes)));
+      address = arith::AddIOp::create(
+          rewriter, loc, address,
+          arith::MulIOp::create(rewriter, loc, row, index(rowBytes)));
+      address = addIndex(rewriter, loc, address, k);
+      Value field = arith::ShRUIOp::create(
+          rewriter, loc,
+          arith::AndIOp::create(
+              rewriter, loc,
+              arith::IndexCastOp::create(rewriter, loc,
+                                         rewriter.getI64Type(), address),
+              i64(0x3FFFF)),
+          i64(4));
+      return arith::OrIOp::create(rewriter, loc, field, i64(constantBits));
+    };
+
+    // The accumulators, in wgmma order (= the fragment's slots).
+    Type f32 = rewriter.getF32Type();
+    int64_t count = n / 2;
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(), SmallVector<Type>(count, f32));
+    Value acc = LLVM::PoisonOp::create(rewriter, loc, structType);
+    Value zero = arith::ConstantOp::create(rewriter, loc, f32,
+                                           rewriter.getZeroAttr(f32));
+    for (int64_t s = 0; s < count; ++s) {
+      Value v = op.getClearAccum()
+                    ? zero
+                    : memref::LoadOp::create(rewriter, loc, cArray, index(s))
+                          .getResult();
+      acc = LLVM::InsertValueOp::create(rewriter, loc, acc, v, s);
+    }
+
+    NVVM::FenceProxyOp::create(
+        rewriter, loc,
+        NVVM::ProxyKindAttr::get(rewriter.getContext(),
+                                 NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    Value aRow = arith::MulIOp::create(rewriter, loc, warpgroup, index(64));
+    NVVM::WGMMATypes type =
+        element.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    for (int64_t k0 = 0; k0 < op.getK(); k0 += 16)
+      acc = NVVM::WgmmaMmaAsyncOp::create(
+          rewriter, loc, structType, acc,
+          descriptor(op.getA(), aRow, k0 * bytes),
+          descriptor(op.getB(), index(0), k0 * bytes),
+          NVVM::MMAShapeAttr::get(rewriter.getContext(), 64, n, 16), type,
+          type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+          NVVM::MMALayout::row, NVVM::MMALayout::col,
+          /*satfinite=*/NVVM::MMAIntOverflowAttr());
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc,
+                                       rewriter.getI64IntegerAttr(0));
+    for (int64_t s = 0; s < count; ++s)
+      memref::StoreOp::create(
+          rewriter, loc, LLVM::ExtractValueOp::create(rewriter, loc, acc, s),
+          cArray, index(s));
+    if (barrierAfter)
+      gpu::BarrierOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::populateTileToNVGPUPatterns(
     RewritePatternSet &patterns, int64_t smVersion,
-    const RegisterFragments *fragments) {
+    const RegisterFragments *fragments, bool wgmma) {
   if (smVersion < 80)
     return;
   MLIRContext *ctx = patterns.getContext();
@@ -719,6 +872,8 @@ void mlir::tile::populateTileToNVGPUPatterns(
   patterns.add<PipelinedGemmInRegisters>(ctx, fragments);
   if (fragments)
     patterns.add<GemmOnRegisterFragments>(ctx, *fragments);
+  if (fragments && wgmma && smVersion >= 90)
+    patterns.add<GemmOnWgmma>(ctx, *fragments);
   populateCpAsyncPatterns(patterns);
 }
 

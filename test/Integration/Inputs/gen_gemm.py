@@ -19,6 +19,9 @@ p.add_argument("--tb", action="store_true")
 p.add_argument("--block", default="64x64x32", help="BMxBNxBK")
 p.add_argument("--threads", type=int, default=128)
 p.add_argument("--stages", type=int, default=3)
+p.add_argument("--policy", default=None,
+               choices=["square", "full_row", "full_col"],
+               help="warp policy of the gemm (default: the dialect's)")
 a = p.parse_args()
 out = a.out or a.acc
 bm, bn, bk = (int(x) for x in a.block.split("x"))
@@ -43,6 +46,8 @@ b_tile = "%dx%d" % ((bn, bk) if a.tb else (bk, bn))
 a_off = "[%kk, %m]" if a.ta else "[%m, %kk]"
 b_off = "[%n, %kk]" if a.tb else "[%kk, %n]"
 attrs = [x for x, on in (("transpose_a", a.ta), ("transpose_b", a.tb)) if on]
+if a.policy:
+    attrs.append("policy = #tile.policy<%s>" % a.policy)
 attr_text = (" {" + ", ".join(attrs) + "}") if attrs else ""
 k_dim = "%c0" if a.ta else "%c1"
 sig = ("%%A: memref<?x?x%s>, %%B: memref<?x?x%s>, %%C: memref<?x?x%s>"

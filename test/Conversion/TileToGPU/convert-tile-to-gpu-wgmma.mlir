@@ -1,0 +1,53 @@
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --convert-tile-to-gpu=wgmma=true | FileCheck %s
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --convert-tile-to-gpu | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_80" --tile-infer-layout --convert-tile-to-gpu=wgmma=true | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa wgmma=true" | FileCheck %s --check-prefix=PTX
+
+// convert-tile-to-gpu{wgmma} (experimental, off by default; not yet run on a
+// GPU): on sm_90, a gemm whose C is a register fragment of 64 rows per
+// warpgroup (full_row over 4 warps: the wgmma accumulator order) and whose
+// A (M x K) and B (N x K) are K-major shared tiles with the swizzle of their
+// 128-byte rows issues wgmma.mma_async m64n128k16 on matrix descriptors:
+// start address >> 4, leading byte offset 1, stride byte offset 1024 >> 4,
+// 128-byte swizzle (mode 1): 1 << 16 | 64 << 32 | 1 << 62 =
+// 4611686293305360384; successive k steps move the start address by 32
+// bytes. The proxy fence comes first (the operands were written through the
+// generic proxy), the commit and the wait last. Without the option, or
+// before sm_90, the same gemm runs on mma.sync.
+func.func @tn(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x128xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x128xf32, #tile.mem<fragment>>
+    %c0 = arith.constant 0 : index
+    tile.copy %A[%c0, %c0] to %a : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<128x64xf16> to memref<128x64xf16, #tile.mem<shared>>
+    tile.gemm %a, %b, %c {clear_accum, transpose_b, policy = #tile.policy<full_row>} : memref<64x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
+    tile.copy %c to %C[%c0, %c0] : memref<64x128xf32, #tile.mem<fragment>> to memref<64x128xf32>
+  }
+  return
+}
+// The swizzled operands start on whole 1024-byte swizzle periods.
+// CHECK-LABEL: func.func @tn
+// CHECK: memref.view %{{.*}}[%c0{{.*}}] : {{.*}} to memref<64x64xf16
+// CHECK: memref.view %{{.*}}[%c8192{{.*}}] : {{.*}} to memref<128x64xf16
+// CHECK: %[[C:.*]] = memref.alloca() : memref<64xf32>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: nvvm.wgmma.fence.aligned
+// CHECK: arith.constant 4611686293305360384 : i64
+// CHECK: %[[D0:.*]] = nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: llvm.extractvalue
+// CHECK: memref.store %{{.*}}, %[[C]][%c0
+// OFF-LABEL: func.func @tn
+// OFF-NOT: nvvm.wgmma
+// OFF: nvgpu.mma.sync
+// OFF-NOT: nvvm.wgmma
+// PTX: fence.proxy.async.shared::cta
+// PTX: wgmma.fence.sync.aligned
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX: wgmma.commit_group.sync.aligned
+// PTX: wgmma.wait_group.sync.aligned
