@@ -41,6 +41,9 @@ PASSES = [
     ['--tile-attach-target=kind=rocm chip=gfx942',
      '--tile-infer-layout=keep-conflicts-in-memory=true',
      '--convert-tile-to-gpu'],
+    ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-plan-pipelines',
+     '--tile-infer-layout=keep-conflicts-in-memory=true',
+     '--convert-tile-to-gpu=wgmma=true'],
 ]
 LOWERINGS = [
     ['--tile-to-cpu'],
