@@ -52,10 +52,12 @@ public:
 
 private:
   struct Entry {
-    std::unique_ptr<FragmentTable> table;
+    std::shared_ptr<const FragmentTable> table;
     Value array;
   };
   llvm::DenseMap<Value, Entry> entries;
+  /// Tables by layout: fragments of a kernel often share layouts.
+  llvm::DenseMap<Attribute, std::shared_ptr<const FragmentTable>> tables;
 };
 
 /// The slots of a copy between two register fragments: for each slot of

@@ -807,7 +807,7 @@ static bool canLiveInRegisters(Value fragment, TableOf tableOf,
 void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
   root->walk([&](KernelOp kernel) {
     int64_t threads = kernel.getNumThreads();
-    llvm::MapVector<Value, std::unique_ptr<FragmentTable>> candidates;
+    llvm::MapVector<Value, std::shared_ptr<const FragmentTable>> candidates;
     for (AllocFragmentOp alloc :
          kernel.getBody().front().getOps<AllocFragmentOp>()) {
       auto layout =
@@ -817,14 +817,19 @@ void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
           !type.getElementType().isIntOrFloat() ||
           layout.getShape() != type.getShape())
         continue;
-      FailureOr<FragmentTable> table = FragmentTable::get(layout);
-      if (failed(table) || table->getNumThreads() != threads ||
+      auto [cached, inserted] = tables.try_emplace(layout);
+      if (inserted)
+        if (FailureOr<FragmentTable> built = FragmentTable::get(layout);
+            succeeded(built))
+          cached->second =
+              std::make_shared<const FragmentTable>(std::move(*built));
+      std::shared_ptr<const FragmentTable> table = cached->second;
+      if (!table || table->getNumThreads() != threads ||
           !table->isSeparable() ||
           table->getNumSlots() * type.getElementTypeBitWidth() >
               8 * kMaxRegisterBytes)
         continue;
-      candidates.insert({alloc.getResult(),
-                         std::make_unique<FragmentTable>(std::move(*table))});
+      candidates.insert({alloc.getResult(), table});
     }
     auto tableOf = [&](Value v) -> const FragmentTable * {
       auto it = candidates.find(v);

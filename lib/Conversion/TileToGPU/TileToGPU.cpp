@@ -281,25 +281,39 @@ static void placeAllocations(ModuleOp module, bool reuse) {
   }
 }
 
-/// Whether `layout` (null: none) puts every element where `table` does.
-static bool placesLike(FragmentLayoutAttr layout, const FragmentTable &table) {
-  if (!layout)
-    return false;
-  FailureOr<FragmentTable> expected = FragmentTable::get(layout);
-  return succeeded(expected) && expected->placesLike(table);
-}
+namespace {
+/// Whether a gemm lowering's expected layout places elements like a
+/// fragment's table (tables of the expected layouts built once).
+class LayoutMatcher {
+public:
+  /// Whether `layout` (null: none) puts every element where `table` does.
+  bool placesLike(FragmentLayoutAttr layout, const FragmentTable &table) {
+    if (!layout)
+      return false;
+    auto [it, inserted] = tables.try_emplace(layout);
+    if (inserted)
+      if (FailureOr<FragmentTable> built = FragmentTable::get(layout);
+          succeeded(built))
+        it->second = std::make_unique<FragmentTable>(std::move(*built));
+    return it->second && it->second->placesLike(table);
+  }
 
-/// Whether the tensor-core lowering takes `fragment`, the A or C tile of
-/// `gemm`, in registers laid out as `table`: exactly the mma.sync operand
-/// or accumulator layout.
-static bool keepsInRegisters(GemmOp gemm, Value fragment,
-                             const FragmentTable &table) {
-  int64_t threads = table.getNumThreads();
-  return placesLike(fragment == gemm.getC()
-                        ? getMmaAccumulatorLayout(gemm, threads)
-                        : getMmaOperandALayout(gemm, threads),
-                    table);
-}
+  /// Whether the tensor-core lowering takes `fragment`, the A or C tile of
+  /// `gemm`, in registers laid out as `table`: exactly the mma.sync operand
+  /// or accumulator layout.
+  bool keepsInRegisters(GemmOp gemm, Value fragment,
+                        const FragmentTable &table) {
+    int64_t threads = table.getNumThreads();
+    return placesLike(fragment == gemm.getC()
+                          ? getMmaAccumulatorLayout(gemm, threads)
+                          : getMmaOperandALayout(gemm, threads),
+                      table);
+  }
+
+private:
+  llvm::DenseMap<Attribute, std::unique_ptr<FragmentTable>> tables;
+};
+} // namespace
 
 struct ConvertTileToGPUPass
     : public tile::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
@@ -322,16 +336,17 @@ struct ConvertTileToGPUPass
                        targetAttr.getSmVersion() >= 80;
     bool rocm = targetAttr && targetAttr.getKind() == TargetKind::ROCm;
     RegisterFragments fragments;
+    LayoutMatcher matcher;
     if (registerFragments)
       fragments.select(module, [&](GemmOp gemm, Value fragment,
                                    const FragmentTable &table) {
         if (rocm)
           return fragment == gemm.getC() &&
-                 placesLike(getMatrixCoreAccumulatorLayout(
-                                gemm, table.getNumThreads(),
-                                targetAttr.getChip()),
-                            table);
-        return tensorCores && keepsInRegisters(gemm, fragment, table);
+                 matcher.placesLike(getMatrixCoreAccumulatorLayout(
+                                        gemm, table.getNumThreads(),
+                                        targetAttr.getChip()),
+                                    table);
+        return tensorCores && matcher.keepsInRegisters(gemm, fragment, table);
       });
     RewritePatternSet patterns(ctx);
     patterns.add<KernelToLaunch>(ctx, targetAttr);
