@@ -88,6 +88,28 @@ int64_t getRegisterVectorWidth(const FragmentTable &table, Value memory) {
   return 1;
 }
 
+/// The thread id bits in which the replicas of `table`'s elements differ,
+/// when every element's holders are its lowest holder with any combination
+/// of those bits set (so thread t holds only first replicas iff
+/// (t & mask) == 0); 0 when nothing is replicated or the replicas follow
+/// another pattern.
+int64_t getReplicaMask(const FragmentTable &table) {
+  SmallVector<int64_t> first(table.getNumElements(), -1);
+  int64_t mask = 0;
+  for (int64_t t = 0; t < table.getNumThreads(); ++t)
+    for (int64_t s = 0; s < table.getNumSlots(); ++s) {
+      int64_t &holder = first[table.getElement(t, s)];
+      if (holder < 0)
+        holder = t;
+      mask |= t ^ holder;
+    }
+  for (int64_t t = 0; t < table.getNumThreads(); ++t)
+    for (int64_t s = 0; s < table.getNumSlots(); ++s)
+      if (first[table.getElement(t, s)] != (t & ~mask))
+        return 0;
+  return mask;
+}
+
 //===----------------------------------------------------------------------===//
 // Plans: the slots each op reads and writes, or why it cannot
 //===----------------------------------------------------------------------===//
@@ -373,6 +395,18 @@ struct CopyRegisters : RegisterPattern<CopyOp> {
     Value tid = getBlockThreads(rewriter, op).threadId;
     SmallVector<Value> parts = emitThreadParts(rewriter, loc, table, tid);
     Value array = srcArray ? srcArray : dstArray;
+    // Replicated registers: only the first replica of each element writes.
+    std::optional<OpBuilder::InsertionGuard> firstReplicaOnly;
+    if (int64_t mask = srcArray ? getReplicaMask(table) : 0) {
+      Value first = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq,
+          arith::AndIOp::create(rewriter, loc, tid,
+                                indexConstant(rewriter, loc, mask)),
+          indexConstant(rewriter, loc, 0));
+      auto ifOp = scf::IfOp::create(rewriter, loc, first, /*withElse=*/false);
+      firstReplicaOnly.emplace(rewriter);
+      rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    }
     int64_t width = getRegisterVectorWidth(table, memory);
     if (width == 1) {
       moveElements(rewriter, loc, op, table, parts, array, memory, offsets);
@@ -389,6 +423,7 @@ struct CopyRegisters : RegisterPattern<CopyOp> {
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
       moveElements(rewriter, loc, op, table, parts, array, memory, offsets);
     }
+    firstReplicaOnly.reset();
     if (barriers)
       gpu::BarrierOp::create(rewriter, loc);
     rewriter.eraseOp(op);

@@ -209,5 +209,11 @@ func.func @row_sums_across_warps(%X: memref<?x512xf32>, %Y: memref<?xf32>) {
 // CHECK: arith.ori %[[BASE]], %c96
 // CHECK: memref.store %{{.*}}, %[[S]][%c0
 // CHECK: memref.store %{{.*}}, %[[S]][%c1
+// Every thread holds both sums; only the first replica (thread 0) writes
+// them out.
+// CHECK: %[[REPLICA:.*]] = arith.andi %{{.*}}, %c127 : index
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[REPLICA]], %c0
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: memref.store %{{.*}}, %arg1[
 // MEMORY-LABEL: func.func @row_sums_across_warps
 // MEMORY-NOT: memref.alloca
