@@ -611,6 +611,16 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
   }
 };
 
+/// The barriers a gemm on register fragments needs, once its loop is an
+/// scf.for: in a loop body they follow the body's waits; elsewhere the
+/// shared operands are fenced on both sides.
+std::pair<bool, bool> getBarriersAround(GemmOp op,
+                                        const RegisterFragments &fragments) {
+  if (isa<scf::ForOp>(op->getParentOp()))
+    return getGemmBarriers(op, *op->getBlock(), &fragments);
+  return {true, true};
+}
+
 /// A gemm whose C tile, A tile or both are register fragments (in the
 /// layouts getMmaAccumulatorLayout and getMmaOperandALayout give): the
 /// accumulators come from and go back to C's registers, the A fragments are
@@ -637,12 +647,7 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
     auto c = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
-    // In a loop body the barriers follow the body's waits; elsewhere the
-    // shared operands are fenced on both sides.
-    auto [barrierBefore, barrierAfter] =
-        isa<scf::ForOp>(op->getParentOp())
-            ? getGemmBarriers(op, *op->getBlock(), &fragments)
-            : std::pair<bool, bool>(true, true);
+    auto [barrierBefore, barrierAfter] = getBarriersAround(op, fragments);
     if (barrierBefore)
       gpu::BarrierOp::create(rewriter, loc);
     tiles->emit(rewriter, loc, op);
@@ -761,10 +766,7 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
       return rewriter.notifyMatchFailure(op, "operands not wgmma-swizzled");
 
     Location loc = op.getLoc();
-    auto [barrierBefore, barrierAfter] =
-        isa<scf::ForOp>(op->getParentOp())
-            ? getGemmBarriers(op, *op->getBlock(), &fragments)
-            : std::pair<bool, bool>(true, true);
+    auto [barrierBefore, barrierAfter] = getBarriersAround(op, fragments);
     if (barrierBefore)
       gpu::BarrierOp::create(rewriter, loc);
     auto index = [&](int64_t v) -> Value {
