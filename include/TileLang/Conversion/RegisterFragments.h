@@ -60,22 +60,10 @@ private:
   llvm::DenseMap<Attribute, std::shared_ptr<const FragmentTable>> tables;
 };
 
-/// The slots of a copy between two register fragments: for each slot of
-/// `dst`, the slot of `src` that holds the same element in the same thread;
-/// failure when some thread does not hold it or the slot depends on the
-/// thread.
-FailureOr<SmallVector<int64_t>> getCopySlots(const FragmentTable &src,
-                                             const FragmentTable &dst);
-
 /// The per-thread lowering of fill, copy, reduce and tile.parallel on
 /// register fragments (taking precedence over the Block-mode patterns).
 void populateRegisterFragmentPatterns(RewritePatternSet &patterns,
                                       const RegisterFragments &fragments);
-
-/// Emits `expr`, a mixed-radix expression of dimension 0 (sums of
-/// products by constants, floordiv and mod by positive constants), of the
-/// non-negative `value` with unsigned arithmetic.
-Value emitMixedRadix(OpBuilder &b, Location loc, AffineExpr expr, Value value);
 
 } // namespace tile
 } // namespace mlir

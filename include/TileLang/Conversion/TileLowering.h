@@ -74,6 +74,13 @@ Value canAccessVectors(OpBuilder &b, Location loc, Value side,
 /// negative indices are out of bounds too).
 Value inBounds(OpBuilder &b, Location loc, Value buffer, ValueRange indices);
 
+/// True at run time when the `width` elements from tile coordinates `ivs`
+/// along the innermost dimension all lie inside `buffer` (the tile at
+/// `offsets`, as tileIndices places it): the vector's last element is in
+/// bounds.
+Value isWholeVectorInBounds(OpBuilder &b, Location loc, Value buffer,
+                            ValueRange offsets, ValueRange ivs, int64_t width);
+
 /// The swizzle (`#tile.swizzle` layout of its allocation) that places the
 /// elements of the on-chip tile `tile`, seen directly or through a
 /// memref.subview that selects one of its leading slices; null otherwise.

@@ -329,6 +329,15 @@ Value mlir::tile::inBounds(OpBuilder &b, Location loc, Value buffer,
   return all ? all : arith::ConstantIntOp::create(b, loc, 1, 1).getResult();
 }
 
+Value mlir::tile::isWholeVectorInBounds(OpBuilder &b, Location loc,
+                                        Value buffer, ValueRange offsets,
+                                        ValueRange ivs, int64_t width) {
+  SmallVector<Value> last(ivs);
+  last.back() = arith::AddIOp::create(b, loc, ivs.back(),
+                                      indexConst(b, loc, width - 1));
+  return inBounds(b, loc, buffer, tileIndices(b, loc, buffer, offsets, last));
+}
+
 /// Loads `buffer[indices]`; for a global buffer, out-of-bounds reads give
 /// zero.
 Value mlir::tile::guardedLoad(OpBuilder &b, Location loc, Value buffer,
@@ -645,13 +654,9 @@ private:
           };
           if (!global)
             return moveVector(b, loc);
-          // Whole inside the global side: every index in bounds, and the
-          // vector's last element too.
-          SmallVector<Value> last(ivs);
-          last.back() = arith::AddIOp::create(
-              b, loc, ivs.back(), indexConst(b, loc, width - 1));
-          Value whole = inBounds(
-              b, loc, global, tileIndices(b, loc, global, globalOffsets, last));
+          // Whole inside the global side.
+          Value whole =
+              isWholeVectorInBounds(b, loc, global, globalOffsets, ivs, width);
           scf::IfOp::create(
               b, loc, whole,
               [&](OpBuilder &b, Location loc) {

@@ -37,6 +37,54 @@ bool isOnChip(Value buffer) {
   return space && *space != MemorySpace::Local;
 }
 
+/// Emits `expr`, a mixed-radix expression of dimension 0 (fitMixedRadix:
+/// sums of products by constants, floordiv and mod by positive constants),
+/// of the non-negative `value` with unsigned arithmetic.
+Value emitMixedRadix(OpBuilder &b, Location loc, AffineExpr expr,
+                     Value value) {
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return indexConstant(b, loc, constant.getValue());
+  if (isa<AffineDimExpr>(expr))
+    return value;
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  Value lhs = emitMixedRadix(b, loc, binary.getLHS(), value);
+  Value rhs = emitMixedRadix(b, loc, binary.getRHS(), value);
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return b.createOrFold<arith::AddIOp>(loc, lhs, rhs);
+  case AffineExprKind::Mul:
+    return b.createOrFold<arith::MulIOp>(loc, lhs, rhs);
+  case AffineExprKind::FloorDiv:
+    return b.createOrFold<arith::DivUIOp>(loc, lhs, rhs);
+  case AffineExprKind::Mod:
+    return b.createOrFold<arith::RemUIOp>(loc, lhs, rhs);
+  default:
+    llvm_unreachable("not a binary affine expression");
+  }
+}
+
+/// The slots of a copy between two register fragments: for each slot of
+/// `dst`, the slot of `src` that holds the same element in the same thread;
+/// failure when some thread does not hold it or the slot depends on the
+/// thread.
+FailureOr<SmallVector<int64_t>> getCopySlots(const FragmentTable &src,
+                                             const FragmentTable &dst) {
+  if (src.getShape() != dst.getShape() ||
+      src.getNumThreads() != dst.getNumThreads())
+    return failure();
+  SmallVector<int64_t> slots;
+  for (int64_t s = 0; s < dst.getNumSlots(); ++s) {
+    int64_t from = src.getSlot(dst.getElement(0, s));
+    for (int64_t t = 0; t < dst.getNumThreads(); ++t) {
+      int64_t e = dst.getElement(t, s);
+      if (!src.holds(t, e) || src.getSlot(e) != from)
+        return failure();
+    }
+    slots.push_back(from);
+  }
+  return slots;
+}
+
 /// The thread parts of `table`'s coordinates for thread `tid`.
 SmallVector<Value> emitThreadParts(OpBuilder &b, Location loc,
                                    const FragmentTable &table, Value tid) {
@@ -477,15 +525,9 @@ void CopyRegisters::moveVectors(OpBuilder &b, Location loc, CopyOp op,
     SmallVector<Value> coords = emitCoords(b, loc, table, parts, s);
     SmallVector<Value> indices =
         memoryIndices(b, loc, memory, offsets, coords);
-    // Whole inside a global side: the vector's last element is in bounds.
-    Value whole;
-    if (global) {
-      SmallVector<Value> lastCoords(coords);
-      lastCoords.back() = arith::AddIOp::create(
-          b, loc, coords.back(), indexConstant(b, loc, width - 1));
-      whole = inBounds(b, loc, memory,
-                       tileIndices(b, loc, memory, offsets, lastCoords));
-    }
+    Value whole =
+        global ? isWholeVectorInBounds(b, loc, memory, offsets, coords, width)
+               : Value();
     auto elementCoords = [&](OpBuilder &b, int64_t k) {
       SmallVector<Value> at(coords);
       at.back() = arith::AddIOp::create(b, loc, coords.back(),
@@ -739,49 +781,6 @@ struct ParallelRegisters : RegisterPattern<ParallelOp> {
 //===----------------------------------------------------------------------===//
 // RegisterFragments
 //===----------------------------------------------------------------------===//
-
-Value mlir::tile::emitMixedRadix(OpBuilder &b, Location loc, AffineExpr expr,
-                                 Value value) {
-  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
-    return indexConstant(b, loc, constant.getValue());
-  if (isa<AffineDimExpr>(expr))
-    return value;
-  auto binary = cast<AffineBinaryOpExpr>(expr);
-  Value lhs = emitMixedRadix(b, loc, binary.getLHS(), value);
-  Value rhs = emitMixedRadix(b, loc, binary.getRHS(), value);
-  switch (expr.getKind()) {
-  case AffineExprKind::Add:
-    return b.createOrFold<arith::AddIOp>(loc, lhs, rhs);
-  case AffineExprKind::Mul:
-    return b.createOrFold<arith::MulIOp>(loc, lhs, rhs);
-  case AffineExprKind::FloorDiv:
-    return b.createOrFold<arith::DivUIOp>(loc, lhs, rhs);
-  case AffineExprKind::CeilDiv:
-    return b.createOrFold<arith::CeilDivUIOp>(loc, lhs, rhs);
-  case AffineExprKind::Mod:
-    return b.createOrFold<arith::RemUIOp>(loc, lhs, rhs);
-  default:
-    llvm_unreachable("not a binary affine expression");
-  }
-}
-
-FailureOr<SmallVector<int64_t>>
-mlir::tile::getCopySlots(const FragmentTable &src, const FragmentTable &dst) {
-  if (src.getShape() != dst.getShape() ||
-      src.getNumThreads() != dst.getNumThreads())
-    return failure();
-  SmallVector<int64_t> slots;
-  for (int64_t s = 0; s < dst.getNumSlots(); ++s) {
-    int64_t from = src.getSlot(dst.getElement(0, s));
-    for (int64_t t = 0; t < dst.getNumThreads(); ++t) {
-      int64_t e = dst.getElement(t, s);
-      if (!src.holds(t, e) || src.getSlot(e) != from)
-        return failure();
-    }
-    slots.push_back(from);
-  }
-  return slots;
-}
 
 /// Whether every use of `fragment` can be lowered with it in registers,
 /// given the other fragments `tableOf` puts there.
