@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""The GPU suite's peer measurements for row-wise kernels on 65536x1024 f32
-(run_suite.sh): torch's kernel and the copy ceiling (y.copy_(x): one read
-and one write), each the median of 20 CUDA-event timings after 5 warm-ups,
-printed next to our kernel time as fractions.
+"""The GPU suite's peer measurements (run_suite.sh), each the median of 20
+CUDA-event timings after 5 warm-ups:
 
-Usage: peers.py softmax|rmsnorm OURS_MS
+  peers.py softmax|rmsnorm OURS_MS
+      torch's kernel on 65536x1024 f32 and the copy ceiling (y.copy_(x): one
+      read and one write), printed next to our kernel time as fractions;
+  peers.py matmul M N K f16|bf16 nn|nt [relu]
+      cuBLAS (torch.matmul) on A [M, K] and B [K, N] (nn) or B [N, K] used
+      transposed (nt), optionally followed by ReLU: prints the milliseconds.
 """
 import sys
 
@@ -28,7 +31,24 @@ def median_ms(fn, warmup=5, runs=20):
     return times[len(times) // 2]
 
 
+def matmul(m, n, k, dtype, layout, relu=False):
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[dtype]
+    a = torch.randn(m, k, device="cuda", dtype=dtype)
+    if layout == "nt":
+        b = torch.randn(n, k, device="cuda", dtype=dtype)
+        product = lambda: a @ b.t()  # noqa: E731
+    else:
+        b = torch.randn(k, n, device="cuda", dtype=dtype)
+        product = lambda: a @ b  # noqa: E731
+    fn = (lambda: torch.relu(product())) if relu else product
+    print("%.4f" % median_ms(fn))
+
+
 def main():
+    if sys.argv[1] == "matmul":
+        m, n, k = (int(x) for x in sys.argv[2:5])
+        return matmul(m, n, k, sys.argv[5], sys.argv[6],
+                      relu=sys.argv[7:] == ["relu"])
     kind, ours = sys.argv[1], float(sys.argv[2])
     x = torch.randn(65536, 1024, device="cuda")
     y = torch.empty_like(x)

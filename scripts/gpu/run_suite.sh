@@ -135,20 +135,7 @@ for n in 2048 4096 4096sync 8192; do
   "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check $flags >"$LOGS/time-gemm-$n$flags.log" 2>&1
   ours=$(kernel_ms "$LOGS/time-gemm-$n$flags.log")
   echo "gemm $n^3 $flags"
-  peer=$(python3 - "$n" <<'PY'
-import sys, torch
-n = int(sys.argv[1])
-a = torch.randn(n, n, device="cuda", dtype=torch.float16)
-b = torch.randn(n, n, device="cuda", dtype=torch.float16)
-for _ in range(5): torch.relu(a @ b)
-torch.cuda.synchronize()
-ts = []
-for _ in range(20):
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record(); torch.relu(a @ b); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
-ts.sort(); print("%.4f" % ts[len(ts) // 2])
-PY
-)
+  peer=$(python3 scripts/gpu/peers.py matmul $n $n $n f16 nn relu)
   python3 -c "
 n=$n; ours=float('${ours:-nan}'); peer=float('${peer:-nan}'); f=2*n**3
 print(f'gemm {n}^3: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS+relu {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio ours/cuBLAS throughput = {peer/ours:.4f}')"
@@ -159,20 +146,7 @@ python3 test/Integration/Inputs/gen_gemm.py --dtype bf16 --acc f32 --out bf16 --
 for n in 4096 8192; do
   "$TR" /tmp/gemm_bf16_big.mlir --entry=gemm --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-gemm-bf16-$n.log" 2>&1
   ours=$(kernel_ms "$LOGS/time-gemm-bf16-$n.log")
-  peer=$(python3 - "$n" <<'PY'
-import sys, torch
-n = int(sys.argv[1])
-a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-for _ in range(5): a @ b
-torch.cuda.synchronize()
-ts = []
-for _ in range(20):
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record(); a @ b; e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
-ts.sort(); print("%.4f" % ts[len(ts) // 2])
-PY
-)
+  peer=$(python3 scripts/gpu/peers.py matmul $n $n $n bf16 nn)
   python3 -c "
 n=$n; ours=float('${ours:-nan}'); peer=float('${peer:-nan}'); f=2*n**3
 print(f'gemm bf16 {n}^3: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio = {peer/ours:.4f}')"
@@ -183,33 +157,20 @@ for nk in 6144x4096 4096x4096 28672x4096 4096x14336; do
   n=${nk%x*}; k=${nk#*x}
   "$TR" /tmp/gemm_nt_big.mlir --entry=gemm --target=$CHIP --arg=4096x$k --arg=${n}x$k --arg=4096x$n --repeat=20 --warmup=5 --no-check >"$LOGS/time-llama-$nk.log" 2>&1
   ours=$(kernel_ms "$LOGS/time-llama-$nk.log")
-  python3 - "$n" "$k" "${ours:-nan}" <<'PY'
-import sys, torch
-n, k, ours = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-x = torch.randn(4096, k, device="cuda", dtype=torch.float16)
-w = torch.randn(n, k, device="cuda", dtype=torch.float16)
-for _ in range(5): x @ w.t()
-torch.cuda.synchronize(); ts = []
-for _ in range(20):
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record(); x @ w.t(); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
-ts.sort(); peer = ts[len(ts) // 2]; f = 2 * 4096 * n * k
-print(f"llama 4096x{n}x{k}: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio = {peer/ours:.4f}")
-PY
+  peer=$(python3 scripts/gpu/peers.py matmul 4096 $n $k f16 nt)
+  python3 -c "
+n, k, ours, peer = $n, $k, float('${ours:-nan}'), float('${peer:-nan}'); f = 2 * 4096 * n * k
+print(f'llama 4096x{n}x{k}: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio = {peer/ours:.4f}')"
 done
-echo "-- wgmma (experimental): TN f16 GEMM 4096^3 (C = A B^T, B stored N x K), ours with and without --wgmma vs cuBLAS (A @ B.t())"
+echo "-- wgmma (experimental): TN GEMMs 4096^3 (C = A B^T, B stored N x K; kernels 1-2 f16, 3 bf16), ours with and without --wgmma vs cuBLAS f16 (A @ B.t())"
 for wg in 1 2 3; do
   for flag in "" --wgmma; do
     "$TR" /tmp/gemm_wg$wg.mlir --entry=gemm --target=$CHIP --arg=4096x4096 --arg=4096x4096 --arg=4096x4096 --repeat=20 --warmup=5 --no-check $flag >"$LOGS/time-wg$wg$flag.log" 2>&1
     echo "wgmma kernel $wg ${flag:-(mma.sync)}: $(kernel_ms "$LOGS/time-wg$wg$flag.log") ms"
   done
 done
-PYTHONPATH=scripts/gpu python3 - <<'PY'
-import torch
-from peers import median_ms
-a = torch.randn(4096, 4096, device="cuda", dtype=torch.float16); b = torch.randn(4096, 4096, device="cuda", dtype=torch.float16)
-t = median_ms(lambda: a @ b.t()); print(f"cuBLAS TN 4096^3: {t:.4f} ms ({2*4096**3/t/1e9:.1f} TFLOP/s)")
-PY
+t=$(python3 scripts/gpu/peers.py matmul 4096 4096 4096 f16 nt)
+python3 -c "t = float('${t:-nan}'); print(f'cuBLAS TN 4096^3: {t:.4f} ms ({2*4096**3/t/1e9:.1f} TFLOP/s)')"
 echo "-- attention forward b1 h8 s1024 d64 f16, ours vs torch SDPA (flash)"
 "$TR" $E/flash_attention.mlir --entry=flash_attention --target=$CHIP --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --outputs=3 --repeat=20 --warmup=5 --no-check >"$LOGS/time-fa.log" 2>&1
 ours=$(kernel_ms "$LOGS/time-fa.log")
