@@ -114,8 +114,12 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   target.features = options.features;
   target.overwrite = true;
   pm.addPass(createTileAttachTarget(target));
-  if (options.pipelineCopies)
-    pm.addPass(createTilePlanPipelines());
+  if (options.pipelineCopies) {
+    // wgmma gemms keep a k tile of work in flight across iterations.
+    TilePlanPipelinesOptions plan;
+    plan.overlapGemms = spec.wgmma;
+    pm.addPass(createTilePlanPipelines(plan));
+  }
   // Fragments whose layouts conflict stay in shared memory.
   TileInferLayoutOptions layouts;
   layouts.keepConflictsInMemory = true;

@@ -113,8 +113,9 @@ Value getStageView(OpBuilder &b, Location loc, Value buffer, Value stage) {
 
 class Planner {
 public:
-  Planner(PipelinedOp loop, bool swizzleGemmOperands)
-      : loop(loop), swizzleGemmOperands(swizzleGemmOperands) {}
+  Planner(PipelinedOp loop, bool swizzleGemmOperands, bool overlapGemms)
+      : loop(loop), swizzleGemmOperands(swizzleGemmOperands),
+        overlapGemms(overlapGemms) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
@@ -122,10 +123,14 @@ public:
 
 private:
   void emitCopies(OpBuilder &b, Location loc, Value iv, Value stage);
+  /// The gemms of the body that may keep work in flight across iterations.
+  SmallVector<GemmOp> findOverlappableGemms();
 
   PipelinedOp loop;
   bool swizzleGemmOperands;
+  bool overlapGemms;
   SmallVector<StagedCopy> staged;
+  SmallVector<GemmOp> overlapped;
   llvm::SetVector<Operation *> slice;
 };
 
@@ -173,7 +178,40 @@ bool Planner::analyze() {
       swizzle = {};
     staged.push_back({copy, alloc, stagedType, swizzle, Value()});
   }
-  return !staged.empty();
+  if (staged.empty())
+    return false;
+  // With three buffers, copies would run only one iteration ahead.
+  if (overlapGemms && loop.getNumStages() >= 4)
+    overlapped = findOverlappableGemms();
+  return true;
+}
+
+SmallVector<GemmOp> Planner::findOverlappableGemms() {
+  Block &body = loop.getBody().front();
+  auto isStaged = [&](Value tile) {
+    return llvm::any_of(staged, [&](StagedCopy &s) {
+      return s.alloc.getResult() == tile;
+    });
+  };
+  SmallVector<GemmOp> gemms;
+  for (auto gemm : body.getOps<GemmOp>()) {
+    // Its operands change only through the pipeline's copies, which the
+    // schedule keeps off buffers still read; its accumulators are read and
+    // written by nothing else in the loop (they stay in the tensor cores'
+    // registers), and live beyond one iteration.
+    Value c = gemm.getC();
+    if (!isStaged(gemm.getA()) || !isStaged(gemm.getB()) ||
+        gemm.getClearAccum() || !c.getDefiningOp<AllocFragmentOp>() ||
+        loop->isAncestor(c.getDefiningOp()))
+      return {};
+    bool alone = llvm::all_of(c.getUsers(), [&](Operation *user) {
+      return user == gemm || !loop->isAncestor(user);
+    });
+    if (!alone)
+      return {};
+    gemms.push_back(gemm);
+  }
+  return gemms;
 }
 
 void Planner::emitCopies(OpBuilder &b, Location loc, Value iv, Value stage) {
@@ -222,30 +260,40 @@ void Planner::rewrite() {
     AsyncCommitOp::create(b, loc);
   };
 
-  // Prologue: stages 0 .. S-2.
-  for (int64_t s = 0; s + 1 < stages; ++s)
+  // How far ahead the copies run: S - 1 iterations, or S - 2 when gemms
+  // keep the previous iteration's tensor-core work in flight (its buffer is
+  // still being read).
+  int64_t ahead = overlapped.empty() ? stages - 1 : stages - 2;
+  for (GemmOp gemm : overlapped)
+    gemm.setWgWait(1);
+
+  // Prologue: stages 0 .. ahead - 1.
+  for (int64_t s = 0; s < ahead; ++s)
     issue(arith::AddIOp::create(
               b, loc, lb, arith::MulIOp::create(b, loc, step, index(s))),
           index(s));
 
   // Each iteration: wait for its own tiles, compute on buffer i mod S, then
-  // prefetch S - 1 ahead into the buffer the previous iteration read (every
-  // thread is past it: the wait synchronized the block). Issuing after the
+  // prefetch `ahead` iterations ahead into the buffer iteration
+  // i + ahead - S read (every thread is past it: the wait synchronized the
+  // block, and with overlapped gemms each thread had waited for the
+  // tensor-core work of iteration i - 2 before it). Issuing after the
   // compute lets the address arithmetic of the copies overlap the tensor
   // core work already in flight.
   Block &body = loop.getBody().front();
   b.setInsertionPointToStart(&body);
-  AsyncWaitOp::create(b, loc, stages - 2);
+  AsyncWaitOp::create(b, loc, ahead - 1);
   Value iv = loop.getInductionVar();
   Value i = arith::DivUIOp::create(b, loc,
                                    arith::SubIOp::create(b, loc, iv, lb), step);
   Value current = arith::RemUIOp::create(b, loc, i, index(stages));
   // The prefetch clones the original copies: issue it before they go.
   b.setInsertionPoint(body.getTerminator());
-  Value ahead = index(stages - 1);
+  Value distance = index(ahead);
   issue(arith::AddIOp::create(b, loc, iv,
-                              arith::MulIOp::create(b, loc, step, ahead)),
-        arith::RemUIOp::create(b, loc, arith::AddIOp::create(b, loc, i, ahead),
+                              arith::MulIOp::create(b, loc, step, distance)),
+        arith::RemUIOp::create(b, loc,
+                               arith::AddIOp::create(b, loc, i, distance),
                                index(stages)));
   b.setInsertionPointAfterValue(current);
   for (StagedCopy &s : staged)
@@ -259,20 +307,24 @@ void Planner::rewrite() {
 
   // Nothing may still be in flight once the loop is done.
   b.setInsertionPointAfter(loop);
+  if (!overlapped.empty())
+    GemmWaitOp::create(b, loc, 0);
   AsyncWaitOp::create(b, loc, 0);
 }
 
 struct PlanPipelinesPass
     : public tile::impl::TilePlanPipelinesBase<PlanPipelinesPass> {
+  using TilePlanPipelinesBase::TilePlanPipelinesBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto target =
         module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());
     bool swizzle = target && target.getKind() == TargetKind::CUDA;
+    bool overlap = overlapGemms && swizzle && target.getSmVersion() >= 90;
     SmallVector<PipelinedOp> loops;
     module.walk([&](PipelinedOp loop) { loops.push_back(loop); });
     for (PipelinedOp loop : loops) {
-      Planner planner(loop, swizzle);
+      Planner planner(loop, swizzle, overlap);
       if (planner.analyze())
         planner.rewrite();
     }

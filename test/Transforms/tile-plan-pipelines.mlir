@@ -1,6 +1,8 @@
 // RUN: tile-opt %s --split-input-file --tile-plan-pipelines | FileCheck %s
 // RUN: tile-opt %s --split-input-file --tile-plan-pipelines --tile-plan-pipelines | FileCheck %s
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines | FileCheck %s --check-prefix=CUDA
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines=overlap-gemms | FileCheck %s --check-prefix=OVERLAP
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-plan-pipelines=overlap-gemms | FileCheck %s --check-prefix=NO-OVERLAP
 
 // A GEMM main loop over three stages: both copies get three buffers; the
 // copies of iterations 0 and 1 are issued before the loop (each behind a
@@ -147,6 +149,83 @@ func.func @not_pipelined(%A: memref<?x?xf16>, %F: memref<?x?xf32>, %I: memref<?x
       %row = memref.load %I[%k] : memref<?xindex>
       tile.copy %A[%row, %c0] to %x : memref<?x?xf16> to memref<16x64xf16, #tile.mem<shared>>
       tile.copy %x to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+    }
+  }
+  return
+}
+
+// -----
+
+// overlap-gemms on sm_90: the gemm reads only staged tiles and nothing else
+// in the loop touches its C, so it keeps one k tile of tensor-core work in
+// flight (wg_wait = 1). Four stages then prefetch two iterations ahead (the
+// buffer of iteration i - 1 may still be read): two stages in the prologue,
+// one group pending at the wait, iteration i + 2 into buffer (i + 2) mod 4;
+// after the loop the gemm's work completes before the epilogue reads C.
+// The second loop reads C inside the body, the third has three stages: both
+// keep the plain schedule. Before sm_90 (no wgmma) nothing overlaps.
+// OVERLAP-LABEL: func.func @overlapped_gemm
+// OVERLAP-COUNT-2: tile.async_commit
+// OVERLAP-NEXT: tile.pipelined
+// OVERLAP-NEXT: tile.async_wait pending(1)
+// OVERLAP: %[[I:.*]] = arith.divui
+// OVERLAP: tile.gemm {{.*}} {policy = #tile.policy<full_row>, transpose_b, wg_wait = 1 : i64}
+// OVERLAP: %[[AHEAD:.*]] = arith.addi %[[I]], %c2
+// OVERLAP: arith.remui %[[AHEAD]], %c4
+// OVERLAP: tile.async_commit
+// OVERLAP-NEXT: }
+// OVERLAP-NEXT: tile.gemm_wait pending(0)
+// OVERLAP-NEXT: tile.async_wait pending(0)
+// OVERLAP-NEXT: tile.copy %{{.*}} to %{{.*}} : memref<128x128xf32, #tile.mem<fragment>>
+// OVERLAP: tile.pipelined
+// OVERLAP-NEXT: tile.async_wait pending(2)
+// OVERLAP-NOT: wg_wait
+// OVERLAP: tile.pipelined
+// OVERLAP-NEXT: tile.async_wait pending(1)
+// OVERLAP-NOT: wg_wait
+// OVERLAP-NOT: tile.gemm_wait
+// OVERLAP: return
+// NO-OVERLAP-LABEL: func.func @overlapped_gemm
+// NO-OVERLAP-NOT: wg_wait
+// NO-OVERLAP-NOT: tile.gemm_wait
+// NO-OVERLAP: return
+func.func @overlapped_gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>, %kt: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    tile.clear %c : memref<128x128xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 4 {
+      %kk = arith.muli %k, %c64 : index
+      tile.copy %A[%c0, %kk] to %a : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
+      tile.copy %B[%c0, %kk] to %b : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
+      tile.gemm %a, %b, %c {transpose_b, policy = #tile.policy<full_row>} : memref<128x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+    }
+    tile.copy %c to %C[%c0, %c0] : memref<128x128xf32, #tile.mem<fragment>> to memref<?x?xf16>
+    %a2 = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %b2 = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %c2 = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    %m2 = tile.alloc_fragment : memref<128xf32, #tile.mem<fragment>>
+    tile.clear %c2 : memref<128x128xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 4 {
+      %kk = arith.muli %k, %c64 : index
+      tile.copy %A[%c0, %kk] to %a2 : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
+      tile.copy %B[%c0, %kk] to %b2 : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
+      tile.gemm %a2, %b2, %c2 {transpose_b, policy = #tile.policy<full_row>} : memref<128x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+      tile.reduce <max> %c2 to %m2 dim 1 : memref<128x128xf32, #tile.mem<fragment>> to memref<128xf32, #tile.mem<fragment>>
+    }
+    %a3 = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %b3 = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %c3 = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    tile.clear %c3 : memref<128x128xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 3 {
+      %kk = arith.muli %k, %c64 : index
+      tile.copy %A[%c0, %kk] to %a3 : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
+      tile.copy %B[%c0, %kk] to %b3 : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
+      tile.gemm %a3, %b3, %c3 {transpose_b, policy = #tile.policy<full_row>} : memref<128x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
     }
   }
   return

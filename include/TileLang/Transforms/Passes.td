@@ -131,10 +131,33 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     ldmatrix swizzle (`#tile.swizzle`) unless it has a layout already, so
     tensor-core operand loads hit distinct shared-memory banks.
 
+    With `overlap-gemms` on an sm_90 target (the wgmma lowering), a gemm of
+    the body that reads only pipelined tiles and whose C tile nothing else
+    in the loop touches keeps its last k tile of tensor-core work in flight
+    across iterations (`wg_wait = 1`). Iteration `i` then knows only that
+    the block finished the work of iteration `i - 2`, so it prefetches
+    `S - 2` ahead into that buffer (S >= 4: with three buffers the copies
+    would run only one iteration ahead), and a `tile.gemm_wait
+    pending(0)` after the loop completes the last group before C is read:
+
+    ```
+    prologue:   copies(lb + s * step) into buffer s, commit    (s < S - 2)
+    loop body:  async_wait pending(S - 3)
+                the body; its gemms {wg_wait = 1}
+                copies(iv + (S - 2) * step) into buffer (i + S - 2) mod S
+                commit
+    after it:   gemm_wait pending(0), async_wait pending(0)
+    ```
+
     ```
     tile-opt --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines
     ```
   }];
+  let options = [
+    Option<"overlapGemms", "overlap-gemms", "bool", /*default=*/"false",
+           "On sm_90 targets, keep one k tile of each qualifying gemm's "
+           "tensor-core work in flight across iterations (for wgmma)">
+  ];
   let dependentDialects = [
     "::mlir::tile::TileDialect",
     "::mlir::arith::ArithDialect",

@@ -1162,5 +1162,7 @@ void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
   patterns.add<ParallelLowering, PipelinedLowering, CopyLowering,
                AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering, FillLowering, ClearLowering, GemmLowering,
                ReduceLowering, CumsumLowering, EraseHint<AnnotateLayoutOp>,
-               EraseHint<UseSwizzleOp>>(patterns.getContext(), mode);
+               EraseHint<UseSwizzleOp>,
+               // Synchronous gemms leave nothing to wait for.
+               EraseHint<GemmWaitOp>>(patterns.getContext(), mode);
 }

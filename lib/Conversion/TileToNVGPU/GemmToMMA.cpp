@@ -848,9 +848,11 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
           NVVM::MMALayout::row, NVVM::MMALayout::col,
           /*satfinite=*/NVVM::MMAIntOverflowAttr());
+    // With wg_wait = n, up to n groups stay in flight (a tile.gemm_wait
+    // completes them): the accumulators flow on to the next wgmma in the
+    // same registers, read by nothing else meanwhile.
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc,
-                                       rewriter.getI64IntegerAttr(0));
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getWgWaitAttr());
     for (int64_t s = 0; s < count; ++s)
       memref::StoreOp::create(
           rewriter, loc, LLVM::ExtractValueOp::create(rewriter, loc, acc, s),
@@ -858,6 +860,21 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     if (barrierAfter)
       gpu::BarrierOp::create(rewriter, loc);
     rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.gemm_wait as wgmma.wait_group: the gemms that left work in flight
+/// are on wgmma (the others compute synchronously, and then no group is
+/// pending).
+struct GemmWaitToWgmma : OpRewritePattern<GemmWaitOp> {
+  GemmWaitToWgmma(MLIRContext *ctx)
+      : OpRewritePattern<GemmWaitOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(GemmWaitOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(
+        op, op.getPendingAttr());
     return success();
   }
 };
@@ -874,8 +891,10 @@ void mlir::tile::populateTileToNVGPUPatterns(
   patterns.add<PipelinedGemmInRegisters>(ctx, fragments);
   if (fragments)
     patterns.add<GemmOnRegisterFragments>(ctx, *fragments);
-  if (fragments && wgmma && smVersion >= 90)
+  if (fragments && wgmma && smVersion >= 90) {
     patterns.add<GemmOnWgmma>(ctx, *fragments);
+    patterns.add<GemmWaitToWgmma>(ctx);
+  }
   populateCpAsyncPatterns(patterns);
 }
 

@@ -51,3 +51,38 @@ func.func @tn(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x128xf
 // PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX: wgmma.commit_group.sync.aligned
 // PTX: wgmma.wait_group.sync.aligned
+
+// A gemm with wg_wait = 1 (as tile-plan-pipelines{overlap-gemms} sets it)
+// leaves one group in flight: its wait is wait_group 1, and tile.gemm_wait
+// becomes wait_group 0 before C is read. Without wgmma the gemm computes
+// synchronously and the wait goes away.
+func.func @overlapped(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x128xf32>, %kt: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x128xf32, #tile.mem<fragment>>
+    tile.copy %A[%c0, %c0] to %a : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<128x64xf16> to memref<128x64xf16, #tile.mem<shared>>
+    tile.clear %c : memref<64x128xf32, #tile.mem<fragment>>
+    scf.for %k = %c0 to %kt step %c1 {
+      tile.gemm %a, %b, %c {transpose_b, policy = #tile.policy<full_row>, wg_wait = 1} : memref<64x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
+    }
+    tile.gemm_wait pending(0)
+    tile.copy %c to %C[%c0, %c0] : memref<64x128xf32, #tile.mem<fragment>> to memref<64x128xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @overlapped
+// CHECK: scf.for
+// CHECK-COUNT-4: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: }
+// CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
+// OFF-LABEL: func.func @overlapped
+// OFF-NOT: nvvm.wgmma
+// OFF: nvgpu.mma.sync
+// OFF-NOT: nvvm.wgmma
+// OFF: return

@@ -1,7 +1,8 @@
 // RUN: tile-opt %s --allow-unregistered-dialect --convert-tile-to-scf --cse --split-input-file | FileCheck %s
 
 // The kernel becomes a grid loop nest (z outermost) with its tiles allocated
-// once around it; tile memory spaces disappear from every type.
+// once around it; tile memory spaces disappear from every type; hints and
+// waits for asynchronous gemm work (gemms run synchronously here) vanish.
 // CHECK-LABEL: func.func @kernel
 // CHECK-SAME: (%[[GX:[[:alnum:]_]+]]: index, %[[GY:[[:alnum:]_]+]]: index, %[[GZ:[[:alnum:]_]+]]: index, %[[OUT:[[:alnum:]_]+]]: memref<?x?x?xi32>)
 // CHECK: %[[S:[[:alnum:]_]+]] = memref.alloc() {alignment = 64 : i64} : memref<4x4xf16>
@@ -21,6 +22,7 @@ func.func @kernel(%gx: index, %gy: index, %gz: index, %out: memref<?x?x?xi32>) {
     %s = tile.alloc_shared : memref<4x4xf16, #tile.mem<shared>>
     %l = tile.alloc_local : memref<1xi32, #tile.mem<local>>
     tile.annotate_layout %s : memref<4x4xf16, #tile.mem<shared>> layout #tile.swizzle<1, 1, 1>
+    tile.gemm_wait pending(0)
     %v = arith.index_cast %bx : index to i32
     memref.store %v, %out[%bz, %by, %bx] : memref<?x?x?xi32>
   }

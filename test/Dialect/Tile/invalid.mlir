@@ -866,6 +866,36 @@ func.func @async_wait_negative(%n: index) {
 
 // -----
 
+func.func @gemm_wait_negative(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{attribute 'pending' failed to satisfy constraint}}
+    tile.gemm_wait pending(-1)
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_wait_outside_kernel() {
+  // expected-error @+1 {{must be nested in a 'tile.kernel'}}
+  tile.gemm_wait pending(0)
+  return
+}
+
+// -----
+
+func.func @gemm_wg_wait_negative(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{attribute 'wg_wait' failed to satisfy constraint}}
+    tile.gemm %a, %a, %c {transpose_b, wg_wait = -1} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
 func.func @async_commit_outside_kernel() {
   // expected-error @+1 {{must be nested in a 'tile.kernel'}}
   tile.async_commit

@@ -95,6 +95,13 @@ func.func @gemms(%n: index) {
     %ic = tile.alloc_fragment : memref<64x64xi32, #tile.mem<fragment>>
     // CHECK: tile.gemm {{.*}} -> memref<64x64xi32, #tile.mem<fragment>>
     tile.gemm %ia, %ia, %ic : memref<64x64xi8, #tile.mem<shared>>, memref<64x64xi8, #tile.mem<shared>> -> memref<64x64xi32, #tile.mem<fragment>>
+    // wg_wait: the default 0 is not printed.
+    // CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {transpose_b, wg_wait = 1 : i64} : memref<128x32xf16, #tile.mem<shared>>
+    tile.gemm %a, %bt, %c {transpose_b, wg_wait = 1} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+    // CHECK-NEXT: tile.gemm_wait pending(0)
+    tile.gemm_wait pending(0)
+    // CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} :
+    tile.gemm %a, %bt, %c {transpose_b, wg_wait = 0} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
     %fa = tile.alloc_shared : memref<64x64xf8E4M3FN, #tile.mem<shared>>
     %fb = tile.alloc_shared : memref<64x64xf8E5M2, #tile.mem<shared>>
     %fc = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>

@@ -263,6 +263,14 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     any combination -> f32. The block must have a whole number of warps.
     `policy` tells how the warps split C (default `square`).
 
+    `wg_wait = n` (TileLang's `wg_wait`) lets the gemm return while up to
+    `n` of its warpgroup's groups of asynchronous tensor-core work
+    (wgmma.mma_async on sm_90a) are still in flight: A, B and C must then
+    not be written, nor C read, by anything but another such gemm into the
+    same C until a `tile.gemm_wait` says the work is done. Lowerings that
+    compute synchronously ignore it. tile-plan-pipelines sets it to keep one
+    k tile of tensor-core work in flight across iterations.
+
     ```mlir
     tile.gemm %a_s, %b_s, %c_f {transpose_b}
         : memref<128x32xf16, #tile.mem<shared>>,
@@ -278,7 +286,8 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     UnitAttr:$transpose_b,
     UnitAttr:$clear_accum,
     DefaultValuedAttr<Tile_GemmPolicyAttr,
-                      "::mlir::tile::GemmPolicy::Square">:$policy
+                      "::mlir::tile::GemmPolicy::Square">:$policy,
+    DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$wg_wait
   );
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `->` type($c)
@@ -289,6 +298,25 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     int64_t getN();
     int64_t getK();
   }];
+}
+
+def Tile_GemmWaitOp : Tile_Op<"gemm_wait", [Tile_InKernel,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Wait for the asynchronous work of tile.gemm ops";
+  let description = [{
+    Waits until at most `pending` groups of the asynchronous tensor-core
+    work that `tile.gemm {wg_wait = n}` ops of this thread's warpgroup left
+    in flight remain; with `pending(0)` their A and B tiles may be
+    overwritten and their C tiles read again. Where gemms compute
+    synchronously (before sm_90a, on the CPU and AMD targets) there is
+    nothing to wait for. TileLang spells it `T.wait_wgmma`.
+
+    ```mlir
+    tile.gemm_wait pending(0)
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "`pending` `(` $pending `)` attr-dict";
 }
 
 //===----------------------------------------------------------------------===//
