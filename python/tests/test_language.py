@@ -79,6 +79,45 @@ def test_swizzled_layout_annotation():
         rtol=1e-3, atol=1e-3)
 
 
+def test_gemm_wg_wait_and_wait_wgmma():
+    # TileLang's Hopper idiom: leave the gemm's work in flight, wait before
+    # the epilogue. On the CPU gemms are synchronous and the result is the
+    # same.
+    @tilelang_mlir.jit(out_idx=[-1])
+    def overlapped(M, N, K, block=32):
+        @T.prim_func
+        def main(A: T.Tensor((M, K), T.float16), B: T.Tensor((N, K), T.float16),
+                 C: T.Tensor((M, N), T.float32)):
+            with T.Kernel(T.ceildiv(N, block), T.ceildiv(M, block),
+                          threads=128) as (bx, by):
+                A_s = T.alloc_shared((block, 32), T.float16)
+                B_s = T.alloc_shared((block, 32), T.float16)
+                C_f = T.alloc_fragment((block, block), T.float32)
+                T.clear(C_f)
+                for k in T.Pipelined(T.ceildiv(K, 32), num_stages=2):
+                    T.copy(A[by * block, k * 32], A_s)
+                    T.copy(B[bx * block, k * 32], B_s)
+                    T.gemm(A_s, B_s, C_f, transpose_B=True, wg_wait=-1)
+                T.wait_wgmma(0)
+                T.copy(C_f, C[by * block, bx * block])
+        return main
+
+    kernel = overlapped(40, 48, 70)
+    source = kernel.get_kernel_source()
+    assert "wg_wait = 1" in source and "tile.gemm_wait pending(0)" in source
+    kernel.get_profiler().assert_allclose(
+        lambda a, b: a.astype(np.float32) @ b.astype(np.float32).T,
+        rtol=1e-3, atol=1e-3)
+
+    # The error names the user's line.
+    with pytest.raises(T.TileLangError, match=r"test_language.py:\d+: "
+                       r"T.wait_wgmma takes a group count"):
+        @T.prim_func
+        def bad(A: T.Tensor((32, 32), T.float16)):
+            with T.Kernel(1, threads=32) as bx:
+                T.wait_wgmma(-1)
+
+
 def test_fragment_layouts():
     layout = T.Fragment((64, 32), forward_thread_fn=lambda i, j: (i * 32 + j) % 128,
                         threads=128)

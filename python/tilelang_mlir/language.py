@@ -744,9 +744,26 @@ def gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
         if key not in names:
             raise TileLangError("unknown gemm policy %r" % (policy,))
         attrs.append("policy = #tile.policy<%s>" % names[key])
+    if not isinstance(wg_wait, int) or wg_wait < -1:
+        raise TileLangError("wg_wait must be -1 or a group count >= 0, got %r"
+                            % (wg_wait,))
+    if wg_wait != 0:
+        # TileLang's -1 ("do not wait") leaves the gemm's work in flight, as
+        # one pending group does here; T.wait_wgmma completes it.
+        attrs.append("wg_wait = %d" % (1 if wg_wait < 0 else wg_wait))
     _builder().emit("tile.gemm %s, %s, %s%s : %s, %s -> %s" % (
         A.name, B.name, C.name, " {%s}" % ", ".join(attrs) if attrs else "",
         A.memref_type, B.memref_type, C.memref_type))
+
+
+def wait_wgmma(pending=0):
+    """Waits until at most ``pending`` groups of the tensor-core work that
+    ``T.gemm(..., wg_wait=n)`` left in flight remain (wgmma on sm_90a;
+    nothing to wait for where gemms compute synchronously)."""
+    if not isinstance(pending, int) or pending < 0:
+        raise TileLangError("T.wait_wgmma takes a group count >= 0, got %r"
+                            % (pending,))
+    _builder().emit("tile.gemm_wait pending(%d)" % pending)
 
 
 def fill(buffer, value):
