@@ -53,6 +53,7 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <chrono>
+#include <dlfcn.h>
 #include <mutex>
 
 #ifndef TILELANG_VERSION
@@ -212,6 +213,28 @@ std::string Param::describe() const {
 
 llvm::StringRef mlir::tile::jit::getProjectVersion() {
   return TILELANG_VERSION;
+}
+
+/// The build of the compiler itself, for the cache key: the path, size and
+/// modification time of the binary this code is linked into (tile-run, the
+/// shared library, the Python module). A rebuilt compiler may lower the same
+/// IR differently, so it never reuses objects an older build produced.
+static const std::string &getCompilerBuild() {
+  static const std::string build = [] {
+    Dl_info info;
+    if (!dladdr(reinterpret_cast<void *>(&getCompilerBuild), &info) ||
+        !info.dli_fname)
+      return std::string("unknown");
+    llvm::sys::fs::file_status status;
+    if (llvm::sys::fs::status(info.dli_fname, status))
+      return std::string(info.dli_fname);
+    return llvm::formatv("{0} {1} {2}", info.dli_fname, status.getSize(),
+                         status.getLastModificationTime()
+                             .time_since_epoch()
+                             .count())
+        .str();
+  }();
+  return build;
 }
 
 //===----------------------------------------------------------------------===//
@@ -888,6 +911,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   }
   CacheKey key;
   key.add("tilelang", getProjectVersion());
+  key.add("compiler-build", getCompilerBuild());
   key.add("object-abi", kObjectABI);
   key.add("llvm", LLVM_VERSION_STRING);
   key.add("target", options.target.str());

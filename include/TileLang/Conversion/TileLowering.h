@@ -48,6 +48,13 @@ void populateTileOpLoweringPatterns(RewritePatternSet &patterns,
 void inlineTileBody(RewriterBase &rewriter, Region &region, Block *dest,
                     ValueRange args);
 
+/// With a tile.use_swizzle in `kernel`, replaces `blockIds[0..1]` by the
+/// block coordinates the rasterized order assigns (see the op); `gridX` and
+/// `gridY` are the grid's extents. Builds at `b`'s insertion point.
+void rasterizeBlockIds(OpBuilder &b, Location loc, KernelOp kernel,
+                       Value gridX, Value gridY,
+                       SmallVectorImpl<Value> &blockIds);
+
 /// Rewrites every memref type under `root`: shared and fragment tiles go to
 /// `sharedSpace`, local tiles to `localSpace` (null: the default space).
 void replaceTileMemorySpaces(Operation *root, Attribute sharedSpace,

@@ -394,6 +394,51 @@ void mlir::tile::inlineTileBody(RewriterBase &rewriter, Region &region,
   rewriter.inlineBlockBefore(&body, dest->getTerminator(), args);
 }
 
+/// (tile.use_swizzle) Replaces the first two block ids with their rasterized order: the
+/// launch's blocks, numbered x fastest, walk the grid in panels of
+/// `panel` rows (columns for the column order), down one column of the
+/// panel before the next, every other panel right to left; a last,
+/// shorter panel is walked the same way. Blocks that run together then
+/// share rows of A and columns of B in L2.
+void mlir::tile::rasterizeBlockIds(OpBuilder &b, Location loc,
+                                   KernelOp kernel, Value gridX, Value gridY,
+                                   SmallVectorImpl<Value> &blockIds) {
+  auto swizzles = kernel.getBody().front().getOps<UseSwizzleOp>();
+  if (swizzles.empty())
+    return;
+  UseSwizzleOp swizzle = *swizzles.begin();
+  bool rows = swizzle.getOrder() == RasterOrder::Row;
+  // `outer` is the dimension the panels split, `inner` the one a panel
+  // spans whole.
+  Value inner = rows ? gridX : gridY;
+  Value outer = rows ? gridY : gridX;
+  Value innerId = rows ? blockIds[0] : blockIds[1];
+  Value outerId = rows ? blockIds[1] : blockIds[0];
+  Value panel = arith::ConstantIndexOp::create(b, loc,
+                                               swizzle.getPanelSize());
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value linear = arith::AddIOp::create(
+      b, loc, innerId, arith::MulIOp::create(b, loc, outerId, inner));
+  Value panelBlocks = arith::MulIOp::create(b, loc, panel, inner);
+  Value index = arith::DivUIOp::create(b, loc, linear, panelBlocks);
+  Value offset = arith::RemUIOp::create(b, loc, linear, panelBlocks);
+  Value first = arith::MulIOp::create(b, loc, index, panel);
+  Value height = arith::MinUIOp::create(
+      b, loc, panel, arith::SubIOp::create(b, loc, outer, first));
+  Value along = arith::DivUIOp::create(b, loc, offset, height);
+  Value across = arith::AddIOp::create(
+      b, loc, first, arith::RemUIOp::create(b, loc, offset, height));
+  Value odd = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne,
+      arith::AndIOp::create(b, loc, index, one),
+      arith::ConstantIndexOp::create(b, loc, 0));
+  Value reversed = arith::SubIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, inner, one), along);
+  along = arith::SelectOp::create(b, loc, odd, reversed, along);
+  blockIds[rows ? 0 : 1] = along;
+  blockIds[rows ? 1 : 0] = across;
+}
+
 void mlir::tile::replaceTileMemorySpaces(Operation *root,
                                          Attribute sharedSpace,
                                          Attribute localSpace) {

@@ -108,6 +108,12 @@ struct KernelToLaunch : OpRewritePattern<KernelOp> {
     gpu::KernelDim3 ids = launch.getBlockIds();
     SmallVector<Value> blockIds = {ids.x, ids.y, ids.z};
     blockIds.resize(op.getGrid().size());
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&body);
+      rasterizeBlockIds(rewriter, loc, op, launch.getGridSize().x,
+                        launch.getGridSize().y, blockIds);
+    }
     inlineTileBody(rewriter, op.getBody(), &body, blockIds);
     rewriter.eraseOp(op);
     return success();

@@ -61,6 +61,13 @@ struct KernelLowering : OpRewritePattern<KernelOp> {
     SmallVector<Value> blockIds;
     for (scf::ForOp loop : llvm::reverse(nest.loops))
       blockIds.push_back(loop.getInductionVar());
+    // The GPU's block order, so that the CPU runs check it covers the grid.
+    if (blockIds.size() >= 2) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(nest.loops.back().getBody());
+      rasterizeBlockIds(rewriter, loc, op, op.getGrid()[0], op.getGrid()[1],
+                        blockIds);
+    }
     inlineTileBody(rewriter, op.getBody(), nest.loops.back().getBody(),
                    blockIds);
 

@@ -213,3 +213,35 @@ func.func @cluster(%gx: index, %out: memref<?xf32>) {
   }
   return
 }
+
+// -----
+
+// tile.use_swizzle rasterizes the block ids: linear id (x fastest), panels
+// of 4 rows (panel = linear / (4 * gridX)), a shorter last panel (height =
+// min(4, gridY - first row)), odd panels right to left.
+// CHECK-LABEL: func.func @rasterized
+// CHECK: gpu.launch blocks(%[[BX:[[:alnum:]_]+]], %[[BY:[[:alnum:]_]+]], %{{[[:alnum:]_]+}}) in (%[[GX:[[:alnum:]_]+]] = %{{[[:alnum:]_]+}}, %[[GY:[[:alnum:]_]+]] =
+// CHECK: %[[ROW0:.*]] = arith.muli %[[BY]], %[[GX]]
+// CHECK: %[[LINEAR:.*]] = arith.addi %[[BX]], %[[ROW0]]
+// CHECK: %[[PANEL:.*]] = arith.muli %[[GX]], %c4
+// CHECK: %[[INDEX:.*]] = arith.divui %[[LINEAR]], %[[PANEL]]
+// CHECK: %[[OFFSET:.*]] = arith.remui %[[LINEAR]], %[[PANEL]]
+// CHECK: %[[FIRST:.*]] = arith.muli %[[INDEX]], %c4
+// CHECK: %[[LEFT:.*]] = arith.subi %[[GY]], %[[FIRST]]
+// CHECK: %[[HEIGHT:.*]] = arith.minui %[[LEFT]], %c4
+// CHECK: %[[ALONG:.*]] = arith.divui %[[OFFSET]], %[[HEIGHT]]
+// CHECK: %[[IN:.*]] = arith.remui %[[OFFSET]], %[[HEIGHT]]
+// CHECK: %[[ROW:.*]] = arith.addi %[[FIRST]], %[[IN]]
+// CHECK: %[[ODD:.*]] = arith.cmpi ne
+// CHECK: %[[LAST:.*]] = arith.subi %[[GX]], %c1
+// CHECK: %[[BACK:.*]] = arith.subi %[[LAST]], %[[ALONG]]
+// CHECK: %[[COL:.*]] = arith.select %[[ODD]], %[[BACK]], %[[ALONG]]
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[ROW]], %[[COL]]]
+func.func @rasterized(%gx: index, %gy: index, %out: memref<?x?xf32>) {
+  tile.kernel grid(%gx, %gy) threads(32) -> (%bx, %by) {
+    tile.use_swizzle panel(4)
+    %one = arith.constant 1.0 : f32
+    memref.store %one, %out[%by, %bx] : memref<?x?xf32>
+  }
+  return
+}

@@ -10,8 +10,13 @@
 // CHECK: scf.for %[[BZ:[[:alnum:]_]+]] = %{{.*}} to %[[GZ]]
 // CHECK:   scf.for %[[BY:[[:alnum:]_]+]] = %{{.*}} to %[[GY]]
 // CHECK:     scf.for %[[BX:[[:alnum:]_]+]] = %{{.*}} to %[[GX]]
-// CHECK:       %[[V:[[:alnum:]_]+]] = arith.index_cast %[[BX]] : index to i32
-// CHECK:       memref.store %[[V]], %[[OUT]][%[[BZ]], %[[BY]], %[[BX]]]
+// The blocks in the rasterized order of tile.use_swizzle (as on GPUs).
+// CHECK:       arith.muli %[[BY]], %[[GX]]
+// CHECK:       arith.minui
+// CHECK:       %[[Y:[[:alnum:]_]+]] = arith.addi
+// CHECK:       %[[X:[[:alnum:]_]+]] = arith.select
+// CHECK:       %[[V:[[:alnum:]_]+]] = arith.index_cast %[[X]] : index to i32
+// CHECK:       memref.store %[[V]], %[[OUT]][%[[BZ]], %[[Y]], %[[X]]]
 // CHECK: memref.dealloc %[[S]]
 // CHECK: memref.dealloc %[[L]]
 // CHECK-NOT: tile.

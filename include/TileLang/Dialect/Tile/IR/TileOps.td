@@ -580,6 +580,13 @@ def Tile_UseSwizzleOp : Tile_Op<"use_swizzle", [
     At most one per kernel, directly in the body of a kernel with a grid of
     at least two dimensions.
 
+    The blocks, numbered x fastest, walk the grid in panels of
+    `panel_size` rows of blocks (columns with the column order): down the
+    rows of one column of the panel, then the next column, every other
+    panel right to left; a last, shorter panel is walked the same way. The
+    GPU lowerings remap the block ids so; the CPU lowering applies the same
+    order to its grid loops.
+
     ```mlir
     tile.use_swizzle panel(10)
     tile.use_swizzle panel(8) {order = #tile.raster<column>}
