@@ -28,10 +28,14 @@ gen_wgmma_kernels() {
   python3 $G --dtype f16 --acc f32 --out f16 --tb --block 64x128x64 --threads 128 --stages 3 --policy full_row > /tmp/gemm_wg1.mlir
   python3 $G --dtype f16 --acc f32 --out f16 --tb --block 128x128x64 --threads 256 --stages 3 --policy full_row > /tmp/gemm_wg2.mlir
   python3 $G --dtype bf16 --acc f32 --out bf16 --tb --block 128x256x64 --threads 256 --stages 3 --policy full_row > /tmp/gemm_wg3.mlir
+  # Four stages: one k tile of wgmma work stays in flight (wg_wait = 1).
+  python3 $G --dtype f16 --acc f32 --out f16 --tb --block 64x128x64 --threads 128 --stages 4 --policy full_row > /tmp/gemm_wg4.mlir
+  python3 $G --dtype f16 --acc f32 --out f16 --tb --block 128x128x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_wg5.mlir
+  python3 $G --dtype bf16 --acc f32 --out bf16 --tb --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_wg6.mlir
 }
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
-# configs profile sass launch.
+# configs wgsweep profile sass launch.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # tile-run's timings: the kernels' time on the device (CUDA events around
@@ -90,9 +94,17 @@ for v in "nn:--dtype f16" "tn:--dtype f16 --ta" "nt:--dtype f16 --tb" "tt:--dtyp
   run gemm_$name /tmp/gemm_$name.mlir --entry=gemm --reference=@gemm_ref $tol --repeat=0 --arg=$a --arg=$b --arg=100x70
 done
 echo "== wgmma (experimental, tile-run --wgmma): TN GEMMs with C in registers, 64 rows per warpgroup (gen_gemm.py --tb --policy full_row), against the naive reference; the same kernels on mma.sync as the control"
-for wg in 1 2 3; do
+for wg in 1 2 3 4 5 6; do
   run wgmma_$wg /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma --arg=300x200 --arg=170x200 --arg=300x170
   run wgmma_${wg}_control /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=300x200 --arg=170x200 --arg=300x170
+done
+# The overlapped kernels with one k tile (nothing to overlap), two (the
+# prologue only) and many (K = 1000: 16 tiles, a partial last one), on a
+# rasterized grid of 9 x 5 blocks.
+for k in 64 100 1000; do
+  for wg in 4 5 6; do
+    run wgmma_${wg}_k$k /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma --arg=600x$k --arg=1100x$k --arg=600x1100
+  done
 done
 echo "== correctness on the GPU against the CPU lowering of the same kernel"
 run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=129x65 --arg=65x131 --arg=129x131
@@ -220,6 +232,34 @@ python3 scripts/gpu/peers.py softmax "$(kernel_ms "$LOGS/time-softmax.log")"
 echo "-- RMSNorm 65536x1024 f32 (weights [1024]), ours vs torch rms_norm and the copy ceiling"
 "$TR" $E/rmsnorm.mlir --entry=rmsnorm --target=$CHIP --arg=65536x1024 --arg=1024 --arg=65536x1024 --outputs=2 --repeat=20 --warmup=5 --no-check >"$LOGS/time-rmsnorm.log" 2>&1
 python3 scripts/gpu/peers.py rmsnorm "$(kernel_ms "$LOGS/time-rmsnorm.log")"
+fi
+if want wgsweep; then
+echo "== wgmma configurations (TN, C = A B^T, f16 -> f32 -> f16 unless bf16): kernel time (CUDA events, median of 20 after 5) vs cuBLAS TN on the same shape"
+G=test/Integration/Inputs/gen_gemm.py
+tn() { # label, M, N, K, dtype, gen_gemm flags...
+  local label=$1 m=$2 n=$3 k=$4 dt=$5; shift 5
+  local f=/tmp/wgsweep-$label.mlir
+  python3 $G --dtype $dt --acc f32 --out $dt --tb --policy full_row "$@" > $f
+  "$TR" $f --entry=gemm --target=$CHIP --wgmma --arg=${m}x$k --arg=${n}x$k --arg=${m}x$n --repeat=20 --warmup=5 --no-check >"$LOGS/wgsweep-$label-$m-$n-$k.log" 2>&1
+  local ours=$(kernel_ms "$LOGS/wgsweep-$label-$m-$n-$k.log")
+  local peer=$(python3 scripts/gpu/peers.py matmul $m $n $k $dt nt)
+  python3 -c "
+m, n, k, ours, peer = $m, $n, $k, float('${ours:-nan}'), float('${peer:-nan}'); f = 2 * m * n * k
+print(f'$label {m}x{n}x{k} $dt: ours {ours:.4f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio = {peer/ours:.4f}')"
+}
+for cfg in ${WG_CONFIGS:-128x128x64:256:3:0 128x128x64:256:4:0 128x128x64:256:5:0 128x128x64:256:4:8 128x256x64:256:3:0 128x256x64:256:4:0 128x256x64:256:4:8 64x256x64:128:4:8}; do
+  IFS=: read -r blk thr stg ras <<<"$cfg"
+  tn "wg-$blk-t$thr-s$stg-r$ras" 4096 4096 4096 f16 --block $blk --threads $thr --stages $stg --raster $ras
+done
+for dt in f16 bf16; do
+  for blk in 128x128x64 128x256x64; do
+    tn "wg-$blk-t256-s4-r8" 8192 8192 8192 $dt --block $blk --threads 256 --stages 4 --raster 8
+  done
+done
+tn "wg-128x256x64-t256-s4-r8" 4096 4096 4096 bf16 --block 128x256x64 --threads 256 --stages 4 --raster 8
+for nk in 6144x4096 4096x4096 28672x4096 4096x14336; do
+  tn "llama-wg-128x256x64-s4-r8" 4096 ${nk%x*} ${nk#*x} f16 --block 128x256x64 --threads 256 --stages 4 --raster 8
+done
 fi
 if want profile; then
 echo "== Nsight Compute: GEMM f16 4096^3"

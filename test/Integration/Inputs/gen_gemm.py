@@ -22,6 +22,8 @@ p.add_argument("--stages", type=int, default=3)
 p.add_argument("--policy", default=None,
                choices=["square", "full_row", "full_col"],
                help="warp policy of the gemm (default: the dialect's)")
+p.add_argument("--raster", type=int, default=0,
+               help="tile.use_swizzle panel size (0: none)")
 a = p.parse_args()
 out = a.out or a.acc
 bm, bn, bk = (int(x) for x in a.block.split("x"))
@@ -54,6 +56,9 @@ sig = ("%%A: memref<?x?x%s>, %%B: memref<?x?x%s>, %%C: memref<?x?x%s>"
        % (a.dtype, a.dtype, out))
 
 
+raster = ("\n    tile.use_swizzle panel(%d)" % a.raster) if a.raster else ""
+
+
 def kernel(name, loop):
     if loop == "pipelined":
         head = "tile.pipelined %%k = %%c0 to %%kt step %%c1 num_stages = %d {" % a.stages
@@ -72,7 +77,7 @@ func.func @{name}({sig}) {{
   %gx = arith.ceildivui %N, %bn : index
   %gy = arith.ceildivui %M, %bm : index
   %kt = arith.ceildivui %K, %bk : index
-  tile.kernel grid(%gx, %gy) threads({a.threads}) -> (%bx, %by) {{
+  tile.kernel grid(%gx, %gy) threads({a.threads}) -> (%bx, %by) {{{raster}
     %a_s = tile.alloc_shared : memref<{a_tile}x{a.dtype}, #tile.mem<shared>>
     %b_s = tile.alloc_shared : memref<{b_tile}x{a.dtype}, #tile.mem<shared>>
     %c_f = tile.alloc_fragment : memref<{bm}x{bn}x{a.acc}, #tile.mem<fragment>>
