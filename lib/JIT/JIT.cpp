@@ -899,7 +899,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                  (options.pipelineCopies ? "" : " pipeline-copies=false") +
                  (options.registerFragments ? ""
                                             : " register-fragments=false") +
-                 (options.wgmma && cuda ? " wgmma=true" : "") +
+                 (cuda && !options.wgmma ? " wgmma=false" : "") +
                  "}"
            : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);

@@ -123,6 +123,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   // Fragments whose layouts conflict stay in shared memory.
   TileInferLayoutOptions layouts;
   layouts.keepConflictsInMemory = true;
+  layouts.wgmma = spec.wgmma;
   pm.addPass(createTileInferLayout(layouts));
   ConvertTileToGPUOptions toGPU;
   toGPU.reuseSharedMemory = options.reuseSharedMemory;

@@ -291,6 +291,15 @@ struct InferLayoutPass
         module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());
     bool tensorCores = target && target.getKind() == TargetKind::CUDA &&
                        target.getSmVersion() >= 80;
+    // The warp partition is the policy's choice on mma.sync; wgmma has its
+    // own (each warpgroup all columns of 64 rows), and the policy, a hint
+    // for the partition, gives way to it.
+    if (wgmma && tensorCores && target.getSmVersion() >= 90)
+      module.walk([&](GemmOp gemm) {
+        auto kernel = gemm->getParentOfType<KernelOp>();
+        if (kernel && fitsWgmma(gemm, kernel.getNumThreads()))
+          gemm.setPolicy(GemmPolicy::FullRow);
+      });
     // AMD chips with matrix cores: the accumulator layout of their gemms.
     StringRef matrixCoreChip;
     if (target && target.getKind() == TargetKind::ROCm &&

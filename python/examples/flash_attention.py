@@ -8,8 +8,13 @@ import tilelang_mlir.language as T
 
 def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     block_N=64, num_stages=2, threads=128,
-                    name="flash_attention"):
-    """The traced kernel; sizes are ints or T.symbolic()."""
+                    name="flash_attention", qk_split=None):
+    """The traced kernel; sizes are ints or T.symbolic(). With qk_split=w,
+    Q and K are held as dim // w shared tiles of w columns each and
+    Q K^T sums one gemm per pair: with w = 64 (128-byte rows) those gemms
+    fit sm_90's wgmma, which the 256-byte rows of a d128 tile do not."""
+    parts = dim // qk_split if qk_split else 1
+    width = dim // parts
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
     shape = (batch, heads, seq_len, dim)
 
@@ -17,8 +22,10 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
              V: T.Tensor(shape, T.float16), Output: T.Tensor(shape, T.float16)):
         with T.Kernel(T.ceildiv(seq_len, block_M), heads, batch,
                       threads=threads) as (bx, by, bz):
-            Q_shared = T.alloc_shared((block_M, dim), T.float16)
-            K_shared = T.alloc_shared((block_N, dim), T.float16)
+            Q_parts = [T.alloc_shared((block_M, width), T.float16)
+                       for _ in range(parts)]
+            K_parts = [T.alloc_shared((block_N, width), T.float16)
+                       for _ in range(parts)]
             V_shared = T.alloc_shared((block_N, dim), T.float16)
             acc_s = T.alloc_fragment((block_M, block_N), T.float32)
             acc_s_cast = T.alloc_fragment((block_M, block_N), T.float16)
@@ -29,7 +36,8 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
             scores_sum = T.alloc_fragment((block_M,), T.float32)
             logsum = T.alloc_fragment((block_M,), T.float32)
 
-            T.copy(Q[bz, by, bx * block_M, 0], Q_shared)
+            for p in range(parts):
+                T.copy(Q[bz, by, bx * block_M, p * width], Q_parts[p])
             T.fill(acc_o, 0)
             T.fill(logsum, 0)
             T.fill(scores_max, -T.infinity(T.float32))
@@ -37,15 +45,17 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                                 T.ceildiv(seq_len, block_N))
                           if is_causal else T.ceildiv(seq_len, block_N))
             for k in T.Pipelined(loop_range, num_stages=num_stages):
-                T.copy(K[bz, by, k * block_N, 0], K_shared)
+                for p in range(parts):
+                    T.copy(K[bz, by, k * block_N, p * width], K_parts[p])
                 for i, j in T.Parallel(block_M, block_N):
                     visible = k * block_N + j < seq_len
                     if is_causal:
                         visible = visible & (bx * block_M + i >= k * block_N + j)
                     acc_s[i, j] = T.if_then_else(visible, 0.0,
                                                  -T.infinity(T.float32))
-                T.gemm(Q_shared, K_shared, acc_s, transpose_B=True,
-                       policy=T.GemmWarpPolicy.FullRow)
+                for p in range(parts):
+                    T.gemm(Q_parts[p], K_parts[p], acc_s, transpose_B=True,
+                           policy=T.GemmWarpPolicy.FullRow)
                 T.copy(V[bz, by, k * block_N, 0], V_shared)
                 T.copy(scores_max, scores_max_prev)
                 T.reduce_max(acc_s, scores_max, dim=1, clear=False)

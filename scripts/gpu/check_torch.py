@@ -79,17 +79,17 @@ def gemm():
           1e-2, 1e-2)
 
 
-def attention(causal):
+def attention(causal, kernel="flash_attention_d128", label=""):
     shape = (2, 4, 300, 128)
     q, k, v = (rng.standard_normal(shape).astype(np.float16) for _ in range(3))
     entry = "flash_attention_causal" if causal else "flash_attention"
-    (o,) = run("bench/kernels/flash_attention_d128.mlir", entry,
+    (o,) = run("bench/kernels/%s.mlir" % kernel, entry,
                [q, k, v, None], [3], {3: shape})
     tq, tk, tv = (torch.from_numpy(x).cuda() for x in (q, k, v))
     want = F.scaled_dot_product_attention(tq, tk, tv, is_causal=causal)
-    check("flash attention d128 %s%s vs torch SDPA" % (
-        "x".join(map(str, shape)), " causal" if causal else ""), o, want,
-        1e-2, 2e-3)
+    check("flash attention d128%s %s%s vs torch SDPA" % (
+        label, "x".join(map(str, shape)), " causal" if causal else ""), o,
+        want, 1e-2, 2e-3)
 
 
 def softmax(kernel, label):
@@ -112,6 +112,10 @@ def rmsnorm():
 case("gemm", gemm)
 case("attention", lambda: attention(False))
 case("attention causal", lambda: attention(True))
+for causal in (False, True):
+    case("attention, Q K^T on wgmma%s" % (" causal" if causal else ""),
+         lambda causal=causal: attention(causal, "flash_attention_d128_qksplit",
+                                         " (Q K^T in parts, wgmma)"))
 case("softmax", lambda: softmax("examples/softmax.mlir", "softmax"))
 case("softmax warp rows", lambda: softmax(
     "bench/kernels/softmax_warp_rows.mlir", "softmax (one warp per row)"))

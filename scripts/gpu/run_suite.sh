@@ -93,10 +93,10 @@ for v in "nn:--dtype f16" "tn:--dtype f16 --ta" "nt:--dtype f16 --tb" "tt:--dtyp
   case $name in i8*) tol="--rtol=0 --atol=0";; esac
   run gemm_$name /tmp/gemm_$name.mlir --entry=gemm --reference=@gemm_ref $tol --repeat=0 --arg=$a --arg=$b --arg=100x70
 done
-echo "== wgmma (experimental, tile-run --wgmma): TN GEMMs with C in registers, 64 rows per warpgroup (gen_gemm.py --tb --policy full_row), against the naive reference; the same kernels on mma.sync as the control"
+echo "== wgmma (the sm_90a default): TN GEMMs with C in registers, 64 rows per warpgroup (gen_gemm.py --tb --policy full_row), against the naive reference; the same kernels on mma.sync (--wgmma=false) as the control"
 for wg in 1 2 3 4 5 6; do
   run wgmma_$wg /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma --arg=300x200 --arg=170x200 --arg=300x170
-  run wgmma_${wg}_control /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=300x200 --arg=170x200 --arg=300x170
+  run wgmma_${wg}_control /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma=false --arg=300x200 --arg=170x200 --arg=300x170
 done
 # The overlapped kernels with one k tile (nothing to overlap), two (the
 # prologue only) and many (K = 1000: 16 tiles, a partial last one), on a
@@ -114,6 +114,10 @@ run fa_vs_cpu $E/flash_attention.mlir --entry=flash_attention --outputs=3 --rtol
 F128=bench/kernels/flash_attention_d128.mlir
 run fa128_vs_cpu $F128 --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 run fa128_causal_vs_cpu $F128 --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+# The same with Q K^T in two 64-column parts (on wgmma).
+F128S=bench/kernels/flash_attention_d128_qksplit.mlir
+run fa128split_vs_cpu $F128S --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+run fa128split_causal_vs_cpu $F128S --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 echo "== correctness on the GPU against torch (scripts/gpu/check_torch.py: cuBLAS, SDPA, softmax, RMSNorm on the same GPU)"
 python3 scripts/gpu/check_torch.py "$TR" "$CHIP" > "$LOGS/check-torch.log" 2>&1
 cat "$LOGS/check-torch.log"
@@ -131,7 +135,8 @@ for tool in memcheck racecheck; do
               "softmax:$E/softmax.mlir --entry=softmax --arg=9x1024 --arg=9x1024" \
               "rmsnorm:$E/rmsnorm.mlir --entry=rmsnorm --arg=9x1024 --arg=1024 --arg=9x1024" \
               "fa_noreuse:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3 --reuse-shared-memory=false" \
-              "cluster:test/Integration/cluster.mlir --entry=scale_rows --arg=70x64 --arg=70x64"; do
+              "cluster:test/Integration/cluster.mlir --entry=scale_rows --arg=70x64 --arg=70x64" \
+              "wgmma_overlap:/tmp/gemm_wg5.mlir --entry=gemm --arg=300x200 --arg=170x200 --arg=300x170"; do
     name=${case%%:*}; args=${case#*:}
     timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" $args --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/sanitizer-$tool-$name.log" 2>&1
     echo "$tool $name: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/sanitizer-$tool-$name.log" | head -1))"
@@ -142,7 +147,7 @@ fi
 if want time; then
 echo "== timing (ours: kernel time on the device from CUDA events, median of 20 calls after 5 warm-ups; peers: CUDA events, median of 20 after 5)"
 echo "-- GEMM f16 (f32 accumulation), ours (mma.sync, pipelined copies; 'sync' = --pipeline-copies=false) vs cuBLAS (torch.matmul)"
-for n in 2048 4096 4096sync 8192; do
+for n in ${GEMM_SIZES:-4096 8192}; do
   flags=""; [ "${n%sync}" != "$n" ] && flags="--pipeline-copies=false" && n=${n%sync}
   "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check $flags >"$LOGS/time-gemm-$n$flags.log" 2>&1
   ours=$(kernel_ms "$LOGS/time-gemm-$n$flags.log")
@@ -153,39 +158,30 @@ n=$n; ours=float('${ours:-nan}'); peer=float('${peer:-nan}'); f=2*n**3
 print(f'gemm {n}^3: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS+relu {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio ours/cuBLAS throughput = {peer/ours:.4f}')"
 done
 
-echo "-- GEMM bf16 (f32 accumulation, C bf16; gen_gemm.py 128x128x32, 128 threads, 3 stages) vs cuBLAS"
-python3 test/Integration/Inputs/gen_gemm.py --dtype bf16 --acc f32 --out bf16 --block 128x128x32 --threads 128 --stages 3 > /tmp/gemm_bf16_big.mlir
-for n in 4096 8192; do
-  "$TR" /tmp/gemm_bf16_big.mlir --entry=gemm --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-gemm-bf16-$n.log" 2>&1
-  ours=$(kernel_ms "$LOGS/time-gemm-bf16-$n.log")
-  peer=$(python3 scripts/gpu/peers.py matmul $n $n $n bf16 nn)
+echo "-- GEMM on wgmma (TN: C = A B^T, B stored N x K; gen_gemm.py --tb 128x256x64, 256 threads, 4 stages, panel 8; f32 accumulation, C in the input type) vs cuBLAS TN (A @ B.t()) on the same shape"
+G=test/Integration/Inputs/gen_gemm.py
+wg_time() { # label, M, N, K, dtype
+  local label=$1 m=$2 n=$3 k=$4 dt=$5 f=/tmp/wg-time-$5.mlir
+  python3 $G --dtype $dt --acc f32 --out $dt --tb --policy full_row --block 128x256x64 --threads 256 --stages 4 --raster 8 > $f
+  "$TR" $f --entry=gemm --target=$CHIP --arg=${m}x$k --arg=${n}x$k --arg=${m}x$n --repeat=20 --warmup=5 --no-check >"$LOGS/time-$label-$m-$n-$k.log" 2>&1
+  local ours=$(kernel_ms "$LOGS/time-$label-$m-$n-$k.log")
+  local peer=$(python3 scripts/gpu/peers.py matmul $m $n $k $dt nt)
   python3 -c "
-n=$n; ours=float('${ours:-nan}'); peer=float('${peer:-nan}'); f=2*n**3
-print(f'gemm bf16 {n}^3: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio = {peer/ours:.4f}')"
+m, n, k, ours, peer = $m, $n, $k, float('${ours:-nan}'), float('${peer:-nan}'); f = 2 * m * n * k
+print(f'$label {m}x{n}x{k} $dt: ours {ours:.4f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio = {peer/ours:.4f}')"
+}
+for dt in f16 bf16; do
+  for n in 4096 8192; do wg_time gemm-wgmma $n $n $n $dt; done
 done
-echo "-- Llama-3-8B projections at 4096 tokens, f16 (f32 accumulation, C f16): Y = X W^T, W stored N x K (gen_gemm.py --tb 128x128x32, 128 threads, 3 stages) vs cuBLAS (X @ W.t())"
-python3 test/Integration/Inputs/gen_gemm.py --dtype f16 --acc f32 --out f16 --tb --block 128x128x32 --threads 128 --stages 3 > /tmp/gemm_nt_big.mlir
+echo "-- Llama-3-8B projections at 4096 tokens on wgmma (Y = X W^T, W stored N x K, f16)"
 for nk in 6144x4096 4096x4096 28672x4096 4096x14336; do
-  n=${nk%x*}; k=${nk#*x}
-  "$TR" /tmp/gemm_nt_big.mlir --entry=gemm --target=$CHIP --arg=4096x$k --arg=${n}x$k --arg=4096x$n --repeat=20 --warmup=5 --no-check >"$LOGS/time-llama-$nk.log" 2>&1
-  ours=$(kernel_ms "$LOGS/time-llama-$nk.log")
-  peer=$(python3 scripts/gpu/peers.py matmul 4096 $n $k f16 nt)
-  python3 -c "
-n, k, ours, peer = $n, $k, float('${ours:-nan}'), float('${peer:-nan}'); f = 2 * 4096 * n * k
-print(f'llama 4096x{n}x{k}: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio = {peer/ours:.4f}')"
+  wg_time llama-wgmma 4096 ${nk%x*} ${nk#*x} f16
 done
-echo "-- wgmma (experimental): TN GEMMs 4096^3 (C = A B^T, B stored N x K; kernels 1-2 f16, 3 bf16), ours with and without --wgmma vs cuBLAS f16 (A @ B.t())"
-for wg in 1 2 3; do
-  for flag in "" --wgmma; do
-    "$TR" /tmp/gemm_wg$wg.mlir --entry=gemm --target=$CHIP --arg=4096x4096 --arg=4096x4096 --arg=4096x4096 --repeat=20 --warmup=5 --no-check $flag >"$LOGS/time-wg$wg$flag.log" 2>&1
-    echo "wgmma kernel $wg ${flag:-(mma.sync)}: $(kernel_ms "$LOGS/time-wg$wg$flag.log") ms"
-  done
-done
-t=$(python3 scripts/gpu/peers.py matmul 4096 4096 4096 f16 nt)
-python3 -c "t = float('${t:-nan}'); print(f'cuBLAS TN 4096^3: {t:.4f} ms ({2*4096**3/t/1e9:.1f} TFLOP/s)')"
 echo "-- attention forward b1 h8 s1024 d64 f16, ours vs torch SDPA (flash)"
 "$TR" $E/flash_attention.mlir --entry=flash_attention --target=$CHIP --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --outputs=3 --repeat=20 --warmup=5 --no-check >"$LOGS/time-fa.log" 2>&1
 ours=$(kernel_ms "$LOGS/time-fa.log")
+"$TR" $E/flash_attention.mlir --entry=flash_attention --target=$CHIP --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --outputs=3 --repeat=20 --warmup=5 --no-check --wgmma=false >"$LOGS/time-fa-mma-sync.log" 2>&1
+echo "attention d64: ours $ours ms (Q K^T on wgmma), $(kernel_ms "$LOGS/time-fa-mma-sync.log") ms with --wgmma=false"
 python3 - "${ours:-nan}" <<'PY'
 import sys, torch, torch.nn.functional as F
 ours = float(sys.argv[1])
@@ -201,6 +197,8 @@ print(f"attention: ours {ours:.3f} ms, SDPA flash {peer:.4f} ms, ratio ours/SDPA
 PY
 echo "-- attention forward b8 h32 s4096 d128 f16 (the issue's shape), ours vs torch SDPA flash and cuDNN"
 for entry in flash_attention flash_attention_causal; do
+  "$TR" bench/kernels/flash_attention_d128_qksplit.mlir --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128-qksplit.log" 2>&1
+  echo "$entry d128, Q K^T in 64-column parts on wgmma (flash_attention_d128_qksplit.mlir): $(kernel_ms "$LOGS/time-$entry-d128-qksplit.log") ms; the row below is the one-tile kernel (both gemms on mma.sync)"
   "$TR" bench/kernels/flash_attention_d128.mlir --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128.log" 2>&1
   ours=$(kernel_ms "$LOGS/time-$entry-d128.log")
   python3 - "${ours:-nan}" "$entry" <<'PY'

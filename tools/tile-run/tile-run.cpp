@@ -134,9 +134,9 @@ static cl::opt<bool> registerFragments(
              "their layouts allow it (=false: fragments in shared memory)"),
     cl::cat(category));
 static cl::opt<bool> wgmmaOpt(
-    "wgmma", cl::init(false),
+    "wgmma", cl::init(true),
     cl::desc("CUDA sm_90: run the gemms that qualify on wgmma.mma_async "
-             "(experimental)"),
+             "(=false: mma.sync)"),
     cl::cat(category));
 static cl::opt<unsigned> optLevel("O", cl::init(2),
                                   cl::desc("LLVM optimization level (0-3)"),

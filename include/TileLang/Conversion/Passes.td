@@ -82,15 +82,18 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     (or with `register-fragments=false`, all of them) lives in shared memory
     between ops as described above.
 
-    With `wgmma` (experimental, off by default, not yet run on a GPU), on
-    sm_90 a gemm whose C is a register fragment of 64 rows per warpgroup
+    With `wgmma` (off for this pass alone; `tile-to-nvvm` turns it on
+    unless `wgmma=false`), on sm_90 a gemm whose C is a register fragment
+    of 64 rows per warpgroup
     (the full_row accumulator layout over whole warpgroups, which is
     wgmma's accumulator order) and whose A (M x K) and B (N x K) are K-major
     shared tiles with the 128-, 64- or 32-byte swizzle of their rows runs on
     `wgmma.mma_async` m64nNk16 through matrix descriptors, after a
     `fence.proxy.async`; swizzled tiles are placed on whole swizzle periods
     so that the swizzle relative to the tile is the one the hardware applies
-    to absolute addresses.
+    to absolute addresses. A gemm with `wg_wait = n` leaves up to n groups
+    in flight (wgmma.wait_group n) and `tile.gemm_wait` becomes
+    wgmma.wait_group.
 
     With `reuse-shared-memory`, tiles whose lifetimes (from the first to the
     last top-level op of the kernel that touches them) do not overlap share
@@ -110,7 +113,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "On sm_90: run gemms whose C is a register fragment of 64 rows "
            "per warpgroup and whose operands are K-major swizzled shared "
-           "tiles on wgmma.mma_async (experimental: not yet run on a GPU)">
+           "tiles on wgmma.mma_async">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -45,6 +45,14 @@ FragmentLayoutAttr getMmaAccumulatorLayout(GemmOp op, int64_t threads);
 /// gemm does not run on mma.sync or A is transposed.
 FragmentLayoutAttr getMmaOperandALayout(GemmOp op, int64_t threads);
 
+/// True when the shapes, types and transposes of `op` in a block of
+/// `threads` threads fit sm_90's wgmma lowering: f16/bf16 operands with f32
+/// accumulation, A (M x K) and B (N x K) K-major shared tiles whose rows are
+/// 32, 64 or 128 bytes, 64 rows of C per warpgroup, N a multiple of 8 up to
+/// 256. The layouts (C in the full_row accumulator layout, the operands'
+/// swizzles) are checked where the gemm is lowered.
+bool fitsWgmma(GemmOp op, int64_t threads);
+
 /// The swizzle that makes ldmatrix reads of a shared tile of `type`
 /// conflict-free: the 16-byte vectors of a row (up to eight of them) are
 /// XOR-permuted by the offset bits just above the first 128 bytes (the row

@@ -118,9 +118,9 @@ struct CompileOptions {
   /// GPU targets: keep fragments in per-thread registers where their
   /// layouts allow it (the pipelines' `register-fragments`).
   bool registerFragments = true;
-  /// CUDA sm_90: gemms on wgmma where they qualify (the pipeline's `wgmma`;
-  /// experimental).
-  bool wgmma = false;
+  /// CUDA sm_90: gemms on wgmma where they qualify (the pipeline's
+  /// `wgmma`).
+  bool wgmma = true;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };

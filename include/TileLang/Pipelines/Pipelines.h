@@ -78,10 +78,12 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
       llvm::cl::init("bin")};
   PassOptions::Option<bool> wgmma{
       *this, "wgmma",
-      llvm::cl::desc("sm_90: gemms with a register C of 64 rows per warpgroup "
-                     "and K-major swizzled operands on wgmma.mma_async "
-                     "(experimental: not yet run on a GPU)"),
-      llvm::cl::init(false)};
+      llvm::cl::desc("sm_90: gemms that fit wgmma (f16/bf16 -> f32, K-major "
+                     "operands of 32-128-byte rows, 64 rows per warpgroup) "
+                     "take its warpgroup partition and run on "
+                     "wgmma.mma_async, one k tile in flight in pipelined "
+                     "loops of 4+ stages; =false: mma.sync"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("CUDA toolkit (ptxas, libdevice); default: $CUDA_HOME, "

@@ -61,7 +61,15 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
 
     Shared tiles that an mma.sync gemm reads through ldmatrix get a
     `#tile.swizzle` that spreads the eight rows of each ldmatrix read over
-    eight 16-byte bank groups, unless the user gave one.
+    eight 16-byte bank groups, unless the user gave one. For rows of 32, 64
+    and 128 bytes these are also wgmma's canonical K-major swizzles.
+
+    With `wgmma` (what the sm_90 pipelines use), a gemm whose shapes, types
+    and transposes fit wgmma (f16/bf16 -> f32, A M x K and B N x K, rows of
+    32-128 bytes, 64 rows of C per warpgroup, N <= 256) gets policy
+    `full_row` first, whatever its policy: its C layout is then wgmma's
+    accumulator order, and `convert-tile-to-gpu{wgmma}` issues
+    wgmma.mma_async for it.
 
     Two constraints that force different layouts on one fragment are an
     error on the op that joined them, with a note on the op that fixed the
@@ -86,7 +94,11 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     Option<"keepConflictsInMemory", "keep-conflicts-in-memory", "bool",
            /*default=*/"false",
            "Leave fragments with conflicting layouts without a layout "
-           "instead of failing">
+           "instead of failing">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "On sm_90 targets, gemms whose shapes, types and transposes fit "
+           "wgmma take its warpgroup partition (policy full_row: 64 rows "
+           "of C per warpgroup) whatever their policy">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

@@ -749,16 +749,13 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
     if (failed(threads))
       return failure();
+    if (!fitsWgmma(op, *threads))
+      return rewriter.notifyMatchFailure(op, "shapes, types or transposes "
+                                             "that wgmma does not take");
     Type element = op.getA().getType().getElementType();
-    if (!(element.isF16() || element.isBF16()) ||
-        !op.getC().getType().getElementType().isF32() ||
-        op.getTransposeA() || !op.getTransposeB())
-      return rewriter.notifyMatchFailure(op, "not a K-major f16/bf16 gemm "
-                                             "with f32 accumulation");
     FailureOr<WarpTiles> tiles = WarpTiles::get(op, *threads);
-    int64_t warps = *threads / kWarpSize, n = op.getN();
-    if (failed(tiles) || tiles->wn != 1 || tiles->tm != 1 || warps % 4 ||
-        n % 8 || n > 256)
+    int64_t n = op.getN();
+    if (failed(tiles) || tiles->wn != 1 || tiles->tm != 1)
       return rewriter.notifyMatchFailure(op, "C is not 64 rows per "
                                              "warpgroup, all columns");
     int64_t rowBytes = getSwizzledRowBytes(op.getA());
@@ -961,6 +958,21 @@ FragmentLayoutAttr mlir::tile::getMmaOperandALayout(GemmOp op,
       ctx, op.getA().getType().getShape(),
       AffineMap::get(wn > 1 ? 3 : 2, 0, thread), AffineMap::get(2, 0, slot),
       threads, /*replicate=*/wn);
+}
+
+bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads) {
+  MemRefType aType = op.getA().getType(), bType = op.getB().getType();
+  Type element = aType.getElementType();
+  if (!(element.isF16() || element.isBF16()) ||
+      !op.getC().getType().getElementType().isF32() || op.getTransposeA() ||
+      !op.getTransposeB() || getMemorySpace(aType) != MemorySpace::Shared ||
+      getMemorySpace(bType) != MemorySpace::Shared)
+    return false;
+  int64_t rowBytes = op.getK() * element.getIntOrFloatBitWidth() / 8;
+  int64_t n = op.getN();
+  return threads % (4 * kWarpSize) == 0 &&
+         op.getM() == kTileM * (threads / kWarpSize) && n % 8 == 0 &&
+         n <= 256 && (rowBytes == 32 || rowBytes == 64 || rowBytes == 128);
 }
 
 SwizzleAttr mlir::tile::getLdmatrixSwizzle(MemRefType type) {

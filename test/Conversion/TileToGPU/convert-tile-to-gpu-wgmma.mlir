@@ -1,10 +1,11 @@
 // RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --convert-tile-to-gpu=wgmma=true | FileCheck %s
 // RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --convert-tile-to-gpu | FileCheck %s --check-prefix=OFF
 // RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_80" --tile-infer-layout --convert-tile-to-gpu=wgmma=true | FileCheck %s --check-prefix=OFF
-// RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa wgmma=true" | FileCheck %s --check-prefix=PTX
+// RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
+// RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa wgmma=false" | FileCheck %s --check-prefix=PTX-OFF
 
-// convert-tile-to-gpu{wgmma} (experimental, off by default; not yet run on a
-// GPU): on sm_90, a gemm whose C is a register fragment of 64 rows per
+// convert-tile-to-gpu{wgmma} (tile-to-nvvm turns it on for sm_90 unless
+// wgmma=false): on sm_90, a gemm whose C is a register fragment of 64 rows per
 // warpgroup (full_row over 4 warps: the wgmma accumulator order) and whose
 // A (M x K) and B (N x K) are K-major shared tiles with the swizzle of their
 // 128-byte rows issues wgmma.mma_async m64n128k16 on matrix descriptors:
@@ -86,3 +87,6 @@ func.func @overlapped(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<
 // OFF: nvgpu.mma.sync
 // OFF-NOT: nvvm.wgmma
 // OFF: return
+// PTX-OFF-NOT: wgmma
+// PTX-OFF: mma.sync.aligned.m16n8k16
+// PTX-OFF-NOT: wgmma
