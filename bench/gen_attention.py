@@ -8,7 +8,7 @@ not depend on the checkout's path); test/Python/gen_attention.py checks that
 the committed file is current.
 
   python3 bench/gen_attention.py --dim 128 | tile-opt > bench/kernels/flash_attention_d128.mlir
-  python3 bench/gen_attention.py --dim 128 --qk-split 64 | tile-opt > bench/kernels/flash_attention_d128_qksplit.mlir
+  python3 bench/gen_attention.py --dim 128 --split 64 | tile-opt > bench/kernels/flash_attention_d128_split.mlir
 """
 
 import argparse
@@ -31,9 +31,9 @@ def main():
     parser.add_argument("--block-n", type=int, default=64)
     parser.add_argument("--stages", type=int, default=2)
     parser.add_argument("--threads", type=int, default=128)
-    parser.add_argument("--qk-split", type=int, default=None,
-                        help="hold Q and K as column tiles of this width "
-                             "(64: Q K^T on wgmma for d128)")
+    parser.add_argument("--split", type=int, default=None,
+                        help="hold Q, K, V and the output as column tiles of "
+                             "this width (64: every gemm on wgmma for d128)")
     args = parser.parse_args()
     bodies = []
     sizes = (T.symbolic("B"), T.symbolic("H"), T.symbolic("S"))
@@ -42,7 +42,7 @@ def main():
         text = flash_attention(*sizes, args.dim, causal, block_M=args.block_m,
                                block_N=args.block_n, num_stages=args.stages,
                                threads=args.threads, name=name,
-                               qk_split=args.qk_split).script()
+                               split=args.split).script()
         # The function of each traced module, side by side in one module.
         bodies.append(re.search(r"^module \{\n(.*)\n\}\n?$", text, re.S).group(1))
     print("module {\n" + "\n".join(bodies) + "\n}")

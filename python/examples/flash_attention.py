@@ -8,12 +8,14 @@ import tilelang_mlir.language as T
 
 def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     block_N=64, num_stages=2, threads=128,
-                    name="flash_attention", qk_split=None):
-    """The traced kernel; sizes are ints or T.symbolic(). With qk_split=w,
-    Q and K are held as dim // w shared tiles of w columns each and
-    Q K^T sums one gemm per pair: with w = 64 (128-byte rows) those gemms
-    fit sm_90's wgmma, which the 256-byte rows of a d128 tile do not."""
-    parts = dim // qk_split if qk_split else 1
+                    name="flash_attention", split=None):
+    """The traced kernel; sizes are ints or T.symbolic(). With split=w, Q,
+    K, V and the output accumulator are held as dim // w tiles of w columns
+    each: Q K^T sums one gemm per pair of parts, P V is one gemm per part.
+    With w = 64 (128-byte rows) every gemm fits sm_90's wgmma (Q K^T from
+    shared memory, P V with P in registers and V MN-major), which the
+    256-byte rows of whole d128 tiles do not."""
+    parts = dim // split if split else 1
     width = dim // parts
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
     shape = (batch, heads, seq_len, dim)
@@ -26,10 +28,12 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                        for _ in range(parts)]
             K_parts = [T.alloc_shared((block_N, width), T.float16)
                        for _ in range(parts)]
-            V_shared = T.alloc_shared((block_N, dim), T.float16)
+            V_parts = [T.alloc_shared((block_N, width), T.float16)
+                       for _ in range(parts)]
             acc_s = T.alloc_fragment((block_M, block_N), T.float32)
             acc_s_cast = T.alloc_fragment((block_M, block_N), T.float16)
-            acc_o = T.alloc_fragment((block_M, dim), T.float32)
+            acc_o = [T.alloc_fragment((block_M, width), T.float32)
+                     for _ in range(parts)]
             scores_max = T.alloc_fragment((block_M,), T.float32)
             scores_max_prev = T.alloc_fragment((block_M,), T.float32)
             scores_scale = T.alloc_fragment((block_M,), T.float32)
@@ -38,7 +42,8 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
 
             for p in range(parts):
                 T.copy(Q[bz, by, bx * block_M, p * width], Q_parts[p])
-            T.fill(acc_o, 0)
+            for p in range(parts):
+                T.fill(acc_o[p], 0)
             T.fill(logsum, 0)
             T.fill(scores_max, -T.infinity(T.float32))
             loop_range = (T.min(T.ceildiv((bx + 1) * block_M, block_N),
@@ -56,26 +61,30 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                 for p in range(parts):
                     T.gemm(Q_parts[p], K_parts[p], acc_s, transpose_B=True,
                            policy=T.GemmWarpPolicy.FullRow)
-                T.copy(V[bz, by, k * block_N, 0], V_shared)
+                for p in range(parts):
+                    T.copy(V[bz, by, k * block_N, p * width], V_parts[p])
                 T.copy(scores_max, scores_max_prev)
                 T.reduce_max(acc_s, scores_max, dim=1, clear=False)
                 for i in T.Parallel(block_M):
                     scores_scale[i] = T.exp2(scores_max_prev[i] * scale -
                                              scores_max[i] * scale)
-                for i, j in T.Parallel(block_M, dim):
-                    acc_o[i, j] *= scores_scale[i]
+                for p in range(parts):
+                    for i, j in T.Parallel(block_M, width):
+                        acc_o[p][i, j] *= scores_scale[i]
                 for i, j in T.Parallel(block_M, block_N):
                     acc_s[i, j] = T.exp2(acc_s[i, j] * scale -
                                          scores_max[i] * scale)
                 T.copy(acc_s, acc_s_cast)
-                T.gemm(acc_s_cast, V_shared, acc_o,
-                       policy=T.GemmWarpPolicy.FullRow)
+                for p in range(parts):
+                    T.gemm(acc_s_cast, V_parts[p], acc_o[p],
+                           policy=T.GemmWarpPolicy.FullRow)
                 T.reduce_sum(acc_s, scores_sum, dim=1)
                 for i in T.Parallel(block_M):
                     logsum[i] = logsum[i] * scores_scale[i] + scores_sum[i]
-            for i, j in T.Parallel(block_M, dim):
-                acc_o[i, j] /= logsum[i]
-            T.copy(acc_o, Output[bz, by, bx * block_M, 0])
+            for p in range(parts):
+                for i, j in T.Parallel(block_M, width):
+                    acc_o[p][i, j] /= logsum[i]
+                T.copy(acc_o[p], Output[bz, by, bx * block_M, p * width])
 
     main.__name__ = name
     return T.prim_func(main)

@@ -113,9 +113,9 @@ case("gemm", gemm)
 case("attention", lambda: attention(False))
 case("attention causal", lambda: attention(True))
 for causal in (False, True):
-    case("attention, Q K^T on wgmma%s" % (" causal" if causal else ""),
-         lambda causal=causal: attention(causal, "flash_attention_d128_qksplit",
-                                         " (Q K^T in parts, wgmma)"))
+    case("attention in parts on wgmma%s" % (" causal" if causal else ""),
+         lambda causal=causal: attention(causal, "flash_attention_d128_split",
+                                         " (64-column parts, wgmma)"))
 case("softmax", lambda: softmax("examples/softmax.mlir", "softmax"))
 case("softmax warp rows", lambda: softmax(
     "bench/kernels/softmax_warp_rows.mlir", "softmax (one warp per row)"))

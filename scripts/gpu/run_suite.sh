@@ -64,6 +64,9 @@ run fa_causal_nopipe $E/flash_attention.mlir --entry=flash_attention_causal --re
 run gemm_relu_even $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --arg=256x128 --arg=128x256 --arg=256x256
 run fa_edge $E/flash_attention.mlir --entry=flash_attention --reference=$R/flash_attention.mlir@flash_attention_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
 run fa_causal_edge $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
+# mma.sync (the sm_90a default puts both gemms of this d64 kernel on wgmma).
+run fa_edge_mma_sync $E/flash_attention.mlir --entry=flash_attention --reference=$R/flash_attention.mlir@flash_attention_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --wgmma=false --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
+run fa_causal_edge_mma_sync $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --wgmma=false --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
 run fa_causal_even $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=1x2x256x64 --arg=1x2x256x64 --arg=1x2x256x64 --arg=1x2x256x64
 run softmax $E/softmax.mlir --entry=softmax --reference=$R/softmax.mlir@softmax_ref --outputs=1 --rtol=1e-5 --atol=1e-6 --repeat=0 --arg=13x1024 --arg=13x1024
 run softmax_warp_rows bench/kernels/softmax_warp_rows.mlir --entry=softmax --reference=$R/softmax.mlir@softmax_ref --outputs=1 --rtol=1e-5 --atol=1e-6 --repeat=0 --arg=13x1024 --arg=13x1024
@@ -114,8 +117,8 @@ run fa_vs_cpu $E/flash_attention.mlir --entry=flash_attention --outputs=3 --rtol
 F128=bench/kernels/flash_attention_d128.mlir
 run fa128_vs_cpu $F128 --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 run fa128_causal_vs_cpu $F128 --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
-# The same with Q K^T in two 64-column parts (on wgmma).
-F128S=bench/kernels/flash_attention_d128_qksplit.mlir
+# The same with Q, K, V and O in two 64-column parts (every gemm on wgmma).
+F128S=bench/kernels/flash_attention_d128_split.mlir
 run fa128split_vs_cpu $F128S --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 run fa128split_causal_vs_cpu $F128S --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 echo "== correctness on the GPU against torch (scripts/gpu/check_torch.py: cuBLAS, SDPA, softmax, RMSNorm on the same GPU)"
@@ -181,7 +184,7 @@ echo "-- attention forward b1 h8 s1024 d64 f16, ours vs torch SDPA (flash)"
 "$TR" $E/flash_attention.mlir --entry=flash_attention --target=$CHIP --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --outputs=3 --repeat=20 --warmup=5 --no-check >"$LOGS/time-fa.log" 2>&1
 ours=$(kernel_ms "$LOGS/time-fa.log")
 "$TR" $E/flash_attention.mlir --entry=flash_attention --target=$CHIP --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --arg=1x8x1024x64 --outputs=3 --repeat=20 --warmup=5 --no-check --wgmma=false >"$LOGS/time-fa-mma-sync.log" 2>&1
-echo "attention d64: ours $ours ms (Q K^T on wgmma), $(kernel_ms "$LOGS/time-fa-mma-sync.log") ms with --wgmma=false"
+echo "attention d64: ours $ours ms (both gemms on wgmma), $(kernel_ms "$LOGS/time-fa-mma-sync.log") ms with --wgmma=false"
 python3 - "${ours:-nan}" <<'PY'
 import sys, torch, torch.nn.functional as F
 ours = float(sys.argv[1])
@@ -197,8 +200,8 @@ print(f"attention: ours {ours:.3f} ms, SDPA flash {peer:.4f} ms, ratio ours/SDPA
 PY
 echo "-- attention forward b8 h32 s4096 d128 f16 (the issue's shape), ours vs torch SDPA flash and cuDNN"
 for entry in flash_attention flash_attention_causal; do
-  "$TR" bench/kernels/flash_attention_d128_qksplit.mlir --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128-qksplit.log" 2>&1
-  echo "$entry d128, Q K^T in 64-column parts on wgmma (flash_attention_d128_qksplit.mlir): $(kernel_ms "$LOGS/time-$entry-d128-qksplit.log") ms; the row below is the one-tile kernel (both gemms on mma.sync)"
+  "$TR" bench/kernels/flash_attention_d128_split.mlir --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128-split.log" 2>&1
+  echo "$entry d128, Q, K, V, O in 64-column parts, both gemms on wgmma (flash_attention_d128_split.mlir): $(kernel_ms "$LOGS/time-$entry-d128-split.log") ms; the row below is the one-tile kernel (both gemms on mma.sync)"
   "$TR" bench/kernels/flash_attention_d128.mlir --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128.log" 2>&1
   ours=$(kernel_ms "$LOGS/time-$entry-d128.log")
   python3 - "${ours:-nan}" "$entry" <<'PY'

@@ -6,15 +6,17 @@
 // A 128 x 64 and B 256 x 64 K-major with 128-byte rows, 64 rows of C per
 // warpgroup of the 256 threads) takes the warpgroup partition, policy
 // full_row, whatever its policy, and its C the full_row accumulator layout
-// (warp w holds rows 16w..16w+15, all 256 columns). Gemms that do not fit
-// keep their policy: 128 rows over one warpgroup, a non-transposed B, an
-// f16 accumulator, 256-byte rows. Without the option, or before sm_90,
-// nothing changes.
+// (warp w holds rows 16w..16w+15, all 256 columns); so does a gemm with B
+// stored K x N whose 128-byte rows hold all of N (MN-major). Gemms that do
+// not fit keep their policy: 128 rows over one warpgroup, a K x N B with
+// 256-byte rows, an f16 accumulator, K-major rows of 256 bytes. Without
+// the option, or before sm_90, nothing changes.
 // CHECK-LABEL: func.func @partition
 // CHECK: tile.alloc_fragment {layout = #tile.fragment<[128, 256], thread = (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 256) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2)
 // CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_row>, transpose_b}
 // CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_col>, transpose_b} : memref<128x64xf16
-// CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_col>} : memref<64x64xf16
+// CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_row>} : memref<64x64xf16
+// CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_col>} : memref<64x64xf16{{.*}}, memref<64x128xf16
 // CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_col>, transpose_b} : {{.*}} -> memref<64x64xf16
 // CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_col>, transpose_b} : memref<64x128xf16
 // OFF-LABEL: func.func @partition
@@ -38,6 +40,9 @@ func.func @partition(%n: index) {
     %b = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
     %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
     tile.gemm %a, %b, %c {policy = #tile.policy<full_col>} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    %wide = tile.alloc_shared : memref<64x128xf16, #tile.mem<shared>>
+    %cw = tile.alloc_fragment : memref<64x128xf32, #tile.mem<fragment>>
+    tile.gemm %a, %wide, %cw {policy = #tile.policy<full_col>} : memref<64x64xf16, #tile.mem<shared>>, memref<64x128xf16, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
     %d = tile.alloc_fragment : memref<64x64xf16, #tile.mem<fragment>>
     tile.gemm %a, %b, %d {transpose_b, policy = #tile.policy<full_col>} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf16, #tile.mem<fragment>>
     %w = tile.alloc_shared : memref<64x128xf16, #tile.mem<shared>>

@@ -715,19 +715,23 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
 /// A gemm on sm_90a's warpgroup MMA (wgmma.mma_async m64nNk16) when its C
 /// tile is a register fragment in the full-row accumulator layout (16 rows
 /// per warp, one column block of all N: the wgmma accumulator order, so
-/// warpgroup g owns rows 64g.. of C) and A (M x K) and B (stored N x K) are
-/// K-major shared tiles with the 128-, 64- or 32-byte swizzle of their row
-/// length, placed on whole swizzle periods: each warpgroup issues one wgmma
-/// per 16 of K on descriptors of its 64 rows of A and of all of B, between
-/// the proxy fence that makes the generic-proxy writes (cp.async, stores)
-/// visible to the async proxy and the commit/wait of the group.
+/// warpgroup g owns rows 64g.. of C). A is a K-major shared tile (M x K) or
+/// a register fragment in the mma.sync operand layout (which is wgmma's
+/// register-A layout); B is a shared tile, K-major (stored N x K) or
+/// MN-major (stored K x N with all of N in one row), each shared operand
+/// with the 128-, 64- or 32-byte swizzle of its row length and placed on
+/// whole swizzle periods. Each warpgroup issues one wgmma per 16 of K on
+/// descriptors of its 64 rows of A and of all of B, between the proxy fence
+/// that makes the generic-proxy writes (cp.async, stores) visible to the
+/// async proxy and the commit/wait of the group.
 struct GemmOnWgmma : OpRewritePattern<GemmOp> {
   GemmOnWgmma(MLIRContext *ctx, const RegisterFragments &fragments)
       : OpRewritePattern<GemmOp>(ctx, /*benefit=*/4), fragments(fragments) {}
   const RegisterFragments &fragments;
 
-  /// Bytes of one row of a K-major operand tile `tile` when wgmma can read
-  /// it through a descriptor, else 0.
+  /// Bytes of one row of the shared operand tile `tile` when wgmma can read
+  /// it through a descriptor (rows of 32, 64 or 128 bytes with the
+  /// matching swizzle), else 0.
   static int64_t getSwizzledRowBytes(Value tile) {
     auto type = cast<MemRefType>(tile.getType());
     int64_t rowBytes = type.getDimSize(1) * type.getElementTypeBitWidth() / 8;
@@ -741,11 +745,55 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     return rowBytes;
   }
 
+  /// The wgmma with A in registers (four 32-bit registers of two 16-bit
+  /// elements each), as inline PTX: MLIR's NVVM op takes A only through a
+  /// descriptor. The accumulators are tied in and out.
+  static Value createRegisterAWgmma(OpBuilder &b, Location loc,
+                                    LLVM::LLVMStructType structType,
+                                    Value acc, ArrayRef<Value> aRegs,
+                                    Value descriptorB, int64_t n,
+                                    StringRef type, bool transposeB) {
+    int64_t count = structType.getBody().size();
+    std::string ptx, constraints;
+    llvm::raw_string_ostream os(ptx);
+    os << "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+       << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type
+       << "." << type << " {";
+    for (int64_t i = 0; i < count; ++i)
+      os << (i ? ", " : "") << "$" << i;
+    os << "}, {";
+    for (int64_t i = 0; i < 4; ++i)
+      os << (i ? ", " : "") << "$" << count + i;
+    // scale-d true (accumulate), scale-a/b 1, B transposed when MN-major.
+    os << "}, $" << count + 4 << ", p, 1, 1, " << (transposeB ? 1 : 0)
+       << ";\n}";
+    for (int64_t i = 0; i < count; ++i)
+      constraints += (i ? ",=f" : "=f");
+    constraints += ",r,r,r,r,l";
+    for (int64_t i = 0; i < count; ++i)
+      constraints += "," + std::to_string(i);
+    SmallVector<Value> operands(aRegs);
+    operands.push_back(descriptorB);
+    for (int64_t i = 0; i < count; ++i)
+      operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, structType, operands, ptx, constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+        /*operand_attrs=*/ArrayAttr());
+    return asmOp.getResult(0);
+  }
+
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
     Value cArray = fragments.getArray(op.getC());
-    if (!cArray || fragments.getArray(op.getA()))
-      return rewriter.notifyMatchFailure(op, "C not (only) in registers");
+    if (!cArray)
+      return rewriter.notifyMatchFailure(op, "C not in registers");
+    Value aArray = fragments.getArray(op.getA());
+    bool registerA = isInSpace(op.getA().getType(), MemorySpace::Fragment);
+    if (registerA && !aArray)
+      return rewriter.notifyMatchFailure(op, "A is a fragment in memory");
     FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
     if (failed(threads))
       return failure();
@@ -758,8 +806,13 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     if (failed(tiles) || tiles->wn != 1 || tiles->tm != 1)
       return rewriter.notifyMatchFailure(op, "C is not 64 rows per "
                                              "warpgroup, all columns");
-    int64_t rowBytes = getSwizzledRowBytes(op.getA());
-    if (!rowBytes || rowBytes != getSwizzledRowBytes(op.getB()))
+    // A in registers is in the mma operand layout (the selection kept it
+    // there for this gemm only so), which is wgmma's register-A layout
+    // with one warp per 16 rows.
+    bool transposeB = !op.getTransposeB();
+    int64_t aRowBytes = registerA ? 0 : getSwizzledRowBytes(op.getA());
+    int64_t bRowBytes = getSwizzledRowBytes(op.getB());
+    if ((!registerA && !aRowBytes) || !bRowBytes)
       return rewriter.notifyMatchFailure(op, "operands not wgmma-swizzled");
 
     Location loc = op.getLoc();
@@ -775,14 +828,16 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     Value tid = getBlockThreads(rewriter, op).threadId;
     Value warpgroup =
         arith::DivUIOp::create(rewriter, loc, tid, index(4 * kWarpSize));
-    // Matrix descriptor of `tile` from row `row` and byte `k` of the row:
-    // start address >> 4, leading byte offset 1 (unused when swizzled),
-    // stride byte offset (8 rows) >> 4, swizzle mode (1: 128 B, 2: 64 B,
-    // 3: 32 B).
-    int64_t mode = rowBytes == 128 ? 1 : rowBytes == 64 ? 2 : 3;
-    int64_t constantBits =
-        (int64_t(1) << 16) | ((8 * rowBytes / 16) << 32) | (mode << 62);
-    auto descriptor = [&](Value tile, Value row, int64_t k) -> Value {
+    // Matrix descriptor of `tile` (rows of `rowBytes`) from row `row` and
+    // byte `offset` past it: start address >> 4, leading byte offset 1
+    // (unused: K-major swizzled rows, or MN-major rows that hold one
+    // swizzle atom across), stride byte offset (8 rows) >> 4, swizzle mode
+    // (1: 128 B, 2: 64 B, 3: 32 B).
+    auto descriptor = [&](Value tile, int64_t rowBytes, Value row,
+                          int64_t offset) -> Value {
+      int64_t mode = rowBytes == 128 ? 1 : rowBytes == 64 ? 2 : 3;
+      int64_t constantBits =
+          (int64_t(1) << 16) | ((8 * rowBytes / 16) << 32) | (mode << 62);
       auto metadata = memref::ExtractStridedMetadataOp::create(rewriter, loc,
                                                                tile);
       Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter,
@@ -796,7 +851,7 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
       address = arith::AddIOp::create(
           rewriter, loc, address,
           arith::MulIOp::create(rewriter, loc, row, index(rowBytes)));
-      address = addIndex(rewriter, loc, address, k);
+      address = addIndex(rewriter, loc, address, offset);
       Value field = arith::ShRUIOp::create(
           rewriter, loc,
           arith::AndIOp::create(
@@ -823,6 +878,32 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
                           .getResult();
       acc = LLVM::InsertValueOp::create(rewriter, loc, acc, v, s);
     }
+    // A registers: per 16 of K, eight 16-bit slots (a0..a7) packed in
+    // pairs, read before the fence (which orders these register writes
+    // before the asynchronous reads).
+    SmallVector<SmallVector<Value, 4>> aRegs;
+    if (registerA) {
+      auto pair = VectorType::get({2}, element);
+      for (int64_t k0 = 0; k0 < op.getK(); k0 += 16) {
+        SmallVector<Value, 4> regs;
+        for (int64_t r = 0; r < 4; ++r) {
+          Value v = LLVM::PoisonOp::create(rewriter, loc, pair);
+          for (int64_t e = 0; e < 2; ++e)
+            v = vector::InsertOp::create(
+                rewriter, loc,
+                memref::LoadOp::create(rewriter, loc, aArray,
+                                       index(k0 / 2 + 2 * r + e)),
+                v, e);
+          regs.push_back(vector::BitCastOp::create(
+                             rewriter, loc,
+                             VectorType::get({1}, rewriter.getI32Type()), v)
+                             .getResult());
+          regs.back() = vector::ExtractOp::create(rewriter, loc, regs.back(),
+                                                  ArrayRef<int64_t>{0});
+        }
+        aRegs.push_back(regs);
+      }
+    }
 
     NVVM::FenceProxyOp::create(
         rewriter, loc,
@@ -835,16 +916,28 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     NVVM::WGMMATypes type =
         element.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
     int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-    for (int64_t k0 = 0; k0 < op.getK(); k0 += 16)
+    for (int64_t k0 = 0; k0 < op.getK(); k0 += 16) {
+      // K-major B moves 16 elements along its rows, MN-major B 16 rows.
+      Value descriptorB =
+          transposeB ? descriptor(op.getB(), bRowBytes, index(k0), 0)
+                     : descriptor(op.getB(), bRowBytes, index(0), k0 * bytes);
+      if (registerA) {
+        acc = createRegisterAWgmma(rewriter, loc, structType, acc,
+                                   aRegs[k0 / 16], descriptorB, n,
+                                   element.isF16() ? "f16" : "bf16",
+                                   transposeB);
+        continue;
+      }
       acc = NVVM::WgmmaMmaAsyncOp::create(
           rewriter, loc, structType, acc,
-          descriptor(op.getA(), aRow, k0 * bytes),
-          descriptor(op.getB(), index(0), k0 * bytes),
+          descriptor(op.getA(), aRowBytes, aRow, k0 * bytes), descriptorB,
           NVVM::MMAShapeAttr::get(rewriter.getContext(), 64, n, 16), type,
           type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
           NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-          NVVM::MMALayout::row, NVVM::MMALayout::col,
+          NVVM::MMALayout::row,
+          transposeB ? NVVM::MMALayout::row : NVVM::MMALayout::col,
           /*satfinite=*/NVVM::MMAIntOverflowAttr());
+    }
     // With wg_wait = n, up to n groups stay in flight (a tile.gemm_wait
     // completes them): the accumulators flow on to the next wgmma in the
     // same registers, read by nothing else meanwhile.
@@ -963,16 +1056,29 @@ FragmentLayoutAttr mlir::tile::getMmaOperandALayout(GemmOp op,
 bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads) {
   MemRefType aType = op.getA().getType(), bType = op.getB().getType();
   Type element = aType.getElementType();
+  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  auto descriptorRow = [](int64_t rowBytes) {
+    return rowBytes == 32 || rowBytes == 64 || rowBytes == 128;
+  };
   if (!(element.isF16() || element.isBF16()) ||
       !op.getC().getType().getElementType().isF32() || op.getTransposeA() ||
-      !op.getTransposeB() || getMemorySpace(aType) != MemorySpace::Shared ||
       getMemorySpace(bType) != MemorySpace::Shared)
     return false;
-  int64_t rowBytes = op.getK() * element.getIntOrFloatBitWidth() / 8;
+  // A: K-major shared rows, or registers in the mma operand layout.
+  if (getMemorySpace(aType) == MemorySpace::Shared) {
+    if (!descriptorRow(op.getK() * bytes))
+      return false;
+  } else if (getMemorySpace(aType) != MemorySpace::Fragment) {
+    return false;
+  }
+  // B: K-major (N x K) rows, or MN-major (K x N) rows that hold all of N
+  // (one swizzle atom across).
   int64_t n = op.getN();
+  if (!descriptorRow(op.getTransposeB() ? op.getK() * bytes : n * bytes))
+    return false;
   return threads % (4 * kWarpSize) == 0 &&
          op.getM() == kTileM * (threads / kWarpSize) && n % 8 == 0 &&
-         n <= 256 && (rowBytes == 32 || rowBytes == 64 || rowBytes == 128);
+         n <= 256 && op.getK() % 16 == 0;
 }
 
 SwizzleAttr mlir::tile::getLdmatrixSwizzle(MemRefType type) {

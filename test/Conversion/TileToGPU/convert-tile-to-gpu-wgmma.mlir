@@ -90,3 +90,46 @@ func.func @overlapped(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<
 // PTX-OFF-NOT: wgmma
 // PTX-OFF: mma.sync.aligned.m16n8k16
 // PTX-OFF-NOT: wgmma
+
+// Attention's two gemms: S = Q K^T from shared memory, then O += P V with P
+// (the f16 copy of S) in registers, in the mma operand layout that is
+// wgmma's register-A layout, and V stored K x N (MN-major: one 128-byte row
+// holds all 64 columns, so the descriptor is the K-major one with the
+// transposed-B flag, moving 16 rows = 2048 bytes per k step). MLIR's wgmma
+// op takes A only through a descriptor: the register form is inline PTX,
+// scale-d true, trans-b 1, the accumulators tied.
+func.func @attention_gemms(%Q: memref<64x64xf16>, %K: memref<64x64xf16>, %V: memref<64x64xf16>, %O: memref<64x64xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %q = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %k = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %v = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %s = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    %p = tile.alloc_fragment : memref<64x64xf16, #tile.mem<fragment>>
+    %o = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    %c0 = arith.constant 0 : index
+    tile.copy %Q[%c0, %c0] to %q : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %K[%c0, %c0] to %k : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %V[%c0, %c0] to %v : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.gemm %q, %k, %s {clear_accum, transpose_b, policy = #tile.policy<full_row>} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    tile.copy %s to %p : memref<64x64xf32, #tile.mem<fragment>> to memref<64x64xf16, #tile.mem<fragment>>
+    tile.clear %o : memref<64x64xf32, #tile.mem<fragment>>
+    tile.gemm %p, %v, %o {policy = #tile.policy<full_row>} : memref<64x64xf16, #tile.mem<fragment>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    tile.copy %o to %O[%c0, %c0] : memref<64x64xf32, #tile.mem<fragment>> to memref<64x64xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @attention_gemms
+// CHECK-COUNT-4: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: vector.bitcast %{{.*}} : vector<2xf16> to vector<1xi32>
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: llvm.inline_asm has_side_effects {{.*}}"{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;\0A}", "=f,{{.*}},=f,r,r,r,r,l,0,{{.*}},31"
+// CHECK: %[[ROW:.*]] = arith.constant 16 : index
+// CHECK: arith.muli %[[ROW]], %c128
+// CHECK-COUNT-3: llvm.inline_asm
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// OFF-LABEL: func.func @attention_gemms
+// OFF-NOT: nvvm.wgmma
+// OFF-NOT: llvm.inline_asm
+// OFF: return
