@@ -32,6 +32,8 @@ gen_wgmma_kernels() {
   python3 $G --dtype f16 --acc f32 --out f16 --tb --block 64x128x64 --threads 128 --stages 4 --policy full_row > /tmp/gemm_wg4.mlir
   python3 $G --dtype f16 --acc f32 --out f16 --tb --block 128x128x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_wg5.mlir
   python3 $G --dtype bf16 --acc f32 --out bf16 --tb --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_wg6.mlir
+  # NN: B stored K x N, MN-major with all 64 columns in one 128-byte row.
+  python3 $G --dtype f16 --acc f32 --out f16 --block 128x64x64 --threads 256 --stages 4 --policy full_row > /tmp/gemm_wg7.mlir
 }
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
@@ -101,6 +103,8 @@ for wg in 1 2 3 4 5 6; do
   run wgmma_$wg /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma --arg=300x200 --arg=170x200 --arg=300x170
   run wgmma_${wg}_control /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma=false --arg=300x200 --arg=170x200 --arg=300x170
 done
+run wgmma_7_nn /tmp/gemm_wg7.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=300x200 --arg=200x170 --arg=300x170
+run wgmma_7_nn_control /tmp/gemm_wg7.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma=false --arg=300x200 --arg=200x170 --arg=300x170
 # The overlapped kernels with one k tile (nothing to overlap), two (the
 # prologue only) and many (K = 1000: 16 tiles, a partial last one), on a
 # rasterized grid of 9 x 5 blocks.
