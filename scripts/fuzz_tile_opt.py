@@ -41,8 +41,11 @@ PASSES = [
     ['--tile-attach-target=kind=rocm chip=gfx942',
      '--tile-infer-layout=keep-conflicts-in-memory=true',
      '--convert-tile-to-gpu'],
-    ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-plan-pipelines',
-     '--tile-infer-layout=keep-conflicts-in-memory=true',
+    # The wgmma path as the sm_90a pipeline runs it (overlapped gemms,
+    # the warpgroup partition, wgmma).
+    ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--tile-plan-pipelines=overlap-gemms=true',
+     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true',
      '--convert-tile-to-gpu=wgmma=true'],
 ]
 LOWERINGS = [
