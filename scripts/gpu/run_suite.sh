@@ -37,7 +37,7 @@ gen_wgmma_kernels() {
 }
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
-# configs wgsweep profile sass launch.
+# configs wgsweep attsweep profile sass launch.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # tile-run's timings: the kernels' time on the device (CUDA events around
@@ -265,6 +265,32 @@ tn "wg-128x256x64-t256-s4-r8" 4096 4096 4096 bf16 --block 128x256x64 --threads 2
 for nk in 6144x4096 4096x4096 28672x4096 4096x14336; do
   tn "llama-wg-128x256x64-s4-r8" 4096 ${nk%x*} ${nk#*x} f16 --block 128x256x64 --threads 256 --stages 4 --raster 8
 done
+fi
+if want attsweep; then
+echo "== FlashAttention d128 in 64-column parts (every gemm on wgmma), block configurations: .bundle/attn/fa_M_N_STAGES_THREADS.mlir (bench/gen_attention.py --split 64), checked against the CPU lowering at 1x2x130x128, timed at b8 h32 s4096 (median of 10 after 3)"
+for f in .bundle/attn/fa_*.mlir; do
+  cfg=$(basename $f .mlir)
+  for entry in flash_attention flash_attention_causal; do
+    run "$cfg-$entry" $f --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+    "$TR" $f --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/attsweep-$cfg-$entry.log" 2>&1
+    echo "$cfg $entry: $(kernel_ms "$LOGS/attsweep-$cfg-$entry.log") ms"
+  done
+done
+python3 - <<'PY'
+import torch, torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+q, k, v = (torch.randn(8, 32, 4096, 128, device="cuda", dtype=torch.float16) for _ in range(3))
+for causal in (False, True):
+    for backend in (SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION):
+        with sdpa_kernel(backend):
+            for _ in range(3): F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+            torch.cuda.synchronize(); ts = []
+            for _ in range(10):
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record(); F.scaled_dot_product_attention(q, k, v, is_causal=causal); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
+        ts.sort(); print(f"SDPA {backend.name} causal={causal}: {ts[len(ts) // 2]:.3f} ms")
+PY
+echo "attsweep correctness: $pass passed, $fail failed"
 fi
 if want profile; then
 echo "== Nsight Compute: GEMM f16 4096^3"
