@@ -193,14 +193,18 @@ SmallVector<GemmOp> Planner::findOverlappableGemms() {
       return s.alloc.getResult() == tile;
     });
   };
+  int64_t threads = loop->getParentOfType<KernelOp>().getNumThreads();
   SmallVector<GemmOp> gemms;
   for (auto gemm : body.getOps<GemmOp>()) {
-    // Its operands change only through the pipeline's copies, which the
-    // schedule keeps off buffers still read; its accumulators are read and
-    // written by nothing else in the loop (they stay in the tensor cores'
-    // registers), and live beyond one iteration.
+    // It runs on wgmma (else nothing stays in flight and the shorter
+    // prefetch would be for nothing); its operands change only through the
+    // pipeline's copies, which the schedule keeps off buffers still read;
+    // its accumulators are read and written by nothing else in the loop
+    // (they stay in the tensor cores' registers), and live beyond one
+    // iteration.
     Value c = gemm.getC();
-    if (!isStaged(gemm.getA()) || !isStaged(gemm.getB()) ||
+    if (!fitsWgmma(gemm, threads) || !isStaged(gemm.getA()) ||
+        !isStaged(gemm.getB()) ||
         gemm.getClearAccum() || !c.getDefiningOp<AllocFragmentOp>() ||
         loop->isAncestor(c.getDefiningOp()))
       return {};

@@ -162,7 +162,8 @@ func.func @not_pipelined(%A: memref<?x?xf16>, %F: memref<?x?xf32>, %I: memref<?x
 // buffer of iteration i - 1 may still be read): two stages in the prologue,
 // one group pending at the wait, iteration i + 2 into buffer (i + 2) mod 4;
 // after the loop the gemm's work completes before the epilogue reads C.
-// The second loop reads C inside the body, the third has three stages: both
+// The second loop reads C inside the body, the third has three stages, the
+// fourth's gemm does not fit wgmma (B stored K x N with 256-byte rows): all
 // keep the plain schedule. Before sm_90 (no wgmma) nothing overlaps.
 // OVERLAP-LABEL: func.func @overlapped_gemm
 // OVERLAP-COUNT-2: tile.async_commit
@@ -182,6 +183,9 @@ func.func @not_pipelined(%A: memref<?x?xf16>, %F: memref<?x?xf32>, %I: memref<?x
 // OVERLAP-NOT: wg_wait
 // OVERLAP: tile.pipelined
 // OVERLAP-NEXT: tile.async_wait pending(1)
+// OVERLAP-NOT: wg_wait
+// OVERLAP: tile.pipelined
+// OVERLAP-NEXT: tile.async_wait pending(2)
 // OVERLAP-NOT: wg_wait
 // OVERLAP-NOT: tile.gemm_wait
 // OVERLAP: return
@@ -226,6 +230,16 @@ func.func @overlapped_gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<
       tile.copy %A[%c0, %kk] to %a3 : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
       tile.copy %B[%c0, %kk] to %b3 : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
       tile.gemm %a3, %b3, %c3 {transpose_b, policy = #tile.policy<full_row>} : memref<128x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+    }
+    %a4 = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %b4 = tile.alloc_shared : memref<64x128xf16, #tile.mem<shared>>
+    %c4 = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    tile.clear %c4 : memref<128x128xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 4 {
+      %kk = arith.muli %k, %c64 : index
+      tile.copy %A[%c0, %kk] to %a4 : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
+      tile.copy %B[%kk, %c0] to %b4 : memref<?x?xf16> to memref<64x128xf16, #tile.mem<shared>>
+      tile.gemm %a4, %b4, %c4 {policy = #tile.policy<full_row>} : memref<128x64xf16, #tile.mem<shared>>, memref<64x128xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
     }
   }
   return

@@ -144,8 +144,8 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     tensor-core operand loads hit distinct shared-memory banks.
 
     With `overlap-gemms` on an sm_90 target (the wgmma lowering), a gemm of
-    the body that reads only pipelined tiles and whose C tile nothing else
-    in the loop touches keeps its last k tile of tensor-core work in flight
+    the body that fits wgmma, reads only pipelined tiles and whose C tile
+    nothing else in the loop touches keeps its last k tile of tensor-core work in flight
     across iterations (`wg_wait = 1`). Iteration `i` then knows only that
     the block finished the work of iteration `i - 2`, so it prefetches
     `S - 2` ahead into that buffer (S >= 4: with three buffers the copies
