@@ -257,6 +257,55 @@ SwizzleAttr mlir::tile::getTileSwizzle(Value tile) {
   return {};
 }
 
+/// swizzleIndices for a blocked swizzle: the stored offset of the element
+/// (SwizzleAttr::applyToTile), as indices of the same shape.
+static SmallVector<Value> swizzleBlockedIndices(OpBuilder &b, Location loc,
+                                                SwizzleAttr swizzle,
+                                                ArrayRef<int64_t> shape,
+                                                ValueRange indices) {
+  int64_t rowLength = shape.back(), width = swizzle.getBlockWidth();
+  Value row = indexConst(b, loc, 0);
+  for (auto [d, index] : llvm::enumerate(indices.drop_back()))
+    row = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, row, indexConst(b, loc, shape[d])),
+        index);
+  Value col = indices.back();
+  auto mul = [&](Value v, int64_t c) -> Value {
+    return arith::MulIOp::create(b, loc, v, indexConst(b, loc, c));
+  };
+  auto div = [&](Value v, int64_t c) -> Value {
+    return arith::DivUIOp::create(b, loc, v, indexConst(b, loc, c));
+  };
+  auto rem = [&](Value v, int64_t c) -> Value {
+    return arith::RemUIOp::create(b, loc, v, indexConst(b, loc, c));
+  };
+  // Group of 8 rows, then the column block, then the row inside the group,
+  // then the column inside the block.
+  Value offset = arith::AddIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, mul(div(row, 8), 8 * rowLength),
+                            mul(div(col, width), 8 * width)),
+      arith::AddIOp::create(b, loc, mul(rem(row, 8), width), rem(col, width)));
+  Value field = arith::AndIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(
+          b, loc, offset,
+          indexConst(b, loc, swizzle.getBase() + swizzle.getShift())),
+      indexConst(b, loc, (int64_t(1) << swizzle.getBits()) - 1));
+  offset = arith::XOrIOp::create(
+      b, loc, offset,
+      arith::ShLIOp::create(b, loc, field,
+                            indexConst(b, loc, swizzle.getBase())));
+  // Back to indices of the tile's shape.
+  SmallVector<Value> result(indices.size());
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    result[d] = d == 0 ? offset : rem(offset, shape[d]);
+    if (d > 0)
+      offset = div(offset, shape[d]);
+  }
+  return result;
+}
+
 SmallVector<Value> mlir::tile::swizzleIndices(OpBuilder &b, Location loc,
                                               Value tile, ValueRange indices) {
   SmallVector<Value> result(indices);
@@ -264,6 +313,8 @@ SmallVector<Value> mlir::tile::swizzleIndices(OpBuilder &b, Location loc,
   if (!swizzle || indices.empty())
     return result;
   ArrayRef<int64_t> shape = cast<MemRefType>(tile.getType()).getShape();
+  if (swizzle.getBlocked())
+    return swizzleBlockedIndices(b, loc, swizzle, shape, indices);
   // The row-major offset; only the bits the swizzle reads matter, and they
   // start above the innermost index's permuted bits.
   Value linear = indices.back();
@@ -295,6 +346,10 @@ static bool appliesSwizzle(Value tile, SwizzleAttr swizzle) {
       type.getShape().back() %
               (int64_t(1) << (swizzle.getBase() + swizzle.getBits())) !=
           0)
+    return false;
+  // A blocked layout stores groups of 8 rows.
+  if (swizzle.getBlocked() &&
+      (type.getNumElements() / type.getShape().back()) % 8)
     return false;
   for (Operation *user : tile.getUsers()) {
     if (isa<CopyOp, GemmOp>(user))

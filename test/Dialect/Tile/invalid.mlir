@@ -128,6 +128,26 @@ func.func @alloc_strided(%n: index) {
 
 // -----
 
+func.func @blocked_swizzle_rows(%n: index) {
+  tile.kernel grid(%n) threads(32) -> (%bx) {
+    // expected-error @+1 {{a blocked swizzle needs a multiple of 8 rows and of 64 columns, got 12x128}}
+    %s = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3, blocked = true>} : memref<12x128xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @blocked_swizzle_columns(%n: index) {
+  tile.kernel grid(%n) threads(32) -> (%bx) {
+    // expected-error @+1 {{a blocked swizzle needs a multiple of 8 rows and of 64 columns, got 16x96}}
+    %s = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3, blocked = true>} : memref<16x96xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
 func.func @alloc_shared_fragment_layout(%n: index) {
   tile.kernel grid(%n) threads(32) -> (%bx) {
     // expected-error @+1 {{layout of a shared tile must be a #tile.swizzle}}

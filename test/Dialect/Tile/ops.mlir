@@ -25,6 +25,10 @@ func.func @allocs(%n: index) {
     %0 = tile.alloc_shared : memref<128x32xf16, #tile.mem<shared>>
     // CHECK: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<128x64xbf16, #tile.mem<shared>>
     %1 = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<128x64xbf16, #tile.mem<shared>>
+    // CHECK: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3, blocked = true>} : memref<64x128xf16, #tile.mem<shared>>
+    %blocked = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3, blocked = true>} : memref<64x128xf16, #tile.mem<shared>>
+    // CHECK: tile.alloc_shared {layout = #tile.swizzle<2, 3, 3>} : memref<64x32xf16, #tile.mem<shared>>
+    %unblocked = tile.alloc_shared {layout = #tile.swizzle<2, 3, 3, blocked = false>} : memref<64x32xf16, #tile.mem<shared>>
     // CHECK: tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
     %2 = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
     // CHECK: tile.alloc_local : memref<1xi32, #tile.mem<local>>

@@ -91,7 +91,7 @@ LogicalResult mlir::tile::verifyInKernel(Operation *op) {
 
 LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   unsigned bits, unsigned base,
-                                  unsigned shift) {
+                                  unsigned shift, bool blocked) {
   if (bits > 30 || base > 30 || shift > 30 || bits + base + shift > 30)
     return emitError() << "swizzle spans " << uint64_t(bits) + base + shift
                        << " offset bits; at most 30 are supported";
@@ -105,6 +105,17 @@ LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 int64_t SwizzleAttr::apply(int64_t offset) const {
   int64_t mask = ((int64_t(1) << getBits()) - 1) << (getBase() + getShift());
   return offset ^ ((offset & mask) >> getShift());
+}
+
+int64_t SwizzleAttr::applyToTile(int64_t row, int64_t col,
+                                 int64_t rowLength) const {
+  int64_t offset = row * rowLength + col;
+  if (getBlocked()) {
+    int64_t width = getBlockWidth();
+    offset = (row / 8) * 8 * rowLength + (col / width) * 8 * width +
+             (row % 8) * width + col % width;
+  }
+  return apply(offset);
 }
 
 int64_t SwizzleAttr::getPeriod() const {

@@ -261,10 +261,21 @@ static LogicalResult verifyLayoutFor(Operation *op, MemRefType type,
                                      Attribute layout) {
   std::optional<MemorySpace> space = getMemorySpace(type);
   if (space == MemorySpace::Shared) {
-    if (!isa<SwizzleAttr>(layout))
+    auto swizzle = dyn_cast<SwizzleAttr>(layout);
+    if (!swizzle)
       return op->emitOpError("layout of a shared tile must be a "
                              "#tile.swizzle, got ")
              << layout;
+    // A blocked layout stores groups of 8 rows of whole blocks.
+    if (swizzle.getBlocked() && type.hasStaticShape() && type.getRank() > 0) {
+      int64_t rowLength = type.getShape().back();
+      int64_t rows = type.getNumElements() / std::max<int64_t>(rowLength, 1);
+      if (rows % 8 || rowLength % swizzle.getBlockWidth())
+        return op->emitOpError("a blocked swizzle needs a multiple of 8 rows "
+                               "and of ")
+               << swizzle.getBlockWidth() << " columns, got " << rows << "x"
+               << rowLength;
+    }
     return success();
   }
   if (space == MemorySpace::Fragment) {

@@ -125,19 +125,46 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
     the distance between the two bit fields. `#tile.swizzle<3, 3, 3>` is the
     128-byte swizzle of a 64-wide f16 tile.
 
+    With `blocked = true`, rows wider than the swizzle's unit row of
+    `W = 2^(base + bits)` elements (128 bytes for `<3, 3, 3>` on 16-bit
+    elements) are stored in column blocks first: each group of 8 rows holds
+    its `C / W` blocks of 8 x W elements one after another (row-major
+    inside a block), and the XOR applies to that offset. That is the
+    canonical layout wgmma reads through matrix descriptors for operands
+    whose rows are longer than one swizzle atom. A blocked tile has a
+    multiple of 8 rows and of W columns.
+
     Example:
 
     ```mlir
     %a = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>}
         : memref<128x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3, blocked = true>}
+        : memref<64x128xf16, #tile.mem<shared>>
     ```
   }];
-  let parameters = (ins "unsigned":$bits, "unsigned":$base, "unsigned":$shift);
-  let assemblyFormat = "`<` $bits `,` $base `,` $shift `>`";
+  let parameters = (ins "unsigned":$bits, "unsigned":$base, "unsigned":$shift,
+                        DefaultValuedParameter<"bool", "false">:$blocked);
+  let assemblyFormat =
+      "`<` $bits `,` $base `,` $shift (`,` `blocked` `=` $blocked^)? `>`";
   let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "unsigned":$bits, "unsigned":$base, "unsigned":$shift), [{
+      return $_get($_ctxt, bits, base, shift, false);
+    }]>
+  ];
   let extraClassDeclaration = [{
-    /// Applies the swizzle to a linear element offset.
+    /// Applies the XOR to a linear element offset (the whole layout of an
+    /// unblocked swizzle; a blocked one first reorders the offset, see
+    /// applyToTile).
     int64_t apply(int64_t offset) const;
+    /// The stored offset of element (row, col) of a tile with rows of
+    /// `rowLength` elements (`row` counts over all leading dimensions).
+    int64_t applyToTile(int64_t row, int64_t col, int64_t rowLength) const;
+    /// Elements per block row of a blocked layout: 2^(base + bits).
+    int64_t getBlockWidth() const {
+      return int64_t(1) << (getBase() + getBits());
+    }
     /// The number of contiguous elements the swizzle permutes as a unit
     /// times the number of units it permutes: the period of the pattern.
     int64_t getPeriod() const;
