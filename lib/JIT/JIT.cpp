@@ -737,6 +737,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     TileToNVVMOptions nvvm;
     fillGPUOptions(nvvm, options);
     nvvm.wgmma = options.wgmma;
+    nvvm.wgmmaBlocked = options.wgmmaBlocked;
     buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
     TileToROCDLOptions rocdl;
@@ -900,6 +901,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                  (options.registerFragments ? ""
                                             : " register-fragments=false") +
                  (cuda && !options.wgmma ? " wgmma=false" : "") +
+                 (cuda && options.wgmmaBlocked ? " wgmma-blocked=true" : "") +
                  "}"
            : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);

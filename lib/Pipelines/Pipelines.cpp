@@ -99,6 +99,8 @@ struct GPUTargetSpec {
   function_ref<void(OpPassManager &)> lowerKernels;
   /// Gemms on wgmma where they qualify (NVIDIA sm_90).
   bool wgmma = false;
+  /// Wide gemm operands in the blocked layout, on wgmma too.
+  bool wgmmaBlocked = false;
 };
 } // namespace
 
@@ -118,12 +120,14 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     // wgmma gemms keep a k tile of work in flight across iterations.
     TilePlanPipelinesOptions plan;
     plan.overlapGemms = spec.wgmma;
+    plan.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
     pm.addPass(createTilePlanPipelines(plan));
   }
   // Fragments whose layouts conflict stay in shared memory.
   TileInferLayoutOptions layouts;
   layouts.keepConflictsInMemory = true;
   layouts.wgmma = spec.wgmma;
+  layouts.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
   pm.addPass(createTileInferLayout(layouts));
   ConvertTileToGPUOptions toGPU;
   toGPU.reuseSharedMemory = options.reuseSharedMemory;
@@ -191,7 +195,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
       pm, options,
       {"cuda",
        options.cudaPath.empty() ? findCUDAToolkit() : options.cudaPath.getValue(),
-       attachTarget, lowerKernels, options.wgmma});
+       attachTarget, lowerKernels, options.wgmma, options.wgmmaBlocked});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

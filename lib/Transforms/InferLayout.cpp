@@ -297,7 +297,8 @@ struct InferLayoutPass
     if (wgmma && tensorCores && target.getSmVersion() >= 90)
       module.walk([&](GemmOp gemm) {
         auto kernel = gemm->getParentOfType<KernelOp>();
-        if (kernel && fitsWgmma(gemm, kernel.getNumThreads()))
+        if (kernel &&
+            fitsWgmma(gemm, kernel.getNumThreads(), blockedOperands))
           gemm.setPolicy(GemmPolicy::FullRow);
       });
     // AMD chips with matrix cores: the accumulator layout of their gemms.
@@ -365,7 +366,8 @@ struct InferLayoutPass
           for (Value operand : {gemm.getA(), gemm.getB()})
             if (auto shared = operand.getDefiningOp<AllocSharedOp>();
                 shared && !shared.getLayoutAttr())
-              if (SwizzleAttr swizzle = getLdmatrixSwizzle(shared.getType()))
+              if (SwizzleAttr swizzle = getWgmmaOperandSwizzle(
+                      shared.getType(), blockedOperands))
                 shared.setLayoutAttr(swizzle);
       } else if (auto gemm = dyn_cast<GemmOp>(op);
                  gemm && !matrixCoreChip.empty()) {

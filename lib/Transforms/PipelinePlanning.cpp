@@ -113,9 +113,10 @@ Value getStageView(OpBuilder &b, Location loc, Value buffer, Value stage) {
 
 class Planner {
 public:
-  Planner(PipelinedOp loop, bool swizzleGemmOperands, bool overlapGemms)
+  Planner(PipelinedOp loop, bool swizzleGemmOperands, bool overlapGemms,
+          bool blockedOperands)
       : loop(loop), swizzleGemmOperands(swizzleGemmOperands),
-        overlapGemms(overlapGemms) {}
+        overlapGemms(overlapGemms), blockedOperands(blockedOperands) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
@@ -129,6 +130,7 @@ private:
   PipelinedOp loop;
   bool swizzleGemmOperands;
   bool overlapGemms;
+  bool blockedOperands;
   SmallVector<StagedCopy> staged;
   SmallVector<GemmOp> overlapped;
   llvm::SetVector<Operation *> slice;
@@ -172,7 +174,7 @@ bool Planner::analyze() {
                                       AffineMap(), type.getMemorySpace());
     auto swizzle = dyn_cast_or_null<SwizzleAttr>(alloc.getLayoutAttr());
     if (!swizzle && readByGemm && swizzleGemmOperands)
-      swizzle = getLdmatrixSwizzle(type);
+      swizzle = getWgmmaOperandSwizzle(type, blockedOperands);
     // Each stage must be swizzled as the tile alone would be.
     if (swizzle && type.getNumElements() % swizzle.getPeriod())
       swizzle = {};
@@ -203,7 +205,8 @@ SmallVector<GemmOp> Planner::findOverlappableGemms() {
     // (they stay in the tensor cores' registers), and live beyond one
     // iteration.
     Value c = gemm.getC();
-    if (!fitsWgmma(gemm, threads) || !isStaged(gemm.getA()) ||
+    if (!fitsWgmma(gemm, threads, blockedOperands) ||
+        !isStaged(gemm.getA()) ||
         !isStaged(gemm.getB()) ||
         gemm.getClearAccum() || !c.getDefiningOp<AllocFragmentOp>() ||
         loop->isAncestor(c.getDefiningOp()))
@@ -328,7 +331,7 @@ struct PlanPipelinesPass
     SmallVector<PipelinedOp> loops;
     module.walk([&](PipelinedOp loop) { loops.push_back(loop); });
     for (PipelinedOp loop : loops) {
-      Planner planner(loop, swizzle, overlap);
+      Planner planner(loop, swizzle, overlap, swizzle && blockedOperands);
       if (planner.analyze())
         planner.rewrite();
     }

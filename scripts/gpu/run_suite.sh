@@ -37,7 +37,7 @@ gen_wgmma_kernels() {
 }
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
-# configs wgsweep attsweep profile sass launch.
+# configs wgsweep attsweep blocked profile sass launch.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # tile-run's timings: the kernels' time on the device (CUDA events around
@@ -113,6 +113,15 @@ for k in 64 100 1000; do
     run wgmma_${wg}_k$k /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma --arg=600x$k --arg=1100x$k --arg=600x1100
   done
 done
+echo "== blocked layouts (#tile.swizzle<3, 3, 3, blocked = true>: rows wider than 128 bytes) on mma.sync, and on wgmma with --wgmma-blocked (experimental)"
+B=test/Integration/blocked_swizzle.mlir
+run blocked_tn $B --entry=tn --reference=@tn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma=false --arg=100x300 --arg=90x300 --arg=100x90
+run blocked_nn $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma=false --arg=100x70 --arg=70x300 --arg=100x300
+run blocked_tn_wgmma $B --entry=tn --reference=@tn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-blocked --arg=100x300 --arg=90x300 --arg=100x90
+run blocked_nn_wgmma $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-blocked --arg=100x70 --arg=70x300 --arg=100x300
+python3 $G --dtype f16 --acc f32 --out f16 --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_nn_wide.mlir
+run gemm_nn_wide_wgmma /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-blocked --arg=300x200 --arg=200x300 --arg=300x300
+run fa128_blocked_wgmma_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-blocked --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 echo "== correctness on the GPU against the CPU lowering of the same kernel"
 run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=129x65 --arg=65x131 --arg=129x131
 run dequant_vs_cpu $E/dequant_gemm.mlir --entry=dequant_gemm --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
@@ -291,6 +300,18 @@ for causal in (False, True):
         ts.sort(); print(f"SDPA {backend.name} causal={causal}: {ts[len(ts) // 2]:.3f} ms")
 PY
 echo "attsweep correctness: $pass passed, $fail failed"
+fi
+if want blocked; then
+echo "== --wgmma-blocked timings (experimental): NN GEMM 4096^3 and 8192^3 (128x256x64, 256 threads, 4 stages, panel 8) vs cuBLAS NN; the unsplit d128 attention kernel"
+python3 test/Integration/Inputs/gen_gemm.py --dtype f16 --acc f32 --out f16 --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_nn_wide.mlir
+for n in 4096 8192; do
+  "$TR" /tmp/gemm_nn_wide.mlir --entry=gemm --target=$CHIP --wgmma-blocked --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-nn-wide-$n.log" 2>&1
+  echo "NN wgmma-blocked $n^3: $(kernel_ms "$LOGS/time-nn-wide-$n.log") ms, cuBLAS NN $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nn) ms"
+done
+for entry in flash_attention flash_attention_causal; do
+  "$TR" bench/kernels/flash_attention_d128.mlir --entry=$entry --target=$CHIP --wgmma-blocked --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128-blocked.log" 2>&1
+  echo "$entry d128 with --wgmma-blocked: $(kernel_ms "$LOGS/time-$entry-d128-blocked.log") ms"
+done
 fi
 if want profile; then
 echo "== Nsight Compute: GEMM f16 4096^3"

@@ -1,6 +1,8 @@
 // RUN: tile-run %s --entry=tn --reference=@tn_ref --arg=100x300 --arg=90x300 --arg=100x90 --rtol=1e-3 --atol=1e-3 --repeat=0 | FileCheck %s
 // RUN: tile-run %s --entry=nn --reference=@nn_ref --arg=100x70 --arg=70x300 --arg=100x300 --rtol=1e-3 --atol=1e-3 --repeat=0 | FileCheck %s
 // RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa wgmma=false" | FileCheck %s --check-prefix=PTX
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="overlap-gemms blocked-operands" --tile-infer-layout="keep-conflicts-in-memory wgmma blocked-operands" --convert-tile-to-gpu=wgmma | FileCheck %s --check-prefix=WGMMA
+// RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa wgmma-blocked=true" | FileCheck %s --check-prefix=WGMMA-PTX
 
 // Shared tiles with the blocked swizzle (#tile.swizzle<3, 3, 3, blocked =
 // true>: rows of 128 f16 elements stored as two 8 x 64 blocks per group of
@@ -11,6 +13,21 @@
 // K x N B (nn: 128 columns), on shapes that are not multiples of the tiles.
 // On sm_90a (mma.sync here) the ldmatrix and cp.async addressing goes
 // through the same indices; the PTX has no local memory.
+
+// With wgmma-blocked (experimental, not yet run on a GPU) both gemms run on
+// wgmma: the descriptors of the 256-byte rows carry LBO 1024 bytes (the
+// distance between the row's 128-byte pieces), SBO 8 rows = 2048 bytes and
+// the 128-byte mode: 64 << 16 | 128 << 32 | 1 << 62; tn moves along K
+// through both blocks (8 k steps), nn reads its K x N B transposed (trans-b)
+// with N = 128 across two atoms.
+// WGMMA-LABEL: func.func @tn
+// WGMMA: arith.constant 4611686568187396096 : i64
+// WGMMA-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// WGMMA-LABEL: func.func @nn
+// WGMMA: arith.constant 4611686568187396096 : i64
+// WGMMA-COUNT-2: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
+// WGMMA-PTX-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// WGMMA-PTX-COUNT-2: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 
 // CHECK: output #2 arg2
 // CHECK-SAME: 0 of {{[0-9]+}} elements outside

@@ -138,6 +138,11 @@ static cl::opt<bool> wgmmaOpt(
     cl::desc("CUDA sm_90: run the gemms that qualify on wgmma.mma_async "
              "(=false: mma.sync)"),
     cl::cat(category));
+static cl::opt<bool> wgmmaBlockedOpt(
+    "wgmma-blocked", cl::init(false),
+    cl::desc("CUDA sm_90: gemm operands with rows wider than 128 bytes in "
+             "the blocked layout, on wgmma too (experimental)"),
+    cl::cat(category));
 static cl::opt<unsigned> optLevel("O", cl::init(2),
                                   cl::desc("LLVM optimization level (0-3)"),
                                   cl::cat(category));
@@ -347,6 +352,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.pipelineCopies = pipelineCopies;
   options.registerFragments = registerFragments;
   options.wgmma = wgmmaOpt;
+  options.wgmmaBlocked = wgmmaBlockedOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }
 

@@ -49,9 +49,17 @@ FragmentLayoutAttr getMmaOperandALayout(GemmOp op, int64_t threads);
 /// `threads` threads fit sm_90's wgmma lowering: f16/bf16 operands with f32
 /// accumulation, A (M x K) and B (N x K) K-major shared tiles whose rows are
 /// 32, 64 or 128 bytes, 64 rows of C per warpgroup, N a multiple of 8 up to
-/// 256. The layouts (C in the full_row accumulator layout, the operands'
-/// swizzles) are checked where the gemm is lowered.
-bool fitsWgmma(GemmOp op, int64_t threads);
+/// 256. With `blockedRows`, shared rows of any multiple of 128 bytes fit too
+/// (16-bit elements, stored in the blocked layout). The layouts (C in the
+/// full_row accumulator layout, the operands' swizzles) are checked where
+/// the gemm is lowered.
+bool fitsWgmma(GemmOp op, int64_t threads, bool blockedRows = false);
+
+/// The swizzle of a shared gemm operand tile of `type`: with `blocked`, the
+/// blocked 128-byte swizzle for rows wider than 128 bytes of 16-bit
+/// elements (a multiple of 8 rows and of 128 bytes: what wgmma reads
+/// through descriptors); otherwise getLdmatrixSwizzle.
+SwizzleAttr getWgmmaOperandSwizzle(MemRefType type, bool blocked);
 
 /// The swizzle that makes ldmatrix reads of a shared tile of `type`
 /// conflict-free: the 16-byte vectors of a row (up to eight of them) are

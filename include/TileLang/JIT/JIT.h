@@ -121,6 +121,9 @@ struct CompileOptions {
   /// CUDA sm_90: gemms on wgmma where they qualify (the pipeline's
   /// `wgmma`).
   bool wgmma = true;
+  /// CUDA sm_90: wide gemm operands in the blocked layout, on wgmma too
+  /// (the pipeline's `wgmma-blocked`; experimental).
+  bool wgmmaBlocked = false;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };

@@ -84,6 +84,12 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "wgmma.mma_async, one k tile in flight in pipelined "
                      "loops of 4+ stages; =false: mma.sync"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> wgmmaBlocked{
+      *this, "wgmma-blocked",
+      llvm::cl::desc("sm_90: gemm operands with rows wider than 128 bytes "
+                     "take the blocked 128-byte layout and such gemms run "
+                     "on wgmma too (experimental: not yet run on a GPU)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("CUDA toolkit (ptxas, libdevice); default: $CUDA_HOME, "

@@ -98,7 +98,12 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "On sm_90 targets, gemms whose shapes, types and transposes fit "
            "wgmma take its warpgroup partition (policy full_row: 64 rows "
-           "of C per warpgroup) whatever their policy">
+           "of C per warpgroup) whatever their policy">,
+    Option<"blockedOperands", "blocked-operands", "bool",
+           /*default=*/"false",
+           "Shared gemm operands with rows wider than 128 bytes get the "
+           "blocked 128-byte swizzle, and such gemms count as fitting "
+           "wgmma (experimental: not yet run on a GPU)">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
@@ -168,7 +173,12 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
   let options = [
     Option<"overlapGemms", "overlap-gemms", "bool", /*default=*/"false",
            "On sm_90 targets, keep one k tile of each qualifying gemm's "
-           "tensor-core work in flight across iterations (for wgmma)">
+           "tensor-core work in flight across iterations (for wgmma)">,
+    Option<"blockedOperands", "blocked-operands", "bool",
+           /*default=*/"false",
+           "On NVIDIA targets, staged gemm operands with rows wider than "
+           "128 bytes get the blocked 128-byte swizzle (wgmma's layout for "
+           "them) instead of the row-wise ldmatrix swizzle">
   ];
   let dependentDialects = [
     "::mlir::tile::TileDialect",

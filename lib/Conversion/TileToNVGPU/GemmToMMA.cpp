@@ -735,12 +735,12 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
   static int64_t getSwizzledRowBytes(Value tile) {
     auto type = cast<MemRefType>(tile.getType());
     int64_t rowBytes = type.getDimSize(1) * type.getElementTypeBitWidth() / 8;
-    if (rowBytes != 32 && rowBytes != 64 && rowBytes != 128)
-      return 0;
     SwizzleAttr swizzle = getTileSwizzle(tile);
-    SwizzleAttr expected = getLdmatrixSwizzle(type);
+    // Rows wider than 128 bytes: the blocked 128-byte layout.
+    SwizzleAttr expected =
+        getWgmmaOperandSwizzle(type, /*blocked=*/rowBytes > 128);
     if (!swizzle || swizzle != expected || swizzle.getBase() != 3 ||
-        swizzle.getShift() != 3)
+        swizzle.getShift() != 3 || (rowBytes > 128 && !swizzle.getBlocked()))
       return 0;
     return rowBytes;
   }
@@ -797,7 +797,13 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
     if (failed(threads))
       return failure();
-    if (!fitsWgmma(op, *threads))
+    auto isBlocked = [](Value tile) {
+      SwizzleAttr swizzle = getTileSwizzle(tile);
+      return swizzle && swizzle.getBlocked();
+    };
+    if (!fitsWgmma(op, *threads,
+                   /*blockedRows=*/isBlocked(op.getA()) ||
+                       isBlocked(op.getB())))
       return rewriter.notifyMatchFailure(op, "shapes, types or transposes "
                                              "that wgmma does not take");
     Type element = op.getA().getType().getElementType();
@@ -828,16 +834,22 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     Value tid = getBlockThreads(rewriter, op).threadId;
     Value warpgroup =
         arith::DivUIOp::create(rewriter, loc, tid, index(4 * kWarpSize));
-    // Matrix descriptor of `tile` (rows of `rowBytes`) from row `row` and
-    // byte `offset` past it: start address >> 4, leading byte offset 1
-    // (unused: K-major swizzled rows, or MN-major rows that hold one
-    // swizzle atom across), stride byte offset (8 rows) >> 4, swizzle mode
-    // (1: 128 B, 2: 64 B, 3: 32 B).
+    // Matrix descriptor of `tile` (rows of `rowBytes`) from row `row` (a
+    // multiple of 8) and byte `offset` along it: start address >> 4, the
+    // leading byte offset (the distance between swizzle atoms along a row:
+    // 1024 bytes in a blocked layout, used by MN-major operands wider than
+    // one atom; unused otherwise), the stride byte offset (8 rows) >> 4 and
+    // the swizzle mode (1: 128 B, 2: 64 B, 3: 32 B). In a blocked layout a
+    // row's 128-byte pieces lie 1024 bytes apart.
     auto descriptor = [&](Value tile, int64_t rowBytes, Value row,
                           int64_t offset) -> Value {
-      int64_t mode = rowBytes == 128 ? 1 : rowBytes == 64 ? 2 : 3;
+      bool blocked = rowBytes > 128;
+      int64_t mode = rowBytes >= 128 ? 1 : rowBytes == 64 ? 2 : 3;
+      int64_t lbo = blocked ? 1024 / 16 : 1;
       int64_t constantBits =
-          (int64_t(1) << 16) | ((8 * rowBytes / 16) << 32) | (mode << 62);
+          (lbo << 16) | ((8 * rowBytes / 16) << 32) | (mode << 62);
+      if (blocked)
+        offset = offset / 128 * 1024 + offset % 128;
       auto metadata = memref::ExtractStridedMetadataOp::create(rewriter, loc,
                                                                tile);
       Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter,
@@ -1053,12 +1065,24 @@ FragmentLayoutAttr mlir::tile::getMmaOperandALayout(GemmOp op,
       threads, /*replicate=*/wn);
 }
 
-bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads) {
+SwizzleAttr mlir::tile::getWgmmaOperandSwizzle(MemRefType type,
+                                               bool blocked) {
+  int64_t rowBytes =
+      type.getShape().back() * type.getElementTypeBitWidth() / 8;
+  int64_t rows = type.getNumElements() / type.getShape().back();
+  if (rowBytes <= 128 || !blocked || type.getElementTypeBitWidth() != 16 ||
+      rowBytes % 128 || rows % 8)
+    return getLdmatrixSwizzle(type);
+  return SwizzleAttr::get(type.getContext(), 3, 3, 3, /*blocked=*/true);
+}
+
+bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads, bool blockedRows) {
   MemRefType aType = op.getA().getType(), bType = op.getB().getType();
   Type element = aType.getElementType();
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-  auto descriptorRow = [](int64_t rowBytes) {
-    return rowBytes == 32 || rowBytes == 64 || rowBytes == 128;
+  auto descriptorRow = [&](int64_t rowBytes) {
+    return rowBytes == 32 || rowBytes == 64 || rowBytes == 128 ||
+           (blockedRows && rowBytes % 128 == 0);
   };
   if (!(element.isF16() || element.isBF16()) ||
       !op.getC().getType().getElementType().isF32() || op.getTransposeA() ||
