@@ -257,6 +257,20 @@ SwizzleAttr mlir::tile::getTileSwizzle(Value tile) {
   return {};
 }
 
+/// The mask `swizzle` XORs into the element offset `offset`: the `bits`
+/// bits from `base + shift` moved down to `base`.
+static Value getSwizzleMask(OpBuilder &b, Location loc, SwizzleAttr swizzle,
+                            Value offset) {
+  Value field = arith::AndIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(
+          b, loc, offset,
+          indexConst(b, loc, swizzle.getBase() + swizzle.getShift())),
+      indexConst(b, loc, (int64_t(1) << swizzle.getBits()) - 1));
+  return arith::ShLIOp::create(b, loc, field,
+                               indexConst(b, loc, swizzle.getBase()));
+}
+
 /// swizzleIndices for a blocked swizzle: the stored offset of the element
 /// (SwizzleAttr::applyToTile), as indices of the same shape.
 static SmallVector<Value> swizzleBlockedIndices(OpBuilder &b, Location loc,
@@ -286,16 +300,8 @@ static SmallVector<Value> swizzleBlockedIndices(OpBuilder &b, Location loc,
       arith::AddIOp::create(b, loc, mul(div(row, 8), 8 * rowLength),
                             mul(div(col, width), 8 * width)),
       arith::AddIOp::create(b, loc, mul(rem(row, 8), width), rem(col, width)));
-  Value field = arith::AndIOp::create(
-      b, loc,
-      arith::ShRUIOp::create(
-          b, loc, offset,
-          indexConst(b, loc, swizzle.getBase() + swizzle.getShift())),
-      indexConst(b, loc, (int64_t(1) << swizzle.getBits()) - 1));
-  offset = arith::XOrIOp::create(
-      b, loc, offset,
-      arith::ShLIOp::create(b, loc, field,
-                            indexConst(b, loc, swizzle.getBase())));
+  offset = arith::XOrIOp::create(b, loc, offset,
+                                 getSwizzleMask(b, loc, swizzle, offset));
   // Back to indices of the tile's shape.
   SmallVector<Value> result(indices.size());
   for (int64_t d = shape.size() - 1; d >= 0; --d) {
@@ -326,15 +332,8 @@ SmallVector<Value> mlir::tile::swizzleIndices(OpBuilder &b, Location loc,
         arith::MulIOp::create(b, loc, indices[d - 1],
                               indexConst(b, loc, stride)));
   }
-  Value field = arith::AndIOp::create(
-      b, loc,
-      arith::ShRUIOp::create(
-          b, loc, linear,
-          indexConst(b, loc, swizzle.getBase() + swizzle.getShift())),
-      indexConst(b, loc, (int64_t(1) << swizzle.getBits()) - 1));
-  Value mask = arith::ShLIOp::create(b, loc, field,
-                                     indexConst(b, loc, swizzle.getBase()));
-  result.back() = arith::XOrIOp::create(b, loc, indices.back(), mask);
+  result.back() = arith::XOrIOp::create(
+      b, loc, indices.back(), getSwizzleMask(b, loc, swizzle, linear));
   return result;
 }
 
