@@ -8,6 +8,10 @@ CUDA-event timings after 5 warm-ups:
   peers.py matmul M N K f16|bf16 nn|nt [relu]
       cuBLAS (torch.matmul) on A [M, K] and B [K, N] (nn) or B [N, K] used
       transposed (nt), optionally followed by ReLU: prints the milliseconds.
+  peers.py attention B H S D causal|full
+      torch SDPA with the flash and the cuDNN backends on f16 q, k, v of
+      [B, H, S, D] (median of 10 after 3): prints "FLASH_MS CUDNN_MS", nan
+      for a backend torch cannot run.
 """
 import sys
 
@@ -44,7 +48,29 @@ def matmul(m, n, k, dtype, layout, relu=False):
     print("%.4f" % median_ms(fn))
 
 
+def attention(b, h, s, d, causal):
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16)
+               for _ in range(3))
+    times = []
+    for backend in (SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION):
+        try:
+            with sdpa_kernel(backend):
+                times.append(median_ms(
+                    lambda: F.scaled_dot_product_attention(
+                        q, k, v, is_causal=causal), warmup=3, runs=10))
+        except RuntimeError as err:
+            print("%s unavailable: %s" % (backend, str(err).splitlines()[0]),
+                  file=sys.stderr)
+            times.append(float("nan"))
+    print("%.4f %.4f" % tuple(times))
+
+
 def main():
+    if sys.argv[1] == "attention":
+        b, h, s, d = (int(x) for x in sys.argv[2:6])
+        return attention(b, h, s, d, causal=sys.argv[6] == "causal")
     if sys.argv[1] == "matmul":
         m, n, k = (int(x) for x in sys.argv[2:5])
         return matmul(m, n, k, sys.argv[5], sys.argv[6],

@@ -217,26 +217,12 @@ for entry in flash_attention flash_attention_causal; do
   echo "$entry d128, Q, K, V, O in 64-column parts, both gemms on wgmma (flash_attention_d128_split.mlir): $(kernel_ms "$LOGS/time-$entry-d128-split.log") ms; the row below is the one-tile kernel (both gemms on mma.sync)"
   "$TR" bench/kernels/flash_attention_d128.mlir --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128.log" 2>&1
   ours=$(kernel_ms "$LOGS/time-$entry-d128.log")
-  python3 - "${ours:-nan}" "$entry" <<'PY'
-import sys, torch, torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
-ours, causal = float(sys.argv[1]), sys.argv[2].endswith("causal")
-q, k, v = (torch.randn(8, 32, 4096, 128, device="cuda", dtype=torch.float16) for _ in range(3))
-flops = 4 * 8 * 32 * 4096 * 4096 * 128 / (2 if causal else 1)
-def med(backend):
-    try:
-        with sdpa_kernel(backend):
-            for _ in range(3): F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-            torch.cuda.synchronize(); ts = []
-            for _ in range(10):
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record(); F.scaled_dot_product_attention(q, k, v, is_causal=causal); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
-        ts.sort(); return ts[len(ts) // 2]
-    except RuntimeError as err:
-        print("  %s unavailable: %s" % (backend, str(err).splitlines()[0])); return float("nan")
-flash, cudnn = med(SDPBackend.FLASH_ATTENTION), med(SDPBackend.CUDNN_ATTENTION)
-print(f"attention d128{' causal' if causal else ''}: ours {ours:.3f} ms ({flops/ours/1e9:.0f} TFLOP/s), flash {flash:.3f} ms, cuDNN {cudnn:.3f} ms; ours/flash = {flash/ours:.4f}, ours/cuDNN = {cudnn/ours:.4f}")
-PY
+  causal=full; [ $entry = flash_attention_causal ] && causal=causal
+  read -r flash cudnn <<<"$(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal)"
+  python3 -c "
+ours, flash, cudnn = float('${ours:-nan}'), float('${flash:-nan}'), float('${cudnn:-nan}')
+flops = 4 * 8 * 32 * 4096 * 4096 * 128 / (2 if '$causal' == 'causal' else 1)
+print(f'attention d128{\" causal\" if \"$causal\" == \"causal\" else \"\"}: ours {ours:.3f} ms ({flops/ours/1e9:.0f} TFLOP/s), flash {flash:.3f} ms, cuDNN {cudnn:.3f} ms; ours/flash = {flash/ours:.4f}, ours/cuDNN = {cudnn/ours:.4f}')"
 done
 echo "-- softmax 65536x1024 f32, ours vs torch.softmax and the copy ceiling"
 "$TR" $E/softmax.mlir --entry=softmax --target=$CHIP --arg=65536x1024 --arg=65536x1024 --outputs=1 --repeat=20 --warmup=5 --no-check >"$LOGS/time-softmax.log" 2>&1
@@ -285,20 +271,9 @@ for f in .bundle/attn/fa_*.mlir; do
     echo "$cfg $entry: $(kernel_ms "$LOGS/attsweep-$cfg-$entry.log") ms"
   done
 done
-python3 - <<'PY'
-import torch, torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
-q, k, v = (torch.randn(8, 32, 4096, 128, device="cuda", dtype=torch.float16) for _ in range(3))
-for causal in (False, True):
-    for backend in (SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION):
-        with sdpa_kernel(backend):
-            for _ in range(3): F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-            torch.cuda.synchronize(); ts = []
-            for _ in range(10):
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record(); F.scaled_dot_product_attention(q, k, v, is_causal=causal); e.record(); e.synchronize(); ts.append(s.elapsed_time(e))
-        ts.sort(); print(f"SDPA {backend.name} causal={causal}: {ts[len(ts) // 2]:.3f} ms")
-PY
+for causal in full causal; do
+  echo "SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
+done
 echo "attsweep correctness: $pass passed, $fail failed"
 fi
 if want blocked; then
