@@ -831,9 +831,6 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     auto i64 = [&](int64_t v) -> Value {
       return arith::ConstantIntOp::create(rewriter, loc, v, 64);
     };
-    Value tid = getBlockThreads(rewriter, op).threadId;
-    Value warpgroup =
-        arith::DivUIOp::create(rewriter, loc, tid, index(4 * kWarpSize));
     // Matrix descriptor of `tile` (rows of `rowBytes`) from row `row` (a
     // multiple of 8) and byte `offset` along it: start address >> 4, the
     // leading byte offset (the distance between swizzle atoms along a row:
@@ -899,13 +896,12 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
       for (int64_t k0 = 0; k0 < op.getK(); k0 += 16) {
         SmallVector<Value, 4> regs;
         for (int64_t r = 0; r < 4; ++r) {
-          Value v = LLVM::PoisonOp::create(rewriter, loc, pair);
-          for (int64_t e = 0; e < 2; ++e)
-            v = vector::InsertOp::create(
-                rewriter, loc,
-                memref::LoadOp::create(rewriter, loc, aArray,
-                                       index(k0 / 2 + 2 * r + e)),
-                v, e);
+          auto slot = [&](int64_t e) -> Value {
+            return memref::LoadOp::create(rewriter, loc, aArray,
+                                          index(k0 / 2 + 2 * r + e));
+          };
+          Value v = vector::FromElementsOp::create(
+              rewriter, loc, pair, ValueRange{slot(0), slot(1)});
           regs.push_back(vector::BitCastOp::create(
                              rewriter, loc,
                              VectorType::get({1}, rewriter.getI32Type()), v)
@@ -924,7 +920,15 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
         NVVM::SharedSpaceAttr::get(rewriter.getContext(),
                                    NVVM::SharedSpace::shared_cta));
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    Value aRow = arith::MulIOp::create(rewriter, loc, warpgroup, index(64));
+    // Warpgroup g reads rows 64g.. of a shared A.
+    Value aRow;
+    if (!registerA)
+      aRow = arith::MulIOp::create(
+          rewriter, loc,
+          arith::DivUIOp::create(rewriter, loc,
+                                 getBlockThreads(rewriter, op).threadId,
+                                 index(4 * kWarpSize)),
+          index(64));
     NVVM::WGMMATypes type =
         element.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
     int64_t bytes = element.getIntOrFloatBitWidth() / 8;
