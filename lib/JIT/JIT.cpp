@@ -31,9 +31,9 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -43,11 +43,11 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
@@ -71,9 +71,9 @@ using llvm::Expected;
 //===----------------------------------------------------------------------===//
 
 static constexpr std::pair<DType, llvm::StringLiteral> kDTypeNames[] = {
-    {DType::I1, "i1"},       {DType::I8, "i8"},   {DType::I16, "i16"},
-    {DType::I32, "i32"},     {DType::I64, "i64"}, {DType::Index, "index"},
-    {DType::F16, "f16"},     {DType::BF16, "bf16"}, {DType::F32, "f32"},
+    {DType::I1, "i1"},   {DType::I8, "i8"},     {DType::I16, "i16"},
+    {DType::I32, "i32"}, {DType::I64, "i64"},   {DType::Index, "index"},
+    {DType::F16, "f16"}, {DType::BF16, "bf16"}, {DType::F32, "f32"},
     {DType::F64, "f64"}};
 
 llvm::StringRef mlir::tile::jit::toString(DType dtype) {
@@ -164,7 +164,7 @@ Expected<Target> Target::parse(llvm::StringRef text) {
                                    "'; expected e.g. cpu, sm_90a, "
                                    "cuda:sm_80:+ptx80, gfx942");
   if (kind.empty())
-    kind = chip.starts_with("sm_") ? "cuda"
+    kind = chip.starts_with("sm_")   ? "cuda"
            : chip.starts_with("gfx") ? "rocm"
                                      : "cpu";
   target.kind = *symbolizeTargetKind(kind);
@@ -175,17 +175,14 @@ Expected<Target> Target::parse(llvm::StringRef text) {
   MLIRContext ctx;
   ctx.loadDialect<TileDialect>();
   std::string message;
-  auto emitError = [&] {
-    return mlir::emitError(UnknownLoc::get(&ctx));
-  };
+  auto emitError = [&] { return mlir::emitError(UnknownLoc::get(&ctx)); };
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
     message = diag.str();
     return success();
   });
   if (failed(TargetAttr::verifyInvariants(emitError, target.kind, target.chip,
                                           target.features)))
-    return llvm::createStringError("invalid target '" + text + "': " +
-                                   message);
+    return llvm::createStringError("invalid target '" + text + "': " + message);
   return target;
 }
 
@@ -228,10 +225,9 @@ static const std::string &getCompilerBuild() {
     llvm::sys::fs::file_status status;
     if (llvm::sys::fs::status(info.dli_fname, status))
       return std::string(info.dli_fname);
-    return llvm::formatv("{0} {1} {2}", info.dli_fname, status.getSize(),
-                         status.getLastModificationTime()
-                             .time_since_epoch()
-                             .count())
+    return llvm::formatv(
+               "{0} {1} {2}", info.dli_fname, status.getSize(),
+               status.getLastModificationTime().time_since_epoch().count())
         .str();
   }();
   return build;
@@ -381,9 +377,8 @@ static std::string getPtxasVersion(llvm::StringRef toolkit) {
   if (llvm::sys::fs::exists(ptxas) &&
       !llvm::sys::fs::createTemporaryFile("tile-ptxas", "txt", fd, output)) {
     llvm::sys::Process::SafelyCloseFileDescriptor(fd);
-    std::optional<llvm::StringRef> redirects[] = {std::nullopt,
-                                                  llvm::StringRef(output),
-                                                  std::nullopt};
+    std::optional<llvm::StringRef> redirects[] = {
+        std::nullopt, llvm::StringRef(output), std::nullopt};
     llvm::StringRef args[] = {ptxas, "--version"};
     if (llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects) == 0)
       if (auto text = llvm::MemoryBuffer::getFile(output)) {
@@ -442,12 +437,12 @@ static FailureOr<Param> getParam(func::FuncOp func, unsigned index) {
     param.name = name.str();
   else
     param.name = "arg" + std::to_string(index);
-  param.isConstexpr = static_cast<bool>(func.getArgAttr(index, "tile.constexpr"));
+  param.isConstexpr =
+      static_cast<bool>(func.getArgAttr(index, "tile.constexpr"));
   Type type = arg.getType();
   if (auto memref = dyn_cast<MemRefType>(type)) {
     param.isBuffer = true;
-    if (!memref.getLayout().isIdentity() ||
-        getMemorySpace(memref).has_value())
+    if (!memref.getLayout().isIdentity() || getMemorySpace(memref).has_value())
       return func.emitError() << "argument #" << index << " ('" << param.name
                               << "') has type " << type
                               << "; kernel buffers must be global memrefs "
@@ -464,9 +459,9 @@ static FailureOr<Param> getParam(func::FuncOp func, unsigned index) {
   return param;
 }
 
-Expected<std::unique_ptr<Kernel>>
-Kernel::create(llvm::StringRef source, const CompileOptions &options,
-               llvm::StringRef bufferName) {
+Expected<std::unique_ptr<Kernel>> Kernel::create(llvm::StringRef source,
+                                                 const CompileOptions &options,
+                                                 llvm::StringRef bufferName) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
 
@@ -478,8 +473,8 @@ Kernel::create(llvm::StringRef source, const CompileOptions &options,
   MLIRContext *ctx = impl->context.get();
 
   DiagnosticCollector diags(ctx);
-  impl->module = parseSourceString<ModuleOp>(source, ParserConfig(ctx),
-                                             bufferName);
+  impl->module =
+      parseSourceString<ModuleOp>(source, ParserConfig(ctx), bufferName);
   if (!impl->module)
     return diags.makeError("cannot parse the kernel");
 
@@ -524,8 +519,8 @@ Kernel::create(llvm::StringRef source, const CompileOptions &options,
   return std::unique_ptr<Kernel>(new Kernel(std::move(impl)));
 }
 
-Expected<std::unique_ptr<Kernel>> Kernel::create(ModuleOp module,
-                                                 const CompileOptions &options) {
+Expected<std::unique_ptr<Kernel>>
+Kernel::create(ModuleOp module, const CompileOptions &options) {
   if (failed(verify(module)))
     return llvm::createStringError("the kernel module does not verify");
   // The kernel owns its context: carry the module over as text, in the
@@ -568,8 +563,8 @@ Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
         "'" + impl->entry + "' takes " + std::to_string(params.size()) +
         " arguments, got " + std::to_string(args.size()));
   for (auto [i, param, arg] : llvm::enumerate(params, args)) {
-    std::string where = "argument #" + std::to_string(i) + " ('" +
-                        param.name + "', " + param.describe() + ")";
+    std::string where = "argument #" + std::to_string(i) + " ('" + param.name +
+                        "', " + param.describe() + ")";
     if (!param.isBuffer) {
       const auto *scalar = std::get_if<ScalarArg>(&arg);
       if (!scalar)
@@ -604,23 +599,23 @@ Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
                                        " in dimension " + std::to_string(d));
       if (!ShapedType::isDynamic(expected) && expected != actual)
         return llvm::createStringError(
-            where + ": expected shape " + shapeString(param.shape) +
-            ", got " + shapeString(buffer->shape) + " (dimension " +
-            std::to_string(d) + " must be " + std::to_string(expected) + ")");
+            where + ": expected shape " + shapeString(param.shape) + ", got " +
+            shapeString(buffer->shape) + " (dimension " + std::to_string(d) +
+            " must be " + std::to_string(expected) + ")");
     }
     if (!buffer->strides.empty()) {
       if (buffer->strides.size() != buffer->shape.size())
-        return llvm::createStringError(where + ": " +
-                                       std::to_string(buffer->strides.size()) +
-                                       " strides for a rank-" +
-                                       std::to_string(buffer->shape.size()) +
-                                       " buffer");
+        return llvm::createStringError(
+            where + ": " + std::to_string(buffer->strides.size()) +
+            " strides for a rank-" + std::to_string(buffer->shape.size()) +
+            " buffer");
       int64_t expected = 1;
       for (int64_t d = buffer->shape.size() - 1; d >= 0; --d) {
         if (buffer->shape[d] != 1 && buffer->strides[d] != expected)
           return llvm::createStringError(
-              where + ": the buffer must be contiguous and row-major; "
-                      "dimension " +
+              where +
+              ": the buffer must be contiguous and row-major; "
+              "dimension " +
               std::to_string(d) + " has stride " +
               std::to_string(buffer->strides[d]) + ", expected " +
               std::to_string(expected));
@@ -651,8 +646,8 @@ Kernel::Impl::specializationOf(ArrayRef<KernelArg> args) const {
                        scalarString(std::get<ScalarArg>(arg)));
     else if (param.isBuffer && options.specializeShapes &&
              llvm::any_of(param.shape, ShapedType::isDynamic))
-      inputs.push_back(param.name + ".shape=" +
-                       shapeString(std::get<BufferArg>(arg).shape));
+      inputs.push_back(param.name +
+                       ".shape=" + shapeString(std::get<BufferArg>(arg).shape));
   }
   return inputs;
 }
@@ -761,8 +756,9 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
       static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u));
   engineOptions.enableObjectDump = true;
   // Static constructors (device-binary loading) become __tile_init.
-  auto buildModule = [](Operation *op, llvm::LLVMContext &llvmContext)
-      -> std::unique_ptr<llvm::Module> {
+  auto buildModule =
+      [](Operation *op,
+         llvm::LLVMContext &llvmContext) -> std::unique_ptr<llvm::Module> {
     std::unique_ptr<llvm::Module> module =
         translateModuleToLLVMIR(op, llvmContext, "tile-kernel");
     if (module) {
@@ -807,8 +803,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
   return (*object)->getBuffer().str();
 }
 
-Expected<std::unique_ptr<Compiled>>
-Kernel::Impl::load(llvm::StringRef object) {
+Expected<std::unique_ptr<Compiled>> Kernel::Impl::load(llvm::StringRef object) {
   initializeNativeTargetOnce();
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit)
@@ -891,9 +886,8 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   report.target = options.target;
   report.pipeline =
       (cuda || rocm
-           ? std::string(cuda ? "tile-to-nvvm" : "tile-to-rocdl") +
-                 "{chip=" + options.target.chip +
-                 " features=" + options.target.features +
+           ? std::string(cuda ? "tile-to-nvvm" : "tile-to-rocdl") + "{chip=" +
+                 options.target.chip + " features=" + options.target.features +
                  " format=bin emit-c-interface=true" +
                  (options.reuseSharedMemory ? ""
                                             : " reuse-shared-memory=false") +
@@ -901,7 +895,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                  (options.registerFragments ? ""
                                             : " register-fragments=false") +
                  (cuda && !options.wgmma ? " wgmma=false" : "") +
-                 (cuda && options.wgmmaBlocked ? " wgmma-blocked=true" : "") +
+                 (cuda && !options.wgmmaBlocked ? " wgmma-blocked=false" : "") +
                  "}"
            : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);
@@ -946,9 +940,9 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
         return object.takeError();
       cache->store(report.key, *object);
     }
-    report.seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    report.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     compiled->report = std::move(report);
     return compiled;
   }
@@ -978,9 +972,9 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
       return loaded.takeError();
     cache->store(report.key, *object);
   }
-  report.seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   (*loaded)->report = std::move(report);
   return loaded;
 }
@@ -1023,7 +1017,7 @@ Expected<const CompileReport &> Kernel::prepare(ArrayRef<KernelArg> args) {
 //===----------------------------------------------------------------------===//
 
 void mlir::tile::jit::writeElement(DType dtype, void *p,
-                                  const ScalarArg &scalar) {
+                                   const ScalarArg &scalar) {
   auto asInt = [&] {
     return std::holds_alternative<int64_t>(scalar.value)
                ? std::get<int64_t>(scalar.value)

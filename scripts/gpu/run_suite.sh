@@ -113,15 +113,15 @@ for k in 64 100 1000; do
     run wgmma_${wg}_k$k /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma --arg=600x$k --arg=1100x$k --arg=600x1100
   done
 done
-echo "== blocked layouts (#tile.swizzle<3, 3, 3, blocked = true>: rows wider than 128 bytes) on mma.sync, and on wgmma with --wgmma-blocked (experimental)"
+echo "== blocked layouts (#tile.swizzle<3, 3, 3, blocked = true>: rows wider than 128 bytes) on wgmma (the default) and on mma.sync"
 B=test/Integration/blocked_swizzle.mlir
 run blocked_tn $B --entry=tn --reference=@tn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma=false --arg=100x300 --arg=90x300 --arg=100x90
 run blocked_nn $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma=false --arg=100x70 --arg=70x300 --arg=100x300
-run blocked_tn_wgmma $B --entry=tn --reference=@tn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-blocked --arg=100x300 --arg=90x300 --arg=100x90
-run blocked_nn_wgmma $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-blocked --arg=100x70 --arg=70x300 --arg=100x300
+run blocked_tn_wgmma $B --entry=tn --reference=@tn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x300 --arg=90x300 --arg=100x90
+run blocked_nn_wgmma $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=70x300 --arg=100x300
 python3 $G --dtype f16 --acc f32 --out f16 --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_nn_wide.mlir
-run gemm_nn_wide_wgmma /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-blocked --arg=300x200 --arg=200x300 --arg=300x300
-run fa128_blocked_wgmma_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-blocked --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+run gemm_nn_wide_wgmma /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=300x200 --arg=200x300 --arg=300x300
+run fa128_mma_sync_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-blocked=false --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 echo "== correctness on the GPU against the CPU lowering of the same kernel"
 run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=129x65 --arg=65x131 --arg=129x131
 run dequant_vs_cpu $E/dequant_gemm.mlir --entry=dequant_gemm --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
@@ -176,19 +176,23 @@ done
 
 echo "-- GEMM on wgmma (TN: C = A B^T, B stored N x K; gen_gemm.py --tb 128x256x64, 256 threads, 4 stages, panel 8; f32 accumulation, C in the input type) vs cuBLAS TN (A @ B.t()) on the same shape"
 G=test/Integration/Inputs/gen_gemm.py
-wg_time() { # label, M, N, K, dtype
-  local label=$1 m=$2 n=$3 k=$4 dt=$5 f=/tmp/wg-time-$5.mlir
-  python3 $G --dtype $dt --acc f32 --out $dt --tb --policy full_row --block 128x256x64 --threads 256 --stages 4 --raster 8 > $f
-  "$TR" $f --entry=gemm --target=$CHIP --arg=${m}x$k --arg=${n}x$k --arg=${m}x$n --repeat=20 --warmup=5 --no-check >"$LOGS/time-$label-$m-$n-$k.log" 2>&1
-  local ours=$(kernel_ms "$LOGS/time-$label-$m-$n-$k.log")
-  local peer=$(python3 scripts/gpu/peers.py matmul $m $n $k $dt nt)
+wg_time() { # label, M, N, K, dtype[, nn]: TN unless the sixth argument is nn
+  local label=$1 m=$2 n=$3 k=$4 dt=$5 lay=${6:-tn} f=/tmp/wg-time-$5-${6:-tn}.mlir
+  local tb=--tb bshape=${n}x$k peerlay=nt
+  [ $lay = nn ] && tb= && bshape=${k}x$n && peerlay=nn
+  python3 $G --dtype $dt --acc f32 --out $dt $tb --policy full_row --block 128x256x64 --threads 256 --stages 4 --raster 8 > $f
+  "$TR" $f --entry=gemm --target=$CHIP --arg=${m}x$k --arg=$bshape --arg=${m}x$n --repeat=20 --warmup=5 --no-check >"$LOGS/time-$label-$lay-$m-$n-$k.log" 2>&1
+  local ours=$(kernel_ms "$LOGS/time-$label-$lay-$m-$n-$k.log")
+  local peer=$(python3 scripts/gpu/peers.py matmul $m $n $k $dt $peerlay)
   python3 -c "
 m, n, k, ours, peer = $m, $n, $k, float('${ours:-nan}'), float('${peer:-nan}'); f = 2 * m * n * k
-print(f'$label {m}x{n}x{k} $dt: ours {ours:.4f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio = {peer/ours:.4f}')"
+print(f'$label $lay {m}x{n}x{k} $dt: ours {ours:.4f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio = {peer/ours:.4f}')"
 }
 for dt in f16 bf16; do
   for n in 4096 8192; do wg_time gemm-wgmma $n $n $n $dt; done
 done
+echo "-- NN (B stored K x N: MN-major, 512-byte rows in the blocked layout) on wgmma vs cuBLAS NN"
+for n in 4096 8192; do wg_time gemm-wgmma $n $n $n f16 nn; done
 echo "-- Llama-3-8B projections at 4096 tokens on wgmma (Y = X W^T, W stored N x K, f16)"
 for nk in 6144x4096 4096x4096 28672x4096 4096x14336; do
   wg_time llama-wgmma 4096 ${nk%x*} ${nk#*x} f16
@@ -214,7 +218,7 @@ PY
 echo "-- attention forward b8 h32 s4096 d128 f16 (the issue's shape), ours vs torch SDPA flash and cuDNN"
 for entry in flash_attention flash_attention_causal; do
   "$TR" bench/kernels/flash_attention_d128_split.mlir --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128-split.log" 2>&1
-  echo "$entry d128, Q, K, V, O in 64-column parts, both gemms on wgmma (flash_attention_d128_split.mlir): $(kernel_ms "$LOGS/time-$entry-d128-split.log") ms; the row below is the one-tile kernel (both gemms on mma.sync)"
+  echo "$entry d128, Q, K, V, O in 64-column parts (flash_attention_d128_split.mlir): $(kernel_ms "$LOGS/time-$entry-d128-split.log") ms; the row below is the one-tile kernel (flash_attention_d128.mlir, both gemms on wgmma over blocked layouts)"
   "$TR" bench/kernels/flash_attention_d128.mlir --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128.log" 2>&1
   ours=$(kernel_ms "$LOGS/time-$entry-d128.log")
   causal=full; [ $entry = flash_attention_causal ] && causal=causal
@@ -277,15 +281,15 @@ done
 echo "attsweep correctness: $pass passed, $fail failed"
 fi
 if want blocked; then
-echo "== --wgmma-blocked timings (experimental): NN GEMM 4096^3 and 8192^3 (128x256x64, 256 threads, 4 stages, panel 8) vs cuBLAS NN; the unsplit d128 attention kernel"
+echo "== the blocked-layout kernels on mma.sync (--wgmma-blocked=false), for comparison with the time section"
 python3 test/Integration/Inputs/gen_gemm.py --dtype f16 --acc f32 --out f16 --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_nn_wide.mlir
 for n in 4096 8192; do
-  "$TR" /tmp/gemm_nn_wide.mlir --entry=gemm --target=$CHIP --wgmma-blocked --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-nn-wide-$n.log" 2>&1
-  echo "NN wgmma-blocked $n^3: $(kernel_ms "$LOGS/time-nn-wide-$n.log") ms, cuBLAS NN $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nn) ms"
+  "$TR" /tmp/gemm_nn_wide.mlir --entry=gemm --target=$CHIP --wgmma-blocked=false --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-nn-wide-mma-$n.log" 2>&1
+  echo "NN 128x256x64 on mma.sync $n^3: $(kernel_ms "$LOGS/time-nn-wide-mma-$n.log") ms"
 done
 for entry in flash_attention flash_attention_causal; do
-  "$TR" bench/kernels/flash_attention_d128.mlir --entry=$entry --target=$CHIP --wgmma-blocked --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128-blocked.log" 2>&1
-  echo "$entry d128 with --wgmma-blocked: $(kernel_ms "$LOGS/time-$entry-d128-blocked.log") ms"
+  "$TR" bench/kernels/flash_attention_d128.mlir --entry=$entry --target=$CHIP --wgmma-blocked=false --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128-mma.log" 2>&1
+  echo "$entry d128 on mma.sync: $(kernel_ms "$LOGS/time-$entry-d128-mma.log") ms"
 done
 fi
 if want profile; then

@@ -139,9 +139,9 @@ static cl::opt<bool> wgmmaOpt(
              "(=false: mma.sync)"),
     cl::cat(category));
 static cl::opt<bool> wgmmaBlockedOpt(
-    "wgmma-blocked", cl::init(false),
+    "wgmma-blocked", cl::init(true),
     cl::desc("CUDA sm_90: gemm operands with rows wider than 128 bytes in "
-             "the blocked layout, on wgmma too (experimental)"),
+             "the blocked layout, on wgmma too (=false: mma.sync for them)"),
     cl::cat(category));
 static cl::opt<unsigned> optLevel("O", cl::init(2),
                                   cl::desc("LLVM optimization level (0-3)"),

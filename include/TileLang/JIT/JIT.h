@@ -122,8 +122,8 @@ struct CompileOptions {
   /// `wgmma`).
   bool wgmma = true;
   /// CUDA sm_90: wide gemm operands in the blocked layout, on wgmma too
-  /// (the pipeline's `wgmma-blocked`; experimental).
-  bool wgmmaBlocked = false;
+  /// (the pipeline's `wgmma-blocked`).
+  bool wgmmaBlocked = true;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };

@@ -88,8 +88,9 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
       *this, "wgmma-blocked",
       llvm::cl::desc("sm_90: gemm operands with rows wider than 128 bytes "
                      "take the blocked 128-byte layout and such gemms run "
-                     "on wgmma too (experimental: not yet run on a GPU)"),
-      llvm::cl::init(false)};
+                     "on wgmma too (8 x 64-element column blocks per 8 "
+                     "rows; =false: such gemms stay on mma.sync)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("CUDA toolkit (ptxas, libdevice); default: $CUDA_HOME, "
