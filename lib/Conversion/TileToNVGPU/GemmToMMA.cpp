@@ -970,6 +970,61 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
   }
 };
 
+/// A fill of the register accumulators of a gemm that keeps wgmma work in
+/// flight (wg_wait > 0), as one inline-asm definition of every slot. ptxas
+/// serializes all of a kernel's wgmmas (C7515) when ordinary instructions
+/// define accumulator registers while a wgmma group may be pending; with
+/// constant fills, LLVM rematerializes the constants on the path that skips
+/// a zero-trip k loop, right into the registers the loop's wgmmas write.
+/// Opaque, distinct values leave nothing to rematerialize: the loop and the
+/// skip path share the registers defined here, before the loop.
+struct FillWgmmaAccumulators : OpRewritePattern<FillOp> {
+  FillWgmmaAccumulators(MLIRContext *ctx, const RegisterFragments &fragments)
+      : OpRewritePattern<FillOp>(ctx, /*benefit=*/11), fragments(fragments) {}
+  const RegisterFragments &fragments;
+
+  LogicalResult matchAndRewrite(FillOp op,
+                                PatternRewriter &rewriter) const override {
+    Value dst = op.getDst();
+    Value array = fragments.getArray(dst);
+    if (!array || !op.getValue().getType().isF32())
+      return failure();
+    bool overlapped = llvm::any_of(dst.getUsers(), [&](Operation *user) {
+      auto gemm = dyn_cast<GemmOp>(user);
+      return gemm && gemm.getC() == dst && gemm.getWgWaitAttr() &&
+             gemm.getWgWaitAttr().getInt() > 0;
+    });
+    if (!overlapped)
+      return failure();
+    Location loc = op.getLoc();
+    int64_t count = fragments.getTable(dst)->getNumSlots();
+    std::string ptx, constraints;
+    llvm::raw_string_ostream os(ptx);
+    for (int64_t i = 0; i < count; ++i) {
+      os << "mov.b32 $" << i << ", $" << count << ";\n";
+      constraints += "=f,";
+    }
+    constraints += "f";
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(),
+        SmallVector<Type>(count, rewriter.getF32Type()));
+    auto asmOp = LLVM::InlineAsmOp::create(
+        rewriter, loc, structType, ValueRange{op.getValue()}, ptx, constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(rewriter.getContext(),
+                                  LLVM::AsmDialect::AD_ATT),
+        /*operand_attrs=*/ArrayAttr());
+    for (int64_t s = 0; s < count; ++s)
+      memref::StoreOp::create(
+          rewriter, loc,
+          LLVM::ExtractValueOp::create(rewriter, loc, asmOp.getResult(0), s),
+          array, ValueRange{arith::ConstantIndexOp::create(rewriter, loc, s)});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// tile.gemm_wait as wgmma.wait_group: the gemms that left work in flight
 /// are on wgmma (the others compute synchronously, and then no group is
 /// pending).
@@ -998,7 +1053,7 @@ void mlir::tile::populateTileToNVGPUPatterns(
   if (fragments)
     patterns.add<GemmOnRegisterFragments>(ctx, *fragments);
   if (fragments && wgmma && smVersion >= 90) {
-    patterns.add<GemmOnWgmma>(ctx, *fragments);
+    patterns.add<GemmOnWgmma, FillWgmmaAccumulators>(ctx, *fragments);
     patterns.add<GemmWaitToWgmma>(ctx);
   }
   populateCpAsyncPatterns(patterns);

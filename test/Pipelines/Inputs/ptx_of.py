@@ -1,8 +1,13 @@
 """Prints the PTX of every gpu.binary in tile-opt output (format=isa) read
-from stdin, so that ptxas can assemble it (for its -v resource report)."""
+from stdin, so that ptxas can assemble it (for its -v resource report);
+with an argument N, only the N-th binary's (from 0: ptxas takes one module
+per file)."""
 import re
 import sys
 
 text = sys.stdin.read()
-for asm in re.findall(r'assembly = "(.*?)"(?:>|,)', text, re.S):
+binaries = re.findall(r'assembly = "(.*?)"(?:>|,)', text, re.S)
+if len(sys.argv) > 1:
+    binaries = [binaries[int(sys.argv[1])]]
+for asm in binaries:
     print(re.sub(r"\\([0-9A-Fa-f]{2})", lambda m: chr(int(m.group(1), 16)), asm))
