@@ -733,6 +733,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     fillGPUOptions(nvvm, options);
     nvvm.wgmma = options.wgmma;
     nvvm.wgmmaBlocked = options.wgmmaBlocked;
+    nvvm.tma = options.tma;
     buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
     TileToROCDLOptions rocdl;
@@ -896,7 +897,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                                             : " register-fragments=false") +
                  (cuda && !options.wgmma ? " wgmma=false" : "") +
                  (cuda && !options.wgmmaBlocked ? " wgmma-blocked=false" : "") +
-                 "}"
+                 (cuda && !options.tma ? " tma=false" : "") + "}"
            : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);
 

@@ -101,6 +101,8 @@ struct GPUTargetSpec {
   bool wgmma = false;
   /// Wide gemm operands in the blocked layout, on wgmma too.
   bool wgmmaBlocked = false;
+  /// Pipelined copies on TMA with mbarriers where they qualify (sm_90).
+  bool tma = false;
 };
 } // namespace
 
@@ -121,6 +123,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     TilePlanPipelinesOptions plan;
     plan.overlapGemms = spec.wgmma;
     plan.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
+    plan.tma = spec.tma;
     pm.addPass(createTilePlanPipelines(plan));
   }
   // Fragments whose layouts conflict stay in shared memory.
@@ -195,7 +198,8 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
       pm, options,
       {"cuda",
        options.cudaPath.empty() ? findCUDAToolkit() : options.cudaPath.getValue(),
-       attachTarget, lowerKernels, options.wgmma, options.wgmmaBlocked});
+       attachTarget, lowerKernels, options.wgmma, options.wgmmaBlocked,
+       options.tma});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

@@ -453,6 +453,36 @@ struct alignas(64) TensorMap {
 /// give the same map.
 std::mutex tensorMapMutex;
 std::map<TensorMap, CUdeviceptr> tensorMapCopies;
+/// Beyond this many copies (128 bytes each) the device finishes what it
+/// runs and the copies are freed: buffers that change on every call do not
+/// grow the set without bound.
+constexpr size_t kMaxTensorMapCopies = 1 << 14;
+
+/// The device copy of `map` (made once per content), or null after
+/// recording the error.
+void *deviceCopy(Driver *d, const TensorMap &map) {
+  std::lock_guard<std::mutex> lock(tensorMapMutex);
+  if (tensorMapCopies.size() >= kMaxTensorMapCopies &&
+      !tensorMapCopies.count(map)) {
+    if (!check(d, d->cuCtxSynchronize(), "cuCtxSynchronize (tensor maps)"))
+      return nullptr;
+    for (auto &entry : tensorMapCopies)
+      check(d, d->cuMemFree(entry.second), "cuMemFree (tensor map)");
+    tensorMapCopies.clear();
+  }
+  auto [it, inserted] = tensorMapCopies.try_emplace(map, 0);
+  if (inserted &&
+      (!check(d, d->cuMemAlloc(&it->second, sizeof(TensorMap)),
+              "cuMemAlloc (tensor map)") ||
+       !check(d,
+              d->cuMemcpy(it->second, reinterpret_cast<CUdeviceptr>(&map),
+                          sizeof(TensorMap)),
+              "cuMemcpy (tensor map)"))) {
+    tensorMapCopies.erase(it);
+    return nullptr;
+  }
+  return reinterpret_cast<void *>(it->second);
+}
 } // namespace
 
 /// The tensor map (TMA descriptor) of a box of a memref, in device memory
@@ -517,19 +547,52 @@ extern "C" void *mgpuTensorMapEncodeTiledMemref(
                  static_cast<int>(l2Promotion), static_cast<int>(oobFill)),
              "cuTensorMapEncodeTiled"))
     return nullptr;
-  std::lock_guard<std::mutex> lock(tensorMapMutex);
-  auto [it, inserted] = tensorMapCopies.try_emplace(map, 0);
-  if (inserted &&
-      (!check(d, d->cuMemAlloc(&it->second, sizeof(TensorMap)),
-              "cuMemAlloc (tensor map)") ||
-       !check(d,
-              d->cuMemcpy(it->second, reinterpret_cast<CUdeviceptr>(&map),
-                          sizeof(TensorMap)),
-              "cuMemcpy (tensor map)"))) {
-    tensorMapCopies.erase(it);
-    return nullptr;
-  }
-  return reinterpret_cast<void *>(it->second);
+  return deviceCopy(d, map);
+}
+
+/// The tensor map of a 2-D box of a row-major matrix for the kernels the
+/// tile lowering emits (TMA copies that arrive on mbarriers): `address` is
+/// the first element, `rows` x `cols` elements with a row stride of
+/// `rowStride` elements, a box of `boxRows` x `boxCols`, swizzle mode
+/// 0-3 (none, 32, 64, 128 bytes), zero fill outside the matrix. Returns
+/// the map's device address, or 0 without an error when the matrix does
+/// not allow TMA (the kernel then copies without it): a start or row
+/// stride that is not a multiple of 16 bytes, a column stride other than
+/// 1, sizes beyond TMA's range.
+extern "C" uint64_t tileTensorMapEncode2D(uint64_t address, int64_t dataType,
+                                          int64_t rows, int64_t cols,
+                                          int64_t rowStride, int64_t colStride,
+                                          int64_t boxRows, int64_t boxCols,
+                                          int64_t swizzle) {
+  Driver *d = driver("tileTensorMapEncode2D");
+  if (!d || !d->cuTensorMapEncodeTiled || dataType < 0 ||
+      dataType >= static_cast<int64_t>(std::size(kTensorMapElementBytes)) ||
+      swizzle < 0 || swizzle > 3)
+    return 0;
+  int64_t bytes = kTensorMapElementBytes[dataType];
+  if (address % 16 || colStride != 1 || (rowStride * bytes) % 16 ||
+      rows < 1 || cols < 1 || rowStride < cols ||
+      rows > (int64_t(1) << 32) || cols > (int64_t(1) << 32) ||
+      rowStride * bytes >= (int64_t(1) << 40) || boxRows < 1 ||
+      boxRows > 256 || boxCols < 1 || boxCols > 256)
+    return 0;
+  uint64_t dims[2] = {static_cast<uint64_t>(cols),
+                      static_cast<uint64_t>(rows)};
+  uint64_t byteStrides[1] = {static_cast<uint64_t>(rowStride * bytes)};
+  uint32_t box[2] = {static_cast<uint32_t>(boxCols),
+                     static_cast<uint32_t>(boxRows)};
+  uint32_t elementStrides[2] = {1, 1};
+  TensorMap map = {};
+  // Interleave none, L2 promotion 128 bytes, out-of-bounds elements zero.
+  if (!check(d,
+             d->cuTensorMapEncodeTiled(
+                 &map, static_cast<int>(dataType), 2,
+                 reinterpret_cast<void *>(address), dims, byteStrides, box,
+                 elementStrides, /*interleave=*/0, static_cast<int>(swizzle),
+                 /*l2Promotion=*/2, /*oobFill=*/0),
+             "cuTensorMapEncodeTiled"))
+    return 0;
+  return reinterpret_cast<uint64_t>(deviceCopy(d, map));
 }
 
 extern "C" void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/,
@@ -643,6 +706,8 @@ llvm::SmallVector<std::pair<llvm::StringRef, void *>> runtime::getSymbols() {
       {"mgpuMemset32", reinterpret_cast<void *>(&mgpuMemset32)},
       {"mgpuTensorMapEncodeTiledMemref",
        reinterpret_cast<void *>(&mgpuTensorMapEncodeTiledMemref)},
+      {"tileTensorMapEncode2D",
+       reinterpret_cast<void *>(&tileTensorMapEncode2D)},
   };
 }
 

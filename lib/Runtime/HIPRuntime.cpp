@@ -222,6 +222,13 @@ void *tensorMapEncodeTiled(int64_t, void *, int64_t, int64_t, int64_t,
   return nullptr;
 }
 
+/// No tensor maps on AMD GPUs: kernels copy without TMA (they are never
+/// compiled to ask, since only the sm_90 lowering does).
+uint64_t tensorMapEncode2D(uint64_t, int64_t, int64_t, int64_t, int64_t,
+                           int64_t, int64_t, int64_t, int64_t) {
+  return 0;
+}
+
 void *streamCreate() {
   Runtime *r = hipRuntime("mgpuStreamCreate");
   if (!r)
@@ -347,6 +354,8 @@ runtime::hip::getSymbols() {
       {"mgpuMemset32", reinterpret_cast<void *>(&memset32)},
       {"mgpuTensorMapEncodeTiledMemref",
        reinterpret_cast<void *>(&tensorMapEncodeTiled)},
+      {"tileTensorMapEncode2D",
+       reinterpret_cast<void *>(&tensorMapEncode2D)},
   };
 }
 

@@ -114,16 +114,20 @@ Value getStageView(OpBuilder &b, Location loc, Value buffer, Value stage) {
 class Planner {
 public:
   Planner(PipelinedOp loop, bool swizzleGemmOperands, bool overlapGemms,
-          bool blockedOperands)
+          bool blockedOperands, bool tma)
       : loop(loop), swizzleGemmOperands(swizzleGemmOperands),
-        overlapGemms(overlapGemms), blockedOperands(blockedOperands) {}
+        overlapGemms(overlapGemms), blockedOperands(blockedOperands),
+        tma(tma) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
   void rewrite();
 
 private:
-  void emitCopies(OpBuilder &b, Location loc, Value iv, Value stage);
+  /// Clones the copies of iteration `iv` into buffer `stage`; with
+  /// `barriers`, each arrives on barrier `stage`.
+  void emitCopies(OpBuilder &b, Location loc, Value iv, Value stage,
+                  Value barriers);
   /// The gemms of the body that may keep work in flight across iterations.
   SmallVector<GemmOp> findOverlappableGemms();
 
@@ -131,6 +135,7 @@ private:
   bool swizzleGemmOperands;
   bool overlapGemms;
   bool blockedOperands;
+  bool tma;
   SmallVector<StagedCopy> staged;
   SmallVector<GemmOp> overlapped;
   llvm::SetVector<Operation *> slice;
@@ -182,6 +187,13 @@ bool Planner::analyze() {
   }
   if (staged.empty())
     return false;
+  // Barriers count the stages when TMA can do every copy in one box.
+  tma = tma && llvm::all_of(staged, [](StagedCopy &s) {
+    MemRefType tile = s.alloc.getType();
+    return s.copy.getSrc().getType().getRank() == 2 && tile.getRank() == 2 &&
+           getTmaSwizzleMode(tile.getShape(), tile.getElementType(),
+                             s.swizzle);
+  });
   // With three buffers, copies would run only one iteration ahead.
   if (overlapGemms && loop.getNumStages() >= 4)
     overlapped = findOverlappableGemms();
@@ -221,7 +233,8 @@ SmallVector<GemmOp> Planner::findOverlappableGemms() {
   return gemms;
 }
 
-void Planner::emitCopies(OpBuilder &b, Location loc, Value iv, Value stage) {
+void Planner::emitCopies(OpBuilder &b, Location loc, Value iv, Value stage,
+                         Value barriers) {
   IRMapping mapping;
   mapping.map(loop.getInductionVar(), iv);
   // The offsets' operations, in body order, once for all copies.
@@ -236,6 +249,10 @@ void Planner::emitCopies(OpBuilder &b, Location loc, Value iv, Value stage) {
                 getStageView(b, loc, s.buffer, stage));
     auto copy = cast<CopyOp>(b.clone(*s.copy, mapping));
     copy.setAsync(true);
+    if (barriers) {
+      copy.getBarriersMutable().assign(barriers);
+      copy.getBarrierIndexMutable().assign(stage);
+    }
   }
 }
 
@@ -249,22 +266,36 @@ void Planner::rewrite() {
                                                : Attribute());
   }
 
+  // With TMA, one arrival barrier per buffer, next to the buffers.
+  Value barriers;
+  if (tma) {
+    OpBuilder b(staged.front().alloc);
+    auto type = MemRefType::get(
+        {stages}, b.getI64Type(), AffineMap(),
+        MemorySpaceAttr::get(b.getContext(), MemorySpace::Shared));
+    barriers = AllocSharedOp::create(b, loc, type, Attribute());
+  }
+
   OpBuilder b(loop);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
+  if (barriers)
+    BarrierInitOp::create(b, loc, barriers, staged.size());
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
   Value step = loop.getStep();
   // Issues the copies of iteration `iv` into buffer `stage` when `iv` is
-  // inside the loop, then commits (always: the waits count stages).
+  // inside the loop, then commits (always: the waits count stages; with
+  // barriers each stage counts on its own).
   auto issue = [&](Value iv, Value stage) {
     Value inside =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, ub);
     scf::IfOp::create(b, loc, inside, [&](OpBuilder &then, Location) {
-      emitCopies(then, loc, iv, stage);
+      emitCopies(then, loc, iv, stage, barriers);
       scf::YieldOp::create(then, loc);
     });
-    AsyncCommitOp::create(b, loc);
+    if (!barriers)
+      AsyncCommitOp::create(b, loc);
   };
 
   // How far ahead the copies run: S - 1 iterations, or S - 2 when gemms
@@ -282,18 +313,28 @@ void Planner::rewrite() {
 
   // Each iteration: wait for its own tiles, compute on buffer i mod S, then
   // prefetch `ahead` iterations ahead into the buffer iteration
-  // i + ahead - S read (every thread is past it: the wait synchronized the
-  // block, and with overlapped gemms each thread had waited for the
-  // tensor-core work of iteration i - 2 before it). Issuing after the
+  // i + ahead - S read (every thread is past it: the group wait
+  // synchronized the block, a copy that arrives on a barrier synchronizes
+  // it before it writes, and with overlapped gemms each thread had waited
+  // for the tensor-core work of iteration i - 2 before). Issuing after the
   // compute lets the address arithmetic of the copies overlap the tensor
   // core work already in flight.
   Block &body = loop.getBody().front();
   b.setInsertionPointToStart(&body);
-  AsyncWaitOp::create(b, loc, ahead - 1);
+  if (!barriers)
+    AsyncWaitOp::create(b, loc, ahead - 1);
   Value iv = loop.getInductionVar();
   Value i = arith::DivUIOp::create(b, loc,
                                    arith::SubIOp::create(b, loc, iv, lb), step);
   Value current = arith::RemUIOp::create(b, loc, i, index(stages));
+  // Buffer i mod S is filled for the (i floordiv S)-th time: that phase of
+  // its barrier.
+  if (barriers)
+    BarrierWaitOp::create(
+        b, loc, barriers, current,
+        arith::RemUIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, i, index(stages)),
+            index(2)));
   // The prefetch clones the original copies: issue it before they go.
   b.setInsertionPoint(body.getTerminator());
   Value distance = index(ahead);
@@ -316,7 +357,9 @@ void Planner::rewrite() {
   b.setInsertionPointAfter(loop);
   if (!overlapped.empty())
     GemmWaitOp::create(b, loc, 0);
-  AsyncWaitOp::create(b, loc, 0);
+  // With barriers nothing is in flight: every issued stage was waited for.
+  if (!barriers)
+    AsyncWaitOp::create(b, loc, 0);
 }
 
 struct PlanPipelinesPass
@@ -331,7 +374,8 @@ struct PlanPipelinesPass
     SmallVector<PipelinedOp> loops;
     module.walk([&](PipelinedOp loop) { loops.push_back(loop); });
     for (PipelinedOp loop : loops) {
-      Planner planner(loop, swizzle, overlap, swizzle && blockedOperands);
+      Planner planner(loop, swizzle, overlap, swizzle && blockedOperands,
+                      tma && swizzle && target.getSmVersion() >= 90);
       if (planner.analyze())
         planner.rewrite();
     }

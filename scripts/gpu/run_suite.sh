@@ -37,7 +37,7 @@ gen_wgmma_kernels() {
 }
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
-# configs wgsweep attsweep blocked profile sass launch.
+# configs wgsweep attsweep blocked tma profile sass launch.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # tile-run's timings: the kernels' time on the device (CUDA events around
@@ -290,6 +290,47 @@ done
 for entry in flash_attention flash_attention_causal; do
   "$TR" bench/kernels/flash_attention_d128.mlir --entry=$entry --target=$CHIP --wgmma-blocked=false --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128-mma.log" 2>&1
   echo "$entry d128 on mma.sync: $(kernel_ms "$LOGS/time-$entry-d128-mma.log") ms"
+done
+fi
+if want tma; then
+echo "== --tma (experimental): pipelined copies as TMA transfers counted on mbarriers; against the naive reference / the CPU lowering, then timed against the same kernels without it"
+G=test/Integration/Inputs/gen_gemm.py
+for wg in 1 2 3 4 5 6 7; do
+  case $wg in 7) b=200x170;; *) b=170x200;; esac
+  run tma_wgmma_$wg /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma --arg=300x200 --arg=$b --arg=300x170
+done
+for k in 64 100 1000; do
+  run tma_wgmma_5_k$k /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma --arg=600x$k --arg=1100x$k --arg=600x1100
+done
+# K = 37: rows of 74 bytes, no tensor map: the synchronous fallback arrives instead.
+run tma_wgmma_5_oddk /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma --arg=300x37 --arg=170x37 --arg=300x170
+run tma_gemm_relu $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --tma --arg=300x200 --arg=200x170 --arg=300x170
+run tma_gemm_relu_oddk $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --tma --arg=129x37 --arg=37x131 --arg=129x131
+run tma_fa_edge $E/flash_attention.mlir --entry=flash_attention --reference=$R/flash_attention.mlir@flash_attention_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --tma --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
+run tma_fa_causal_edge $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --tma --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
+run tma_fa128split_vs_cpu bench/kernels/flash_attention_d128_split.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+run tma_fa128split_causal_vs_cpu bench/kernels/flash_attention_d128_split.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+for tool in memcheck racecheck; do
+  timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" /tmp/gemm_wg5.mlir --entry=gemm --arg=300x200 --arg=170x200 --arg=300x170 --tma --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/sanitizer-$tool-tma.log" 2>&1
+  echo "$tool tma_wgmma_5: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/sanitizer-$tool-tma.log" | head -1))"
+done
+echo "tma correctness: $pass passed, $fail failed"
+for dt in f16 bf16; do
+  f=/tmp/tma-time-$dt.mlir
+  python3 $G --dtype $dt --acc f32 --out $dt --tb --policy full_row --block 128x256x64 --threads 256 --stages 4 --raster 8 > $f
+  for n in 4096 8192; do
+    for flag in --tma=false --tma; do
+      "$TR" $f --entry=gemm --target=$CHIP $flag --arg=${n}x$n --arg=${n}x$n --arg=${n}x$n --repeat=20 --warmup=5 --no-check >"$LOGS/time-tma-$dt-$n$flag.log" 2>&1
+      echo "TN $dt $n^3 $flag: $(kernel_ms "$LOGS/time-tma-$dt-$n$flag.log") ms"
+    done
+    echo "cuBLAS TN $dt $n^3: $(python3 scripts/gpu/peers.py matmul $n $n $n $dt nt) ms"
+  done
+done
+for entry in flash_attention flash_attention_causal; do
+  for flag in --tma=false --tma; do
+    "$TR" bench/kernels/flash_attention_d128_split.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-tma-$entry$flag.log" 2>&1
+    echo "$entry d128 split $flag: $(kernel_ms "$LOGS/time-tma-$entry$flag.log") ms"
+  done
 done
 fi
 if want profile; then

@@ -3,6 +3,8 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines | FileCheck %s --check-prefix=CUDA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines=overlap-gemms | FileCheck %s --check-prefix=OVERLAP
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-plan-pipelines=overlap-gemms | FileCheck %s --check-prefix=NO-OVERLAP
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines=tma | FileCheck %s --check-prefix=TMA
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-plan-pipelines=tma | FileCheck %s --check-prefix=NO-TMA
 
 // A GEMM main loop over three stages: both copies get three buffers; the
 // copies of iterations 0 and 1 are issued before the loop (each behind a
@@ -53,6 +55,33 @@
 // CUDA-LABEL: func.func @gemm_loop
 // CUDA-DAG: tile.alloc_shared {layout = #tile.swizzle<2, 3, 3>} : memref<3x64x32xf16, #tile.mem<shared>>
 // CUDA-DAG: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<3x32x64xf16, #tile.mem<shared>>
+// With tma on sm_90 both copies (64-byte rows with the 64-byte swizzle,
+// 128-byte rows with the 128-byte one) fit one TMA box: the stages are
+// counted on one barrier per buffer (two arrivals: two copies), no groups.
+// TMA-LABEL: func.func @gemm_loop
+// TMA: %[[BARS:.*]] = tile.alloc_shared : memref<3xi64, #tile.mem<shared>>
+// TMA: tile.barrier_init %[[BARS]] arrivals(2) : memref<3xi64, #tile.mem<shared>>
+// TMA: scf.if
+// TMA: tile.copy {{.*}} arrive(%[[BARS]][%{{.*}}] : memref<3xi64, #tile.mem<shared>>) {async}
+// TMA: tile.copy {{.*}} arrive(%[[BARS]][%{{.*}}] : memref<3xi64, #tile.mem<shared>>) {async}
+// TMA-NOT: tile.async_commit
+// TMA: tile.pipelined
+// TMA-NOT: tile.async_wait
+// TMA: %[[I:.*]] = arith.divui
+// TMA: %[[STAGE:.*]] = arith.remui %[[I]], %c3
+// TMA: %[[PHASE:.*]] = arith.divui %[[I]], %c3
+// TMA: %[[PARITY:.*]] = arith.remui %[[PHASE]], %c2
+// TMA: tile.barrier_wait %[[BARS]][%[[STAGE]]] parity(%[[PARITY]])
+// TMA: tile.gemm
+// TMA: scf.if
+// TMA: tile.copy {{.*}} arrive(%[[BARS]][%[[NEXT:.*]]] : memref<3xi64, #tile.mem<shared>>) {async}
+// TMA: tile.copy {{.*}} arrive(%[[BARS]][%[[NEXT]]] : memref<3xi64, #tile.mem<shared>>) {async}
+// TMA-NOT: tile.async
+// TMA: return
+// Before sm_90, cp.async groups (no tensor memory accelerator).
+// NO-TMA-LABEL: func.func @gemm_loop
+// NO-TMA-NOT: tile.barrier
+// NO-TMA: tile.async_commit
 func.func @gemm_loop(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>, %kt: index, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -143,6 +143,11 @@ static cl::opt<bool> wgmmaBlockedOpt(
     cl::desc("CUDA sm_90: gemm operands with rows wider than 128 bytes in "
              "the blocked layout, on wgmma too (=false: mma.sync for them)"),
     cl::cat(category));
+static cl::opt<bool> tmaOpt(
+    "tma", cl::init(true),
+    cl::desc("CUDA sm_90: pipelined copies on TMA with mbarriers where they "
+             "qualify (=false: cp.async)"),
+    cl::cat(category));
 static cl::opt<unsigned> optLevel("O", cl::init(2),
                                   cl::desc("LLVM optimization level (0-3)"),
                                   cl::cat(category));
@@ -353,6 +358,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.registerFragments = registerFragments;
   options.wgmma = wgmmaOpt;
   options.wgmmaBlocked = wgmmaBlockedOpt;
+  options.tma = tmaOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }
 

@@ -117,6 +117,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::math::MathDialect",
     "::mlir::nvgpu::NVGPUDialect",

@@ -33,6 +33,41 @@ void populateTileToNVGPUPatterns(RewritePatternSet &patterns,
 /// block barrier (sm_80 and newer).
 void populateCpAsyncPatterns(RewritePatternSet &patterns);
 
+/// The swizzle mode of the tensor map (0 none, 1/2/3 for 32/64/128-byte
+/// swizzles, as CUtensorMapSwizzle numbers them) with which one TMA box
+/// writes a 2-D shared tile of `shape` and `elementType` laid out with
+/// `swizzle` (null: row-major), or nullopt when no single box does: at most
+/// 256 rows of at most 256 elements, rows a multiple of 16 bytes, and a
+/// swizzle only when the rows are exactly its span (16 << bits bytes, the
+/// XOR of 16-byte units by the row bits).
+std::optional<int64_t> getTmaSwizzleMode(ArrayRef<int64_t> shape,
+                                         Type elementType,
+                                         SwizzleAttr swizzle);
+
+/// Tensor maps for the copies with `arrive` of the kernels under `root`
+/// that TMA can do: each is created on the host right before its kernel
+/// (one runtime call per distinct global buffer and box), as a device
+/// pointer that is null when the buffer does not allow TMA at run time.
+class TmaDescriptors {
+public:
+  /// Creates the host-side calls; copies that do not qualify get none.
+  void create(Operation *root);
+  /// The tensor map pointer (an i64 defined outside the kernel) of `copy`,
+  /// or null.
+  Value lookup(CopyOp copy) const { return descriptors.lookup(copy); }
+
+private:
+  llvm::DenseMap<Operation *, Value> descriptors;
+};
+
+/// sm_90: tile.barrier_init / tile.barrier_wait as mbarrier init and
+/// parity waits, tile.copy with `arrive` as one TMA transfer issued by
+/// thread 0 (expect_tx, cp.async.bulk.tensor) with the tensor map of
+/// `descriptors`, or, when there is none or it is null at run time, as the
+/// block's synchronous copy followed by one arrival.
+void populateTmaPatterns(RewritePatternSet &patterns,
+                         const TmaDescriptors &descriptors);
+
 /// The layout of `op`'s C tile when the gemm runs on mma.sync m16n8k16 with
 /// its accumulators in registers over a block of `threads` threads: 16x8
 /// pieces over the warp grid its policy chooses, as the tensor-core

@@ -124,6 +124,9 @@ struct CompileOptions {
   /// CUDA sm_90: wide gemm operands in the blocked layout, on wgmma too
   /// (the pipeline's `wgmma-blocked`).
   bool wgmmaBlocked = true;
+  /// CUDA sm_90: pipelined copies on TMA with mbarriers where they qualify
+  /// (the pipeline's `tma`).
+  bool tma = true;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };

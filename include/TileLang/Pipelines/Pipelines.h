@@ -91,6 +91,13 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "on wgmma too (8 x 64-element column blocks per 8 "
                      "rows; =false: such gemms stay on mma.sync)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> tma{
+      *this, "tma",
+      llvm::cl::desc("sm_90: pipelined loops whose copies TMA can do load "
+                     "their stages with one TMA transfer per copy, counted "
+                     "on mbarriers (tensor maps created on the host; "
+                     "=false: cp.async)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> cudaPath{
       *this, "cuda-path",
       llvm::cl::desc("CUDA toolkit (ptxas, libdevice); default: $CUDA_HOME, "

@@ -166,6 +166,24 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     after it:   gemm_wait pending(0), async_wait pending(0)
     ```
 
+    With `tma` on an sm_90 target, a loop whose pipelined copies are all
+    2-D and land in tiles TMA can write (rows of 16-byte multiples up to
+    256 elements, at most 256 rows; unswizzled, or 128-byte rows with the
+    128-byte swizzle) counts its stages on arrival barriers instead of
+    copy groups: one barrier per buffer (`tile.barrier_init`, one arrival
+    per copy), the copies `tile.copy {async} arrive(%bars[stage])` (one TMA
+    transfer each), and each iteration waits for its barrier's phase:
+
+    ```
+    before:     barrier_init %bars arrivals(number of copies)
+    prologue:   copies(lb + s * step) into buffer s, arrive(%bars[s])
+    loop body:  barrier_wait %bars[i mod S] parity((i floordiv S) mod 2)
+                the body
+                copies(iv + d * step) into buffer (i + d) mod S,
+                  arrive(%bars[(i + d) mod S])        (d = S - 1, or S - 2)
+    after it:   gemm_wait pending(0) when gemms overlap
+    ```
+
     ```
     tile-opt --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines
     ```
@@ -178,7 +196,11 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
            /*default=*/"false",
            "On NVIDIA targets, staged gemm operands with rows wider than "
            "128 bytes get the blocked 128-byte swizzle (wgmma's layout for "
-           "them) instead of the row-wise ldmatrix swizzle">
+           "them) instead of the row-wise ldmatrix swizzle">,
+    Option<"tma", "tma", "bool", /*default=*/"false",
+           "On sm_90 targets, loops whose pipelined copies TMA can do wait "
+           "on arrival barriers (tile.barrier_wait) and copy with arrive "
+           "(one TMA transfer per copy)">
   ];
   let dependentDialects = [
     "::mlir::tile::TileDialect",

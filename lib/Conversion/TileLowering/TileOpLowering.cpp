@@ -1259,9 +1259,12 @@ struct CumsumLowering : TilePattern<CumsumOp> {
 void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
                                                 TileLoweringMode mode) {
   patterns.add<ParallelLowering, PipelinedLowering, CopyLowering,
-               AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering, FillLowering, ClearLowering, GemmLowering,
+               AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering,
+               FillLowering, ClearLowering, GemmLowering,
                ReduceLowering, CumsumLowering, EraseHint<AnnotateLayoutOp>,
                EraseHint<UseSwizzleOp>,
-               // Synchronous gemms leave nothing to wait for.
-               EraseHint<GemmWaitOp>>(patterns.getContext(), mode);
+               // Synchronous gemms leave nothing to wait for, and
+               // synchronous copies nothing to count.
+               EraseHint<GemmWaitOp>, EraseHint<BarrierInitOp>,
+               EraseHint<BarrierWaitOp>>(patterns.getContext(), mode);
 }

@@ -354,6 +354,13 @@ struct ConvertTileToGPUPass
                                     table);
         return tensorCores && matcher.keepsInRegisters(gemm, fragment, table);
       });
+    // sm_90: tensor maps for the copies that arrive on barriers, created
+    // on the host before the kernels become launches.
+    bool hopper = targetAttr && targetAttr.getKind() == TargetKind::CUDA &&
+                  targetAttr.getSmVersion() >= 90;
+    TmaDescriptors tma;
+    if (hopper)
+      tma.create(module);
     RewritePatternSet patterns(ctx);
     patterns.add<KernelToLaunch>(ctx, targetAttr);
     populateTileOpLoweringPatterns(patterns, TileLoweringMode::Block);
@@ -362,6 +369,8 @@ struct ConvertTileToGPUPass
     if (targetAttr && targetAttr.getKind() == TargetKind::CUDA)
       populateTileToNVGPUPatterns(patterns, targetAttr.getSmVersion(),
                                   &fragments, wgmma);
+    if (hopper)
+      populateTmaPatterns(patterns, tma);
     if (rocm)
       populateTileToAMDGPUPatterns(patterns, targetAttr.getChip(),
                                    &fragments);

@@ -77,6 +77,9 @@ struct AsyncCopyToCpAsync : OpRewritePattern<CopyOp> {
     if (!op.getAsync() || op.getSrcOffsets().empty() ||
         !op.getDstOffsets().empty())
       return rewriter.notifyMatchFailure(op, "not a whole-tile async copy");
+    if (op.getBarriers())
+      return rewriter.notifyMatchFailure(op, "counted on a barrier, not in "
+                                             "a cp.async group");
     std::optional<int64_t> threads = getStaticBlockThreads(op);
     if (!threads)
       return rewriter.notifyMatchFailure(op, "no static block size");

@@ -460,8 +460,10 @@ bool writesOnChipSynchronously(Operation *op,
     if (inner->hasAttr(TileDialect::getLoweredAsyncCopyAttrName()) ||
         isa<nvgpu::DeviceAsyncCopyOp>(inner))
       return WalkResult::skip();
+    // Barrier waits touch only their barrier words.
     if (isa<AsyncCommitOp, scf::YieldOp, nvgpu::DeviceAsyncCreateGroupOp,
-            NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp>(inner))
+            NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
+            BarrierWaitOp, NVVM::MBarrierTryWaitParityOp>(inner))
       return WalkResult::advance();
     auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
     if (!effects)
@@ -490,6 +492,13 @@ bool writesOnChipSynchronously(Operation *op,
 /// (so the next iteration's writes come after a barrier).
 std::pair<bool, bool> getGemmBarriers(GemmOp op, Block &body,
                                       const RegisterFragments *fragments) {
+  // Nothing in the body writes on-chip memory synchronously (its copies
+  // arrive on barriers, which synchronize the block before they write):
+  // nothing to fence.
+  if (llvm::none_of(body, [&](Operation &inner) {
+        return writesOnChipSynchronously(&inner, fragments);
+      }))
+    return {false, false};
   // A wait is a block barrier, lowered (gpu.barrier) or not.
   auto isWait = [](Operation *inner) {
     return isa<AsyncWaitOp, gpu::BarrierOp>(inner);

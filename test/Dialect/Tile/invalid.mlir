@@ -921,3 +921,87 @@ func.func @async_commit_outside_kernel() {
   tile.async_commit
   return
 }
+
+// -----
+
+func.func @barriers_not_shared(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %bars = tile.alloc_fragment : memref<4xi64, #tile.mem<fragment>>
+    // expected-error @+1 {{barriers live in a shared memref<N x i64>}}
+    tile.barrier_init %bars arrivals(1) : memref<4xi64, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @barriers_wrong_type(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<4xi32, #tile.mem<shared>>
+    // expected-error @+1 {{barriers live in a shared memref<N x i64>}}
+    tile.barrier_init %bars arrivals(1) : memref<4xi32, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @barrier_init_no_arrivals(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<4xi64, #tile.mem<shared>>
+    // expected-error @+1 {{attribute 'arrivals' failed to satisfy constraint}}
+    tile.barrier_init %bars arrivals(0) : memref<4xi64, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @barrier_wait_out_of_range(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<4xi64, #tile.mem<shared>>
+    %c4 = arith.constant 4 : index
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{barrier index 4 is outside the array of 4}}
+    tile.barrier_wait %bars[%c4] parity(%c0) : memref<4xi64, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @barrier_wait_bad_parity(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<4xi64, #tile.mem<shared>>
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    // expected-error @+1 {{a phase parity is 0 or 1, got 2}}
+    tile.barrier_wait %bars[%c0] parity(%c2) : memref<4xi64, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_arrive_not_async(%A: memref<?x?xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<4xi64, #tile.mem<shared>>
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{a copy that arrives on a barrier must be async}}
+    tile.copy %A[%n, %n] to %a arrive(%bars[%n] : memref<4xi64, #tile.mem<shared>>) : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_arrive_out_of_range(%A: memref<?x?xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<4xi64, #tile.mem<shared>>
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %c7 = arith.constant 7 : index
+    // expected-error @+1 {{barrier index 7 is outside the array of 4}}
+    tile.copy %A[%n, %n] to %a arrive(%bars[%c7] : memref<4xi64, #tile.mem<shared>>) {async} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+  }
+  return
+}

@@ -194,4 +194,21 @@ func.func @loops(%n: index, %kt: index) {
   return
 }
 
+// Arrival barriers: copies that arrive on them and the waits.
+// CHECK-LABEL: func.func @barriers
+func.func @barriers(%A: memref<?x?xf16>, %i: index, %p: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<4xi64, #tile.mem<shared>>
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    // CHECK: tile.barrier_init %{{.*}} arrivals(2) : memref<4xi64, #tile.mem<shared>>
+    tile.barrier_init %bars arrivals(2) : memref<4xi64, #tile.mem<shared>>
+    // CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} arrive(%{{.*}}[%{{.*}}] : memref<4xi64, #tile.mem<shared>>) {async} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %A[%i, %i] to %a arrive(%bars[%i] : memref<4xi64, #tile.mem<shared>>) {async} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    // CHECK: tile.barrier_wait %{{.*}}[%{{.*}}] parity(%{{.*}}) : memref<4xi64, #tile.mem<shared>>
+    tile.barrier_wait %bars[%i] parity(%p) : memref<4xi64, #tile.mem<shared>>
+  }
+  return
+}
+
 }

@@ -404,6 +404,25 @@ SmallVector<int64_t> CopyOp::getTileShape() {
   return llvm::to_vector(dstType.getShape());
 }
 
+/// Verifies an array of arrival barriers: a shared memref<N x i64>, and
+/// `index` (when constant) inside it.
+static LogicalResult verifyBarriers(Operation *op, MemRefType type,
+                                    Value index) {
+  FailureOr<Place> place = getPlace(op, type, "barrier array");
+  if (failed(place))
+    return failure();
+  if (*place != Place::Shared || type.getRank() != 1 ||
+      !type.getElementType().isInteger(64) || !type.hasStaticShape())
+    return op->emitOpError("barriers live in a shared memref<N x i64>, got ")
+           << type;
+  if (std::optional<int64_t> i = index ? getConstantIntValue(index)
+                                       : std::nullopt;
+      i && (*i < 0 || *i >= type.getDimSize(0)))
+    return op->emitOpError("barrier index ")
+           << *i << " is outside the array of " << type.getDimSize(0);
+  return success();
+}
+
 LogicalResult CopyOp::verify() {
   MemRefType srcType = getSrc().getType(), dstType = getDst().getType();
   FailureOr<Place> srcPlace = getPlace(*this, srcType, "source");
@@ -432,6 +451,13 @@ LogicalResult CopyOp::verify() {
     return emitOpError("the tile extent comes from the ")
            << (extentFromSrc ? "source" : "destination")
            << ", which must have a static shape, got " << extentType;
+  if (getBarriers()) {
+    if (!getAsync())
+      return emitOpError("a copy that arrives on a barrier must be async");
+    if (failed(verifyBarriers(*this, getBarriers().getType(),
+                              getBarrierIndex())))
+      return failure();
+  }
   if (getAsync()) {
     if (*srcPlace != Place::Global || *dstPlace != Place::Shared)
       return emitOpError("an async copy goes from global to shared memory");
@@ -463,6 +489,23 @@ void CopyOp::getCanonicalizationPatterns(RewritePatternSet &results,
     rewriter.eraseOp(op);
     return success();
   });
+}
+
+//===----------------------------------------------------------------------===//
+// BarrierInitOp / BarrierWaitOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BarrierInitOp::verify() {
+  return verifyBarriers(*this, getBarriers().getType(), Value());
+}
+
+LogicalResult BarrierWaitOp::verify() {
+  if (failed(verifyBarriers(*this, getBarriers().getType(), getIndex())))
+    return failure();
+  if (std::optional<int64_t> parity = getConstantIntValue(getParity());
+      parity && *parity != 0 && *parity != 1)
+    return emitOpError("a phase parity is 0 or 1, got ") << *parity;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

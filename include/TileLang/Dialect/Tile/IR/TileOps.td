@@ -179,6 +179,18 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     (`tile-plan-pipelines`) creates them; on NVIDIA GPUs from sm_80 they
     become `cp.async`, elsewhere plain copies.
 
+    With `arrive(%barriers[%i])` as well, the copy is not part of a group:
+    its completion is counted on barrier `%i` of a `tile.barrier_init`
+    array instead (one arrival per copy; the phase completes when every
+    copy that arrives on it has landed), and `tile.barrier_wait` waits for
+    it. On sm_90 a 2-D copy into a tile whose rows are 16-byte multiples of
+    at most 256 elements (unswizzled, or 128-byte rows with the 128-byte
+    swizzle) is one TMA transfer (`cp.async.bulk.tensor`) issued by one
+    thread, with a tensor map the host creates before the launch; when the
+    global buffer does not allow TMA (16-byte aligned start and row
+    strides) the block copies synchronously and then arrives. Elsewhere it
+    is a plain copy.
+
     ```mlir
     tile.copy %A[%m, %k] to %a_s
         : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
@@ -186,6 +198,9 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
         : memref<128x128xf32, #tile.mem<fragment>> to memref<?x?xf16>
     tile.copy %A[%m, %k] to %a_s {async}
         : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
+    tile.copy %A[%m, %k] to %a_s
+        arrive(%bars[%s] : memref<4xi64, #tile.mem<shared>>) {async}
+        : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
     ```
   }];
   let arguments = (ins
@@ -193,10 +208,13 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     Variadic<Index>:$src_offsets,
     Arg<Tile_Tile, "destination", [MemWrite]>:$dst,
     Variadic<Index>:$dst_offsets,
+    Arg<Optional<Tile_Tile>, "barriers", [MemRead, MemWrite]>:$barriers,
+    Optional<Index>:$barrier_index,
     UnitAttr:$async
   );
   let assemblyFormat = [{
     $src (`[` $src_offsets^ `]`)? `to` $dst (`[` $dst_offsets^ `]`)?
+    (`arrive` `(` $barriers^ `[` $barrier_index `]` `:` type($barriers) `)`)?
     attr-dict `:` type($src) `to` type($dst)
   }];
   let hasVerifier = 1;
@@ -244,6 +262,57 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [Tile_InKernel,
   }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
   let assemblyFormat = "`pending` `(` $pending `)` attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// tile.barrier_init / tile.barrier_wait
+//===----------------------------------------------------------------------===//
+
+def Tile_BarrierInitOp : Tile_Op<"barrier_init", [Tile_InKernel]> {
+  let summary = "Initialize an array of block-wide arrival barriers";
+  let description = [{
+    `barriers` is a shared `memref<N x i64>` (from `tile.alloc_shared`): N
+    barriers, each of which completes a phase once `arrivals` arrivals (the
+    `arrive` of asynchronous copies) have happened and their data has
+    landed, then starts the next phase. Phases alternate in parity (0, 1,
+    0, ...), which `tile.barrier_wait` names. Every thread of the block
+    sees the barriers initialized after this op. On NVIDIA sm_90 they are
+    `mbarrier` objects; where copies complete synchronously there is
+    nothing to count and the op does nothing.
+
+    ```mlir
+    tile.barrier_init %bars arrivals(2) : memref<4xi64, #tile.mem<shared>>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_Tile, "barriers", [MemWrite]>:$barriers,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$arrivals);
+  let assemblyFormat = [{
+    $barriers `arrivals` `(` $arrivals `)` attr-dict `:` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_BarrierWaitOp : Tile_Op<"barrier_wait", [Tile_InKernel,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Wait for a phase of an arrival barrier";
+  let description = [{
+    Every thread waits until the phase of parity `parity` (0 or 1) of
+    barrier `index` of `barriers` has completed; the tiles of the copies
+    that arrived on it in that phase are then visible to the thread. The
+    wait does not otherwise synchronize the block.
+
+    ```mlir
+    tile.barrier_wait %bars[%s] parity(%p) : memref<4xi64, #tile.mem<shared>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<Tile_Tile, "barriers", [MemRead, MemWrite]>:$barriers,
+    Index:$index, Index:$parity);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `parity` `(` $parity `)` attr-dict `:`
+    type($barriers)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

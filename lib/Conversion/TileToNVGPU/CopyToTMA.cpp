@@ -1,0 +1,346 @@
+//===- CopyToTMA.cpp - Barrier-counted copies on TMA and mbarriers --------===//
+//
+// Part of TileLang-MLIR.
+//
+// sm_90: the arrival barriers of tile.barrier_init / tile.barrier_wait as
+// mbarrier objects, and tile.copy {async} arrive(...) as one TMA transfer
+// (cp.async.bulk.tensor) that thread 0 issues after announcing its bytes
+// on the barrier (mbarrier.arrive.expect_tx).
+//
+// The tensor map of a copy is created on the host right before the kernel
+// (TmaDescriptors) by the runtime's tileTensorMapEncode2D, which returns a
+// null pointer when the global buffer does not allow TMA (start or row
+// stride not a multiple of 16 bytes, a strided innermost dimension): the
+// block then copies synchronously and thread 0 arrives, so the barrier
+// counts the same arrivals either way. The box covers the whole tile;
+// elements outside the global buffer read as zero (TMA's out-of-bounds
+// fill), and the transaction count is always the whole box.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Conversion/TileToNVGPU.h"
+
+#include "TileLang/Conversion/TileLowering.h"
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+/// The runtime function that encodes a 2-D tensor map (CUDARuntime.cpp).
+static constexpr llvm::StringLiteral kEncodeFunction = "tileTensorMapEncode2D";
+
+/// Time hint (ns) of each mbarrier.try_wait.parity before it retries.
+static constexpr int32_t kWaitTicks = 10000000;
+
+std::optional<int64_t> mlir::tile::getTmaSwizzleMode(ArrayRef<int64_t> shape,
+                                                     Type elementType,
+                                                     SwizzleAttr swizzle) {
+  unsigned bits = elementType.getIntOrFloatBitWidth();
+  if (shape.size() != 2 || bits % 8 || bits > 64)
+    return std::nullopt;
+  int64_t bytes = bits / 8;
+  int64_t rows = shape[0], cols = shape[1], rowBytes = cols * bytes;
+  if (rows < 1 || rows > 256 || cols < 1 || cols > 256 || rowBytes % 16)
+    return std::nullopt;
+  if (!swizzle)
+    return 0;
+  // The XOR of 16-byte units by the row bits: 16 << bits bytes per row.
+  if (swizzle.getBlocked() || swizzle.getShift() != 3 ||
+      swizzle.getBits() < 1 || swizzle.getBits() > 3 ||
+      (int64_t(1) << swizzle.getBase()) * bytes != 16 ||
+      rowBytes != (int64_t(16) << swizzle.getBits()))
+    return std::nullopt;
+  return swizzle.getBits();
+}
+
+/// CUtensorMapDataType of `type`: integers by width (their bits are only
+/// moved), floats by kind; nullopt for the others.
+static std::optional<int64_t> getTensorMapDataType(Type type) {
+  if (type.isF16())
+    return 6;
+  if (type.isBF16())
+    return 9;
+  if (type.isF32())
+    return 7;
+  if (type.isF64())
+    return 8;
+  switch (type.getIntOrFloatBitWidth()) {
+  case 8:
+    return 0; // uint8 (also the 8-bit floats)
+  case 16:
+    return 1; // uint16
+  case 32:
+    return 3; // int32
+  case 64:
+    return 5; // int64
+  default:
+    return std::nullopt;
+  }
+}
+
+static Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+static Value toI64(OpBuilder &b, Location loc, Value index) {
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+}
+
+/// The declaration of the encoding function in `module` (nine i64 in: the
+/// start address, data type, rows, columns, row and column strides in
+/// elements, box rows and columns, swizzle mode; the map's device address
+/// or 0 out).
+static func::FuncOp getEncodeFunction(ModuleOp module) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(kEncodeFunction))
+    return fn;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  Type i64 = b.getI64Type();
+  auto fn = func::FuncOp::create(
+      b, module.getLoc(), kEncodeFunction,
+      b.getFunctionType(SmallVector<Type>(9, i64), {i64}));
+  fn.setPrivate();
+  return fn;
+}
+
+void TmaDescriptors::create(Operation *root) {
+  root->walk([&](KernelOp kernel) {
+    auto module = kernel->getParentOfType<ModuleOp>();
+    // One map per global buffer, box and swizzle of the kernel.
+    llvm::DenseMap<std::tuple<Value, int64_t, int64_t, int64_t>, Value> made;
+    kernel.walk([&](CopyOp copy) {
+      if (!copy.getBarriers())
+        return;
+      Value src = copy.getSrc();
+      Operation *owner = src.getParentBlock()->getParentOp();
+      if (owner == kernel || kernel->isProperAncestor(owner))
+        return; // Defined in the kernel: the host has no such value.
+      MemRefType tile = copy.getDst().getType();
+      auto srcType = cast<MemRefType>(src.getType());
+      std::optional<int64_t> mode = getTmaSwizzleMode(
+          tile.getShape(), tile.getElementType(), getTileSwizzle(copy.getDst()));
+      std::optional<int64_t> dataType =
+          getTensorMapDataType(srcType.getElementType());
+      if (!mode || !dataType || srcType.getRank() != 2 ||
+          copy.getSrcOffsets().size() != 2)
+        return;
+      auto key = std::make_tuple(src, tile.getDimSize(0), tile.getDimSize(1),
+                                 *mode);
+      Value &descriptor = made[key];
+      if (!descriptor) {
+        OpBuilder b(kernel);
+        Location loc = copy.getLoc();
+        int64_t bytes = srcType.getElementTypeBitWidth() / 8;
+        auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, src);
+        Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, src);
+        Value start = arith::AddIOp::create(
+            b, loc, base,
+            arith::MulIOp::create(b, loc, metadata.getOffset(),
+                                  indexConst(b, loc, bytes)));
+        auto i64 = [&](int64_t v) -> Value {
+          return arith::ConstantIntOp::create(b, loc, v, 64);
+        };
+        SmallVector<Value> args = {
+            toI64(b, loc, start),
+            i64(*dataType),
+            toI64(b, loc, metadata.getSizes()[0]),
+            toI64(b, loc, metadata.getSizes()[1]),
+            toI64(b, loc, metadata.getStrides()[0]),
+            toI64(b, loc, metadata.getStrides()[1]),
+            i64(tile.getDimSize(0)),
+            i64(tile.getDimSize(1)),
+            i64(*mode)};
+        descriptor =
+            func::CallOp::create(b, loc, getEncodeFunction(module), args)
+                .getResult(0);
+      }
+      descriptors[copy] = descriptor;
+    });
+  });
+}
+
+namespace {
+
+/// An !llvm.ptr<3> to byte `byteOffset` of the shared tile `tile` (a view,
+/// whose offset counts).
+Value sharedPointer(OpBuilder &b, Location loc, Value tile, Value byteOffset) {
+  auto type = cast<MemRefType>(tile.getType());
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, tile);
+  Value address = arith::AddIOp::create(
+      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, tile),
+      arith::MulIOp::create(b, loc, metadata.getOffset(),
+                            indexConst(b, loc, bytes)));
+  if (byteOffset)
+    address = arith::AddIOp::create(b, loc, address, byteOffset);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+      toI64(b, loc, address));
+}
+
+/// Barrier `index` of the barrier array `barriers`.
+Value barrierPointer(OpBuilder &b, Location loc, Value barriers, Value index) {
+  return sharedPointer(
+      b, loc, barriers,
+      arith::MulIOp::create(b, loc, index, indexConst(b, loc, 8)));
+}
+
+Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 32);
+}
+
+/// Builds `body` under `if (thread id == 0)`.
+void onThreadZero(OpBuilder &b, Location loc, Operation *op,
+                  function_ref<void(OpBuilder &)> body) {
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      getBlockThreads(b, op).threadId,
+                                      indexConst(b, loc, 0));
+  scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location) {
+    body(then);
+    scf::YieldOp::create(then, loc);
+  });
+}
+
+/// Thread 0 initializes every barrier; the block barrier publishes them.
+struct BarrierInitToMBarrier : OpRewritePattern<BarrierInitOp> {
+  BarrierInitToMBarrier(MLIRContext *ctx)
+      : OpRewritePattern<BarrierInitOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(BarrierInitOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value barriers = op.getBarriers();
+    int64_t count = op.getBarriers().getType().getDimSize(0);
+    onThreadZero(rewriter, loc, op, [&](OpBuilder &b) {
+      Value arrivals = i32Const(b, loc, op.getArrivals());
+      for (int64_t i = 0; i < count; ++i)
+        NVVM::MBarrierInitOp::create(
+            b, loc, barrierPointer(b, loc, barriers, indexConst(b, loc, i)),
+            arrivals, /*predicate=*/Value());
+      // Visible to the asynchronous proxy (TMA's completions) too.
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    });
+    gpu::BarrierOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierWaitToMBarrier : OpRewritePattern<BarrierWaitOp> {
+  BarrierWaitToMBarrier(MLIRContext *ctx)
+      : OpRewritePattern<BarrierWaitOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(BarrierWaitOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value parity = arith::IndexCastOp::create(rewriter, loc,
+                                              rewriter.getI32Type(),
+                                              op.getParity());
+    NVVM::MBarrierTryWaitParityOp::create(
+        rewriter, loc,
+        barrierPointer(rewriter, loc, op.getBarriers(), op.getIndex()),
+        parity, i32Const(rewriter, loc, kWaitTicks));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.copy {async} arrive(...): after a block barrier (no thread still
+/// reads the destination's previous contents), one TMA transfer from thread
+/// 0 when the tensor map exists, else the block's synchronous copy and one
+/// arrival.
+struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
+  CopyWithArriveToTMA(MLIRContext *ctx, const TmaDescriptors &descriptors)
+      : OpRewritePattern<CopyOp>(ctx, /*benefit=*/3),
+        descriptors(descriptors) {}
+  const TmaDescriptors &descriptors;
+
+  LogicalResult matchAndRewrite(CopyOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getBarriers())
+      return failure();
+    Location loc = op.getLoc();
+    gpu::BarrierOp::create(rewriter, loc);
+    Value barrier = barrierPointer(rewriter, loc, op.getBarriers(),
+                                   op.getBarrierIndex());
+    // The synchronous copy, then thread 0 arrives (its block barrier after
+    // the copy orders every thread's writes before the arrival).
+    auto emitFallback = [&](OpBuilder &b) {
+      auto fallback = cast<CopyOp>(b.clone(*op));
+      fallback.getBarriersMutable().clear();
+      fallback.getBarrierIndexMutable().clear();
+      fallback.setAsync(false);
+      onThreadZero(b, loc, op, [&](OpBuilder &then) {
+        NVVM::MBarrierArriveOp::create(
+            then, loc, Type(), barrier, /*count=*/Value(),
+            NVVM::MemScopeKindAttr::get(then.getContext(),
+                                        NVVM::MemScopeKind::CTA));
+      });
+    };
+    Value descriptor = descriptors.lookup(op);
+    if (!descriptor) {
+      emitFallback(rewriter);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    MemRefType tile = op.getDst().getType();
+    int64_t boxBytes =
+        tile.getNumElements() * tile.getElementTypeBitWidth() / 8;
+    Value usable = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ne, descriptor,
+        arith::ConstantIntOp::create(rewriter, loc, 0, 64));
+    auto ifOp = scf::IfOp::create(rewriter, loc, usable, /*withElse=*/true);
+    // Like a lowered cp.async copy: its writes are seen through the wait.
+    ifOp->setAttr(TileDialect::getLoweredAsyncCopyAttrName(),
+                  rewriter.getUnitAttr());
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      onThreadZero(rewriter, loc, op, [&](OpBuilder &b) {
+        NVVM::MBarrierArriveExpectTxOp::create(
+            b, loc, Type(), barrier, i32Const(b, loc, boxBytes),
+            NVVM::MemScopeKindAttr::get(b.getContext(),
+                                        NVVM::MemScopeKind::CTA),
+            b.getBoolAttr(false), /*predicate=*/Value());
+        // Coordinates innermost first: column, then row.
+        ValueRange offsets = op.getSrcOffsets();
+        SmallVector<Value> coordinates = {
+            arith::IndexCastOp::create(b, loc, b.getI32Type(), offsets[1]),
+            arith::IndexCastOp::create(b, loc, b.getI32Type(), offsets[0])};
+        Value map = LLVM::IntToPtrOp::create(
+            b, loc, LLVM::LLVMPointerType::get(b.getContext()), descriptor);
+        // The destination as a shared::cluster address (this CTA's own
+        // shared memory is part of its cluster's window).
+        Value dst = LLVM::AddrSpaceCastOp::create(
+            b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
+            sharedPointer(b, loc, op.getDst(), Value()));
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, loc, dst, map,
+            coordinates, barrier, /*im2colOffsets=*/ValueRange(),
+            /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+            NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+            /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
+      });
+      rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      emitFallback(rewriter);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateTmaPatterns(RewritePatternSet &patterns,
+                                     const TmaDescriptors &descriptors) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<BarrierInitToMBarrier, BarrierWaitToMBarrier>(ctx);
+  patterns.add<CopyWithArriveToTMA>(ctx, descriptors);
+}
