@@ -550,43 +550,56 @@ extern "C" void *mgpuTensorMapEncodeTiledMemref(
   return deviceCopy(d, map);
 }
 
-/// The tensor map of a 2-D box of a row-major matrix for the kernels the
-/// tile lowering emits (TMA copies that arrive on mbarriers): `address` is
-/// the first element, `rows` x `cols` elements with a row stride of
-/// `rowStride` elements, a box of `boxRows` x `boxCols`, swizzle mode
-/// 0-3 (none, 32, 64, 128 bytes), zero fill outside the matrix. Returns
-/// the map's device address, or 0 without an error when the matrix does
-/// not allow TMA (the kernel then copies without it): a start or row
-/// stride that is not a multiple of 16 bytes, a column stride other than
-/// 1, sizes beyond TMA's range.
-extern "C" uint64_t tileTensorMapEncode2D(uint64_t address, int64_t dataType,
-                                          int64_t rows, int64_t cols,
-                                          int64_t rowStride, int64_t colStride,
-                                          int64_t boxRows, int64_t boxCols,
-                                          int64_t swizzle) {
-  Driver *d = driver("tileTensorMapEncode2D");
+/// The tensor map of a box of a strided tensor of rank 2 to 5 for the
+/// kernels the tile lowering emits (TMA copies that arrive on mbarriers):
+/// `address` is the first element; sizes, strides (in elements) and box
+/// extents come outermost first, `rank` of each used (the rest ignored);
+/// swizzle mode 0-3 (none, 32, 64, 128 bytes), zero fill outside the
+/// tensor. Returns the map's device address, or 0 without an error when the
+/// tensor does not allow TMA (the kernel then copies without it): a start
+/// or a stride that is not a multiple of 16 bytes, an innermost stride
+/// other than 1, sizes or boxes beyond TMA's range.
+extern "C" uint64_t
+tileTensorMapEncode(uint64_t address, int64_t dataType, int64_t rank,
+                    int64_t size0, int64_t size1, int64_t size2, int64_t size3,
+                    int64_t size4, int64_t stride0, int64_t stride1,
+                    int64_t stride2, int64_t stride3, int64_t stride4,
+                    int64_t box0, int64_t box1, int64_t box2, int64_t box3,
+                    int64_t box4, int64_t swizzle) {
+  Driver *d = driver("tileTensorMapEncode");
   if (!d || !d->cuTensorMapEncodeTiled || dataType < 0 ||
       dataType >= static_cast<int64_t>(std::size(kTensorMapElementBytes)) ||
-      swizzle < 0 || swizzle > 3)
+      swizzle < 0 || swizzle > 3 || rank < 1 || rank > 5)
     return 0;
+  const int64_t sizes[] = {size0, size1, size2, size3, size4};
+  const int64_t strides[] = {stride0, stride1, stride2, stride3, stride4};
+  const int64_t boxes[] = {box0, box1, box2, box3, box4};
   int64_t bytes = kTensorMapElementBytes[dataType];
-  if (address % 16 || colStride != 1 || (rowStride * bytes) % 16 ||
-      rows < 1 || cols < 1 || rowStride < cols ||
-      rows > (int64_t(1) << 32) || cols > (int64_t(1) << 32) ||
-      rowStride * bytes >= (int64_t(1) << 40) || boxRows < 1 ||
-      boxRows > 256 || boxCols < 1 || boxCols > 256)
+  if (address % 16 || strides[rank - 1] != 1)
     return 0;
-  uint64_t dims[2] = {static_cast<uint64_t>(cols),
-                      static_cast<uint64_t>(rows)};
-  uint64_t byteStrides[1] = {static_cast<uint64_t>(rowStride * bytes)};
-  uint32_t box[2] = {static_cast<uint32_t>(boxCols),
-                     static_cast<uint32_t>(boxRows)};
-  uint32_t elementStrides[2] = {1, 1};
+  // The driver lists dimensions innermost first.
+  uint64_t dims[5], byteStrides[4];
+  uint32_t box[5], elementStrides[5];
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t from = rank - 1 - i;
+    if (sizes[from] < 1 || sizes[from] > (int64_t(1) << 32) ||
+        boxes[from] < 1 || boxes[from] > 256)
+      return 0;
+    dims[i] = static_cast<uint64_t>(sizes[from]);
+    box[i] = static_cast<uint32_t>(boxes[from]);
+    elementStrides[i] = 1;
+    if (i > 0) {
+      int64_t stride = strides[from] * bytes;
+      if (stride % 16 || stride < 16 || stride >= (int64_t(1) << 40))
+        return 0;
+      byteStrides[i - 1] = static_cast<uint64_t>(stride);
+    }
+  }
   TensorMap map = {};
   // Interleave none, L2 promotion 128 bytes, out-of-bounds elements zero.
   if (!check(d,
              d->cuTensorMapEncodeTiled(
-                 &map, static_cast<int>(dataType), 2,
+                 &map, static_cast<int>(dataType), static_cast<uint32_t>(rank),
                  reinterpret_cast<void *>(address), dims, byteStrides, box,
                  elementStrides, /*interleave=*/0, static_cast<int>(swizzle),
                  /*l2Promotion=*/2, /*oobFill=*/0),
@@ -706,8 +719,7 @@ llvm::SmallVector<std::pair<llvm::StringRef, void *>> runtime::getSymbols() {
       {"mgpuMemset32", reinterpret_cast<void *>(&mgpuMemset32)},
       {"mgpuTensorMapEncodeTiledMemref",
        reinterpret_cast<void *>(&mgpuTensorMapEncodeTiledMemref)},
-      {"tileTensorMapEncode2D",
-       reinterpret_cast<void *>(&tileTensorMapEncode2D)},
+      {"tileTensorMapEncode", reinterpret_cast<void *>(&tileTensorMapEncode)},
   };
 }
 

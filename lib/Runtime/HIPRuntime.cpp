@@ -224,8 +224,10 @@ void *tensorMapEncodeTiled(int64_t, void *, int64_t, int64_t, int64_t,
 
 /// No tensor maps on AMD GPUs: kernels copy without TMA (they are never
 /// compiled to ask, since only the sm_90 lowering does).
-uint64_t tensorMapEncode2D(uint64_t, int64_t, int64_t, int64_t, int64_t,
-                           int64_t, int64_t, int64_t, int64_t) {
+uint64_t tensorMapEncode(uint64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t) {
   return 0;
 }
 
@@ -354,8 +356,7 @@ runtime::hip::getSymbols() {
       {"mgpuMemset32", reinterpret_cast<void *>(&memset32)},
       {"mgpuTensorMapEncodeTiledMemref",
        reinterpret_cast<void *>(&tensorMapEncodeTiled)},
-      {"tileTensorMapEncode2D",
-       reinterpret_cast<void *>(&tensorMapEncode2D)},
+      {"tileTensorMapEncode", reinterpret_cast<void *>(&tensorMapEncode)},
   };
 }
 

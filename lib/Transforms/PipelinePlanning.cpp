@@ -190,7 +190,8 @@ bool Planner::analyze() {
   // Barriers count the stages when TMA can do every copy in one box.
   tma = tma && llvm::all_of(staged, [](StagedCopy &s) {
     MemRefType tile = s.alloc.getType();
-    return s.copy.getSrc().getType().getRank() == 2 && tile.getRank() == 2 &&
+    int64_t rank = s.copy.getSrc().getType().getRank();
+    return rank >= 2 && rank <= 5 && tile.getRank() == 2 &&
            getTmaSwizzleMode(tile.getShape(), tile.getElementType(),
                              s.swizzle);
   });
@@ -266,10 +267,16 @@ void Planner::rewrite() {
                                                : Attribute());
   }
 
-  // With TMA, one arrival barrier per buffer, next to the buffers.
+  // With TMA, one arrival barrier per buffer, after the buffers (placed
+  // after them, the 16 bytes pad nothing in front of swizzled buffers).
   Value barriers;
   if (tma) {
-    OpBuilder b(staged.front().alloc);
+    Operation *last = staged.front().buffer.getDefiningOp();
+    for (StagedCopy &s : staged)
+      if (last->isBeforeInBlock(s.buffer.getDefiningOp()))
+        last = s.buffer.getDefiningOp();
+    OpBuilder b(last->getContext());
+    b.setInsertionPointAfter(last);
     auto type = MemRefType::get(
         {stages}, b.getI64Type(), AffineMap(),
         MemorySpaceAttr::get(b.getContext(), MemorySpace::Shared));

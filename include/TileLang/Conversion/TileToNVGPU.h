@@ -37,7 +37,8 @@ void populateCpAsyncPatterns(RewritePatternSet &patterns);
 /// swizzles, as CUtensorMapSwizzle numbers them) with which one TMA box
 /// writes a 2-D shared tile of `shape` and `elementType` laid out with
 /// `swizzle` (null: row-major), or nullopt when no single box does: at most
-/// 256 rows of at most 256 elements, rows a multiple of 16 bytes, and a
+/// 256 rows of at most 256 elements, rows a multiple of 16 bytes, a
+/// multiple of 128 bytes in all (TMA destinations are 128-byte aligned), a
 /// swizzle only when the rows are exactly its span (16 << bits bytes, the
 /// XOR of 16-byte units by the row bits).
 std::optional<int64_t> getTmaSwizzleMode(ArrayRef<int64_t> shape,
@@ -45,9 +46,11 @@ std::optional<int64_t> getTmaSwizzleMode(ArrayRef<int64_t> shape,
                                          SwizzleAttr swizzle);
 
 /// Tensor maps for the copies with `arrive` of the kernels under `root`
-/// that TMA can do: each is created on the host right before its kernel
-/// (one runtime call per distinct global buffer and box), as a device
-/// pointer that is null when the buffer does not allow TMA at run time.
+/// that TMA can do (a global source of rank 2 to 5, a 2-D tile one box
+/// writes): each is created on the host right before its kernel (one
+/// runtime call, tileTensorMapEncode, per distinct global buffer and box),
+/// as a device pointer that is null when the buffer does not allow TMA at
+/// run time.
 class TmaDescriptors {
 public:
   /// Creates the host-side calls; copies that do not qualify get none.

@@ -166,8 +166,8 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     after it:   gemm_wait pending(0), async_wait pending(0)
     ```
 
-    With `tma` on an sm_90 target, a loop whose pipelined copies are all
-    2-D and land in tiles TMA can write (rows of 16-byte multiples up to
+    With `tma` on an sm_90 target, a loop whose pipelined copies all read
+    global buffers of rank 2 to 5 into 2-D tiles TMA can write (rows of 16-byte multiples up to
     256 elements, at most 256 rows; unswizzled, or 128-byte rows with the
     128-byte swizzle) counts its stages on arrival barriers instead of
     copy groups: one barrier per buffer (`tile.barrier_init`, one arrival

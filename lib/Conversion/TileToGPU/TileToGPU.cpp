@@ -27,6 +27,8 @@ using namespace mlir::tile;
 
 /// Alignment of every tile in dynamic shared memory: a 16-byte vector.
 static constexpr int64_t kSharedAlignment = 16;
+/// The alignment TMA needs of a shared destination.
+static constexpr int64_t kBulkCopyAlignment = 128;
 
 namespace {
 
@@ -158,17 +160,21 @@ struct Placement {
 };
 } // namespace
 
-/// The alignment of a tile in dynamic shared memory: a 16-byte vector, or,
-/// for a swizzled tile, one period of its swizzle, so that the pattern
-/// applied relative to the tile is the one hardware that swizzles by
-/// absolute address (wgmma, TMA) expects.
+/// The alignment of a tile in dynamic shared memory: a 16-byte vector; 128
+/// bytes for tiles of a multiple of 128 bytes (what TMA writes into: its
+/// destinations are 128-byte aligned); for a swizzled tile, at least one
+/// period of its swizzle, so that the pattern applied relative to the tile
+/// is the one hardware that swizzles by absolute address (wgmma, TMA)
+/// expects.
 static int64_t getTileAlignment(TileAllocationOpInterface alloc) {
   MemRefType type = alloc.getTile().getType();
+  int64_t alignment = kSharedAlignment;
+  if (alloc.getTileSizeInBytes() % kBulkCopyAlignment == 0)
+    alignment = kBulkCopyAlignment;
   if (auto swizzle = dyn_cast_or_null<SwizzleAttr>(alloc.getTileLayout()))
-    return std::max<int64_t>(kSharedAlignment,
-                             swizzle.getPeriod() *
-                                 type.getElementTypeBitWidth() / 8);
-  return kSharedAlignment;
+    alignment = std::max<int64_t>(
+        alignment, swizzle.getPeriod() * type.getElementTypeBitWidth() / 8);
+  return alignment;
 }
 
 /// Offsets of the shared tiles of `body` in dynamic shared memory: one after

@@ -8,9 +8,10 @@
 // on the barrier (mbarrier.arrive.expect_tx).
 //
 // The tensor map of a copy is created on the host right before the kernel
-// (TmaDescriptors) by the runtime's tileTensorMapEncode2D, which returns a
-// null pointer when the global buffer does not allow TMA (start or row
-// stride not a multiple of 16 bytes, a strided innermost dimension): the
+// (TmaDescriptors) by the runtime's tileTensorMapEncode (rank 2 to 5: the
+// tile is the box's two innermost extents), which returns a null pointer
+// when the global buffer does not allow TMA (start or strides not a
+// multiple of 16 bytes, a strided innermost dimension): the
 // block then copies synchronously and thread 0 arrives, so the barrier
 // counts the same arrivals either way. The box covers the whole tile;
 // elements outside the global buffer read as zero (TMA's out-of-bounds
@@ -35,7 +36,9 @@ using namespace mlir;
 using namespace mlir::tile;
 
 /// The runtime function that encodes a 2-D tensor map (CUDARuntime.cpp).
-static constexpr llvm::StringLiteral kEncodeFunction = "tileTensorMapEncode2D";
+static constexpr llvm::StringLiteral kEncodeFunction = "tileTensorMapEncode";
+/// The most dimensions a tensor map has.
+static constexpr int64_t kMaxTensorMapRank = 5;
 
 /// Time hint (ns) of each mbarrier.try_wait.parity before it retries.
 static constexpr int32_t kWaitTicks = 10000000;
@@ -48,7 +51,10 @@ std::optional<int64_t> mlir::tile::getTmaSwizzleMode(ArrayRef<int64_t> shape,
     return std::nullopt;
   int64_t bytes = bits / 8;
   int64_t rows = shape[0], cols = shape[1], rowBytes = cols * bytes;
-  if (rows < 1 || rows > 256 || cols < 1 || cols > 256 || rowBytes % 16)
+  // Whole 128-byte units, so that every stage of a multi-buffered tile
+  // starts 128-byte aligned (as TMA destinations must).
+  if (rows < 1 || rows > 256 || cols < 1 || cols > 256 || rowBytes % 16 ||
+      (rows * rowBytes) % 128)
     return std::nullopt;
   if (!swizzle)
     return 0;
@@ -94,10 +100,10 @@ static Value toI64(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }
 
-/// The declaration of the encoding function in `module` (nine i64 in: the
-/// start address, data type, rows, columns, row and column strides in
-/// elements, box rows and columns, swizzle mode; the map's device address
-/// or 0 out).
+/// The declaration of the encoding function in `module`: i64 in (the start
+/// address, data type, rank, then five sizes, five strides in elements and
+/// five box extents, outermost first, then the swizzle mode); the map's
+/// device address or 0 out.
 static func::FuncOp getEncodeFunction(ModuleOp module) {
   if (auto fn = module.lookupSymbol<func::FuncOp>(kEncodeFunction))
     return fn;
@@ -105,9 +111,23 @@ static func::FuncOp getEncodeFunction(ModuleOp module) {
   Type i64 = b.getI64Type();
   auto fn = func::FuncOp::create(
       b, module.getLoc(), kEncodeFunction,
-      b.getFunctionType(SmallVector<Type>(9, i64), {i64}));
+      b.getFunctionType(SmallVector<Type>(4 + 3 * kMaxTensorMapRank, i64),
+                        {i64}));
   fn.setPrivate();
   return fn;
+}
+
+/// True when TMA can do `copy` (once the host has the map): a global source
+/// of rank 2 to 5 with offsets, a 2-D shared destination it writes in one
+/// box, an element type tensor maps know.
+static bool fitsTma(CopyOp copy, MemRefType srcType) {
+  MemRefType tile = copy.getDst().getType();
+  return srcType.getRank() >= 2 && srcType.getRank() <= kMaxTensorMapRank &&
+         copy.getSrcOffsets().size() ==
+             static_cast<size_t>(srcType.getRank()) &&
+         getTensorMapDataType(srcType.getElementType()) &&
+         getTmaSwizzleMode(tile.getShape(), tile.getElementType(),
+                           getTileSwizzle(copy.getDst()));
 }
 
 void TmaDescriptors::create(Operation *root) {
@@ -124,19 +144,17 @@ void TmaDescriptors::create(Operation *root) {
         return; // Defined in the kernel: the host has no such value.
       MemRefType tile = copy.getDst().getType();
       auto srcType = cast<MemRefType>(src.getType());
-      std::optional<int64_t> mode = getTmaSwizzleMode(
-          tile.getShape(), tile.getElementType(), getTileSwizzle(copy.getDst()));
-      std::optional<int64_t> dataType =
-          getTensorMapDataType(srcType.getElementType());
-      if (!mode || !dataType || srcType.getRank() != 2 ||
-          copy.getSrcOffsets().size() != 2)
+      if (!fitsTma(copy, srcType))
         return;
+      int64_t mode = *getTmaSwizzleMode(tile.getShape(), tile.getElementType(),
+                                        getTileSwizzle(copy.getDst()));
       auto key = std::make_tuple(src, tile.getDimSize(0), tile.getDimSize(1),
-                                 *mode);
+                                 mode);
       Value &descriptor = made[key];
       if (!descriptor) {
         OpBuilder b(kernel);
         Location loc = copy.getLoc();
+        int64_t rank = srcType.getRank();
         int64_t bytes = srcType.getElementTypeBitWidth() / 8;
         auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, src);
         Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, src);
@@ -147,16 +165,28 @@ void TmaDescriptors::create(Operation *root) {
         auto i64 = [&](int64_t v) -> Value {
           return arith::ConstantIntOp::create(b, loc, v, 64);
         };
-        SmallVector<Value> args = {
-            toI64(b, loc, start),
-            i64(*dataType),
-            toI64(b, loc, metadata.getSizes()[0]),
-            toI64(b, loc, metadata.getSizes()[1]),
-            toI64(b, loc, metadata.getStrides()[0]),
-            toI64(b, loc, metadata.getStrides()[1]),
-            i64(tile.getDimSize(0)),
-            i64(tile.getDimSize(1)),
-            i64(*mode)};
+        // Sizes, strides and box, each padded to five; the box is the tile
+        // along the two innermost dimensions, 1 along the others.
+        SmallVector<Value> sizes, strides, box;
+        for (int64_t d = 0; d < kMaxTensorMapRank; ++d) {
+          bool used = d < rank;
+          sizes.push_back(used ? toI64(b, loc, metadata.getSizes()[d])
+                               : i64(1));
+          strides.push_back(used ? toI64(b, loc, metadata.getStrides()[d])
+                                 : i64(1));
+          box.push_back(i64(!used              ? 1
+                            : d == rank - 2    ? tile.getDimSize(0)
+                            : d == rank - 1    ? tile.getDimSize(1)
+                                               : 1));
+        }
+        SmallVector<Value> args = {toI64(b, loc, start),
+                                   i64(*getTensorMapDataType(
+                                       srcType.getElementType())),
+                                   i64(rank)};
+        llvm::append_range(args, sizes);
+        llvm::append_range(args, strides);
+        llvm::append_range(args, box);
+        args.push_back(i64(mode));
         descriptor =
             func::CallOp::create(b, loc, getEncodeFunction(module), args)
                 .getResult(0);
@@ -309,11 +339,11 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
             NVVM::MemScopeKindAttr::get(b.getContext(),
                                         NVVM::MemScopeKind::CTA),
             b.getBoolAttr(false), /*predicate=*/Value());
-        // Coordinates innermost first: column, then row.
-        ValueRange offsets = op.getSrcOffsets();
-        SmallVector<Value> coordinates = {
-            arith::IndexCastOp::create(b, loc, b.getI32Type(), offsets[1]),
-            arith::IndexCastOp::create(b, loc, b.getI32Type(), offsets[0])};
+        // Coordinates innermost first.
+        SmallVector<Value> coordinates;
+        for (Value offset : llvm::reverse(op.getSrcOffsets()))
+          coordinates.push_back(
+              arith::IndexCastOp::create(b, loc, b.getI32Type(), offset));
         Value map = LLVM::IntToPtrOp::create(
             b, loc, LLVM::LLVMPointerType::get(b.getContext()), descriptor);
         // The destination as a shared::cluster address (this CTA's own

@@ -183,7 +183,8 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     its completion is counted on barrier `%i` of a `tile.barrier_init`
     array instead (one arrival per copy; the phase completes when every
     copy that arrives on it has landed), and `tile.barrier_wait` waits for
-    it. On sm_90 a 2-D copy into a tile whose rows are 16-byte multiples of
+    it. On sm_90 a copy from a global buffer of rank 2 to 5 into a 2-D
+    tile whose rows are 16-byte multiples of
     at most 256 elements (unswizzled, or 128-byte rows with the 128-byte
     swizzle) is one TMA transfer (`cp.async.bulk.tensor`) issued by one
     thread, with a tensor map the host creates before the launch; when the
