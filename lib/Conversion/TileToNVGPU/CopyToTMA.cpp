@@ -292,12 +292,34 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
         descriptors(descriptors) {}
   const TmaDescriptors &descriptors;
 
+  /// True when a block barrier already separates `op` from every read of
+  /// shared memory before it: walking back over side-effect-free ops, a
+  /// gpu.barrier or another copy that arrives on a barrier (which begins
+  /// with one, or follows one, and reads no shared memory itself), as when
+  /// a stage issues several copies.
+  static bool followsBarrier(Operation *op) {
+    for (Operation *prev = op->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      // A copy that arrives on a barrier and is still to be lowered will
+      // begin with a block barrier or follow one.
+      auto copy = dyn_cast<CopyOp>(prev);
+      if (isa<gpu::BarrierOp>(prev) ||
+          prev->hasAttr(TileDialect::getLoweredTmaCopyAttrName()) ||
+          (copy && copy.getBarriers()))
+        return true;
+      if (!isPure(prev))
+        return false;
+    }
+    return false;
+  }
+
   LogicalResult matchAndRewrite(CopyOp op,
                                 PatternRewriter &rewriter) const override {
     if (!op.getBarriers())
       return failure();
     Location loc = op.getLoc();
-    gpu::BarrierOp::create(rewriter, loc);
+    if (!followsBarrier(op))
+      gpu::BarrierOp::create(rewriter, loc);
     Value barrier = barrierPointer(rewriter, loc, op.getBarriers(),
                                    op.getBarrierIndex());
     // The synchronous copy, then thread 0 arrives (its block barrier after
@@ -329,6 +351,8 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
     auto ifOp = scf::IfOp::create(rewriter, loc, usable, /*withElse=*/true);
     // Like a lowered cp.async copy: its writes are seen through the wait.
     ifOp->setAttr(TileDialect::getLoweredAsyncCopyAttrName(),
+                  rewriter.getUnitAttr());
+    ifOp->setAttr(TileDialect::getLoweredTmaCopyAttrName(),
                   rewriter.getUnitAttr());
     {
       OpBuilder::InsertionGuard guard(rewriter);

@@ -50,9 +50,10 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << attr.getValue();
     return success();
   }
-  if (attr.getName() == getLoweredAsyncCopyAttrName()) {
+  if (attr.getName() == getLoweredAsyncCopyAttrName() ||
+      attr.getName() == getLoweredTmaCopyAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << getLoweredAsyncCopyAttrName()
+      return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a unit attribute";
     return success();
   }

@@ -54,6 +54,13 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getLoweredAsyncCopyAttrName() {
       return ::llvm::StringLiteral("tile.lowered_async_copy");
     }
+    /// Unit attribute on the op a tile.copy that arrives on a barrier
+    /// lowered to on sm_90 (TMA or its fallback): it began with a block
+    /// barrier and reads no shared memory, so a copy right after it needs
+    /// no barrier of its own.
+    static constexpr ::llvm::StringLiteral getLoweredTmaCopyAttrName() {
+      return ::llvm::StringLiteral("tile.lowered_tma_copy");
+    }
   }];
 }
 
