@@ -7,7 +7,7 @@ through `tile-opt` to drop the Python locations (the committed file must
 not depend on the checkout's path); test/Python/gen_attention.py checks that
 the committed file is current.
 
-  python3 bench/gen_attention.py --dim 128 | tile-opt > bench/kernels/flash_attention_d128.mlir
+  python3 bench/gen_attention.py --dim 128 --stages 3 | tile-opt > bench/kernels/flash_attention_d128.mlir
   python3 bench/gen_attention.py --dim 128 --split 64 | tile-opt > bench/kernels/flash_attention_d128_split.mlir
 """
 

@@ -35,7 +35,7 @@ module {
       %14 = arith.ceildivsi %dim_1, %c64_6 : index
       %c0_7 = arith.constant 0 : index
       %c1_8 = arith.constant 1 : index
-      tile.pipelined %arg4 = %c0_7 to %14 step %c1_8 num_stages = 2 {
+      tile.pipelined %arg4 = %c0_7 to %14 step %c1_8 num_stages = 3 {
         %c64_11 = arith.constant 64 : index
         %16 = arith.muli %arg4, %c64_11 : index
         %c0_12 = arith.constant 0 : index
@@ -154,7 +154,7 @@ module {
       %18 = arith.minsi %16, %17 : index
       %c0_10 = arith.constant 0 : index
       %c1_11 = arith.constant 1 : index
-      tile.pipelined %arg4 = %c0_10 to %18 step %c1_11 num_stages = 2 {
+      tile.pipelined %arg4 = %c0_10 to %18 step %c1_11 num_stages = 3 {
         %c64_14 = arith.constant 64 : index
         %20 = arith.muli %arg4, %c64_14 : index
         %c0_15 = arith.constant 0 : index

@@ -37,7 +37,7 @@ gen_wgmma_kernels() {
 }
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
-# configs wgsweep attsweep blocked tma profile sass launch.
+# configs wgsweep attsweep blocked tma tmaatt profile sass launch.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # tile-run's timings: the kernels' time on the device (CUDA events around
@@ -330,6 +330,15 @@ for entry in flash_attention flash_attention_causal; do
   for flag in --tma=false --tma; do
     "$TR" bench/kernels/flash_attention_d128_split.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-tma-$entry$flag.log" 2>&1
     echo "$entry d128 split $flag: $(kernel_ms "$LOGS/time-tma-$entry$flag.log") ms"
+  done
+done
+fi
+if want tmaatt; then
+echo "== attention d128 split (64-column parts) with and without TMA"
+for entry in flash_attention flash_attention_causal; do
+  for flag in --tma=false --tma; do
+    "$TR" bench/kernels/flash_attention_d128_split.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-tmaatt-$entry$flag.log" 2>&1
+    echo "$entry d128 split $flag: $(kernel_ms "$LOGS/time-tmaatt-$entry$flag.log") ms"
   done
 done
 fi
