@@ -13,6 +13,7 @@
 
 #include <dlfcn.h>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <string>
@@ -558,7 +559,8 @@ extern "C" void *mgpuTensorMapEncodeTiledMemref(
 /// tensor. Returns the map's device address, or 0 without an error when the
 /// tensor does not allow TMA (the kernel then copies without it): a start
 /// or a stride that is not a multiple of 16 bytes, an innermost stride
-/// other than 1, sizes or boxes beyond TMA's range.
+/// other than 1, sizes beyond the signed 32-bit coordinates, boxes beyond
+/// 256.
 extern "C" uint64_t
 tileTensorMapEncode(uint64_t address, int64_t dataType, int64_t rank,
                     int64_t size0, int64_t size1, int64_t size2, int64_t size3,
@@ -582,7 +584,8 @@ tileTensorMapEncode(uint64_t address, int64_t dataType, int64_t rank,
   uint32_t box[5], elementStrides[5];
   for (int64_t i = 0; i < rank; ++i) {
     int64_t from = rank - 1 - i;
-    if (sizes[from] < 1 || sizes[from] > (int64_t(1) << 32) ||
+    // Coordinates are signed 32-bit: every element must be reachable.
+    if (sizes[from] < 1 || sizes[from] > std::numeric_limits<int32_t>::max() ||
         boxes[from] < 1 || boxes[from] > 256)
       return 0;
     dims[i] = static_cast<uint64_t>(sizes[from]);

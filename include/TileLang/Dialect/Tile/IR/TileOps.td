@@ -218,6 +218,15 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     (`arrive` `(` $barriers^ `[` $barrier_index `]` `:` type($barriers) `)`)?
     attr-dict `:` type($src) `to` type($dst)
   }];
+  let builders = [
+    // A copy that arrives on no barrier (the builder embedders used before
+    // `arrive` existed).
+    OpBuilder<(ins "Value":$src, "ValueRange":$srcOffsets, "Value":$dst,
+                   "ValueRange":$dstOffsets, CArg<"bool", "false">:$async), [{
+      build($_builder, $_state, src, srcOffsets, dst, dstOffsets,
+            /*barriers=*/Value(), /*barrier_index=*/Value(), async);
+    }]>
+  ];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
   let extraClassDeclaration = [{
