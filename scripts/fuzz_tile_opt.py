@@ -47,6 +47,12 @@ PASSES = [
      '--tile-plan-pipelines=overlap-gemms=true',
      '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true',
      '--convert-tile-to-gpu=wgmma=true'],
+    # The sm_90a defaults: blocked operands, TMA copies on mbarriers.
+    ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--tile-plan-pipelines=overlap-gemms=true blocked-operands=true tma=true',
+     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
+     'blocked-operands=true',
+     '--convert-tile-to-gpu=wgmma=true reuse-shared-memory=true'],
 ]
 LOWERINGS = [
     ['--tile-to-cpu'],
