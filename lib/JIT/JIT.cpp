@@ -734,6 +734,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     nvvm.wgmma = options.wgmma;
     nvvm.wgmmaBlocked = options.wgmmaBlocked;
     nvvm.tma = options.tma;
+    nvvm.wgmmaTallRows = options.wgmmaTallRows;
     buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
     TileToROCDLOptions rocdl;
@@ -897,7 +898,9 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                                             : " register-fragments=false") +
                  (cuda && !options.wgmma ? " wgmma=false" : "") +
                  (cuda && !options.wgmmaBlocked ? " wgmma-blocked=false" : "") +
-                 (cuda && !options.tma ? " tma=false" : "") + "}"
+                 (cuda && !options.tma ? " tma=false" : "") +
+                 (cuda && options.wgmmaTallRows ? " wgmma-tall-rows=true"
+                                                : "") + "}"
            : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);
 

@@ -103,6 +103,8 @@ struct GPUTargetSpec {
   bool wgmmaBlocked = false;
   /// Pipelined copies on TMA with mbarriers where they qualify (sm_90).
   bool tma = false;
+  /// Warpgroups may own two m64 blocks of a wgmma gemm's C.
+  bool wgmmaTallRows = false;
 };
 } // namespace
 
@@ -124,6 +126,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     plan.overlapGemms = spec.wgmma;
     plan.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
     plan.tma = spec.tma;
+    plan.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
     pm.addPass(createTilePlanPipelines(plan));
   }
   // Fragments whose layouts conflict stay in shared memory.
@@ -131,11 +134,13 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   layouts.keepConflictsInMemory = true;
   layouts.wgmma = spec.wgmma;
   layouts.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
+  layouts.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
   pm.addPass(createTileInferLayout(layouts));
   ConvertTileToGPUOptions toGPU;
   toGPU.reuseSharedMemory = options.reuseSharedMemory;
   toGPU.registerFragments = options.registerFragments;
   toGPU.wgmma = spec.wgmma;
+  toGPU.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
   pm.addPass(createConvertTileToGPU(toGPU));
   // Outline before canonicalizing (the canonicalizer hoists constants to
   // the function), and first sink the constants and index computations the
@@ -199,7 +204,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
       {"cuda",
        options.cudaPath.empty() ? findCUDAToolkit() : options.cudaPath.getValue(),
        attachTarget, lowerKernels, options.wgmma, options.wgmmaBlocked,
-       options.tma});
+       options.tma, options.wgmmaTallRows});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

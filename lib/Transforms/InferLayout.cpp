@@ -297,8 +297,8 @@ struct InferLayoutPass
     if (wgmma && tensorCores && target.getSmVersion() >= 90)
       module.walk([&](GemmOp gemm) {
         auto kernel = gemm->getParentOfType<KernelOp>();
-        if (kernel &&
-            fitsWgmma(gemm, kernel.getNumThreads(), blockedOperands))
+        if (kernel && fitsWgmma(gemm, kernel.getNumThreads(),
+                                blockedOperands, wgmmaTallRows))
           gemm.setPolicy(GemmPolicy::FullRow);
       });
     // AMD chips with matrix cores: the accumulator layout of their gemms.
@@ -307,7 +307,9 @@ struct InferLayoutPass
         (hasMFMA(target.getChip()) || hasWMMA(target.getChip())))
       matrixCoreChip = target.getChip();
     WalkResult result = module.walk([&](KernelOp kernel) {
-      return failed(inferKernel(kernel, tensorCores, matrixCoreChip))
+      return failed(inferKernel(kernel, tensorCores, matrixCoreChip,
+                                wgmma && tensorCores &&
+                                    target.getSmVersion() >= 90))
                  ? WalkResult::interrupt()
                  : WalkResult::advance();
     });
@@ -316,7 +318,7 @@ struct InferLayoutPass
   }
 
   LogicalResult inferKernel(KernelOp kernel, bool tensorCores,
-                            StringRef matrixCoreChip) {
+                            StringRef matrixCoreChip, bool useWgmma) {
     int64_t threads = kernel.getNumThreads();
     // The user's annotations move onto the allocations they name (as the
     // canonicalizer would move them).
@@ -354,8 +356,13 @@ struct InferLayoutPass
           classes.contains(reduce.getDst()))
         reductions.push_back(reduce);
       if (auto gemm = dyn_cast<GemmOp>(op); gemm && tensorCores) {
-        if (FragmentLayoutAttr mma = getMmaAccumulatorLayout(gemm, threads);
-            mma && classes.contains(gemm.getC()))
+        // wgmma's layout is the full_row mma.sync layout with 64 rows per
+        // warpgroup; with more, its m64 blocks.
+        FragmentLayoutAttr mma = getMmaAccumulatorLayout(gemm, threads);
+        if (useWgmma && gemm.getM() > 64 * (threads / 128) &&
+            fitsWgmma(gemm, threads, blockedOperands, wgmmaTallRows))
+          mma = getWgmmaAccumulatorLayout(gemm, threads);
+        if (mma && classes.contains(gemm.getC()))
           ok = classes.force(gemm.getC(), mma, gemm);
         if (FragmentLayoutAttr operand = getMmaOperandALayout(gemm, threads);
             succeeded(ok) && operand && classes.contains(gemm.getA()))

@@ -114,10 +114,10 @@ Value getStageView(OpBuilder &b, Location loc, Value buffer, Value stage) {
 class Planner {
 public:
   Planner(PipelinedOp loop, bool swizzleGemmOperands, bool overlapGemms,
-          bool blockedOperands, bool tma)
+          bool blockedOperands, bool tma, bool tallRows)
       : loop(loop), swizzleGemmOperands(swizzleGemmOperands),
         overlapGemms(overlapGemms), blockedOperands(blockedOperands),
-        tma(tma) {}
+        tma(tma), tallRows(tallRows) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
@@ -136,6 +136,7 @@ private:
   bool overlapGemms;
   bool blockedOperands;
   bool tma;
+  bool tallRows;
   SmallVector<StagedCopy> staged;
   SmallVector<GemmOp> overlapped;
   llvm::SetVector<Operation *> slice;
@@ -218,7 +219,7 @@ SmallVector<GemmOp> Planner::findOverlappableGemms() {
     // (they stay in the tensor cores' registers), and live beyond one
     // iteration.
     Value c = gemm.getC();
-    if (!fitsWgmma(gemm, threads, blockedOperands) ||
+    if (!fitsWgmma(gemm, threads, blockedOperands, tallRows) ||
         !isStaged(gemm.getA()) ||
         !isStaged(gemm.getB()) ||
         gemm.getClearAccum() || !c.getDefiningOp<AllocFragmentOp>() ||
@@ -382,7 +383,8 @@ struct PlanPipelinesPass
     module.walk([&](PipelinedOp loop) { loops.push_back(loop); });
     for (PipelinedOp loop : loops) {
       Planner planner(loop, swizzle, overlap, swizzle && blockedOperands,
-                      tma && swizzle && target.getSmVersion() >= 90);
+                      tma && swizzle && target.getSmVersion() >= 90,
+                      wgmmaTallRows);
       if (planner.analyze())
         planner.rewrite();
     }

@@ -37,7 +37,7 @@ gen_wgmma_kernels() {
 }
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
-# configs wgsweep attsweep blocked tma tmaatt profile sass launch.
+# configs wgsweep attsweep blocked tma tmaatt tall profile sass launch.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # tile-run's timings: the kernels' time on the device (CUDA events around
@@ -122,6 +122,13 @@ run blocked_nn_wgmma $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 -
 python3 $G --dtype f16 --acc f32 --out f16 --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_nn_wide.mlir
 run gemm_nn_wide_wgmma /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=300x200 --arg=200x300 --arg=300x300
 run fa128_mma_sync_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-blocked=false --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+echo "== --wgmma-tall-rows (experimental): one warpgroup owning 128 rows of C as two m64 blocks (the 128-thread example GEMM, TN 128x128x64 overlapped)"
+run tall_gemm_relu_edge $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --wgmma-tall-rows --arg=300x200 --arg=200x170 --arg=300x170
+run tall_gemm_relu_oddk $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --wgmma-tall-rows --arg=129x37 --arg=37x131 --arg=129x131
+python3 $G --dtype f16 --acc f32 --out f16 --tb --block 128x128x64 --threads 128 --stages 4 --policy full_row > /tmp/gemm_tall_tn.mlir
+for k in 64 1000; do
+  run tall_tn_k$k /tmp/gemm_tall_tn.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-tall-rows --arg=300x$k --arg=170x$k --arg=300x170
+done
 echo "== correctness on the GPU against the CPU lowering of the same kernel"
 run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=129x65 --arg=65x131 --arg=129x131
 run dequant_vs_cpu $E/dequant_gemm.mlir --entry=dequant_gemm --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
@@ -340,6 +347,18 @@ for entry in flash_attention flash_attention_causal; do
     "$TR" bench/kernels/flash_attention_d128_split.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-tmaatt-$entry$flag.log" 2>&1
     echo "$entry d128 split $flag: $(kernel_ms "$LOGS/time-tmaatt-$entry$flag.log") ms"
   done
+done
+fi
+if want tall; then
+echo "== --wgmma-tall-rows timings: the example GEMM+ReLU (128 threads, 128x128x32, 3 stages) and TN 128x128x64 (128 threads, 4 stages) vs cuBLAS"
+python3 test/Integration/Inputs/gen_gemm.py --dtype f16 --acc f32 --out f16 --tb --block 128x128x64 --threads 128 --stages 4 --policy full_row > /tmp/gemm_tall_tn.mlir
+for n in 4096 8192; do
+  for flag in --wgmma-tall-rows=false --wgmma-tall-rows; do
+    "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP $flag --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-tall-$n$flag.log" 2>&1
+    echo "gemm_relu $n^3 $flag: $(kernel_ms "$LOGS/time-tall-$n$flag.log") ms"
+  done
+  "$TR" /tmp/gemm_tall_tn.mlir --entry=gemm --target=$CHIP --wgmma-tall-rows --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-tall-tn-$n.log" 2>&1
+  echo "TN 128x128x64/128 threads $n^3 --wgmma-tall-rows: $(kernel_ms "$LOGS/time-tall-tn-$n.log") ms; cuBLAS NN+relu $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nn relu) ms, TN $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nt) ms"
 done
 fi
 if want profile; then

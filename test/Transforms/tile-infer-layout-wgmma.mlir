@@ -51,3 +51,26 @@ func.func @partition(%n: index) {
   }
   return
 }
+
+// With wgmma-tall-rows (experimental), one warpgroup may own 128 rows of C
+// as two m64 blocks (A in shared memory, N <= 128): the 128-thread
+// 128 x 128 gemm takes the warpgroup partition and C the block layout,
+// warp w holding rows 16w.. of each block (rows 16w + r and 64 + 16w + r),
+// slots block after block. Without the option it keeps its policy.
+// TALL-LABEL: func.func @tall
+// TALL: tile.alloc_fragment {layout = #tile.fragment<[128, 128], thread = (d0, d1) -> (((d0 floordiv 128) * 4 + (d0 mod 64) floordiv 16) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2), index = (d0, d1) -> (((d0 mod 128) floordiv 64) * 64 + (d1 floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), threads = 128>}
+// TALL: tile.gemm {{.*}} {policy = #tile.policy<full_row>, transpose_b}
+// NOTALL-LABEL: func.func @tall
+// NOTALL-NOT: full_row
+// NOTALL: return
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout="wgmma wgmma-tall-rows" | FileCheck %s --check-prefix=TALL
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout=wgmma | FileCheck %s --check-prefix=NOTALL
+func.func @tall(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c {transpose_b} : memref<128x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+  }
+  return
+}

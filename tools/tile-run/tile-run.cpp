@@ -143,6 +143,11 @@ static cl::opt<bool> wgmmaBlockedOpt(
     cl::desc("CUDA sm_90: gemm operands with rows wider than 128 bytes in "
              "the blocked layout, on wgmma too (=false: mma.sync for them)"),
     cl::cat(category));
+static cl::opt<bool> wgmmaTallRowsOpt(
+    "wgmma-tall-rows", cl::init(false),
+    cl::desc("CUDA sm_90: warpgroups may own two m64 blocks of a wgmma "
+             "gemm's C (experimental)"),
+    cl::cat(category));
 static cl::opt<bool> tmaOpt(
     "tma", cl::init(true),
     cl::desc("CUDA sm_90: pipelined copies on TMA with mbarriers where they "
@@ -359,6 +364,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.wgmma = wgmmaOpt;
   options.wgmmaBlocked = wgmmaBlockedOpt;
   options.tma = tmaOpt;
+  options.wgmmaTallRows = wgmmaTallRowsOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }
 

@@ -113,7 +113,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "On sm_90: run gemms whose C is a register fragment of 64 rows "
            "per warpgroup and whose operands are K-major swizzled shared "
-           "tiles on wgmma.mma_async">
+           "tiles on wgmma.mma_async">,
+    Option<"wgmmaTallRows", "wgmma-tall-rows", "bool", /*default=*/"false",
+           "With wgmma, also gemms whose warpgroups own 128 rows of C (two "
+           "m64 blocks in the layout of getWgmmaAccumulatorLayout; "
+           "experimental)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -21,10 +21,13 @@ class RegisterFragments;
 /// `fragments` (when given) in place; with `wgmma` on sm_90, the gemms
 /// whose C is a register fragment of 64 rows per warpgroup and whose
 /// operands are K-major swizzled shared tiles on wgmma.mma_async.
+/// With `wgmmaTallRows`, a warpgroup may own 128 rows of C (two m64
+/// blocks; see fitsWgmma).
 void populateTileToNVGPUPatterns(RewritePatternSet &patterns,
                                  int64_t smVersion,
                                  const RegisterFragments *fragments = nullptr,
-                                 bool wgmma = false);
+                                 bool wgmma = false,
+                                 bool wgmmaTallRows = false);
 
 /// tile.copy {async} from global to shared memory as cp.async (16, 8 or 4
 /// bytes per transfer, zero-filled at the edges, with a run-time alignment
@@ -90,8 +93,18 @@ FragmentLayoutAttr getMmaOperandALayout(GemmOp op, int64_t threads);
 /// 256. With `blockedRows`, shared rows of any multiple of 128 bytes fit too
 /// (16-bit elements, stored in the blocked layout). The layouts (C in the
 /// full_row accumulator layout, the operands' swizzles) are checked where
-/// the gemm is lowered.
-bool fitsWgmma(GemmOp op, int64_t threads, bool blockedRows = false);
+/// the gemm is lowered. With `tallRows`, C may have 128 rows per
+/// warpgroup too (two m64 blocks, A in shared memory, N <= 128).
+bool fitsWgmma(GemmOp op, int64_t threads, bool blockedRows = false,
+               bool tallRows = false);
+
+/// The layout of C for a gemm on wgmma over `threads` threads: warpgroup g
+/// owns M / warpgroups consecutive rows as m64 blocks; in each block warp w
+/// of the group holds rows 16w.. as an m16n8 accumulator piece per 8
+/// columns (slots block after block, four per piece). With one block per
+/// warpgroup this is getMmaAccumulatorLayout's full_row layout. Null when
+/// the rows do not split into m64 blocks.
+FragmentLayoutAttr getWgmmaAccumulatorLayout(GemmOp op, int64_t threads);
 
 /// The swizzle of a shared gemm operand tile of `type`: with `blocked`, the
 /// blocked 128-byte swizzle for rows wider than 128 bytes of 16-bit

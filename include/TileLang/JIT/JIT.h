@@ -127,6 +127,9 @@ struct CompileOptions {
   /// CUDA sm_90: pipelined copies on TMA with mbarriers where they qualify
   /// (the pipeline's `tma`).
   bool tma = true;
+  /// CUDA sm_90: warpgroups may own two m64 blocks of a wgmma gemm's C (the
+  /// pipeline's `wgmma-tall-rows`; experimental).
+  bool wgmmaTallRows = false;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };

@@ -91,6 +91,12 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "on wgmma too (8 x 64-element column blocks per 8 "
                      "rows; =false: such gemms stay on mma.sync)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> wgmmaTallRows{
+      *this, "wgmma-tall-rows",
+      llvm::cl::desc("sm_90: warpgroups may own 128 rows of a wgmma gemm's "
+                     "C (two m64 blocks), so 128-thread 128-row blocks run "
+                     "on wgmma (experimental: not yet run on a GPU)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> tma{
       *this, "tma",
       llvm::cl::desc("sm_90: pipelined loops whose copies TMA can do load "

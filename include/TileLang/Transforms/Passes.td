@@ -103,7 +103,11 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
            /*default=*/"false",
            "Shared gemm operands with rows wider than 128 bytes get the "
            "blocked 128-byte swizzle, and such gemms count as fitting "
-           "wgmma (experimental: not yet run on a GPU)">
+           "wgmma">,
+    Option<"wgmmaTallRows", "wgmma-tall-rows", "bool", /*default=*/"false",
+           "With wgmma, a warpgroup may own 128 rows of C (two m64 blocks, "
+           "A in shared memory, N <= 128): C takes the layout of "
+           "getWgmmaAccumulatorLayout (experimental)">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
@@ -197,6 +201,9 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
            "On NVIDIA targets, staged gemm operands with rows wider than "
            "128 bytes get the blocked 128-byte swizzle (wgmma's layout for "
            "them) instead of the row-wise ldmatrix swizzle">,
+    Option<"wgmmaTallRows", "wgmma-tall-rows", "bool", /*default=*/"false",
+           "With overlap-gemms, gemms whose warpgroups own 128 rows of C "
+           "(two m64 blocks) count as fitting wgmma (experimental)">,
     Option<"tma", "tma", "bool", /*default=*/"false",
            "On sm_90 targets, loops whose pipelined copies TMA can do wait "
            "on arrival barriers (tile.barrier_wait) and copy with arrive "

@@ -316,11 +316,14 @@ public:
   bool keepsInRegisters(GemmOp gemm, Value fragment,
                         const FragmentTable &table) {
     int64_t threads = table.getNumThreads();
-    return placesLike(fragment == gemm.getC()
-                          ? getMmaAccumulatorLayout(gemm, threads)
-                          : getMmaOperandALayout(gemm, threads),
-                      table);
+    if (fragment != gemm.getC())
+      return placesLike(getMmaOperandALayout(gemm, threads), table);
+    return placesLike(getMmaAccumulatorLayout(gemm, threads), table) ||
+           (wgmmaTallRows &&
+            placesLike(getWgmmaAccumulatorLayout(gemm, threads), table));
   }
+  /// Accumulators in wgmma's m64-block layout qualify too.
+  bool wgmmaTallRows = false;
 
 private:
   llvm::DenseMap<Attribute, std::unique_ptr<FragmentTable>> tables;
@@ -349,6 +352,7 @@ struct ConvertTileToGPUPass
     bool rocm = targetAttr && targetAttr.getKind() == TargetKind::ROCm;
     RegisterFragments fragments;
     LayoutMatcher matcher;
+    matcher.wgmmaTallRows = wgmma && wgmmaTallRows;
     if (registerFragments)
       fragments.select(module, [&](GemmOp gemm, Value fragment,
                                    const FragmentTable &table) {
@@ -374,7 +378,7 @@ struct ConvertTileToGPUPass
     // Target-specific lowerings win over the generic ones where they apply.
     if (targetAttr && targetAttr.getKind() == TargetKind::CUDA)
       populateTileToNVGPUPatterns(patterns, targetAttr.getSmVersion(),
-                                  &fragments, wgmma);
+                                  &fragments, wgmma, wgmmaTallRows);
     if (hopper)
       populateTmaPatterns(patterns, tma);
     if (rocm)

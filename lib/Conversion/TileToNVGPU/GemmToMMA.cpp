@@ -734,9 +734,13 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
 /// that makes the generic-proxy writes (cp.async, stores) visible to the
 /// async proxy and the commit/wait of the group.
 struct GemmOnWgmma : OpRewritePattern<GemmOp> {
-  GemmOnWgmma(MLIRContext *ctx, const RegisterFragments &fragments)
-      : OpRewritePattern<GemmOp>(ctx, /*benefit=*/4), fragments(fragments) {}
+  GemmOnWgmma(MLIRContext *ctx, const RegisterFragments &fragments,
+              bool tallRows)
+      : OpRewritePattern<GemmOp>(ctx, /*benefit=*/4), fragments(fragments),
+        tallRows(tallRows) {}
   const RegisterFragments &fragments;
+  /// Warpgroups may own 128 rows of C (two m64 blocks).
+  bool tallRows;
 
   /// Bytes of one row of the shared operand tile `tile` when wgmma can read
   /// it through a descriptor (rows of 32, 64 or 128 bytes with the
@@ -812,15 +816,22 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     };
     if (!fitsWgmma(op, *threads,
                    /*blockedRows=*/isBlocked(op.getA()) ||
-                       isBlocked(op.getB())))
+                       isBlocked(op.getB()),
+                   tallRows))
       return rewriter.notifyMatchFailure(op, "shapes, types or transposes "
                                              "that wgmma does not take");
     Type element = op.getA().getType().getElementType();
-    FailureOr<WarpTiles> tiles = WarpTiles::get(op, *threads);
     int64_t n = op.getN();
-    if (failed(tiles) || tiles->wn != 1 || tiles->tm != 1)
-      return rewriter.notifyMatchFailure(op, "C is not 64 rows per "
-                                             "warpgroup, all columns");
+    // m64 blocks per warpgroup; C's registers must be in the layout
+    // getWgmmaAccumulatorLayout gives (the slots wgmma reads and writes).
+    int64_t blocks = op.getM() / (kTileM * (*threads / kWarpSize));
+    FragmentLayoutAttr layout = getWgmmaAccumulatorLayout(op, *threads);
+    FailureOr<FragmentTable> expected =
+        layout ? FragmentTable::get(layout) : FailureOr<FragmentTable>();
+    if (failed(expected) ||
+        !expected->placesLike(*fragments.getTable(op.getC())))
+      return rewriter.notifyMatchFailure(op, "C's registers are not in "
+                                             "wgmma's accumulator layout");
     // A in registers is in the mma operand layout (the selection kept it
     // there for this gemm only so), which is wgmma's register-A layout
     // with one warp per 16 rows.
@@ -881,20 +892,26 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
       return arith::OrIOp::create(rewriter, loc, field, i64(constantBits));
     };
 
-    // The accumulators, in wgmma order (= the fragment's slots).
+    // The accumulators of each m64 block, in wgmma order (= the fragment's
+    // slots, block after block).
     Type f32 = rewriter.getF32Type();
     int64_t count = n / 2;
     auto structType = LLVM::LLVMStructType::getLiteral(
         rewriter.getContext(), SmallVector<Type>(count, f32));
-    Value acc = LLVM::PoisonOp::create(rewriter, loc, structType);
     Value zero = arith::ConstantOp::create(rewriter, loc, f32,
                                            rewriter.getZeroAttr(f32));
-    for (int64_t s = 0; s < count; ++s) {
-      Value v = op.getClearAccum()
-                    ? zero
-                    : memref::LoadOp::create(rewriter, loc, cArray, index(s))
-                          .getResult();
-      acc = LLVM::InsertValueOp::create(rewriter, loc, acc, v, s);
+    SmallVector<Value> accs;
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      Value acc = LLVM::PoisonOp::create(rewriter, loc, structType);
+      for (int64_t s = 0; s < count; ++s) {
+        Value v = op.getClearAccum()
+                      ? zero
+                      : memref::LoadOp::create(rewriter, loc, cArray,
+                                               index(blk * count + s))
+                            .getResult();
+        acc = LLVM::InsertValueOp::create(rewriter, loc, acc, v, s);
+      }
+      accs.push_back(acc);
     }
     // A registers: per 16 of K, eight 16-bit slots (a0..a7) packed in
     // pairs, read before the fence (which orders these register writes
@@ -929,7 +946,8 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
         NVVM::SharedSpaceAttr::get(rewriter.getContext(),
                                    NVVM::SharedSpace::shared_cta));
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    // Warpgroup g reads rows 64g.. of a shared A.
+    // Warpgroup g reads rows 64 blocks g.. of a shared A, block b 64 rows
+    // further.
     Value aRow;
     if (!registerA)
       aRow = arith::MulIOp::create(
@@ -937,7 +955,7 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
           arith::DivUIOp::create(rewriter, loc,
                                  getBlockThreads(rewriter, op).threadId,
                                  index(4 * kWarpSize)),
-          index(64));
+          index(64 * blocks));
     NVVM::WGMMATypes type =
         element.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
     int64_t bytes = element.getIntOrFloatBitWidth() / 8;
@@ -947,31 +965,37 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
           transposeB ? descriptor(op.getB(), bRowBytes, index(k0), 0)
                      : descriptor(op.getB(), bRowBytes, index(0), k0 * bytes);
       if (registerA) {
-        acc = createRegisterAWgmma(rewriter, loc, structType, acc,
-                                   aRegs[k0 / 16], descriptorB, n,
-                                   element.isF16() ? "f16" : "bf16",
-                                   transposeB);
+        accs[0] = createRegisterAWgmma(rewriter, loc, structType, accs[0],
+                                       aRegs[k0 / 16], descriptorB, n,
+                                       element.isF16() ? "f16" : "bf16",
+                                       transposeB);
         continue;
       }
-      acc = NVVM::WgmmaMmaAsyncOp::create(
-          rewriter, loc, structType, acc,
-          descriptor(op.getA(), aRowBytes, aRow, k0 * bytes), descriptorB,
-          NVVM::MMAShapeAttr::get(rewriter.getContext(), 64, n, 16), type,
-          type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
-          NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-          NVVM::MMALayout::row,
-          transposeB ? NVVM::MMALayout::row : NVVM::MMALayout::col,
-          /*satfinite=*/NVVM::MMAIntOverflowAttr());
+      for (int64_t blk = 0; blk < blocks; ++blk)
+        accs[blk] = NVVM::WgmmaMmaAsyncOp::create(
+            rewriter, loc, structType, accs[blk],
+            descriptor(op.getA(), aRowBytes,
+                       blk ? addIndex(rewriter, loc, aRow, 64 * blk) : aRow,
+                       k0 * bytes),
+            descriptorB,
+            NVVM::MMAShapeAttr::get(rewriter.getContext(), 64, n, 16), type,
+            type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+            NVVM::MMALayout::row,
+            transposeB ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+            /*satfinite=*/NVVM::MMAIntOverflowAttr());
     }
     // With wg_wait = n, up to n groups stay in flight (a tile.gemm_wait
     // completes them): the accumulators flow on to the next wgmma in the
     // same registers, read by nothing else meanwhile.
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
     NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getWgWaitAttr());
-    for (int64_t s = 0; s < count; ++s)
-      memref::StoreOp::create(
-          rewriter, loc, LLVM::ExtractValueOp::create(rewriter, loc, acc, s),
-          cArray, index(s));
+    for (int64_t blk = 0; blk < blocks; ++blk)
+      for (int64_t s = 0; s < count; ++s)
+        memref::StoreOp::create(
+            rewriter, loc,
+            LLVM::ExtractValueOp::create(rewriter, loc, accs[blk], s), cArray,
+            index(blk * count + s));
     if (barrierAfter)
       gpu::BarrierOp::create(rewriter, loc);
     rewriter.eraseOp(op);
@@ -1053,7 +1077,7 @@ struct GemmWaitToWgmma : OpRewritePattern<GemmWaitOp> {
 
 void mlir::tile::populateTileToNVGPUPatterns(
     RewritePatternSet &patterns, int64_t smVersion,
-    const RegisterFragments *fragments, bool wgmma) {
+    const RegisterFragments *fragments, bool wgmma, bool wgmmaTallRows) {
   if (smVersion < 80)
     return;
   MLIRContext *ctx = patterns.getContext();
@@ -1062,7 +1086,8 @@ void mlir::tile::populateTileToNVGPUPatterns(
   if (fragments)
     patterns.add<GemmOnRegisterFragments>(ctx, *fragments);
   if (fragments && wgmma && smVersion >= 90) {
-    patterns.add<GemmOnWgmma, FillWgmmaAccumulators>(ctx, *fragments);
+    patterns.add<GemmOnWgmma>(ctx, *fragments, wgmmaTallRows);
+    patterns.add<FillWgmmaAccumulators>(ctx, *fragments);
     patterns.add<GemmWaitToWgmma>(ctx);
   }
   populateCpAsyncPatterns(patterns);
@@ -1144,7 +1169,8 @@ SwizzleAttr mlir::tile::getWgmmaOperandSwizzle(MemRefType type,
   return SwizzleAttr::get(type.getContext(), 3, 3, 3, /*blocked=*/true);
 }
 
-bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads, bool blockedRows) {
+bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads, bool blockedRows,
+                           bool tallRows) {
   MemRefType aType = op.getA().getType(), bType = op.getB().getType();
   Type element = aType.getElementType();
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
@@ -1168,9 +1194,35 @@ bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads, bool blockedRows) {
   int64_t n = op.getN();
   if (!descriptorRow(op.getTransposeB() ? op.getK() * bytes : n * bytes))
     return false;
-  return threads % (4 * kWarpSize) == 0 &&
-         op.getM() == kTileM * (threads / kWarpSize) && n % 8 == 0 &&
-         n <= 256 && op.getK() % 16 == 0;
+  if (threads % (4 * kWarpSize) || n % 8 || n > 256 || op.getK() % 16)
+    return false;
+  // 64 rows per warpgroup; with tallRows 128 (two m64 blocks) when A is
+  // shared and both blocks' accumulators fit (2 N <= 256 registers).
+  int64_t rows = kTileM * (threads / kWarpSize);
+  return op.getM() == rows ||
+         (tallRows && op.getM() == 2 * rows && 2 * n <= 256 &&
+          getMemorySpace(aType) == MemorySpace::Shared);
+}
+
+FragmentLayoutAttr mlir::tile::getWgmmaAccumulatorLayout(GemmOp op,
+                                                         int64_t threads) {
+  int64_t groups = threads / (4 * kWarpSize);
+  int64_t m = op.getM(), n = op.getN();
+  if (threads % (4 * kWarpSize) || groups == 0 || m % (64 * groups) ||
+      n % 8)
+    return {};
+  int64_t rows = m / groups; // per warpgroup: rows / 64 blocks of m64
+  MLIRContext *ctx = op.getContext();
+  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
+  // Warp 4g + w holds rows 16w.. of every m64 block of warpgroup g; the
+  // lane and the four registers per 8 columns as in the m16n8 piece.
+  AffineExpr warp = i.floorDiv(rows) * 4 + (i % 64).floorDiv(kTileM);
+  AffineExpr thread = warp * kWarpSize + (i % 8) * 4 + (j % 8).floorDiv(2);
+  AffineExpr slot = (i % rows).floorDiv(64) * (n / 2) + j.floorDiv(8) * 4 +
+                    (i % kTileM).floorDiv(8) * 2 + j % 2;
+  return FragmentLayoutAttr::get(
+      ctx, op.getC().getType().getShape(), AffineMap::get(2, 0, thread),
+      AffineMap::get(2, 0, slot), threads, /*replicate=*/1);
 }
 
 SwizzleAttr mlir::tile::getLdmatrixSwizzle(MemRefType type) {
