@@ -735,6 +735,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     nvvm.wgmmaBlocked = options.wgmmaBlocked;
     nvvm.tma = options.tma;
     nvvm.wgmmaTallRows = options.wgmmaTallRows;
+    nvvm.persistent = options.persistent;
     buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
     TileToROCDLOptions rocdl;
@@ -900,7 +901,8 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                  (cuda && !options.wgmmaBlocked ? " wgmma-blocked=false" : "") +
                  (cuda && !options.tma ? " tma=false" : "") +
                  (cuda && options.wgmmaTallRows ? " wgmma-tall-rows=true"
-                                                : "") + "}"
+                                                : "") +
+                 (cuda && options.persistent ? " persistent=true" : "") + "}"
            : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);
 

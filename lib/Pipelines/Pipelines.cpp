@@ -105,6 +105,8 @@ struct GPUTargetSpec {
   bool tma = false;
   /// Warpgroups may own two m64 blocks of a wgmma gemm's C.
   bool wgmmaTallRows = false;
+  /// One block per multiprocessor loops over each kernel's tiles.
+  bool persistent = false;
 };
 } // namespace
 
@@ -120,6 +122,8 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   target.features = options.features;
   target.overwrite = true;
   pm.addPass(createTileAttachTarget(target));
+  if (spec.persistent)
+    pm.addPass(createTileMakePersistent());
   if (options.pipelineCopies) {
     // wgmma gemms keep a k tile of work in flight across iterations.
     TilePlanPipelinesOptions plan;
@@ -204,7 +208,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
       {"cuda",
        options.cudaPath.empty() ? findCUDAToolkit() : options.cudaPath.getValue(),
        attachTarget, lowerKernels, options.wgmma, options.wgmmaBlocked,
-       options.tma, options.wgmmaTallRows});
+       options.tma, options.wgmmaTallRows, options.persistent});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

@@ -30,6 +30,7 @@ using CUdevice = int;
 using CUdeviceptr = unsigned long long;
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
@@ -611,6 +612,22 @@ tileTensorMapEncode(uint64_t address, int64_t dataType, int64_t rank,
   return reinterpret_cast<uint64_t>(deviceCopy(d, map));
 }
 
+/// The multiprocessor count of device 0 (what persistent kernels size
+/// their grid by); 1 after recording the error when the driver cannot say.
+extern "C" int64_t tileMultiprocessorCount() {
+  Driver *d = driver("tileMultiprocessorCount");
+  CUdevice device;
+  int count = 0;
+  if (!d || !check(d, d->cuDeviceGet(&device, 0), "cuDeviceGet") ||
+      !check(d,
+             d->cuDeviceGetAttribute(
+                 &count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device),
+             "cuDeviceGetAttribute") ||
+      count < 1)
+    return 1;
+  return count;
+}
+
 extern "C" void *mgpuMemAlloc(uint64_t sizeBytes, void * /*stream*/,
                               bool isHostShared) {
   Driver *d = driver("mgpuMemAlloc");
@@ -723,6 +740,8 @@ llvm::SmallVector<std::pair<llvm::StringRef, void *>> runtime::getSymbols() {
       {"mgpuTensorMapEncodeTiledMemref",
        reinterpret_cast<void *>(&mgpuTensorMapEncodeTiledMemref)},
       {"tileTensorMapEncode", reinterpret_cast<void *>(&tileTensorMapEncode)},
+      {"tileMultiprocessorCount",
+       reinterpret_cast<void *>(&tileMultiprocessorCount)},
   };
 }
 

@@ -231,6 +231,10 @@ uint64_t tensorMapEncode(uint64_t, int64_t, int64_t, int64_t, int64_t,
   return 0;
 }
 
+/// Persistent kernels on AMD GPUs run one block (correct, not fast): the
+/// HIP twin does not query the compute-unit count yet.
+int64_t multiprocessorCount() { return 1; }
+
 void *streamCreate() {
   Runtime *r = hipRuntime("mgpuStreamCreate");
   if (!r)
@@ -357,6 +361,8 @@ runtime::hip::getSymbols() {
       {"mgpuTensorMapEncodeTiledMemref",
        reinterpret_cast<void *>(&tensorMapEncodeTiled)},
       {"tileTensorMapEncode", reinterpret_cast<void *>(&tensorMapEncode)},
+      {"tileMultiprocessorCount",
+       reinterpret_cast<void *>(&multiprocessorCount)},
   };
 }
 

@@ -37,7 +37,8 @@ gen_wgmma_kernels() {
 }
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
-# configs wgsweep attsweep blocked tma tmaatt tall profile sass launch.
+# configs wgsweep attsweep blocked tma tmaatt tall persistent profile sass
+# launch.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # tile-run's timings: the kernels' time on the device (CUDA events around
@@ -129,6 +130,10 @@ python3 $G --dtype f16 --acc f32 --out f16 --tb --block 128x128x64 --threads 128
 for k in 64 1000; do
   run tall_tn_k$k /tmp/gemm_tall_tn.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-tall-rows --arg=300x$k --arg=170x$k --arg=300x170
 done
+echo "== --persistent (experimental): one block per multiprocessor looping over the grid's tiles"
+run persistent_gemm_relu $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --persistent --arg=1000x200 --arg=200x1700 --arg=1000x1700
+run persistent_wgmma_5_k1000 /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --persistent --arg=2000x1000 --arg=3100x1000 --arg=2000x3100
+run persistent_fa_causal $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --persistent --arg=2x3x700x64 --arg=2x3x700x64 --arg=2x3x700x64 --arg=2x3x700x64
 echo "== correctness on the GPU against the CPU lowering of the same kernel"
 run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=129x65 --arg=65x131 --arg=129x131
 run dequant_vs_cpu $E/dequant_gemm.mlir --entry=dequant_gemm --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
@@ -359,6 +364,17 @@ for n in 4096 8192; do
   done
   "$TR" /tmp/gemm_tall_tn.mlir --entry=gemm --target=$CHIP --wgmma-tall-rows --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-tall-tn-$n.log" 2>&1
   echo "TN 128x128x64/128 threads $n^3 --wgmma-tall-rows: $(kernel_ms "$LOGS/time-tall-tn-$n.log") ms; cuBLAS NN+relu $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nn relu) ms, TN $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nt) ms"
+done
+fi
+if want persistent; then
+echo "== --persistent timings: TN 128x256x64 (4 stages, panel 8) f16, with and without"
+python3 test/Integration/Inputs/gen_gemm.py --dtype f16 --acc f32 --out f16 --tb --policy full_row --block 128x256x64 --threads 256 --stages 4 --raster 8 > /tmp/persist-tn.mlir
+for n in 4096 8192; do
+  for flag in --persistent=false --persistent; do
+    "$TR" /tmp/persist-tn.mlir --entry=gemm --target=$CHIP $flag --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-persist-$n$flag.log" 2>&1
+    echo "TN $n^3 $flag: $(kernel_ms "$LOGS/time-persist-$n$flag.log") ms"
+  done
+  echo "cuBLAS TN $n^3: $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nt) ms"
 done
 fi
 if want profile; then

@@ -148,6 +148,11 @@ static cl::opt<bool> wgmmaTallRowsOpt(
     cl::desc("CUDA sm_90: warpgroups may own two m64 blocks of a wgmma "
              "gemm's C (experimental)"),
     cl::cat(category));
+static cl::opt<bool> persistentOpt(
+    "persistent", cl::init(false),
+    cl::desc("CUDA: persistent kernels, one block per multiprocessor looping "
+             "over the grid's tiles (experimental)"),
+    cl::cat(category));
 static cl::opt<bool> tmaOpt(
     "tma", cl::init(true),
     cl::desc("CUDA sm_90: pipelined copies on TMA with mbarriers where they "
@@ -365,6 +370,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.wgmmaBlocked = wgmmaBlockedOpt;
   options.tma = tmaOpt;
   options.wgmmaTallRows = wgmmaTallRowsOpt;
+  options.persistent = persistentOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }
 

@@ -130,6 +130,8 @@ struct CompileOptions {
   /// CUDA sm_90: warpgroups may own two m64 blocks of a wgmma gemm's C (the
   /// pipeline's `wgmma-tall-rows`; experimental).
   bool wgmmaTallRows = false;
+  /// CUDA: persistent kernels (the pipeline's `persistent`; experimental).
+  bool persistent = false;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };

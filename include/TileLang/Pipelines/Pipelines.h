@@ -91,6 +91,12 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "on wgmma too (8 x 64-element column blocks per 8 "
                      "rows; =false: such gemms stay on mma.sync)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> persistent{
+      *this, "persistent",
+      llvm::cl::desc("Persistent kernels: one block per multiprocessor "
+                     "loops over the grid's tiles (tile-make-persistent; "
+                     "experimental: not yet run on a GPU)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> wgmmaTallRows{
       *this, "wgmma-tall-rows",
       llvm::cl::desc("sm_90: warpgroups may own 128 rows of a wgmma gemm's "

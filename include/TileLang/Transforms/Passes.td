@@ -217,4 +217,34 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileMakePersistent : Pass<"tile-make-persistent", "::mlir::ModuleOp"> {
+  let summary = "Persistent kernels: a fixed set of blocks loops over the "
+                "grid's tiles";
+  let description = [{
+    Rewrites every `tile.kernel` (without clusters) so that `min(tiles, B)`
+    blocks run and each loops over the tiles of the original grid: block
+    `p` takes tiles `p, p + B, ...` in linear order (x fastest), with the
+    kernel's `tile.use_swizzle` rasterization applied to each tile's
+    coordinates. The kernel's allocations move in front of the loop (each
+    block reuses its tiles from one grid tile to the next). `B` is the
+    `blocks` option, or with `blocks = 0` the device's multiprocessor count
+    at run time (tileMultiprocessorCount on the host; GPU targets only).
+    What the kernel computes does not change.
+
+    ```
+    tile-opt --tile-make-persistent=blocks=132
+    ```
+  }];
+  let options = [
+    Option<"blocks", "blocks", "int64_t", /*default=*/"0",
+           "How many blocks run (0: the multiprocessor count at run time)">
+  ];
+  let dependentDialects = [
+    "::mlir::tile::TileDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // TILELANG_TRANSFORMS_PASSES_TD

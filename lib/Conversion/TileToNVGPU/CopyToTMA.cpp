@@ -239,6 +239,8 @@ void onThreadZero(OpBuilder &b, Location loc, Operation *op,
 }
 
 /// Thread 0 initializes every barrier; the block barrier publishes them.
+/// A block barrier first: no thread still waits on the barriers' previous
+/// use (a persistent kernel initializes them again for each of its tiles).
 struct BarrierInitToMBarrier : OpRewritePattern<BarrierInitOp> {
   BarrierInitToMBarrier(MLIRContext *ctx)
       : OpRewritePattern<BarrierInitOp>(ctx, /*benefit=*/2) {}
@@ -248,6 +250,7 @@ struct BarrierInitToMBarrier : OpRewritePattern<BarrierInitOp> {
     Location loc = op.getLoc();
     Value barriers = op.getBarriers();
     int64_t count = op.getBarriers().getType().getDimSize(0);
+    gpu::BarrierOp::create(rewriter, loc);
     onThreadZero(rewriter, loc, op, [&](OpBuilder &b) {
       Value arrivals = i32Const(b, loc, op.getArrivals());
       for (int64_t i = 0; i < count; ++i)
