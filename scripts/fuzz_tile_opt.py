@@ -47,6 +47,9 @@ PASSES = [
      '--tile-plan-pipelines=overlap-gemms=true',
      '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true',
      '--convert-tile-to-gpu=wgmma=true'],
+    # Persistent kernels, then the CPU lowering.
+    ['--tile-make-persistent=blocks=3', '--tile-plan-pipelines',
+     '--convert-tile-to-scf'],
     # The sm_90a defaults: blocked operands, TMA copies on mbarriers.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
      '--tile-plan-pipelines=overlap-gemms=true blocked-operands=true tma=true',

@@ -45,6 +45,16 @@ want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # each launch, as the peers are timed) and the wall time of each call.
 kernel_ms() { grep -oE 'median [0-9.]+ ms' "$1" | head -1 | grep -oE '[0-9.]+'; }
 wall_ms() { grep -oE 'wall median [0-9.]+ ms' "$1" | grep -oE '[0-9.]+'; }
+# The split d128 attention kernel timed with and without TMA (log tag $1).
+split_attention_tma_times() {
+  local entry flag
+  for entry in flash_attention flash_attention_causal; do
+    for flag in --tma=false --tma; do
+      "$TR" bench/kernels/flash_attention_d128_split.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$1-$entry$flag.log" 2>&1
+      echo "$entry d128 split $flag: $(kernel_ms "$LOGS/time-$1-$entry$flag.log") ms"
+    done
+  done
+}
 pass=0; fail=0
 run() { # name, tile-run arguments...
   local name=$1; shift
@@ -338,21 +348,11 @@ for dt in f16 bf16; do
     echo "cuBLAS TN $dt $n^3: $(python3 scripts/gpu/peers.py matmul $n $n $n $dt nt) ms"
   done
 done
-for entry in flash_attention flash_attention_causal; do
-  for flag in --tma=false --tma; do
-    "$TR" bench/kernels/flash_attention_d128_split.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-tma-$entry$flag.log" 2>&1
-    echo "$entry d128 split $flag: $(kernel_ms "$LOGS/time-tma-$entry$flag.log") ms"
-  done
-done
+split_attention_tma_times tma
 fi
 if want tmaatt; then
 echo "== attention d128 split (64-column parts) with and without TMA"
-for entry in flash_attention flash_attention_causal; do
-  for flag in --tma=false --tma; do
-    "$TR" bench/kernels/flash_attention_d128_split.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-tmaatt-$entry$flag.log" 2>&1
-    echo "$entry d128 split $flag: $(kernel_ms "$LOGS/time-tmaatt-$entry$flag.log") ms"
-  done
-done
+split_attention_tma_times tmaatt
 fi
 if want tall; then
 echo "== --wgmma-tall-rows timings: the example GEMM+ReLU (128 threads, 128x128x32, 3 stages) and TN 128x128x64 (128 threads, 4 stages) vs cuBLAS"
