@@ -9,6 +9,8 @@
 #include "RuntimeError.h"
 #include "StreamPool.h"
 #include "TileLang/Runtime/CUDARuntime.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/BinaryFormat/ELF.h"
 
 #include <dlfcn.h>
 #include <mutex>
@@ -152,11 +154,19 @@ bool check(Runtime *r, hipError_t result, const char *what) {
 // mgpu* wrappers (upstream's ROCm runtime signatures)
 //===----------------------------------------------------------------------===//
 
-void *moduleLoad(void *data, size_t /*size*/) {
+void *moduleLoad(void *data, size_t size) {
   Runtime *r = hipRuntime("mgpuModuleLoad");
   void *module = nullptr;
-  if (r)
-    check(r, r->hipModuleLoadData(&module, data), "hipModuleLoadData");
+  if (!r)
+    return nullptr;
+  // A failed load names the code object's architecture (the usual cause:
+  // compiled for another chip than this GPU's).
+  std::string arch = runtime::hip::getCodeObjectArch(
+      llvm::StringRef(static_cast<const char *>(data), size));
+  std::string what = "hipModuleLoadData";
+  if (!arch.empty())
+    what += " (a code object for " + arch + ")";
+  check(r, r->hipModuleLoadData(&module, data), what.c_str());
   return module;
 }
 
@@ -364,6 +374,46 @@ runtime::hip::getSymbols() {
       {"tileMultiprocessorCount",
        reinterpret_cast<void *>(&multiprocessorCount)},
   };
+}
+
+std::string runtime::hip::getCodeObjectArch(llvm::StringRef object) {
+  using namespace llvm::ELF;
+  // ELF64 little-endian header: e_machine at 18, e_flags at 48.
+  if (object.size() < 64 || !object.starts_with("\x7f" "ELF") ||
+      object[EI_CLASS] != ELFCLASS64 || object[EI_DATA] != ELFDATA2LSB)
+    return "";
+  auto read = [&](size_t offset, size_t bytes) {
+    uint32_t value = 0;
+    for (size_t i = 0; i < bytes; ++i)
+      value |= uint32_t(static_cast<unsigned char>(object[offset + i]))
+               << (8 * i);
+    return value;
+  };
+  if (read(18, 2) != EM_AMDGPU)
+    return "";
+  unsigned mach = read(48, 4) & EF_AMDGPU_MACH;
+  switch (mach) {
+  case EF_AMDGPU_MACH_AMDGCN_GFX908:
+    return "gfx908";
+  case EF_AMDGPU_MACH_AMDGCN_GFX90A:
+    return "gfx90a";
+  case EF_AMDGPU_MACH_AMDGCN_GFX942:
+    return "gfx942";
+  case EF_AMDGPU_MACH_AMDGCN_GFX950:
+    return "gfx950";
+  case EF_AMDGPU_MACH_AMDGCN_GFX1100:
+    return "gfx1100";
+  case EF_AMDGPU_MACH_AMDGCN_GFX1101:
+    return "gfx1101";
+  case EF_AMDGPU_MACH_AMDGCN_GFX1102:
+    return "gfx1102";
+  case EF_AMDGPU_MACH_AMDGCN_GFX1200:
+    return "gfx1200";
+  case EF_AMDGPU_MACH_AMDGCN_GFX1201:
+    return "gfx1201";
+  default:
+    return "amdgcn mach " + llvm::utohexstr(mach, /*LowerCase=*/true);
+  }
 }
 
 llvm::Expected<void *> runtime::hip::allocate(size_t bytes) {

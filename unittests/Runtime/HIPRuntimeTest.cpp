@@ -86,6 +86,37 @@ TEST(HIPRuntimeTest, ClustersAreRefused) {
             std::string::npos);
 }
 
+/// A 64-byte ELF64 little-endian header with `machine` and `flags`.
+static std::string elfHeader(uint16_t machine, uint32_t flags) {
+  std::string header(64, '\0');
+  header.replace(0, 4, "\x7f" "ELF");
+  header[4] = 2; // ELFCLASS64
+  header[5] = 1; // ELFDATA2LSB
+  header[18] = char(machine & 0xff);
+  header[19] = char(machine >> 8);
+  for (int i = 0; i < 4; ++i)
+    header[48 + i] = char((flags >> (8 * i)) & 0xff);
+  return header;
+}
+
+TEST(HIPRuntimeTest, CodeObjectArchitecture) {
+  // e_flags: the mach in the low byte (0x4c gfx942, 0x41 gfx1100), feature
+  // bits above it.
+  EXPECT_EQ(runtime::hip::getCodeObjectArch(elfHeader(224, 0x34c)), "gfx942");
+  EXPECT_EQ(runtime::hip::getCodeObjectArch(elfHeader(224, 0x041)),
+            "gfx1100");
+  EXPECT_EQ(runtime::hip::getCodeObjectArch(elfHeader(224, 0x03f)), "gfx90a");
+  EXPECT_EQ(runtime::hip::getCodeObjectArch(elfHeader(224, 0x0ee)),
+            "amdgcn mach ee");
+  // Not an AMDGPU code object: x86-64, truncated, not ELF.
+  EXPECT_EQ(runtime::hip::getCodeObjectArch(elfHeader(62, 0x4c)), "");
+  EXPECT_EQ(runtime::hip::getCodeObjectArch(elfHeader(224, 0x4c).substr(0, 40)),
+            "");
+  EXPECT_EQ(runtime::hip::getCodeObjectArch("not an ELF file at all, but long "
+                                            "enough to have a header........."),
+            "");
+}
+
 TEST(HIPRuntimeTest, SymbolsCoverTheHostLowering) {
   auto symbols = runtime::hip::getSymbols();
   auto cuda = runtime::getSymbols();

@@ -45,6 +45,12 @@ llvm::Error copyToHost(void *host, const void *device, size_t bytes);
 /// Waits for all work on the current device (hipDeviceSynchronize).
 llvm::Error synchronize();
 
+/// The GPU architecture an AMDGPU code object (ELF64, EM_AMDGPU) is built
+/// for, from its header's e_flags ("gfx942"; "amdgcn mach 0x.." for one
+/// this table does not name); empty when `object` is not such a file.
+/// Module loads that fail name it, so an architecture mismatch is plain.
+std::string getCodeObjectArch(llvm::StringRef object);
+
 } // namespace hip
 } // namespace runtime
 } // namespace tile
