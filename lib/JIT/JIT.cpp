@@ -736,6 +736,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     nvvm.tma = options.tma;
     nvvm.wgmmaTallRows = options.wgmmaTallRows;
     nvvm.persistent = options.persistent;
+    nvvm.tmaBlocked = options.tmaBlocked;
     buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
     TileToROCDLOptions rocdl;
@@ -902,7 +903,8 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                  (cuda && !options.tma ? " tma=false" : "") +
                  (cuda && options.wgmmaTallRows ? " wgmma-tall-rows=true"
                                                 : "") +
-                 (cuda && options.persistent ? " persistent=true" : "") + "}"
+                 (cuda && options.persistent ? " persistent=true" : "") +
+                 (cuda && options.tmaBlocked ? " tma-blocked=true" : "") + "}"
            : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);
 

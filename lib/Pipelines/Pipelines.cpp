@@ -107,6 +107,8 @@ struct GPUTargetSpec {
   bool wgmmaTallRows = false;
   /// One block per multiprocessor loops over each kernel's tiles.
   bool persistent = false;
+  /// Blocked tiles on TMA too (one box per block).
+  bool tmaBlocked = false;
 };
 } // namespace
 
@@ -130,6 +132,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     plan.overlapGemms = spec.wgmma;
     plan.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
     plan.tma = spec.tma;
+    plan.tmaBlocked = spec.tma && spec.tmaBlocked;
     plan.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
     pm.addPass(createTilePlanPipelines(plan));
   }
@@ -208,7 +211,8 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
       {"cuda",
        options.cudaPath.empty() ? findCUDAToolkit() : options.cudaPath.getValue(),
        attachTarget, lowerKernels, options.wgmma, options.wgmmaBlocked,
-       options.tma, options.wgmmaTallRows, options.persistent});
+       options.tma, options.wgmmaTallRows, options.persistent,
+       options.tmaBlocked});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

@@ -114,10 +114,10 @@ Value getStageView(OpBuilder &b, Location loc, Value buffer, Value stage) {
 class Planner {
 public:
   Planner(PipelinedOp loop, bool swizzleGemmOperands, bool overlapGemms,
-          bool blockedOperands, bool tma, bool tallRows)
+          bool blockedOperands, bool tma, bool tallRows, bool tmaBlocked)
       : loop(loop), swizzleGemmOperands(swizzleGemmOperands),
         overlapGemms(overlapGemms), blockedOperands(blockedOperands),
-        tma(tma), tallRows(tallRows) {}
+        tma(tma), tallRows(tallRows), tmaBlocked(tmaBlocked) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
@@ -137,6 +137,7 @@ private:
   bool blockedOperands;
   bool tma;
   bool tallRows;
+  bool tmaBlocked;
   SmallVector<StagedCopy> staged;
   SmallVector<GemmOp> overlapped;
   llvm::SetVector<Operation *> slice;
@@ -189,12 +190,14 @@ bool Planner::analyze() {
   if (staged.empty())
     return false;
   // Barriers count the stages when TMA can do every copy in one box.
-  tma = tma && llvm::all_of(staged, [](StagedCopy &s) {
+  tma = tma && llvm::all_of(staged, [&](StagedCopy &s) {
     MemRefType tile = s.alloc.getType();
     int64_t rank = s.copy.getSrc().getType().getRank();
-    return rank >= 2 && rank <= 5 && tile.getRank() == 2 &&
-           getTmaSwizzleMode(tile.getShape(), tile.getElementType(),
-                             s.swizzle);
+    std::optional<TmaBox> box =
+        getTmaBox(tile.getShape(), tile.getElementType(), s.swizzle);
+    // Blocked tiles take many small boxes: only with tma-blocked.
+    return rank >= 2 && rank <= 5 && tile.getRank() == 2 && box &&
+           (box->rowBoxes * box->colBoxes == 1 || tmaBlocked);
   });
   // With three buffers, copies would run only one iteration ahead.
   if (overlapGemms && loop.getNumStages() >= 4)
@@ -384,7 +387,7 @@ struct PlanPipelinesPass
     for (PipelinedOp loop : loops) {
       Planner planner(loop, swizzle, overlap, swizzle && blockedOperands,
                       tma && swizzle && target.getSmVersion() >= 90,
-                      wgmmaTallRows);
+                      wgmmaTallRows, tmaBlocked);
       if (planner.analyze())
         planner.rewrite();
     }

@@ -37,8 +37,8 @@ gen_wgmma_kernels() {
 }
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
-# configs wgsweep attsweep blocked tma tmaatt tall persistent profile sass
-# launch.
+# configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
+# profile sass launch.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # tile-run's timings: the kernels' time on the device (CUDA events around
@@ -140,6 +140,11 @@ python3 $G --dtype f16 --acc f32 --out f16 --tb --block 128x128x64 --threads 128
 for k in 64 1000; do
   run tall_tn_k$k /tmp/gemm_tall_tn.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-tall-rows --arg=300x$k --arg=170x$k --arg=300x170
 done
+echo "== --tma-blocked (experimental): blocked tiles through TMA, one 8x64 box per 1 KiB block"
+run tmablocked_nn $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-blocked --arg=100x70 --arg=70x300 --arg=100x300
+run tmablocked_gemm_nn_wide /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-blocked --arg=300x200 --arg=200x300 --arg=300x300
+run tmablocked_fa128_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-blocked --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+run tmablocked_fa128_causal_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-blocked --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 echo "== --persistent (experimental): one block per multiprocessor looping over the grid's tiles"
 run persistent_gemm_relu $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --persistent --arg=1000x200 --arg=200x1700 --arg=1000x1700
 run persistent_wgmma_5_k1000 /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --persistent --arg=2000x1000 --arg=3100x1000 --arg=2000x3100
@@ -375,6 +380,20 @@ for n in 4096 8192; do
     echo "TN $n^3 $flag: $(kernel_ms "$LOGS/time-persist-$n$flag.log") ms"
   done
   echo "cuBLAS TN $n^3: $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nt) ms"
+done
+fi
+if want tmablocked; then
+echo "== --tma-blocked timings: NN 128x256x64 GEMM and the unsplit d128 attention kernel, with and without"
+python3 test/Integration/Inputs/gen_gemm.py --dtype f16 --acc f32 --out f16 --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_nn_wide.mlir
+for flag in --tma-blocked=false --tma-blocked; do
+  for n in 4096 8192; do
+    "$TR" /tmp/gemm_nn_wide.mlir --entry=gemm --target=$CHIP $flag --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-tmablocked-nn-$n$flag.log" 2>&1
+    echo "NN $n^3 $flag: $(kernel_ms "$LOGS/time-tmablocked-nn-$n$flag.log") ms"
+  done
+  for entry in flash_attention flash_attention_causal; do
+    "$TR" bench/kernels/flash_attention_d128.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-tmablocked-$entry$flag.log" 2>&1
+    echo "$entry d128 $flag: $(kernel_ms "$LOGS/time-tmablocked-$entry$flag.log") ms"
+  done
 done
 fi
 if want profile; then

@@ -153,6 +153,11 @@ static cl::opt<bool> persistentOpt(
     cl::desc("CUDA: persistent kernels, one block per multiprocessor looping "
              "over the grid's tiles (experimental)"),
     cl::cat(category));
+static cl::opt<bool> tmaBlockedOpt(
+    "tma-blocked", cl::init(false),
+    cl::desc("CUDA sm_90: blocked tiles load through TMA too, one 8-row box "
+             "per 1 KiB block (experimental)"),
+    cl::cat(category));
 static cl::opt<bool> tmaOpt(
     "tma", cl::init(true),
     cl::desc("CUDA sm_90: pipelined copies on TMA with mbarriers where they "
@@ -371,6 +376,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.tma = tmaOpt;
   options.wgmmaTallRows = wgmmaTallRowsOpt;
   options.persistent = persistentOpt;
+  options.tmaBlocked = tmaBlockedOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }
 

@@ -36,17 +36,24 @@ void populateTileToNVGPUPatterns(RewritePatternSet &patterns,
 /// block barrier (sm_80 and newer).
 void populateCpAsyncPatterns(RewritePatternSet &patterns);
 
-/// The swizzle mode of the tensor map (0 none, 1/2/3 for 32/64/128-byte
-/// swizzles, as CUtensorMapSwizzle numbers them) with which one TMA box
-/// writes a 2-D shared tile of `shape` and `elementType` laid out with
-/// `swizzle` (null: row-major), or nullopt when no single box does: at most
-/// 256 rows of at most 256 elements, rows a multiple of 16 bytes, a
-/// multiple of 128 bytes in all (TMA destinations are 128-byte aligned), a
-/// swizzle only when the rows are exactly its span (16 << bits bytes, the
-/// XOR of 16-byte units by the row bits).
-std::optional<int64_t> getTmaSwizzleMode(ArrayRef<int64_t> shape,
-                                         Type elementType,
-                                         SwizzleAttr swizzle);
+/// How TMA writes a shared tile: boxes of `rows` x `cols` elements with
+/// the tensor map's swizzle mode `swizzle` (0 none, 1/2/3 for 32/64/128-byte
+/// swizzles, as CUtensorMapSwizzle numbers them), `rowBoxes` x `colBoxes`
+/// of them, each box's bytes right after the previous one's (row-box
+/// major).
+struct TmaBox {
+  int64_t rows, cols, swizzle, rowBoxes, colBoxes;
+};
+
+/// The boxes that write a 2-D shared tile of `shape` and `elementType` laid
+/// out with `swizzle` (null: row-major), or nullopt when TMA cannot: one
+/// box of at most 256 x 256 elements whose rows are a multiple of 16 bytes
+/// (a multiple of 128 bytes in all: TMA destinations are 128-byte aligned),
+/// with a swizzle only when the rows are exactly its span (16 << bits
+/// bytes, the XOR of 16-byte units by the row bits); or, for the blocked
+/// 128-byte swizzle of 16-bit elements, one 8 x 64 box per block.
+std::optional<TmaBox> getTmaBox(ArrayRef<int64_t> shape, Type elementType,
+                                SwizzleAttr swizzle);
 
 /// Tensor maps for the copies with `arrive` of the kernels under `root`
 /// that TMA can do (a global source of rank 2 to 5, a 2-D tile one box

@@ -132,6 +132,9 @@ struct CompileOptions {
   bool wgmmaTallRows = false;
   /// CUDA: persistent kernels (the pipeline's `persistent`; experimental).
   bool persistent = false;
+  /// CUDA sm_90: blocked tiles on TMA too (the pipeline's `tma-blocked`;
+  /// experimental).
+  bool tmaBlocked = false;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };

@@ -91,6 +91,12 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "on wgmma too (8 x 64-element column blocks per 8 "
                      "rows; =false: such gemms stay on mma.sync)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> tmaBlocked{
+      *this, "tma-blocked",
+      llvm::cl::desc("sm_90: with tma, tiles in the blocked layout load "
+                     "through TMA too, one 8-row box per 1 KiB block "
+                     "(experimental: not yet run on a GPU)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> persistent{
       *this, "persistent",
       llvm::cl::desc("Persistent kernels: one block per multiprocessor "

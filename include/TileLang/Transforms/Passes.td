@@ -204,6 +204,9 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     Option<"wgmmaTallRows", "wgmma-tall-rows", "bool", /*default=*/"false",
            "With overlap-gemms, gemms whose warpgroups own 128 rows of C "
            "(two m64 blocks) count as fitting wgmma (experimental)">,
+    Option<"tmaBlocked", "tma-blocked", "bool", /*default=*/"false",
+           "With tma, tiles in the blocked layout count as TMA-able too "
+           "(one 8-row box per 1 KiB block; experimental)">,
     Option<"tma", "tma", "bool", /*default=*/"false",
            "On sm_90 targets, loops whose pipelined copies TMA can do wait "
            "on arrival barriers (tile.barrier_wait) and copy with arrive "

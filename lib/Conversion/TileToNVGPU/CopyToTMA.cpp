@@ -43,9 +43,9 @@ static constexpr int64_t kMaxTensorMapRank = 5;
 /// Time hint (ns) of each mbarrier.try_wait.parity before it retries.
 static constexpr int32_t kWaitTicks = 10000000;
 
-std::optional<int64_t> mlir::tile::getTmaSwizzleMode(ArrayRef<int64_t> shape,
-                                                     Type elementType,
-                                                     SwizzleAttr swizzle) {
+std::optional<TmaBox> mlir::tile::getTmaBox(ArrayRef<int64_t> shape,
+                                            Type elementType,
+                                            SwizzleAttr swizzle) {
   unsigned bits = elementType.getIntOrFloatBitWidth();
   if (shape.size() != 2 || bits % 8 || bits > 64)
     return std::nullopt;
@@ -53,18 +53,29 @@ std::optional<int64_t> mlir::tile::getTmaSwizzleMode(ArrayRef<int64_t> shape,
   int64_t rows = shape[0], cols = shape[1], rowBytes = cols * bytes;
   // Whole 128-byte units, so that every stage of a multi-buffered tile
   // starts 128-byte aligned (as TMA destinations must).
-  if (rows < 1 || rows > 256 || cols < 1 || cols > 256 || rowBytes % 16 ||
-      (rows * rowBytes) % 128)
+  if (rows < 1 || cols < 1 || rowBytes % 16 || (rows * rowBytes) % 128)
+    return std::nullopt;
+  // Blocked: 8 x 128-byte blocks, each a 1 KiB piece of the 128-byte
+  // swizzle, in row-group-major order: one 8-row box per block.
+  if (swizzle && swizzle.getBlocked()) {
+    int64_t width = swizzle.getBlockWidth();
+    if (swizzle.getBits() != 3 || swizzle.getShift() != 3 ||
+        (int64_t(1) << swizzle.getBase()) * bytes != 16 ||
+        width * bytes != 128 || rows % 8 || cols % width)
+      return std::nullopt;
+    return TmaBox{8, width, 3, rows / 8, cols / width};
+  }
+  if (rows > 256 || cols > 256)
     return std::nullopt;
   if (!swizzle)
-    return 0;
+    return TmaBox{rows, cols, 0, 1, 1};
   // The XOR of 16-byte units by the row bits: 16 << bits bytes per row.
-  if (swizzle.getBlocked() || swizzle.getShift() != 3 ||
-      swizzle.getBits() < 1 || swizzle.getBits() > 3 ||
+  if (swizzle.getShift() != 3 || swizzle.getBits() < 1 ||
+      swizzle.getBits() > 3 ||
       (int64_t(1) << swizzle.getBase()) * bytes != 16 ||
       rowBytes != (int64_t(16) << swizzle.getBits()))
     return std::nullopt;
-  return swizzle.getBits();
+  return TmaBox{rows, cols, swizzle.getBits(), 1, 1};
 }
 
 /// CUtensorMapDataType of `type`: integers by width (their bits are only
@@ -126,8 +137,8 @@ static bool fitsTma(CopyOp copy, MemRefType srcType) {
          copy.getSrcOffsets().size() ==
              static_cast<size_t>(srcType.getRank()) &&
          getTensorMapDataType(srcType.getElementType()) &&
-         getTmaSwizzleMode(tile.getShape(), tile.getElementType(),
-                           getTileSwizzle(copy.getDst()));
+         getTmaBox(tile.getShape(), tile.getElementType(),
+                   getTileSwizzle(copy.getDst()));
 }
 
 void TmaDescriptors::create(Operation *root) {
@@ -146,10 +157,9 @@ void TmaDescriptors::create(Operation *root) {
       auto srcType = cast<MemRefType>(src.getType());
       if (!fitsTma(copy, srcType))
         return;
-      int64_t mode = *getTmaSwizzleMode(tile.getShape(), tile.getElementType(),
-                                        getTileSwizzle(copy.getDst()));
-      auto key = std::make_tuple(src, tile.getDimSize(0), tile.getDimSize(1),
-                                 mode);
+      TmaBox box = *getTmaBox(tile.getShape(), tile.getElementType(),
+                              getTileSwizzle(copy.getDst()));
+      auto key = std::make_tuple(src, box.rows, box.cols, box.swizzle);
       Value &descriptor = made[key];
       if (!descriptor) {
         OpBuilder b(kernel);
@@ -167,17 +177,17 @@ void TmaDescriptors::create(Operation *root) {
         };
         // Sizes, strides and box, each padded to five; the box is the tile
         // along the two innermost dimensions, 1 along the others.
-        SmallVector<Value> sizes, strides, box;
+        SmallVector<Value> sizes, strides, boxes;
         for (int64_t d = 0; d < kMaxTensorMapRank; ++d) {
           bool used = d < rank;
           sizes.push_back(used ? toI64(b, loc, metadata.getSizes()[d])
                                : i64(1));
           strides.push_back(used ? toI64(b, loc, metadata.getStrides()[d])
                                  : i64(1));
-          box.push_back(i64(!used              ? 1
-                            : d == rank - 2    ? tile.getDimSize(0)
-                            : d == rank - 1    ? tile.getDimSize(1)
-                                               : 1));
+          boxes.push_back(i64(!used           ? 1
+                              : d == rank - 2 ? box.rows
+                              : d == rank - 1 ? box.cols
+                                              : 1));
         }
         SmallVector<Value> args = {toI64(b, loc, start),
                                    i64(*getTensorMapDataType(
@@ -185,8 +195,8 @@ void TmaDescriptors::create(Operation *root) {
                                    i64(rank)};
         llvm::append_range(args, sizes);
         llvm::append_range(args, strides);
-        llvm::append_range(args, box);
-        args.push_back(i64(mode));
+        llvm::append_range(args, boxes);
+        args.push_back(i64(box.swizzle));
         descriptor =
             func::CallOp::create(b, loc, getEncodeFunction(module), args)
                 .getResult(0);
@@ -348,6 +358,11 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
     MemRefType tile = op.getDst().getType();
     int64_t boxBytes =
         tile.getNumElements() * tile.getElementTypeBitWidth() / 8;
+    std::optional<TmaBox> maybeBox = getTmaBox(
+        tile.getShape(), tile.getElementType(), getTileSwizzle(op.getDst()));
+    if (!maybeBox)
+      return rewriter.notifyMatchFailure(op, "no TMA box writes this tile");
+    TmaBox box = *maybeBox;
     Value usable = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::ne, descriptor,
         arith::ConstantIntOp::create(rewriter, loc, 0, 64));
@@ -366,24 +381,40 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
             NVVM::MemScopeKindAttr::get(b.getContext(),
                                         NVVM::MemScopeKind::CTA),
             b.getBoolAttr(false), /*predicate=*/Value());
-        // Coordinates innermost first.
-        SmallVector<Value> coordinates;
-        for (Value offset : llvm::reverse(op.getSrcOffsets()))
-          coordinates.push_back(
-              arith::IndexCastOp::create(b, loc, b.getI32Type(), offset));
         Value map = LLVM::IntToPtrOp::create(
             b, loc, LLVM::LLVMPointerType::get(b.getContext()), descriptor);
-        // The destination as a shared::cluster address (this CTA's own
-        // shared memory is part of its cluster's window).
-        Value dst = LLVM::AddrSpaceCastOp::create(
-            b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
-            sharedPointer(b, loc, op.getDst(), Value()));
-        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, loc, dst, map,
-            coordinates, barrier, /*im2colOffsets=*/ValueRange(),
-            /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
-            NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
-            /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
+        // One transfer per box (blocked tiles: per 8-row group and block,
+        // 1 KiB apart in that order), coordinates innermost first.
+        ValueRange offsets = op.getSrcOffsets();
+        int64_t boxBytesEach =
+            box.rows * box.cols * tile.getElementTypeBitWidth() / 8;
+        for (int64_t g = 0; g < box.rowBoxes; ++g)
+          for (int64_t p = 0; p < box.colBoxes; ++p) {
+            SmallVector<Value> coordinates;
+            for (auto [d, offset] : llvm::enumerate(llvm::reverse(offsets))) {
+              int64_t shift = d == 0 ? p * box.cols : d == 1 ? g * box.rows : 0;
+              Value at = shift ? arith::AddIOp::create(
+                                     b, loc, offset, indexConst(b, loc, shift))
+                                     .getResult()
+                               : offset;
+              coordinates.push_back(
+                  arith::IndexCastOp::create(b, loc, b.getI32Type(), at));
+            }
+            int64_t byteOffset = (g * box.colBoxes + p) * boxBytesEach;
+            // The destination as a shared::cluster address (this CTA's own
+            // shared memory is part of its cluster's window).
+            Value dst = LLVM::AddrSpaceCastOp::create(
+                b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
+                sharedPointer(b, loc, op.getDst(),
+                              byteOffset ? indexConst(b, loc, byteOffset)
+                                         : Value()));
+            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                b, loc, dst, map, coordinates, barrier,
+                /*im2colOffsets=*/ValueRange(),
+                /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+                NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+                /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
+          }
       });
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
       emitFallback(rewriter);
