@@ -652,6 +652,18 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
     FailureOr<WarpTiles> tiles = WarpTiles::get(op, *threads);
     if (failed(tiles))
       return rewriter.notifyMatchFailure(op, "no warp grid for the policy");
+    // C's registers must be in the mma.sync layout of this warp grid (the
+    // register selection also admits wgmma's m64-block layout, which only
+    // the wgmma lowering reads).
+    if (cArray) {
+      FragmentLayoutAttr layout = getMmaAccumulatorLayout(op, *threads);
+      FailureOr<FragmentTable> expected =
+          layout ? FragmentTable::get(layout) : FailureOr<FragmentTable>();
+      if (failed(expected) ||
+          !expected->placesLike(*fragments.getTable(op.getC())))
+        return rewriter.notifyMatchFailure(op, "C's registers are not in the "
+                                               "mma.sync accumulator layout");
+    }
     Location loc = op.getLoc();
     auto c = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
