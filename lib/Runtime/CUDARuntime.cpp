@@ -12,6 +12,7 @@
 #include "llvm/ADT/Twine.h"
 
 #include <dlfcn.h>
+#include <array>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -455,6 +456,10 @@ struct alignas(64) TensorMap {
 /// give the same map.
 std::mutex tensorMapMutex;
 std::map<TensorMap, CUdeviceptr> tensorMapCopies;
+/// The answers of tileTensorMapEncode by its arguments (a map's device
+/// address, or 0 for "no TMA"); cleared with the copies they point to.
+using RequestKey = std::array<int64_t, 19>;
+std::map<RequestKey, uint64_t> tensorMapRequests;
 /// Beyond this many copies (128 bytes each) the device finishes what it
 /// runs and the copies are freed: buffers that change on every call do not
 /// grow the set without bound.
@@ -471,6 +476,7 @@ void *deviceCopy(Driver *d, const TensorMap &map) {
     for (auto &entry : tensorMapCopies)
       check(d, d->cuMemFree(entry.second), "cuMemFree (tensor map)");
     tensorMapCopies.clear();
+    tensorMapRequests.clear();
   }
   auto [it, inserted] = tensorMapCopies.try_emplace(map, 0);
   if (inserted &&
@@ -574,12 +580,31 @@ tileTensorMapEncode(uint64_t address, int64_t dataType, int64_t rank,
       dataType >= static_cast<int64_t>(std::size(kTensorMapElementBytes)) ||
       swizzle < 0 || swizzle > 3 || rank < 1 || rank > 5)
     return 0;
+  // Host code asks on every launch, mostly for maps it asked for before:
+  // answer those without encoding again.
+  const RequestKey request = {static_cast<int64_t>(address), dataType, rank,
+                              size0, size1, size2, size3, size4, stride0,
+                              stride1, stride2, stride3, stride4, box0, box1,
+                              box2, box3, box4, swizzle};
+  {
+    std::lock_guard<std::mutex> lock(tensorMapMutex);
+    if (auto it = tensorMapRequests.find(request);
+        it != tensorMapRequests.end())
+      return it->second;
+  }
   const int64_t sizes[] = {size0, size1, size2, size3, size4};
   const int64_t strides[] = {stride0, stride1, stride2, stride3, stride4};
   const int64_t boxes[] = {box0, box1, box2, box3, box4};
   int64_t bytes = kTensorMapElementBytes[dataType];
+  auto answer = [&](uint64_t map) {
+    std::lock_guard<std::mutex> lock(tensorMapMutex);
+    if (tensorMapRequests.size() >= kMaxTensorMapCopies)
+      tensorMapRequests.clear();
+    tensorMapRequests[request] = map;
+    return map;
+  };
   if (address % 16 || strides[rank - 1] != 1)
-    return 0;
+    return answer(0);
   // The driver lists dimensions innermost first.
   uint64_t dims[5], byteStrides[4];
   uint32_t box[5], elementStrides[5];
@@ -588,14 +613,14 @@ tileTensorMapEncode(uint64_t address, int64_t dataType, int64_t rank,
     // Coordinates are signed 32-bit: every element must be reachable.
     if (sizes[from] < 1 || sizes[from] > std::numeric_limits<int32_t>::max() ||
         boxes[from] < 1 || boxes[from] > 256)
-      return 0;
+      return answer(0);
     dims[i] = static_cast<uint64_t>(sizes[from]);
     box[i] = static_cast<uint32_t>(boxes[from]);
     elementStrides[i] = 1;
     if (i > 0) {
       int64_t stride = strides[from] * bytes;
       if (stride % 16 || stride < 16 || stride >= (int64_t(1) << 40))
-        return 0;
+        return answer(0);
       byteStrides[i - 1] = static_cast<uint64_t>(stride);
     }
   }
@@ -609,7 +634,8 @@ tileTensorMapEncode(uint64_t address, int64_t dataType, int64_t rank,
                  /*l2Promotion=*/2, /*oobFill=*/0),
              "cuTensorMapEncodeTiled"))
     return 0;
-  return reinterpret_cast<uint64_t>(deviceCopy(d, map));
+  void *copy = deviceCopy(d, map);
+  return copy ? answer(reinterpret_cast<uint64_t>(copy)) : 0;
 }
 
 /// The multiprocessor count of device 0 (what persistent kernels size
