@@ -493,6 +493,62 @@ void *deviceCopy(Driver *d, const TensorMap &map) {
 }
 } // namespace
 
+namespace {
+/// A tensor map request in the driver's order (innermost dimension first).
+struct TensorMapShape {
+  uint64_t dims[5], byteStrides[4];
+  uint32_t box[5], elementStrides[5];
+};
+
+/// Fills `shape` from sizes, strides (in elements) and box extents listed
+/// outermost first, as MLIR orders them; the reason when TMA cannot take
+/// them: boxes of 1 to 256 elements, a contiguous innermost dimension, a
+/// 16-byte aligned start and strides of 16-byte multiples.
+std::optional<std::string> prepareTensorMap(int64_t rank, int64_t bytes,
+                                            uintptr_t address,
+                                            const int64_t *sizes,
+                                            const int64_t *strides,
+                                            const int64_t *boxes,
+                                            TensorMapShape &shape) {
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t from = rank - 1 - i;
+    if (boxes[from] < 1 || boxes[from] > 256)
+      return "TMA boxes are 1 to 256 elements along each dimension, got " +
+             std::to_string(boxes[from]);
+    shape.dims[i] = static_cast<uint64_t>(sizes[from]);
+    shape.box[i] = static_cast<uint32_t>(boxes[from]);
+    shape.elementStrides[i] = 1;
+    if (i > 0)
+      shape.byteStrides[i - 1] = static_cast<uint64_t>(strides[from] * bytes);
+  }
+  if (strides[rank - 1] != 1 || address % 16 ||
+      llvm::any_of(llvm::ArrayRef<uint64_t>(shape.byteStrides, rank - 1),
+                   [](uint64_t s) { return s % 16 != 0; }))
+    return std::string("TMA needs a contiguous innermost dimension, a "
+                       "16-byte aligned start and 16-byte multiple strides");
+  return std::nullopt;
+}
+
+/// Encodes the map and returns its device copy (null after recording the
+/// error).
+void *encodeTensorMap(Driver *d, int64_t dataType, int64_t rank,
+                      uintptr_t address, const TensorMapShape &shape,
+                      int64_t interleave, int64_t swizzle,
+                      int64_t l2Promotion, int64_t oobFill) {
+  TensorMap map = {};
+  if (!check(d,
+             d->cuTensorMapEncodeTiled(
+                 &map, static_cast<int>(dataType), static_cast<uint32_t>(rank),
+                 reinterpret_cast<void *>(address), shape.dims,
+                 shape.byteStrides, shape.box, shape.elementStrides,
+                 static_cast<int>(interleave), static_cast<int>(swizzle),
+                 static_cast<int>(l2Promotion), static_cast<int>(oobFill)),
+             "cuTensorMapEncodeTiled"))
+    return nullptr;
+  return deviceCopy(d, map);
+}
+} // namespace
+
 /// The tensor map (TMA descriptor) of a box of a memref, in device memory
 /// (what `nvgpu.tma.create.descriptor` lowers to). `rankedDescriptor`
 /// points to the memref's descriptor {allocated, aligned, offset,
@@ -518,44 +574,17 @@ extern "C" void *mgpuTensorMapEncodeTiledMemref(
     return nullptr;
   }
   auto *fields = static_cast<int64_t *>(rankedDescriptor);
-  char *aligned = reinterpret_cast<char *>(fields[1]);
-  int64_t offset = fields[2];
-  const int64_t *sizes = fields + 3, *strides = fields + 3 + rank;
   int64_t bytes = kTensorMapElementBytes[dataType];
-  uint64_t dims[5], byteStrides[5];
-  uint32_t box[5], elementStrides[5];
-  for (int64_t i = 0; i < rank; ++i) {
-    int64_t from = rank - 1 - i; // The driver lists the innermost first.
-    dims[i] = sizes[from];
-    box[i] = static_cast<uint32_t>(boxDims[from]);
-    elementStrides[i] = 1;
-    if (i > 0)
-      byteStrides[i - 1] = strides[from] * bytes;
-    if (boxDims[from] < 1 || boxDims[from] > 256) {
-      record("mgpuTensorMapEncodeTiledMemref: TMA boxes are 1 to 256 "
-             "elements along each dimension, got " +
-             llvm::Twine(boxDims[from]));
-      return nullptr;
-    }
-  }
-  char *address = aligned + offset * bytes;
-  if (strides[rank - 1] != 1 || reinterpret_cast<uintptr_t>(address) % 16 ||
-      llvm::any_of(llvm::ArrayRef<uint64_t>(byteStrides, rank - 1),
-                   [](uint64_t s) { return s % 16 != 0; })) {
-    record("mgpuTensorMapEncodeTiledMemref: TMA needs a contiguous innermost "
-           "dimension, a 16-byte aligned start and 16-byte multiple strides");
+  uintptr_t address = static_cast<uintptr_t>(fields[1]) + fields[2] * bytes;
+  TensorMapShape shape;
+  if (std::optional<std::string> why =
+          prepareTensorMap(rank, bytes, address, fields + 3, fields + 3 + rank,
+                           boxDims, shape)) {
+    record("mgpuTensorMapEncodeTiledMemref: " + *why);
     return nullptr;
   }
-  TensorMap map = {};
-  if (!check(d,
-             d->cuTensorMapEncodeTiled(
-                 &map, static_cast<int>(dataType), static_cast<uint32_t>(rank),
-                 address, dims, byteStrides, box, elementStrides,
-                 static_cast<int>(interleave), static_cast<int>(swizzle),
-                 static_cast<int>(l2Promotion), static_cast<int>(oobFill)),
-             "cuTensorMapEncodeTiled"))
-    return nullptr;
-  return deviceCopy(d, map);
+  return encodeTensorMap(d, dataType, rank, address, shape, interleave,
+                         swizzle, l2Promotion, oobFill);
 }
 
 /// The tensor map of a box of a strided tensor of rank 2 to 5 for the
@@ -603,38 +632,20 @@ tileTensorMapEncode(uint64_t address, int64_t dataType, int64_t rank,
     tensorMapRequests[request] = map;
     return map;
   };
-  if (address % 16 || strides[rank - 1] != 1)
-    return answer(0);
-  // The driver lists dimensions innermost first.
-  uint64_t dims[5], byteStrides[4];
-  uint32_t box[5], elementStrides[5];
-  for (int64_t i = 0; i < rank; ++i) {
-    int64_t from = rank - 1 - i;
-    // Coordinates are signed 32-bit: every element must be reachable.
-    if (sizes[from] < 1 || sizes[from] > std::numeric_limits<int32_t>::max() ||
-        boxes[from] < 1 || boxes[from] > 256)
+  // Coordinates are signed 32-bit: every element must be reachable; no
+  // zero strides.
+  for (int64_t d = 0; d < rank; ++d)
+    if (sizes[d] < 1 || sizes[d] > std::numeric_limits<int32_t>::max() ||
+        (d + 1 < rank && (strides[d] < 1 ||
+                          strides[d] * bytes >= (int64_t(1) << 40))))
       return answer(0);
-    dims[i] = static_cast<uint64_t>(sizes[from]);
-    box[i] = static_cast<uint32_t>(boxes[from]);
-    elementStrides[i] = 1;
-    if (i > 0) {
-      int64_t stride = strides[from] * bytes;
-      if (stride % 16 || stride < 16 || stride >= (int64_t(1) << 40))
-        return answer(0);
-      byteStrides[i - 1] = static_cast<uint64_t>(stride);
-    }
-  }
-  TensorMap map = {};
+  TensorMapShape shape;
+  if (prepareTensorMap(rank, bytes, address, sizes, strides, boxes, shape))
+    return answer(0);
   // Interleave none, L2 promotion 128 bytes, out-of-bounds elements zero.
-  if (!check(d,
-             d->cuTensorMapEncodeTiled(
-                 &map, static_cast<int>(dataType), static_cast<uint32_t>(rank),
-                 reinterpret_cast<void *>(address), dims, byteStrides, box,
-                 elementStrides, /*interleave=*/0, static_cast<int>(swizzle),
-                 /*l2Promotion=*/2, /*oobFill=*/0),
-             "cuTensorMapEncodeTiled"))
-    return 0;
-  void *copy = deviceCopy(d, map);
+  void *copy = encodeTensorMap(d, dataType, rank, address, shape,
+                               /*interleave=*/0, swizzle, /*l2Promotion=*/2,
+                               /*oobFill=*/0);
   return copy ? answer(reinterpret_cast<uint64_t>(copy)) : 0;
 }
 

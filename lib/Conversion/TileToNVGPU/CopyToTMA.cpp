@@ -128,17 +128,30 @@ static func::FuncOp getEncodeFunction(ModuleOp module) {
   return fn;
 }
 
-/// True when TMA can do `copy` (once the host has the map): a global source
-/// of rank 2 to 5 with offsets, a 2-D shared destination it writes in one
-/// box, an element type tensor maps know.
-static bool fitsTma(CopyOp copy, MemRefType srcType) {
+/// The boxes of `copy` when TMA can do it (once the host has the map): a
+/// global source of rank 2 to 5 with offsets, of an element type tensor
+/// maps know, into a 2-D shared tile TMA can write.
+static std::optional<TmaBox> getCopyBox(CopyOp copy) {
+  auto srcType = cast<MemRefType>(copy.getSrc().getType());
   MemRefType tile = copy.getDst().getType();
-  return srcType.getRank() >= 2 && srcType.getRank() <= kMaxTensorMapRank &&
-         copy.getSrcOffsets().size() ==
-             static_cast<size_t>(srcType.getRank()) &&
-         getTensorMapDataType(srcType.getElementType()) &&
-         getTmaBox(tile.getShape(), tile.getElementType(),
+  if (srcType.getRank() < 2 || srcType.getRank() > kMaxTensorMapRank ||
+      copy.getSrcOffsets().size() != static_cast<size_t>(srcType.getRank()) ||
+      !getTensorMapDataType(srcType.getElementType()))
+    return std::nullopt;
+  return getTmaBox(tile.getShape(), tile.getElementType(),
                    getTileSwizzle(copy.getDst()));
+}
+
+/// The address (an index) of the first element of the memref `buffer`: its
+/// aligned pointer plus its offset in bytes.
+static Value getStartAddress(OpBuilder &b, Location loc, Value buffer) {
+  int64_t bytes =
+      cast<MemRefType>(buffer.getType()).getElementTypeBitWidth() / 8;
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  return arith::AddIOp::create(
+      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer),
+      arith::MulIOp::create(b, loc, metadata.getOffset(),
+                            indexConst(b, loc, bytes)));
 }
 
 void TmaDescriptors::create(Operation *root) {
@@ -153,25 +166,19 @@ void TmaDescriptors::create(Operation *root) {
       Operation *owner = src.getParentBlock()->getParentOp();
       if (owner == kernel || kernel->isProperAncestor(owner))
         return; // Defined in the kernel: the host has no such value.
-      MemRefType tile = copy.getDst().getType();
       auto srcType = cast<MemRefType>(src.getType());
-      if (!fitsTma(copy, srcType))
+      std::optional<TmaBox> maybeBox = getCopyBox(copy);
+      if (!maybeBox)
         return;
-      TmaBox box = *getTmaBox(tile.getShape(), tile.getElementType(),
-                              getTileSwizzle(copy.getDst()));
+      TmaBox box = *maybeBox;
       auto key = std::make_tuple(src, box.rows, box.cols, box.swizzle);
       Value &descriptor = made[key];
       if (!descriptor) {
         OpBuilder b(kernel);
         Location loc = copy.getLoc();
         int64_t rank = srcType.getRank();
-        int64_t bytes = srcType.getElementTypeBitWidth() / 8;
         auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, src);
-        Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, src);
-        Value start = arith::AddIOp::create(
-            b, loc, base,
-            arith::MulIOp::create(b, loc, metadata.getOffset(),
-                                  indexConst(b, loc, bytes)));
+        Value start = getStartAddress(b, loc, src);
         auto i64 = [&](int64_t v) -> Value {
           return arith::ConstantIntOp::create(b, loc, v, 64);
         };
@@ -211,13 +218,7 @@ namespace {
 /// An !llvm.ptr<3> to byte `byteOffset` of the shared tile `tile` (a view,
 /// whose offset counts).
 Value sharedPointer(OpBuilder &b, Location loc, Value tile, Value byteOffset) {
-  auto type = cast<MemRefType>(tile.getType());
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, tile);
-  Value address = arith::AddIOp::create(
-      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, tile),
-      arith::MulIOp::create(b, loc, metadata.getOffset(),
-                            indexConst(b, loc, bytes)));
+  Value address = getStartAddress(b, loc, tile);
   if (byteOffset)
     address = arith::AddIOp::create(b, loc, address, byteOffset);
   return LLVM::IntToPtrOp::create(
@@ -230,6 +231,10 @@ Value barrierPointer(OpBuilder &b, Location loc, Value barriers, Value index) {
   return sharedPointer(
       b, loc, barriers,
       arith::MulIOp::create(b, loc, index, indexConst(b, loc, 8)));
+}
+
+NVVM::MemScopeKindAttr ctaScope(OpBuilder &b) {
+  return NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA);
 }
 
 Value i32Const(OpBuilder &b, Location loc, int64_t v) {
@@ -258,8 +263,8 @@ struct BarrierInitToMBarrier : OpRewritePattern<BarrierInitOp> {
   LogicalResult matchAndRewrite(BarrierInitOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value barriers = op.getBarriers();
-    int64_t count = op.getBarriers().getType().getDimSize(0);
+    TypedValue<MemRefType> barriers = op.getBarriers();
+    int64_t count = barriers.getType().getDimSize(0);
     gpu::BarrierOp::create(rewriter, loc);
     onThreadZero(rewriter, loc, op, [&](OpBuilder &b) {
       Value arrivals = i32Const(b, loc, op.getArrivals());
@@ -343,10 +348,8 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
       fallback.getBarrierIndexMutable().clear();
       fallback.setAsync(false);
       onThreadZero(b, loc, op, [&](OpBuilder &then) {
-        NVVM::MBarrierArriveOp::create(
-            then, loc, Type(), barrier, /*count=*/Value(),
-            NVVM::MemScopeKindAttr::get(then.getContext(),
-                                        NVVM::MemScopeKind::CTA));
+        NVVM::MBarrierArriveOp::create(then, loc, Type(), barrier,
+                                       /*count=*/Value(), ctaScope(then));
       });
     };
     Value descriptor = descriptors.lookup(op);
@@ -358,8 +361,7 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
     MemRefType tile = op.getDst().getType();
     int64_t boxBytes =
         tile.getNumElements() * tile.getElementTypeBitWidth() / 8;
-    std::optional<TmaBox> maybeBox = getTmaBox(
-        tile.getShape(), tile.getElementType(), getTileSwizzle(op.getDst()));
+    std::optional<TmaBox> maybeBox = getCopyBox(op);
     if (!maybeBox)
       return rewriter.notifyMatchFailure(op, "no TMA box writes this tile");
     TmaBox box = *maybeBox;
@@ -377,9 +379,7 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
       rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
       onThreadZero(rewriter, loc, op, [&](OpBuilder &b) {
         NVVM::MBarrierArriveExpectTxOp::create(
-            b, loc, Type(), barrier, i32Const(b, loc, boxBytes),
-            NVVM::MemScopeKindAttr::get(b.getContext(),
-                                        NVVM::MemScopeKind::CTA),
+            b, loc, Type(), barrier, i32Const(b, loc, boxBytes), ctaScope(b),
             b.getBoolAttr(false), /*predicate=*/Value());
         Value map = LLVM::IntToPtrOp::create(
             b, loc, LLVM::LLVMPointerType::get(b.getContext()), descriptor);

@@ -620,6 +620,17 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
   }
 };
 
+/// True when the register fragment `fragment` holds its elements where
+/// `layout` (null: none) places them.
+bool holdsLayout(const RegisterFragments &fragments, Value fragment,
+                 FragmentLayoutAttr layout) {
+  if (!layout)
+    return false;
+  FailureOr<FragmentTable> expected = FragmentTable::get(layout);
+  return succeeded(expected) &&
+         expected->placesLike(*fragments.getTable(fragment));
+}
+
 /// The barriers a gemm on register fragments needs, once its loop is an
 /// scf.for: in a loop body they follow the body's waits; elsewhere the
 /// shared operands are fenced on both sides.
@@ -655,15 +666,10 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
     // C's registers must be in the mma.sync layout of this warp grid (the
     // register selection also admits wgmma's m64-block layout, which only
     // the wgmma lowering reads).
-    if (cArray) {
-      FragmentLayoutAttr layout = getMmaAccumulatorLayout(op, *threads);
-      FailureOr<FragmentTable> expected =
-          layout ? FragmentTable::get(layout) : FailureOr<FragmentTable>();
-      if (failed(expected) ||
-          !expected->placesLike(*fragments.getTable(op.getC())))
-        return rewriter.notifyMatchFailure(op, "C's registers are not in the "
-                                               "mma.sync accumulator layout");
-    }
+    if (cArray && !holdsLayout(fragments, op.getC(),
+                               getMmaAccumulatorLayout(op, *threads)))
+      return rewriter.notifyMatchFailure(op, "C's registers are not in the "
+                                             "mma.sync accumulator layout");
     Location loc = op.getLoc();
     auto c = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
@@ -837,11 +843,8 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     // m64 blocks per warpgroup; C's registers must be in the layout
     // getWgmmaAccumulatorLayout gives (the slots wgmma reads and writes).
     int64_t blocks = op.getM() / (kTileM * (*threads / kWarpSize));
-    FragmentLayoutAttr layout = getWgmmaAccumulatorLayout(op, *threads);
-    FailureOr<FragmentTable> expected =
-        layout ? FragmentTable::get(layout) : FailureOr<FragmentTable>();
-    if (failed(expected) ||
-        !expected->placesLike(*fragments.getTable(op.getC())))
+    if (!holdsLayout(fragments, op.getC(),
+                     getWgmmaAccumulatorLayout(op, *threads)))
       return rewriter.notifyMatchFailure(op, "C's registers are not in "
                                              "wgmma's accumulator layout");
     // A in registers is in the mma operand layout (the selection kept it
