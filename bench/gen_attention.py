@@ -9,6 +9,7 @@ the committed file is current.
 
   python3 bench/gen_attention.py --dim 128 --stages 3 | tile-opt > bench/kernels/flash_attention_d128.mlir
   python3 bench/gen_attention.py --dim 128 --split 64 | tile-opt > bench/kernels/flash_attention_d128_split.mlir
+  python3 bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap | tile-opt > bench/kernels/flash_attention_d128_overlap.mlir
 """
 
 import argparse
@@ -34,6 +35,9 @@ def main():
     parser.add_argument("--split", type=int, default=None,
                         help="hold Q, K, V and the output as column tiles of "
                              "this width (64: every gemm on wgmma for d128)")
+    parser.add_argument("--overlap", action="store_true",
+                        help="softmax of each K tile under the previous "
+                             "tile's P V (FlashAttention-3's overlap)")
     args = parser.parse_args()
     bodies = []
     sizes = (T.symbolic("B"), T.symbolic("H"), T.symbolic("S"))
@@ -42,7 +46,8 @@ def main():
         text = flash_attention(*sizes, args.dim, causal, block_M=args.block_m,
                                block_N=args.block_n, num_stages=args.stages,
                                threads=args.threads, name=name,
-                               split=args.split).script()
+                               split=args.split,
+                               overlap=args.overlap).script()
         # The function of each traced module, side by side in one module.
         bodies.append(re.search(r"^module \{\n(.*)\n\}\n?$", text, re.S).group(1))
     print("module {\n" + "\n".join(bodies) + "\n}")

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileLang/Conversion/TileLowering.h"
 #include "TileLang/Conversion/TileToAMDGPU.h"
 #include "TileLang/Conversion/TileToNVGPU.h"
 #include "TileLang/Dialect/Tile/IR/FragmentTable.h"
@@ -317,6 +318,31 @@ struct InferLayoutPass
       signalPassFailure();
   }
 
+  /// Whether every shared operand of `gemm` will keep the swizzle wgmma
+  /// reads it with (its own, or the one this pass gives it).
+  bool keepsWgmmaSwizzles(GemmOp gemm) {
+    for (Value operand : {gemm.getA(), gemm.getB()}) {
+      auto type = cast<MemRefType>(operand.getType());
+      if (isInSpace(type, MemorySpace::Fragment))
+        continue;
+      // Pipeline stages are views of one multi-buffered allocation.
+      Value root = operand;
+      while (auto view = root.getDefiningOp<memref::SubViewOp>())
+        root = view.getSource();
+      auto shared = root.getDefiningOp<AllocSharedOp>();
+      if (!shared)
+        return false;
+      auto swizzle = dyn_cast_or_null<SwizzleAttr>(shared.getLayoutAttr());
+      if (!swizzle)
+        swizzle = getWgmmaOperandSwizzle(
+            MemRefType::get(type.getShape(), type.getElementType()),
+            blockedOperands);
+      if (!swizzle || !appliesSwizzle(root, swizzle))
+        return false;
+    }
+    return true;
+  }
+
   LogicalResult inferKernel(KernelOp kernel, bool tensorCores,
                             StringRef matrixCoreChip, bool useWgmma) {
     int64_t threads = kernel.getNumThreads();
@@ -358,9 +384,13 @@ struct InferLayoutPass
       if (auto gemm = dyn_cast<GemmOp>(op); gemm && tensorCores) {
         // wgmma's layout is the full_row mma.sync layout with 64 rows per
         // warpgroup; with more, its m64 blocks.
+        // Only where the gemm will run on wgmma: its shared operands keep
+        // the swizzle wgmma reads (no element-wise access drops it), else
+        // the mma.sync fallback needs its own layout.
         FragmentLayoutAttr mma = getMmaAccumulatorLayout(gemm, threads);
         if (useWgmma && gemm.getM() > 64 * (threads / 128) &&
-            fitsWgmma(gemm, threads, blockedOperands, wgmmaTallRows))
+            fitsWgmma(gemm, threads, blockedOperands, wgmmaTallRows) &&
+            keepsWgmmaSwizzles(gemm))
           mma = getWgmmaAccumulatorLayout(gemm, threads);
         if (mma && classes.contains(gemm.getC()))
           ok = classes.force(gemm.getC(), mma, gemm);

@@ -141,6 +141,12 @@ private:
   SmallVector<StagedCopy> staged;
   SmallVector<GemmOp> overlapped;
   llvm::SetVector<Operation *> slice;
+  /// The body's last gemm the kernel leaves in flight when a
+  /// tile.gemm_wait pending(0) follows it in the body.
+  Operation *lastInFlight = nullptr;
+  /// Gemms of the kernel that do not wait at all (wg_wait = -1) while work
+  /// crosses iterations: they wait for all but one group.
+  SmallVector<GemmOp> waitAcrossIterations;
 };
 
 bool Planner::analyze() {
@@ -199,8 +205,29 @@ bool Planner::analyze() {
     return rank >= 2 && rank <= 5 && tile.getRank() == 2 && box &&
            (box->rowBoxes * box->colBoxes == 1 || tmaBlocked);
   });
+  // Gemms the kernel itself leaves in flight (wg_wait != 0): when a
+  // tile.gemm_wait pending(0) follows the last of them in the body, the
+  // prefetch goes right after that gemm, while the tensor cores work.
+  // Otherwise work crosses iterations, and the prefetch at the end of
+  // iteration i overwrites what iteration i - 1 read: its gemms must be done,
+  // so those that do not wait at all (-1) wait for all but one group.
+  bool waitedInBody = false;
+  for (Operation &op : body) {
+    if (auto gemm = dyn_cast<GemmOp>(op); gemm && gemm.getWgWait() != 0) {
+      lastInFlight = gemm;
+      waitedInBody = false;
+    }
+    if (auto wait = dyn_cast<GemmWaitOp>(op); wait && wait.getPending() == 0)
+      waitedInBody = true;
+  }
+  if (lastInFlight && !waitedInBody) {
+    lastInFlight = nullptr;
+    for (auto gemm : body.getOps<GemmOp>())
+      if (gemm.getWgWaitAttr().getInt() < 0)
+        waitAcrossIterations.push_back(gemm);
+  }
   // With three buffers, copies would run only one iteration ahead.
-  if (overlapGemms && loop.getNumStages() >= 4)
+  if (!lastInFlight && overlapGemms && loop.getNumStages() >= 4)
     overlapped = findOverlappableGemms();
   return true;
 }
@@ -315,6 +342,8 @@ void Planner::rewrite() {
   int64_t ahead = overlapped.empty() ? stages - 1 : stages - 2;
   for (GemmOp gemm : overlapped)
     gemm.setWgWait(1);
+  for (GemmOp gemm : waitAcrossIterations)
+    gemm.setWgWait(1);
 
   // Prologue: stages 0 .. ahead - 1.
   for (int64_t s = 0; s < ahead; ++s)
@@ -329,7 +358,9 @@ void Planner::rewrite() {
   // it before it writes, and with overlapped gemms each thread had waited
   // for the tensor-core work of iteration i - 2 before). Issuing after the
   // compute lets the address arithmetic of the copies overlap the tensor
-  // core work already in flight.
+  // core work already in flight: the planner's (overlapped gemms) or the
+  // kernel's (right after its last gemm that leaves work in flight; it
+  // waits for that work within the iteration).
   Block &body = loop.getBody().front();
   b.setInsertionPointToStart(&body);
   if (!barriers)
@@ -347,7 +378,10 @@ void Planner::rewrite() {
             b, loc, arith::DivUIOp::create(b, loc, i, index(stages)),
             index(2)));
   // The prefetch clones the original copies: issue it before they go.
-  b.setInsertionPoint(body.getTerminator());
+  if (lastInFlight)
+    b.setInsertionPointAfter(lastInFlight);
+  else
+    b.setInsertionPoint(body.getTerminator());
   Value distance = index(ahead);
   issue(arith::AddIOp::create(b, loc, iv,
                               arith::MulIOp::create(b, loc, step, distance)),

@@ -8,13 +8,28 @@ import tilelang_mlir.language as T
 
 def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     block_N=64, num_stages=2, threads=128,
-                    name="flash_attention", split=None):
+                    name="flash_attention", split=None, overlap=False):
     """The traced kernel; sizes are ints or T.symbolic(). With split=w, Q,
     K, V and the output accumulator are held as dim // w tiles of w columns
     each: Q K^T sums one gemm per pair of parts, P V is one gemm per part.
     With w = 64 (128-byte rows) every gemm fits sm_90's wgmma (Q K^T from
     shared memory, P V with P in registers and V MN-major), which the
-    256-byte rows of whole d128 tiles do not."""
+    256-byte rows of whole d128 tiles do not.
+
+    With overlap=True (whole tiles only), the softmax of each K tile runs
+    while the tensor cores compute the previous tile's P V (FlashAttention-3's
+    intra-warpgroup overlap): iteration k issues S_k = Q K_k^T and
+    O += P_{k-1} V_{k-1} without waiting (T.gemm wg_wait), waits for S_k
+    alone, computes its softmax, then waits for P V and rescales O. The loop
+    runs one iteration more than there are K tiles: the first P is zero, and
+    the last S lies wholly past the visible columns (all masked: its softmax
+    changes nothing)."""
+    if overlap:
+        if split:
+            raise ValueError("overlap takes whole tiles (split=None)")
+        return _flash_attention_overlapped(batch, heads, seq_len, dim,
+                                           is_causal, block_M, block_N,
+                                           num_stages, threads, name)
     parts = dim // split if split else 1
     width = dim // parts
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
@@ -85,6 +100,72 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                 for i, j in T.Parallel(block_M, width):
                     acc_o[p][i, j] /= logsum[i]
                 T.copy(acc_o[p], Output[bz, by, bx * block_M, p * width])
+
+    main.__name__ = name
+    return T.prim_func(main)
+
+
+def _flash_attention_overlapped(batch, heads, seq_len, dim, is_causal,
+                                block_M, block_N, num_stages, threads, name):
+    scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
+    shape = (batch, heads, seq_len, dim)
+
+    def main(Q: T.Tensor(shape, T.float16), K: T.Tensor(shape, T.float16),
+             V: T.Tensor(shape, T.float16), Output: T.Tensor(shape, T.float16)):
+        with T.Kernel(T.ceildiv(seq_len, block_M), heads, batch,
+                      threads=threads) as (bx, by, bz):
+            Q_shared = T.alloc_shared((block_M, dim), T.float16)
+            K_shared = T.alloc_shared((block_N, dim), T.float16)
+            V_shared = T.alloc_shared((block_N, dim), T.float16)
+            acc_s = T.alloc_fragment((block_M, block_N), T.float32)
+            acc_s_cast = T.alloc_fragment((block_M, block_N), T.float16)
+            acc_o = T.alloc_fragment((block_M, dim), T.float32)
+            scores_max = T.alloc_fragment((block_M,), T.float32)
+            scores_max_prev = T.alloc_fragment((block_M,), T.float32)
+            scores_scale = T.alloc_fragment((block_M,), T.float32)
+            scores_sum = T.alloc_fragment((block_M,), T.float32)
+            logsum = T.alloc_fragment((block_M,), T.float32)
+
+            T.copy(Q[bz, by, bx * block_M, 0], Q_shared)
+            T.fill(acc_o, 0)
+            T.fill(acc_s, 0)  # P of the tile before the first: zero
+            T.fill(logsum, 0)
+            T.fill(scores_max, -T.infinity(T.float32))
+            tiles = (T.min(T.ceildiv((bx + 1) * block_M, block_N),
+                           T.ceildiv(seq_len, block_N))
+                     if is_causal else T.ceildiv(seq_len, block_N))
+            for k in T.Pipelined(tiles + 1, num_stages=num_stages):
+                T.copy(K[bz, by, T.min(k, tiles - 1) * block_N, 0], K_shared)
+                T.copy(V[bz, by, T.max(k - 1, 0) * block_N, 0], V_shared)
+                T.copy(acc_s, acc_s_cast)  # P_{k-1}
+                for i, j in T.Parallel(block_M, block_N):
+                    visible = k * block_N + j < seq_len
+                    if is_causal:
+                        visible = visible & (bx * block_M + i >= k * block_N + j)
+                    acc_s[i, j] = T.if_then_else(visible, 0.0,
+                                                 -T.infinity(T.float32))
+                T.gemm(Q_shared, K_shared, acc_s, transpose_B=True,
+                       policy=T.GemmWarpPolicy.FullRow, wg_wait=-1)
+                T.gemm(acc_s_cast, V_shared, acc_o,
+                       policy=T.GemmWarpPolicy.FullRow, wg_wait=-1)
+                T.wait_wgmma(1)  # S_k
+                T.copy(scores_max, scores_max_prev)
+                T.reduce_max(acc_s, scores_max, dim=1, clear=False)
+                for i in T.Parallel(block_M):
+                    scores_scale[i] = T.exp2(scores_max_prev[i] * scale -
+                                             scores_max[i] * scale)
+                for i, j in T.Parallel(block_M, block_N):
+                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale -
+                                         scores_max[i] * scale)
+                T.reduce_sum(acc_s, scores_sum, dim=1)
+                for i in T.Parallel(block_M):
+                    logsum[i] = logsum[i] * scores_scale[i] + scores_sum[i]
+                T.wait_wgmma(0)  # O += P_{k-1} V_{k-1}
+                for i, j in T.Parallel(block_M, dim):
+                    acc_o[i, j] *= scores_scale[i]
+            for i, j in T.Parallel(block_M, dim):
+                acc_o[i, j] /= logsum[i]
+            T.copy(acc_o, Output[bz, by, bx * block_M, 0])
 
     main.__name__ = name
     return T.prim_func(main)

@@ -104,7 +104,7 @@ def test_gemm_wg_wait_and_wait_wgmma():
 
     kernel = overlapped(40, 48, 70)
     source = kernel.get_kernel_source()
-    assert "wg_wait = 1" in source and "tile.gemm_wait pending(0)" in source
+    assert "wg_wait = -1" in source and "tile.gemm_wait pending(0)" in source
     kernel.get_profiler().assert_allclose(
         lambda a, b: a.astype(np.float32) @ b.astype(np.float32).T,
         rtol=1e-3, atol=1e-3)

@@ -748,9 +748,9 @@ def gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
         raise TileLangError("wg_wait must be -1 or a group count >= 0, got %r"
                             % (wg_wait,))
     if wg_wait != 0:
-        # TileLang's -1 ("do not wait") leaves the gemm's work in flight, as
-        # one pending group does here; T.wait_wgmma completes it.
-        attrs.append("wg_wait = %d" % (1 if wg_wait < 0 else wg_wait))
+        # TileLang's -1 ("do not wait") leaves the gemm's own work in
+        # flight too; T.wait_wgmma completes it.
+        attrs.append("wg_wait = %d" % wg_wait)
     _builder().emit("tile.gemm %s, %s, %s%s : %s, %s -> %s" % (
         A.name, B.name, C.name, " {%s}" % ", ".join(attrs) if attrs else "",
         A.memref_type, B.memref_type, C.memref_type))

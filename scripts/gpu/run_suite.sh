@@ -38,7 +38,7 @@ gen_wgmma_kernels() {
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
-# profile sass launch.
+# overlap attprofile profile sass launch.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # tile-run's timings: the kernels' time on the device (CUDA events around
@@ -381,6 +381,49 @@ for n in 4096 8192; do
   done
   echo "cuBLAS TN $n^3: $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nt) ms"
 done
+fi
+if want overlap; then
+# OV_DIR: the kernels (default .bundle/ov); OV_QUICK=1 skips the sanitizer,
+# the committed kernel's timing and the peers (when another section has them).
+OV_DIR=${OV_DIR:-.bundle/ov}
+echo "== FlashAttention d128 with the softmax under the previous tile's P V (gen_attention.py --overlap): $OV_DIR/ov_M_N_STAGES_THREADS.mlir (fa_*: without --overlap), checked against the CPU lowering, sanitized, timed at b8 h32 s4096 (median of 10 after 3) next to the committed kernel and SDPA"
+for f in $OV_DIR/*.mlir; do
+  cfg=$(basename $f .mlir)
+  for entry in flash_attention flash_attention_causal; do
+    run "$cfg-$entry" $f --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+    run "$cfg-$entry-edge" $f --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
+  done
+done
+if [ -z "${OV_QUICK:-}" ]; then
+for tool in memcheck racecheck; do
+  for f in $OV_DIR/ov_64_64_3_128.mlir $OV_DIR/ov_128_64_3_256.mlir; do
+    [ -f $f ] || continue
+    name=$(basename $f .mlir)
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" $f --entry=flash_attention_causal --arg=1x1x150x128 --arg=1x1x150x128 --arg=1x1x150x128 --arg=1x1x150x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/sanitizer-$tool-$name.log" 2>&1
+    echo "$tool $name: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/sanitizer-$tool-$name.log" | head -1))"
+  done
+done
+fi
+timed=$(ls $OV_DIR/*.mlir)
+[ -z "${OV_QUICK:-}" ] && timed="bench/kernels/flash_attention_d128.mlir $timed"
+for f in $timed; do
+  cfg=$(basename $f .mlir)
+  for entry in flash_attention flash_attention_causal; do
+    "$TR" $f --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/overlap-$cfg-$entry.log" 2>&1
+    echo "$cfg $entry: $(kernel_ms "$LOGS/overlap-$cfg-$entry.log") ms"
+  done
+done
+if [ -z "${OV_QUICK:-}" ]; then
+for causal in full causal; do
+  echo "SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
+done
+fi
+echo "overlap correctness: $pass passed, $fail failed"
+fi
+if want attprofile; then
+echo "== Nsight Compute: FlashAttention d128 ($ATT_PROFILE, non-causal, b2 h32 s4096): speed of light, pipes, warp stalls"
+timeout 300 ncu --clock-control none --section SpeedOfLight --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section LaunchStats -k regex:flash -c 1 "$TR" ${ATT_PROFILE:-bench/kernels/flash_attention_d128.mlir} --entry=flash_attention --target=$CHIP --arg=2x32x4096x128 --arg=2x32x4096x128 --arg=2x32x4096x128 --arg=2x32x4096x128 --outputs=3 --repeat=1 --warmup=0 --no-check > "$LOGS/ncu-attention.log" 2>&1
+echo "ncu exit $?"; grep -E "Duration|Throughput|Pipe|Registers|Shared Memory Config|Achieved Occupancy|Theoretical Occupancy|Block Limit|Warp Cycles|Stall|Issue|Eligible|Active Warps" "$LOGS/ncu-attention.log" | head -60
 fi
 if want tmablocked; then
 echo "== --tma-blocked timings: NN 128x256x64 GEMM and the unsplit d128 attention kernel, with and without"

@@ -131,11 +131,11 @@ def check_cumsum(rows, reverse):
 flash_attention = tilelang_mlir.jit(out_idx=[3])(flash_attention_func)
 
 
-def check_attention(b, h, s, d, causal, split=None):
+def check_attention(b, h, s, d, causal, split=None, overlap=False):
     q, k, v = (rng.standard_normal((b, h, s, d)).astype(np.float16)
                for _ in range(3))
     out = flash_attention(b, h, T.symbolic("S"), d, causal,
-                          split=split)(q, k, v)
+                          split=split, overlap=overlap)(q, k, v)
     scores = (q.astype(np.float32) @ np.swapaxes(k, -1, -2).astype(np.float32)
               ) / np.sqrt(d)
     if causal:
@@ -143,9 +143,10 @@ def check_attention(b, h, s, d, causal, split=None):
     p = np.exp(scores - scores.max(-1, keepdims=True))
     ref = (p / p.sum(-1, keepdims=True)) @ v.astype(np.float32)
     np.testing.assert_allclose(out.astype(np.float32), ref, rtol=1e-2, atol=2e-3)
-    print("flash attention %dx%dx%dx%d%s%s: ok" % (
+    print("flash attention %dx%dx%dx%d%s%s%s: ok" % (
         b, h, s, d, " causal" if causal else "",
-        " in %d-column parts" % split if split else ""))
+        " in %d-column parts" % split if split else "",
+        " overlapped" if overlap else ""))
 
 
 @tilelang_mlir.jit(out_idx=[3])
@@ -200,5 +201,8 @@ if __name__ == "__main__":  # (python/tests/test_gpu.py imports the kernels)
     check_attention(1, 2, 100, 64, True)
     check_attention(1, 2, 70, 128, False, split=64)
     check_attention(1, 1, 100, 128, True, split=32)
+    check_attention(1, 2, 70, 128, False, overlap=True)
+    check_attention(2, 1, 130, 64, True, overlap=True)
+    check_attention(1, 1, 64, 64, False, overlap=True)
     check_dequant(100, 90, 64)
     check_dequant(128, 64, 96)

@@ -273,3 +273,76 @@ func.func @overlapped_gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<
   }
   return
 }
+
+// -----
+
+// Gemms the kernel itself leaves in flight. In @waited_in_body a
+// tile.gemm_wait pending(0) completes them within each iteration: the loop
+// is pipelined all the same (the wait touches no memory), the copies of
+// iteration i + 1 go right after the last such gemm (while its tensor-core
+// work runs), and the gemms keep wg_wait = -1. In @across_iterations the
+// work crosses iterations (waited for after the loop): the prefetch stays at
+// the end of the body, and the gemm that would not wait at all waits for all
+// but one group (wg_wait = 1), so iteration i - 1's reads are done before
+// its buffer is refilled.
+// CHECK-LABEL: func.func @waited_in_body
+// CHECK: tile.pipelined
+// CHECK-NEXT: tile.async_wait pending(0)
+// CHECK: tile.gemm {{.*}}wg_wait = -1
+// CHECK-NOT: tile.async_commit
+// CHECK: scf.if
+// CHECK: tile.copy {{.*}} {async}
+// CHECK: tile.async_commit
+// CHECK-NEXT: tile.gemm_wait pending(0)
+// CHECK-NEXT: tile.parallel
+// CHECK-LABEL: func.func @across_iterations
+// CHECK: tile.gemm {{.*}}wg_wait = 1 : i64
+// CHECK: scf.if
+// CHECK: tile.async_commit
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.async_wait pending(0)
+// CHECK-NEXT: tile.gemm_wait pending(0)
+func.func @waited_in_body(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %kt: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %two = arith.constant 2.0 : f32
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    tile.clear %c : memref<64x64xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 {
+      %off = arith.muli %k, %c64 : index
+      tile.copy %A[%c0, %off] to %a : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+      tile.copy %B[%c0, %off] to %b : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+      tile.gemm %a, %b, %c {transpose_b, wg_wait = -1} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+      tile.gemm_wait pending(0)
+      tile.parallel (%i, %j) in (64, 64) {
+        %v = memref.load %c[%i, %j] : memref<64x64xf32, #tile.mem<fragment>>
+        %w = arith.mulf %v, %two : f32
+        memref.store %w, %c[%i, %j] : memref<64x64xf32, #tile.mem<fragment>>
+      }
+    }
+  }
+  return
+}
+func.func @across_iterations(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %kt: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    tile.clear %c : memref<64x64xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 {
+      %off = arith.muli %k, %c64 : index
+      tile.copy %A[%c0, %off] to %a : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+      tile.copy %B[%c0, %off] to %b : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+      tile.gemm %a, %b, %c {transpose_b, wg_wait = -1} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    }
+    tile.gemm_wait pending(0)
+  }
+  return
+}

@@ -144,9 +144,10 @@ static cl::opt<bool> wgmmaBlockedOpt(
              "the blocked layout, on wgmma too (=false: mma.sync for them)"),
     cl::cat(category));
 static cl::opt<bool> wgmmaTallRowsOpt(
-    "wgmma-tall-rows", cl::init(false),
+    "wgmma-tall-rows", cl::init(true),
     cl::desc("CUDA sm_90: warpgroups may own two m64 blocks of a wgmma "
-             "gemm's C (experimental)"),
+             "gemm's C (=false: 128-row blocks of one warpgroup stay on "
+             "mma.sync)"),
     cl::cat(category));
 static cl::opt<bool> persistentOpt(
     "persistent", cl::init(false),

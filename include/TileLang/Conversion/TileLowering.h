@@ -136,6 +136,10 @@ ReduceKind getMergeKind(ReduceKind kind);
 /// placement.
 void dropUnappliedSwizzles(Operation *root);
 
+/// True when every access to the shared tile `tile` would apply `swizzle`
+/// (what dropUnappliedSwizzles keeps).
+bool appliesSwizzle(Value tile, SwizzleAttr swizzle);
+
 } // namespace tile
 } // namespace mlir
 

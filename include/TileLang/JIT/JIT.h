@@ -128,8 +128,8 @@ struct CompileOptions {
   /// (the pipeline's `tma`).
   bool tma = true;
   /// CUDA sm_90: warpgroups may own two m64 blocks of a wgmma gemm's C (the
-  /// pipeline's `wgmma-tall-rows`; experimental).
-  bool wgmmaTallRows = false;
+  /// pipeline's `wgmma-tall-rows`).
+  bool wgmmaTallRows = true;
   /// CUDA: persistent kernels (the pipeline's `persistent`; experimental).
   bool persistent = false;
   /// CUDA sm_90: blocked tiles on TMA too (the pipeline's `tma-blocked`;

@@ -107,8 +107,8 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
       *this, "wgmma-tall-rows",
       llvm::cl::desc("sm_90: warpgroups may own 128 rows of a wgmma gemm's "
                      "C (two m64 blocks), so 128-thread 128-row blocks run "
-                     "on wgmma (experimental: not yet run on a GPU)"),
-      llvm::cl::init(false)};
+                     "on wgmma (=false: such gemms stay on mma.sync)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> tma{
       *this, "tma",
       llvm::cl::desc("sm_90: pipelined loops whose copies TMA can do load "

@@ -170,6 +170,17 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     after it:   gemm_wait pending(0), async_wait pending(0)
     ```
 
+    Gemms the kernel itself leaves in flight (`wg_wait` != 0, as
+    FlashAttention-3's intra-warpgroup overlap writes them): when a
+    `tile.gemm_wait pending(0)` follows the last of them in the body, the
+    prefetch is issued right after that gemm, while its tensor-core work
+    runs (every thread waited for iteration i - 1's work before the block
+    barrier of iteration i's wait). When their work crosses iterations
+    instead, the prefetch stays at the end of the body and a gemm that would
+    not wait at all (`wg_wait = -1`) waits for all but one group
+    (`wg_wait = 1`): iteration i - 1's reads are then done before its buffer
+    is refilled.
+
     With `tma` on an sm_90 target, a loop whose pipelined copies all read
     global buffers of rank 2 to 5 into 2-D tiles TMA can write (rows of 16-byte multiples up to
     256 elements, at most 256 rows; unswizzled, or 128-byte rows with the

@@ -337,9 +337,7 @@ SmallVector<Value> mlir::tile::swizzleIndices(OpBuilder &b, Location loc,
   return result;
 }
 
-/// True when every access to `tile` (directly or through views) applies
-/// `swizzle`.
-static bool appliesSwizzle(Value tile, SwizzleAttr swizzle) {
+bool mlir::tile::appliesSwizzle(Value tile, SwizzleAttr swizzle) {
   auto type = cast<MemRefType>(tile.getType());
   if (!type.hasStaticShape() || type.getRank() == 0 ||
       type.getShape().back() %
@@ -355,7 +353,7 @@ static bool appliesSwizzle(Value tile, SwizzleAttr swizzle) {
       continue;
     auto view = dyn_cast<memref::SubViewOp>(user);
     if (!view || !isLeadingSliceView(view, swizzle) ||
-        !appliesSwizzle(view.getResult(), swizzle))
+        !tile::appliesSwizzle(view.getResult(), swizzle))
       return false;
   }
   return true;
@@ -364,7 +362,7 @@ static bool appliesSwizzle(Value tile, SwizzleAttr swizzle) {
 void mlir::tile::dropUnappliedSwizzles(Operation *root) {
   root->walk([](AllocSharedOp alloc) {
     if (auto swizzle = dyn_cast_or_null<SwizzleAttr>(alloc.getLayoutAttr());
-        swizzle && !appliesSwizzle(alloc.getResult(), swizzle))
+        swizzle && !tile::appliesSwizzle(alloc.getResult(), swizzle))
       alloc.removeLayoutAttr();
   });
 }

@@ -460,10 +460,15 @@ bool writesOnChipSynchronously(Operation *op,
     if (inner->hasAttr(TileDialect::getLoweredAsyncCopyAttrName()) ||
         isa<nvgpu::DeviceAsyncCopyOp>(inner))
       return WalkResult::skip();
-    // Barrier waits touch only their barrier words.
+    // Barrier waits touch only their barrier words; tensor-core work on
+    // wgmma (and its fences, commits and waits) writes only registers.
     if (isa<AsyncCommitOp, scf::YieldOp, nvgpu::DeviceAsyncCreateGroupOp,
             NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
-            BarrierWaitOp, NVVM::MBarrierTryWaitParityOp>(inner))
+            BarrierWaitOp, NVVM::MBarrierTryWaitParityOp, GemmWaitOp,
+            NVVM::FenceProxyOp, NVVM::WgmmaFenceAlignedOp,
+            NVVM::WgmmaMmaAsyncOp, NVVM::WgmmaGroupSyncAlignedOp,
+            NVVM::WgmmaWaitGroupSyncOp>(inner) ||
+        inner->hasAttr(TileDialect::getRegisterOnlyAsmAttrName()))
       return WalkResult::advance();
     auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
     if (!effects)
@@ -813,6 +818,7 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
         LLVM::TailCallKind::None,
         LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
         /*operand_attrs=*/ArrayAttr());
+    asmOp->setAttr(TileDialect::getRegisterOnlyAsmAttrName(), b.getUnitAttr());
     return asmOp.getResult(0);
   }
 
@@ -1001,10 +1007,11 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
             /*satfinite=*/NVVM::MMAIntOverflowAttr());
     }
     // With wg_wait = n, up to n groups stay in flight (a tile.gemm_wait
-    // completes them): the accumulators flow on to the next wgmma in the
-    // same registers, read by nothing else meanwhile.
+    // completes them), with -1 all: the accumulators flow on to the next
+    // wgmma in the same registers, read by nothing else meanwhile.
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getWgWaitAttr());
+    if (op.getWgWaitAttr().getInt() >= 0)
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getWgWaitAttr());
     for (int64_t blk = 0; blk < blocks; ++blk)
       for (int64_t s = 0; s < count; ++s)
         memref::StoreOp::create(
@@ -1019,7 +1026,7 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
 };
 
 /// A fill of the register accumulators of a gemm that keeps wgmma work in
-/// flight (wg_wait > 0), as one inline-asm definition of every slot. ptxas
+/// flight (wg_wait != 0), as one inline-asm definition of every slot. ptxas
 /// serializes all of a kernel's wgmmas (C7515) when ordinary instructions
 /// define accumulator registers while a wgmma group may be pending; with
 /// constant fills, LLVM rematerializes the constants on the path that skips
@@ -1040,7 +1047,7 @@ struct FillWgmmaAccumulators : OpRewritePattern<FillOp> {
     bool overlapped = llvm::any_of(dst.getUsers(), [&](Operation *user) {
       auto gemm = dyn_cast<GemmOp>(user);
       return gemm && gemm.getC() == dst && gemm.getWgWaitAttr() &&
-             gemm.getWgWaitAttr().getInt() > 0;
+             gemm.getWgWaitAttr().getInt() != 0;
     });
     if (!overlapped)
       return failure();
@@ -1063,6 +1070,8 @@ struct FillWgmmaAccumulators : OpRewritePattern<FillOp> {
         LLVM::AsmDialectAttr::get(rewriter.getContext(),
                                   LLVM::AsmDialect::AD_ATT),
         /*operand_attrs=*/ArrayAttr());
+    asmOp->setAttr(TileDialect::getRegisterOnlyAsmAttrName(),
+                   rewriter.getUnitAttr());
     for (int64_t s = 0; s < count; ++s)
       memref::StoreOp::create(
           rewriter, loc,

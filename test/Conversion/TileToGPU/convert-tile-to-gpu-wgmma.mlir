@@ -91,6 +91,43 @@ func.func @overlapped(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<
 // PTX-OFF: mma.sync.aligned.m16n8k16
 // PTX-OFF-NOT: wgmma
 
+// wg_wait = -1 (TileLang's "do not wait"): two gemms issue their groups one
+// after the other with no wait between them; tile.gemm_wait pending(1)
+// completes the first, pending(0) the second. (Outside a loop body each
+// gemm is fenced by block barriers; inside one, see
+// test/Python/gen_attention.py: none between the two.)
+func.func @no_wait(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x128xf32>, %D: memref<64x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x128xf32, #tile.mem<fragment>>
+    %d = tile.alloc_fragment : memref<64x128xf32, #tile.mem<fragment>>
+    tile.copy %A[%c0, %c0] to %a : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<128x64xf16> to memref<128x64xf16, #tile.mem<shared>>
+    tile.clear %c : memref<64x128xf32, #tile.mem<fragment>>
+    tile.clear %d : memref<64x128xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c {transpose_b, policy = #tile.policy<full_row>, wg_wait = -1} : memref<64x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %d {transpose_b, policy = #tile.policy<full_row>, wg_wait = -1} : memref<64x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
+    tile.gemm_wait pending(1)
+    tile.copy %c to %C[%c0, %c0] : memref<64x128xf32, #tile.mem<fragment>> to memref<64x128xf32>
+    tile.gemm_wait pending(0)
+    tile.copy %d to %D[%c0, %c0] : memref<64x128xf32, #tile.mem<fragment>> to memref<64x128xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @no_wait
+// CHECK-COUNT-4: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.wait
+// CHECK-COUNT-4: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK-NOT: nvvm.wgmma.wait
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: return
+
 // Attention's two gemms: S = Q K^T from shared memory, then O += P V with P
 // (the f16 copy of S) in registers, in the mma operand layout that is
 // wgmma's register-A layout, and V stored K x N (MN-major: one 128-byte row

@@ -909,7 +909,7 @@ func.func @gemm_wg_wait_negative(%n: index) {
     %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
     %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
     // expected-error @+1 {{attribute 'wg_wait' failed to satisfy constraint}}
-    tile.gemm %a, %a, %c {transpose_b, wg_wait = -1} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    tile.gemm %a, %a, %c {transpose_b, wg_wait = -2} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
   }
   return
 }

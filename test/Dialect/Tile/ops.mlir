@@ -104,6 +104,8 @@ func.func @gemms(%n: index) {
     tile.gemm %a, %bt, %c {transpose_b, wg_wait = 1} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
     // CHECK-NEXT: tile.gemm_wait pending(0)
     tile.gemm_wait pending(0)
+    // CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {transpose_b, wg_wait = -1 : i64} :
+    tile.gemm %a, %bt, %c {transpose_b, wg_wait = -1} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
     // CHECK-NEXT: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {transpose_b} :
     tile.gemm %a, %bt, %c {transpose_b, wg_wait = 0} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
     %fa = tile.alloc_shared : memref<64x64xf8E4M3FN, #tile.mem<shared>>

@@ -51,7 +51,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == getLoweredAsyncCopyAttrName() ||
-      attr.getName() == getLoweredTmaCopyAttrName()) {
+      attr.getName() == getLoweredTmaCopyAttrName() ||
+      attr.getName() == getRegisterOnlyAsmAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a unit attribute";

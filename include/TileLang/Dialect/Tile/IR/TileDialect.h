@@ -28,6 +28,14 @@ struct HintResource : public SideEffects::Resource::Base<HintResource> {
   StringRef getName() final { return "TileHint"; }
 };
 
+/// The asynchronous tensor-core work of a warpgroup (wgmma groups): what
+/// tile.gemm_wait reads and writes. Distinct from memory, so that a wait is
+/// neither erased nor taken for a write of global or shared memory.
+struct TensorCoreResource
+    : public SideEffects::Resource::Base<TensorCoreResource> {
+  StringRef getName() final { return "TileTensorCore"; }
+};
+
 namespace OpTrait {
 /// The op must be nested, at any depth, inside a `tile.kernel`.
 template <typename ConcreteType>

@@ -61,6 +61,12 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getLoweredTmaCopyAttrName() {
       return ::llvm::StringLiteral("tile.lowered_tma_copy");
     }
+    /// Unit attribute on the inline assembly of a gemm lowering that only
+    /// defines registers (wgmma with A in registers, the accumulators'
+    /// clear): it writes no memory, whatever its side-effect flag says.
+    static constexpr ::llvm::StringLiteral getRegisterOnlyAsmAttrName() {
+      return ::llvm::StringLiteral("tile.register_only_asm");
+    }
   }];
 }
 

@@ -27,6 +27,7 @@ def Tile_InKernel : NativeOpTrait<"InKernel"> {
 // Layout and scheduling hints (tile.annotate_layout, tile.use_swizzle) write
 // this resource: they have no data effect, but must not be erased as dead.
 def Tile_HintResource : Resource<"::mlir::tile::HintResource">;
+def Tile_TensorCoreResource : Resource<"::mlir::tile::TensorCoreResource">;
 
 def Tile_Tile : MemRefOf<[AnyInteger, AnyFloat]>;
 def Tile_StaticTile : Type<And<[Tile_Tile.predicate, HasStaticShapePred]>,
@@ -344,11 +345,14 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
 
     `wg_wait = n` (TileLang's `wg_wait`) lets the gemm return while up to
     `n` of its warpgroup's groups of asynchronous tensor-core work
-    (wgmma.mma_async on sm_90a) are still in flight: A, B and C must then
+    (wgmma.mma_async on sm_90a) are still in flight; `wg_wait = -1` does not
+    wait at all (its own work stays in flight too). A, B and C must then
     not be written, nor C read, by anything but another such gemm into the
     same C until a `tile.gemm_wait` says the work is done. Lowerings that
     compute synchronously ignore it. tile-plan-pipelines sets it to keep one
-    k tile of tensor-core work in flight across iterations.
+    k tile of tensor-core work in flight across iterations; a pipelined
+    loop whose body leaves gemms in flight itself must wait for them
+    (`tile.gemm_wait pending(0)`) before its iteration ends.
 
     ```mlir
     tile.gemm %a_s, %b_s, %c_f {transpose_b}
@@ -366,7 +370,7 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     UnitAttr:$clear_accum,
     DefaultValuedAttr<Tile_GemmPolicyAttr,
                       "::mlir::tile::GemmPolicy::Square">:$policy,
-    DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$wg_wait
+    DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<-1>]>, "0">:$wg_wait
   );
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `->` type($c)
@@ -380,7 +384,8 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
 }
 
 def Tile_GemmWaitOp : Tile_Op<"gemm_wait", [Tile_InKernel,
-    MemoryEffects<[MemRead, MemWrite]>]> {
+    MemoryEffects<[MemRead<Tile_TensorCoreResource>,
+                   MemWrite<Tile_TensorCoreResource>]>]> {
   let summary = "Wait for the asynchronous work of tile.gemm ops";
   let description = [{
     Waits until at most `pending` groups of the asynchronous tensor-core
@@ -388,7 +393,9 @@ def Tile_GemmWaitOp : Tile_Op<"gemm_wait", [Tile_InKernel,
     in flight remain; with `pending(0)` their A and B tiles may be
     overwritten and their C tiles read again. Where gemms compute
     synchronously (before sm_90a, on the CPU and AMD targets) there is
-    nothing to wait for. TileLang spells it `T.wait_wgmma`.
+    nothing to wait for. TileLang spells it `T.wait_wgmma`. Its effects are
+    on the tensor cores' work, not on memory: a tile.pipelined loop with
+    waits in its body still software-pipelines its copies.
 
     ```mlir
     tile.gemm_wait pending(0)
