@@ -722,6 +722,7 @@ static void fillGPUOptions(Options &gpu, const CompileOptions &options) {
   gpu.reuseSharedMemory = options.reuseSharedMemory;
   gpu.pipelineCopies = options.pipelineCopies;
   gpu.registerFragments = options.registerFragments;
+  gpu.fpContract = options.fpContract;
 }
 
 Expected<std::string>
@@ -899,6 +900,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                  (options.pipelineCopies ? "" : " pipeline-copies=false") +
                  (options.registerFragments ? ""
                                             : " register-fragments=false") +
+                 (options.fpContract ? "" : " fp-contract=false") +
                  (cuda && !options.wgmma ? " wgmma=false" : "") +
                  (cuda && !options.wgmmaBlocked ? " wgmma-blocked=false" : "") +
                  (cuda && !options.tma ? " tma=false" : "") +

@@ -159,6 +159,9 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // The kernels' arithmetic may fuse into FMAs (host code is untouched).
+  if (options.fpContract)
+    pm.addNestedPass<gpu::GPUModuleOp>(createTileContractFloatOps());
   if (options.emitCInterface)
     pm.addPass(std::make_unique<EmitCInterfacePass>());
 

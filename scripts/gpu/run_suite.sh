@@ -157,6 +157,10 @@ run fa_vs_cpu $E/flash_attention.mlir --entry=flash_attention --outputs=3 --rtol
 F128=bench/kernels/flash_attention_d128.mlir
 run fa128_vs_cpu $F128 --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 run fa128_causal_vs_cpu $F128 --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+# The overlapped kernel (128x128 blocks, two warpgroups, softmax under P V).
+F128O=bench/kernels/flash_attention_d128_overlap.mlir
+run fa128overlap_vs_cpu $F128O --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+run fa128overlap_causal_vs_cpu $F128O --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
 # The same with Q, K, V and O in two 64-column parts (every gemm on wgmma).
 F128S=bench/kernels/flash_attention_d128_split.mlir
 run fa128split_vs_cpu $F128S --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
@@ -244,16 +248,19 @@ print(f"attention: ours {ours:.3f} ms, SDPA flash {peer:.4f} ms, ratio ours/SDPA
 PY
 echo "-- attention forward b8 h32 s4096 d128 f16 (the issue's shape), ours vs torch SDPA flash and cuDNN"
 for entry in flash_attention flash_attention_causal; do
-  "$TR" bench/kernels/flash_attention_d128_split.mlir --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128-split.log" 2>&1
-  echo "$entry d128, Q, K, V, O in 64-column parts (flash_attention_d128_split.mlir): $(kernel_ms "$LOGS/time-$entry-d128-split.log") ms; the row below is the one-tile kernel (flash_attention_d128.mlir, both gemms on wgmma over blocked layouts)"
-  "$TR" bench/kernels/flash_attention_d128.mlir --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-d128.log" 2>&1
-  ours=$(kernel_ms "$LOGS/time-$entry-d128.log")
   causal=full; [ $entry = flash_attention_causal ] && causal=causal
   read -r flash cudnn <<<"$(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal)"
-  python3 -c "
+  # The committed kernels: 64x64 blocks, 3 stages (flash_attention_d128);
+  # 128x128 blocks over two warpgroups with the softmax under P V
+  # (flash_attention_d128_overlap).
+  for kernel in flash_attention_d128 flash_attention_d128_overlap; do
+    "$TR" bench/kernels/$kernel.mlir --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-$kernel.log" 2>&1
+    ours=$(kernel_ms "$LOGS/time-$entry-$kernel.log")
+    python3 -c "
 ours, flash, cudnn = float('${ours:-nan}'), float('${flash:-nan}'), float('${cudnn:-nan}')
 flops = 4 * 8 * 32 * 4096 * 4096 * 128 / (2 if '$causal' == 'causal' else 1)
-print(f'attention d128{\" causal\" if \"$causal\" == \"causal\" else \"\"}: ours {ours:.3f} ms ({flops/ours/1e9:.0f} TFLOP/s), flash {flash:.3f} ms, cuDNN {cudnn:.3f} ms; ours/flash = {flash/ours:.4f}, ours/cuDNN = {cudnn/ours:.4f}')"
+print(f'attention d128{\" causal\" if \"$causal\" == \"causal\" else \"\"} ($kernel): ours {ours:.3f} ms ({flops/ours/1e9:.0f} TFLOP/s), flash {flash:.3f} ms, cuDNN {cudnn:.3f} ms; ours/flash = {flash/ours:.4f}, ours/cuDNN = {cudnn/ours:.4f}')"
+  done
 done
 echo "-- softmax 65536x1024 f32, ours vs torch.softmax and the copy ceiling"
 "$TR" $E/softmax.mlir --entry=softmax --target=$CHIP --arg=65536x1024 --arg=65536x1024 --outputs=1 --repeat=20 --warmup=5 --no-check >"$LOGS/time-softmax.log" 2>&1

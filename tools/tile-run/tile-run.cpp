@@ -133,6 +133,11 @@ static cl::opt<bool> registerFragments(
     cl::desc("GPU targets: keep fragments in per-thread registers where "
              "their layouts allow it (=false: fragments in shared memory)"),
     cl::cat(category));
+static cl::opt<bool> fpContract(
+    "fp-contract", cl::init(true),
+    cl::desc("GPU targets: floating-point multiplies and adds may fuse into "
+             "FMAs (=false: every operation rounds on its own)"),
+    cl::cat(category));
 static cl::opt<bool> wgmmaOpt(
     "wgmma", cl::init(true),
     cl::desc("CUDA sm_90: run the gemms that qualify on wgmma.mma_async "
@@ -372,6 +377,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.reuseSharedMemory = reuseSharedMemory;
   options.pipelineCopies = pipelineCopies;
   options.registerFragments = registerFragments;
+  options.fpContract = fpContract;
   options.wgmma = wgmmaOpt;
   options.wgmmaBlocked = wgmmaBlockedOpt;
   options.tma = tmaOpt;

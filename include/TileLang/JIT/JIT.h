@@ -118,6 +118,9 @@ struct CompileOptions {
   /// GPU targets: keep fragments in per-thread registers where their
   /// layouts allow it (the pipelines' `register-fragments`).
   bool registerFragments = true;
+  /// GPU targets: floating-point multiplies and adds may fuse into FMAs
+  /// (the pipelines' `fp-contract`).
+  bool fpContract = true;
   /// CUDA sm_90: gemms on wgmma where they qualify (the pipeline's
   /// `wgmma`).
   bool wgmma = true;

@@ -59,6 +59,13 @@ struct TileToGPUOptions : public PassPipelineOptions<Derived> {
                      "inferred layouts allow it (convert-tile-to-gpu's "
                      "option; =false: fragments in shared memory)"),
       llvm::cl::init(true)};
+  Option<bool> fpContract{
+      *this, "fp-contract",
+      llvm::cl::desc("Let the kernels' floating-point multiplies and adds "
+                     "fuse into FMAs, as nvcc, hipcc and Triton do by "
+                     "default (tile-contract-float-ops; =false: every "
+                     "operation rounds on its own)"),
+      llvm::cl::init(true)};
 };
 
 /// Options of `tile-to-nvvm`.

@@ -261,4 +261,27 @@ def TileMakePersistent : Pass<"tile-make-persistent", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileContractFloatOps : Pass<"tile-contract-float-ops"> {
+  let summary = "Let floating-point multiplies and adds contract into fused "
+                "multiply-adds";
+  let description = [{
+    Adds the `contract` fast-math flag to every floating-point arith
+    operation under the op it runs on (the GPU pipelines run it on each
+    kernel module): the backend may then fuse a multiply and a dependent
+    add or subtract into one FMA, rounding once. This is what nvcc does by
+    default (`-fmad=true`), what hipcc does for device code and what Triton
+    does (`enable_fp_fusion`); without it the NVPTX backend marks every
+    multiply and add `.rn`, which keeps ptxas from fusing them, and a
+    softmax's `x * scale - max * scale` costs two instructions instead of
+    one. Other flags stay as they are; results can differ from unfused
+    arithmetic in the last bit of each fused operation. The CPU lowering
+    (the reference) does not run it.
+
+    ```mlir
+    %y = arith.mulf %a, %b : f32     // becomes  arith.mulf %a, %b fastmath<contract> : f32
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // TILELANG_TRANSFORMS_PASSES_TD
