@@ -2,7 +2,7 @@
 """Draws the H200 results of one run as a bar chart of ratios (peer time /
 our time: above 1 is faster than the peer), with the issue's targets:
 
-  python3 bench/plot.py bench/results/2026-11-30-h200-run12.csv docs/bench-h200.png
+  python3 bench/plot.py bench/results/2026-11-30-h200-run17.csv docs/bench-h200.png
 
 Needs matplotlib (not a project dependency: `pip install matplotlib` in a
 virtual environment)."""
