@@ -30,7 +30,8 @@ NVIDIA_CI = ["test/Pipelines/tile-to-nvvm-cubin.test",
 NVIDIA_RUN = "bench/results/2026-11-29-h200-pipelined-suite.md"
 AMD = ["test/Pipelines/tile-to-rocdl-hsaco.test", "test/Pipelines/tile-to-rocdl.mlir",
        "test/Integration/local_tiles.mlir",
-       "test/Conversion/TileToAMDGPU/gemm-to-matrix-cores.mlir"]
+       "test/Conversion/TileToAMDGPU/gemm-to-matrix-cores.mlir",
+       "test/Conversion/TileToAMDGPU/copy-to-buffer-loads.mlir"]
 
 BACKENDS = [
     ("CPU (x86-64, JIT)", "run", CPU,

@@ -136,6 +136,26 @@ ReduceKind getMergeKind(ReduceKind kind);
 /// placement.
 void dropUnappliedSwizzles(Operation *root);
 
+/// The widest vector (16, 8 or 4 bytes) in which a global-to-shared copy
+/// can move its tile: it splits the tile's rows into whole vectors, keeps
+/// every destination vector aligned and inside one unit of the
+/// destination's swizzle; nullopt when none does.
+std::optional<int64_t> getCopyVectorBytes(CopyOp op, int64_t elementBytes);
+
+/// Calls `emit` with the number of each vector of `vectorElements`
+/// elements (row-major over `op`'s tile) this thread moves: vector v goes
+/// to thread v mod threads, so the threads of a warp take consecutive
+/// vectors; unrolled up to 32 vectors per thread.
+void forEachThreadVector(OpBuilder &b, Location loc, CopyOp op,
+                         int64_t threads, int64_t vectorElements,
+                         function_ref<void(OpBuilder &, Value)> emit);
+
+/// The tile coordinates of the first element of vector `vector` (row-major
+/// over `shape`, `vectorElements` elements each).
+SmallVector<Value> getVectorCoords(OpBuilder &b, Location loc,
+                                   ArrayRef<int64_t> shape, Value vector,
+                                   int64_t vectorElements);
+
 /// True when every access to the shared tile `tile` would apply `swizzle`
 /// (what dropUnappliedSwizzles keeps).
 bool appliesSwizzle(Value tile, SwizzleAttr swizzle);

@@ -32,6 +32,13 @@ class RegisterFragments;
 void populateTileToAMDGPUPatterns(RewritePatternSet &patterns, StringRef chip,
                                   const RegisterFragments *fragments = nullptr);
 
+/// Copies from global buffers to whole LDS tiles as bounds-checked buffer
+/// loads of whole vectors, the elements outside the view zeroed by a
+/// select (no per-vector branch); the generic copy where the block's
+/// run-time check (alignment, view at the buffer's base, under 2 GiB)
+/// fails. Part of populateTileToAMDGPUPatterns.
+void populateBufferLoadCopyPatterns(RewritePatternSet &patterns);
+
 /// The layout of `op`'s C tile when the gemm runs on `chip`'s matrix cores
 /// over a block of `threads` threads: 16x16 tiles dealt to the waves in
 /// turn (tile t to wave t mod W), each lane holding the instruction's

@@ -547,6 +547,92 @@ Value mlir::tile::canCopyVectors(OpBuilder &b, Location loc, CopyOp op,
       canAccessVectors(b, loc, op.getDst(), op.getDstOffsets(), width));
 }
 
+std::optional<int64_t> mlir::tile::getCopyVectorBytes(CopyOp op,
+                                                      int64_t elementBytes) {
+  MemRefType dstType = op.getDst().getType();
+  int64_t rowBytes = op.getTileShape().back() * elementBytes;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(dstType.getStridesAndOffset(strides, offset)) ||
+      strides.empty() || strides.back() != 1)
+    return std::nullopt;
+  SwizzleAttr swizzle = getTileSwizzle(op.getDst());
+  for (int64_t bytes : {16, 8, 4}) {
+    if (bytes < elementBytes || rowBytes % bytes)
+      continue;
+    bool aligned = llvm::all_of(ArrayRef(strides).drop_back(), [&](int64_t s) {
+      return ShapedType::isStatic(s) && (s * elementBytes) % bytes == 0;
+    });
+    if (swizzle && (int64_t(1) << swizzle.getBase()) * elementBytes < bytes)
+      aligned = false;
+    if (aligned)
+      return bytes;
+  }
+  return std::nullopt;
+}
+
+void mlir::tile::forEachThreadVector(
+    OpBuilder &b, Location loc, CopyOp op, int64_t threads,
+    int64_t vectorElements, function_ref<void(OpBuilder &, Value)> emit) {
+  constexpr int64_t kMaxUnrolledVectors = 32;
+  SmallVector<int64_t> shape = op.getTileShape();
+  int64_t total = shape.back() / vectorElements;
+  for (int64_t extent : ArrayRef(shape).drop_back())
+    total *= extent;
+  Value tid = getBlockThreads(b, op).threadId;
+  auto emitGuarded = [&](OpBuilder &b, Value vector) {
+    if (total % threads == 0)
+      return emit(b, vector);
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         vector, indexConst(b, loc, total));
+    scf::IfOp::create(b, loc, inside, [&](OpBuilder &b, Location) {
+      emit(b, vector);
+      scf::YieldOp::create(b, loc);
+    });
+  };
+  int64_t perThread = llvm::divideCeil(total, threads);
+  if (perThread <= kMaxUnrolledVectors) {
+    for (int64_t j = 0; j < perThread; ++j)
+      emitGuarded(b, j == 0 ? tid
+                            : arith::AddIOp::create(
+                                  b, loc, tid, indexConst(b, loc, j * threads))
+                                  .getResult());
+    return;
+  }
+  scf::ForOp::create(b, loc, tid, indexConst(b, loc, total),
+                     indexConst(b, loc, threads), ValueRange{},
+                     [&](OpBuilder &b, Location, Value v, ValueRange) {
+                       emit(b, v);
+                       scf::YieldOp::create(b, loc);
+                     });
+}
+
+SmallVector<Value> mlir::tile::getVectorCoords(OpBuilder &b, Location loc,
+                                               ArrayRef<int64_t> shape,
+                                               Value vector,
+                                               int64_t vectorElements) {
+  int64_t rank = shape.size();
+  int64_t vectorsPerRow = shape.back() / vectorElements;
+  SmallVector<Value> coords(rank);
+  coords[rank - 1] = arith::MulIOp::create(
+      b, loc,
+      arith::RemUIOp::create(b, loc, vector,
+                             indexConst(b, loc, vectorsPerRow)),
+      indexConst(b, loc, vectorElements));
+  Value rest = arith::DivUIOp::create(b, loc, vector,
+                                      indexConst(b, loc, vectorsPerRow));
+  for (int64_t d = rank - 2; d >= 0; --d) {
+    if (d == 0) {
+      coords[d] = rest;
+      break;
+    }
+    coords[d] =
+        arith::RemUIOp::create(b, loc, rest, indexConst(b, loc, shape[d]));
+    rest = arith::DivUIOp::create(b, loc, rest, indexConst(b, loc, shape[d]));
+  }
+  return coords;
+}
+
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//

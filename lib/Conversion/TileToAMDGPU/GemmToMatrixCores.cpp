@@ -250,6 +250,7 @@ bool mlir::tile::hasWMMA(StringRef chip) { return chip.starts_with("gfx11"); }
 void mlir::tile::populateTileToAMDGPUPatterns(
     RewritePatternSet &patterns, StringRef chip,
     const RegisterFragments *fragments) {
+  populateBufferLoadCopyPatterns(patterns);
   if (hasMFMA(chip))
     patterns.add<GemmToMatrixCore>(patterns.getContext(), kMFMA, fragments);
   else if (hasWMMA(chip))

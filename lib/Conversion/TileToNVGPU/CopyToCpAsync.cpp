@@ -34,37 +34,8 @@ using namespace mlir::tile;
 
 namespace {
 
-/// Vectors per thread up to which the copy is unrolled in the IR.
-constexpr int64_t kMaxUnrolledVectors = 32;
-
 Value indexConst(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
-}
-
-/// The widest cp.async transfer (16, 8 or 4 bytes) that splits the tile's
-/// rows into whole vectors, keeps every destination vector aligned and
-/// inside one unit of the destination's swizzle; nullopt when none does.
-std::optional<int64_t> chooseVectorBytes(CopyOp op, int64_t elementBytes) {
-  MemRefType dstType = op.getDst().getType();
-  int64_t rowBytes = op.getTileShape().back() * elementBytes;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(dstType.getStridesAndOffset(strides, offset)) ||
-      strides.empty() || strides.back() != 1)
-    return std::nullopt;
-  SwizzleAttr swizzle = getTileSwizzle(op.getDst());
-  for (int64_t bytes : {16, 8, 4}) {
-    if (bytes < elementBytes || rowBytes % bytes)
-      continue;
-    bool aligned = llvm::all_of(ArrayRef(strides).drop_back(), [&](int64_t s) {
-      return ShapedType::isStatic(s) && (s * elementBytes) % bytes == 0;
-    });
-    if (swizzle && (int64_t(1) << swizzle.getBase()) * elementBytes < bytes)
-      aligned = false;
-    if (aligned)
-      return bytes;
-  }
-  return std::nullopt;
 }
 
 /// tile.copy {async}, global (with offsets) to a whole shared tile.
@@ -87,7 +58,7 @@ struct AsyncCopyToCpAsync : OpRewritePattern<CopyOp> {
     if (bits % 8)
       return rewriter.notifyMatchFailure(op, "sub-byte elements");
     int64_t elementBytes = bits / 8;
-    std::optional<int64_t> vectorBytes = chooseVectorBytes(op, elementBytes);
+    std::optional<int64_t> vectorBytes = getCopyVectorBytes(op, elementBytes);
     if (!vectorBytes)
       return rewriter.notifyMatchFailure(op, "no aligned vector width");
 
@@ -113,73 +84,20 @@ private:
   static void emitVectors(OpBuilder &b, Location loc, CopyOp op,
                           int64_t threads, int64_t elementBytes,
                           int64_t vectorBytes) {
-    SmallVector<int64_t> shape = op.getTileShape();
     int64_t vectorElements = vectorBytes / elementBytes;
-    int64_t vectorsPerRow = shape.back() / vectorElements;
-    int64_t total = vectorsPerRow;
-    for (int64_t extent : ArrayRef(shape).drop_back())
-      total *= extent;
-    Value tid = getBlockThreads(b, op).threadId;
-    auto emitOne = [&](OpBuilder &b, Value vector) {
-      emitVector(b, loc, op, shape, vector, vectorsPerRow, vectorElements,
-                 vectorBytes);
-    };
-    // Vector v goes to thread v mod threads; the threads of a warp take
-    // consecutive vectors (coalesced rows).
-    auto emitGuarded = [&](OpBuilder &b, Value vector) {
-      if (total % threads == 0)
-        return emitOne(b, vector);
-      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           vector,
-                                           indexConst(b, loc, total));
-      scf::IfOp::create(b, loc, inside, [&](OpBuilder &b, Location) {
-        emitOne(b, vector);
-        scf::YieldOp::create(b, loc);
-      });
-    };
-    int64_t perThread = llvm::divideCeil(total, threads);
-    if (perThread <= kMaxUnrolledVectors) {
-      for (int64_t j = 0; j < perThread; ++j)
-        emitGuarded(b, j == 0 ? tid
-                              : arith::AddIOp::create(
-                                    b, loc, tid,
-                                    indexConst(b, loc, j * threads))
-                                    .getResult());
-      return;
-    }
-    scf::ForOp::create(b, loc, tid, indexConst(b, loc, total),
-                       indexConst(b, loc, threads), ValueRange{},
-                       [&](OpBuilder &b, Location, Value v, ValueRange) {
-                         emitOne(b, v);
-                         scf::YieldOp::create(b, loc);
-                       });
+    forEachThreadVector(b, loc, op, threads, vectorElements,
+                        [&](OpBuilder &b, Value vector) {
+                          emitVector(b, loc, op, vector, vectorElements,
+                                     vectorBytes);
+                        });
   }
 
   /// One cp.async of the vector number `vector` (row-major over the tile).
-  static void emitVector(OpBuilder &b, Location loc, CopyOp op,
-                         ArrayRef<int64_t> shape, Value vector,
-                         int64_t vectorsPerRow, int64_t vectorElements,
-                         int64_t vectorBytes) {
+  static void emitVector(OpBuilder &b, Location loc, CopyOp op, Value vector,
+                         int64_t vectorElements, int64_t vectorBytes) {
     Value src = op.getSrc(), dst = op.getDst();
-    int64_t rank = shape.size();
-    SmallVector<Value> coords(rank);
-    coords[rank - 1] = arith::MulIOp::create(
-        b, loc,
-        arith::RemUIOp::create(b, loc, vector,
-                               indexConst(b, loc, vectorsPerRow)),
-        indexConst(b, loc, vectorElements));
-    Value rest = arith::DivUIOp::create(b, loc, vector,
-                                        indexConst(b, loc, vectorsPerRow));
-    for (int64_t d = rank - 2; d >= 0; --d) {
-      if (d == 0) {
-        coords[d] = rest;
-        break;
-      }
-      coords[d] = arith::RemUIOp::create(b, loc, rest,
-                                         indexConst(b, loc, shape[d]));
-      rest = arith::DivUIOp::create(b, loc, rest,
-                                    indexConst(b, loc, shape[d]));
-    }
+    SmallVector<Value> coords =
+        getVectorCoords(b, loc, op.getTileShape(), vector, vectorElements);
 
     // How many elements of the vector lie inside the source: none when a
     // leading index is out of bounds, else what is left of the row.

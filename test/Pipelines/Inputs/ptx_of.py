@@ -1,7 +1,8 @@
-"""Prints the PTX of every gpu.binary in tile-opt output (format=isa) read
-from stdin, so that ptxas can assemble it (for its -v resource report);
-with an argument N, only the N-th binary's (from 0: ptxas takes one module
-per file)."""
+"""Prints the assembly (PTX, or AMDGPU ISA) of every gpu.binary in tile-opt
+output (format=isa) read from stdin, one instruction per line: ptxas can
+assemble it (for its -v resource report), FileCheck can check the order of
+instructions; with an argument N, only the N-th binary's (from 0: ptxas
+takes one module per file)."""
 import re
 import sys
 
