@@ -25,11 +25,9 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
     the last S lies wholly past the visible columns (all masked: its softmax
     changes nothing)."""
     if overlap:
-        if split:
-            raise ValueError("overlap takes whole tiles (split=None)")
         return _flash_attention_overlapped(batch, heads, seq_len, dim,
                                            is_causal, block_M, block_N,
-                                           num_stages, threads, name)
+                                           num_stages, threads, name, split)
     parts = dim // split if split else 1
     width = dim // parts
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
@@ -106,7 +104,10 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
 
 
 def _flash_attention_overlapped(batch, heads, seq_len, dim, is_causal,
-                                block_M, block_N, num_stages, threads, name):
+                                block_M, block_N, num_stages, threads, name,
+                                split=None):
+    parts = dim // split if split else 1
+    width = dim // parts
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
     shape = (batch, heads, seq_len, dim)
 
@@ -114,20 +115,26 @@ def _flash_attention_overlapped(batch, heads, seq_len, dim, is_causal,
              V: T.Tensor(shape, T.float16), Output: T.Tensor(shape, T.float16)):
         with T.Kernel(T.ceildiv(seq_len, block_M), heads, batch,
                       threads=threads) as (bx, by, bz):
-            Q_shared = T.alloc_shared((block_M, dim), T.float16)
-            K_shared = T.alloc_shared((block_N, dim), T.float16)
-            V_shared = T.alloc_shared((block_N, dim), T.float16)
+            Q_parts = [T.alloc_shared((block_M, width), T.float16)
+                       for _ in range(parts)]
+            K_parts = [T.alloc_shared((block_N, width), T.float16)
+                       for _ in range(parts)]
+            V_parts = [T.alloc_shared((block_N, width), T.float16)
+                       for _ in range(parts)]
             acc_s = T.alloc_fragment((block_M, block_N), T.float32)
             acc_s_cast = T.alloc_fragment((block_M, block_N), T.float16)
-            acc_o = T.alloc_fragment((block_M, dim), T.float32)
+            acc_o = [T.alloc_fragment((block_M, width), T.float32)
+                     for _ in range(parts)]
             scores_max = T.alloc_fragment((block_M,), T.float32)
             scores_max_prev = T.alloc_fragment((block_M,), T.float32)
             scores_scale = T.alloc_fragment((block_M,), T.float32)
             scores_sum = T.alloc_fragment((block_M,), T.float32)
             logsum = T.alloc_fragment((block_M,), T.float32)
 
-            T.copy(Q[bz, by, bx * block_M, 0], Q_shared)
-            T.fill(acc_o, 0)
+            for p in range(parts):
+                T.copy(Q[bz, by, bx * block_M, p * width], Q_parts[p])
+            for p in range(parts):
+                T.fill(acc_o[p], 0)
             T.fill(acc_s, 0)  # P of the tile before the first: zero
             T.fill(logsum, 0)
             T.fill(scores_max, -T.infinity(T.float32))
@@ -135,8 +142,12 @@ def _flash_attention_overlapped(batch, heads, seq_len, dim, is_causal,
                            T.ceildiv(seq_len, block_N))
                      if is_causal else T.ceildiv(seq_len, block_N))
             for k in T.Pipelined(tiles + 1, num_stages=num_stages):
-                T.copy(K[bz, by, T.min(k, tiles - 1) * block_N, 0], K_shared)
-                T.copy(V[bz, by, T.max(k - 1, 0) * block_N, 0], V_shared)
+                for p in range(parts):
+                    T.copy(K[bz, by, T.min(k, tiles - 1) * block_N, p * width],
+                           K_parts[p])
+                for p in range(parts):
+                    T.copy(V[bz, by, T.max(k - 1, 0) * block_N, p * width],
+                           V_parts[p])
                 T.copy(acc_s, acc_s_cast)  # P_{k-1}
                 for i, j in T.Parallel(block_M, block_N):
                     visible = k * block_N + j < seq_len
@@ -144,11 +155,13 @@ def _flash_attention_overlapped(batch, heads, seq_len, dim, is_causal,
                         visible = visible & (bx * block_M + i >= k * block_N + j)
                     acc_s[i, j] = T.if_then_else(visible, 0.0,
                                                  -T.infinity(T.float32))
-                T.gemm(Q_shared, K_shared, acc_s, transpose_B=True,
-                       policy=T.GemmWarpPolicy.FullRow, wg_wait=-1)
-                T.gemm(acc_s_cast, V_shared, acc_o,
-                       policy=T.GemmWarpPolicy.FullRow, wg_wait=-1)
-                T.wait_wgmma(1)  # S_k
+                for p in range(parts):
+                    T.gemm(Q_parts[p], K_parts[p], acc_s, transpose_B=True,
+                           policy=T.GemmWarpPolicy.FullRow, wg_wait=-1)
+                for p in range(parts):
+                    T.gemm(acc_s_cast, V_parts[p], acc_o[p],
+                           policy=T.GemmWarpPolicy.FullRow, wg_wait=-1)
+                T.wait_wgmma(parts)  # S_k (P V: one group per part)
                 T.copy(scores_max, scores_max_prev)
                 T.reduce_max(acc_s, scores_max, dim=1, clear=False)
                 for i in T.Parallel(block_M):
@@ -161,11 +174,13 @@ def _flash_attention_overlapped(batch, heads, seq_len, dim, is_causal,
                 for i in T.Parallel(block_M):
                     logsum[i] = logsum[i] * scores_scale[i] + scores_sum[i]
                 T.wait_wgmma(0)  # O += P_{k-1} V_{k-1}
-                for i, j in T.Parallel(block_M, dim):
-                    acc_o[i, j] *= scores_scale[i]
-            for i, j in T.Parallel(block_M, dim):
-                acc_o[i, j] /= logsum[i]
-            T.copy(acc_o, Output[bz, by, bx * block_M, 0])
+                for p in range(parts):
+                    for i, j in T.Parallel(block_M, width):
+                        acc_o[p][i, j] *= scores_scale[i]
+            for p in range(parts):
+                for i, j in T.Parallel(block_M, width):
+                    acc_o[p][i, j] /= logsum[i]
+                T.copy(acc_o[p], Output[bz, by, bx * block_M, p * width])
 
     main.__name__ = name
     return T.prim_func(main)

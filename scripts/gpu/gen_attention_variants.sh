@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Writes the d128 attention variants the GPU suite's overlap section checks
+# and times (SECTIONS=overlap, OV_DIR=.bundle/ov): overlapped kernels on
+# whole 128-column tiles (cp.async: TMA cannot write the blocked layout in
+# one box) and on 64-column parts (TMA), in a few block configurations
+# (M_N_STAGES_THREADS). Run here (it needs the build's Python package and
+# tile-opt), then carry .bundle/ov.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD="${TILE_BUILD_DIR:-$ROOT/build}"
+OUT="$ROOT/.bundle/ov"
+mkdir -p "$OUT"
+rm -f "$OUT"/*.mlir
+gen() { # file, gen_attention.py arguments...
+  local file=$1; shift
+  PYTHONPATH="$BUILD/python" python3 "$ROOT/bench/gen_attention.py" --dim 128 "$@" |
+    "$BUILD/bin/tile-opt" > "$OUT/$file.mlir"
+}
+for cfg in ${OV_CONFIGS:-128_128_2_256 64_64_2_128}; do
+  IFS=_ read -r m n s t <<<"$cfg"
+  gen "ov_$cfg" --block-m "$m" --block-n "$n" --stages "$s" --threads "$t" --overlap
+done
+for cfg in ${OV_SPLIT_CONFIGS:-128_128_2_256 128_64_3_256 64_64_3_128}; do
+  IFS=_ read -r m n s t <<<"$cfg"
+  gen "ovsplit_$cfg" --block-m "$m" --block-n "$n" --stages "$s" --threads "$t" --overlap --split 64
+done
+ls "$OUT"
