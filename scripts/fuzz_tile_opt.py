@@ -56,6 +56,13 @@ PASSES = [
      '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
      'blocked-operands=true',
      '--convert-tile-to-gpu=wgmma=true reuse-shared-memory=true'],
+    # Stages released on mbarriers, wgmma tall rows, FMA contraction.
+    ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true',
+     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
+     'wgmma-tall-rows=true',
+     '--convert-tile-to-gpu=wgmma=true wgmma-tall-rows=true',
+     '--tile-contract-float-ops'],
 ]
 LOWERINGS = [
     ['--tile-to-cpu'],

@@ -739,6 +739,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     nvvm.wgmmaTallRows = options.wgmmaTallRows;
     nvvm.persistent = options.persistent;
     nvvm.tmaBlocked = options.tmaBlocked;
+    nvvm.tmaRelease = options.tmaRelease;
     buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
     TileToROCDLOptions rocdl;
@@ -907,7 +908,8 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                  (cuda && !options.wgmmaTallRows ? " wgmma-tall-rows=false"
                                                  : "") +
                  (cuda && options.persistent ? " persistent=true" : "") +
-                 (cuda && options.tmaBlocked ? " tma-blocked=true" : "") + "}"
+                 (cuda && options.tmaBlocked ? " tma-blocked=true" : "") +
+                 (cuda && options.tmaRelease ? " tma-release=true" : "") + "}"
            : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);
 

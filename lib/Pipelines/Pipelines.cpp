@@ -109,6 +109,8 @@ struct GPUTargetSpec {
   bool persistent = false;
   /// Blocked tiles on TMA too (one box per block).
   bool tmaBlocked = false;
+  /// Stages released on mbarriers instead of block barriers.
+  bool tmaRelease = false;
 };
 } // namespace
 
@@ -133,6 +135,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     plan.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
     plan.tma = spec.tma;
     plan.tmaBlocked = spec.tma && spec.tmaBlocked;
+    plan.releaseBarriers = spec.tma && spec.tmaRelease;
     plan.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
     pm.addPass(createTilePlanPipelines(plan));
   }
@@ -215,7 +218,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
        options.cudaPath.empty() ? findCUDAToolkit() : options.cudaPath.getValue(),
        attachTarget, lowerKernels, options.wgmma, options.wgmmaBlocked,
        options.tma, options.wgmmaTallRows, options.persistent,
-       options.tmaBlocked});
+       options.tmaBlocked, options.tmaRelease});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

@@ -114,10 +114,12 @@ Value getStageView(OpBuilder &b, Location loc, Value buffer, Value stage) {
 class Planner {
 public:
   Planner(PipelinedOp loop, bool swizzleGemmOperands, bool overlapGemms,
-          bool blockedOperands, bool tma, bool tallRows, bool tmaBlocked)
+          bool blockedOperands, bool tma, bool tallRows, bool tmaBlocked,
+          bool releaseBarriers)
       : loop(loop), swizzleGemmOperands(swizzleGemmOperands),
         overlapGemms(overlapGemms), blockedOperands(blockedOperands),
-        tma(tma), tallRows(tallRows), tmaBlocked(tmaBlocked) {}
+        tma(tma), tallRows(tallRows), tmaBlocked(tmaBlocked),
+        releaseBarriers(releaseBarriers) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
@@ -138,6 +140,10 @@ private:
   bool tma;
   bool tallRows;
   bool tmaBlocked;
+  /// With tma: the warps release each stage on a second barrier array and
+  /// the thread that issues the next copies into it waits for that, instead
+  /// of a block barrier before each stage's copies.
+  bool releaseBarriers;
   SmallVector<StagedCopy> staged;
   SmallVector<GemmOp> overlapped;
   llvm::SetVector<Operation *> slice;
@@ -147,6 +153,8 @@ private:
   /// Gemms of the kernel that do not wait at all (wg_wait = -1) while work
   /// crosses iterations: they wait for all but one group.
   SmallVector<GemmOp> waitAcrossIterations;
+  /// The release barriers (with releaseBarriers and TMA), once created.
+  Value released;
 };
 
 bool Planner::analyze() {
@@ -312,6 +320,8 @@ void Planner::rewrite() {
         {stages}, b.getI64Type(), AffineMap(),
         MemorySpaceAttr::get(b.getContext(), MemorySpace::Shared));
     barriers = AllocSharedOp::create(b, loc, type, Attribute());
+    if (releaseBarriers)
+      released = AllocSharedOp::create(b, loc, type, Attribute());
   }
 
   OpBuilder b(loop);
@@ -320,15 +330,28 @@ void Planner::rewrite() {
   };
   if (barriers)
     BarrierInitOp::create(b, loc, barriers, staged.size());
+  // Every warp of the block releases each stage.
+  if (released)
+    BarrierInitOp::create(
+        b, loc, released,
+        loop->getParentOfType<KernelOp>().getNumThreads() /
+            getWarpSize(TargetKind::CUDA, ""));
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
   Value step = loop.getStep();
   // Issues the copies of iteration `iv` into buffer `stage` when `iv` is
   // inside the loop, then commits (always: the waits count stages; with
   // barriers each stage counts on its own).
-  auto issue = [&](Value iv, Value stage) {
+  // With release barriers, the issuing thread first waits until the warps
+  // released the buffer's previous contents (phase `releaseParity`; a
+  // fresh barrier's phase of parity 1 counts as completed, so the first
+  // fill of each buffer does not wait).
+  auto issue = [&](Value iv, Value stage, Value releaseParity) {
     Value inside =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, ub);
     scf::IfOp::create(b, loc, inside, [&](OpBuilder &then, Location) {
+      if (released && releaseParity)
+        BarrierWaitOp::create(then, loc, released, stage, releaseParity)
+            .setIssuer(true);
       emitCopies(then, loc, iv, stage, barriers);
       scf::YieldOp::create(then, loc);
     });
@@ -349,7 +372,7 @@ void Planner::rewrite() {
   for (int64_t s = 0; s < ahead; ++s)
     issue(arith::AddIOp::create(
               b, loc, lb, arith::MulIOp::create(b, loc, step, index(s))),
-          index(s));
+          index(s), Value());
 
   // Each iteration: wait for its own tiles, compute on buffer i mod S, then
   // prefetch `ahead` iterations ahead into the buffer iteration
@@ -383,11 +406,42 @@ void Planner::rewrite() {
   else
     b.setInsertionPoint(body.getTerminator());
   Value distance = index(ahead);
+  Value filled = arith::AddIOp::create(b, loc, i, distance);
+  // The (j floordiv S)-th fill of buffer j mod S waits for the release of
+  // the one before: phase (j floordiv S) - 1 of its release barrier.
+  Value releaseParity;
+  if (released)
+    releaseParity = arith::RemUIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, filled, index(stages)),
+            index(1)),
+        index(2));
   issue(arith::AddIOp::create(b, loc, iv,
                               arith::MulIOp::create(b, loc, step, distance)),
-        arith::RemUIOp::create(b, loc,
-                               arith::AddIOp::create(b, loc, i, distance),
-                               index(stages)));
+        arith::RemUIOp::create(b, loc, filled, index(stages)),
+        releaseParity);
+  // Each warp releases the buffer whose reads are done at the end of the
+  // iteration: its own, or with tensor-core work left in flight across
+  // iterations the previous iteration's (from the second iteration on).
+  if (released) {
+    b.setInsertionPoint(body.getTerminator());
+    if (overlapped.empty() && waitAcrossIterations.empty()) {
+      BarrierArriveOp::create(b, loc, released, current);
+    } else {
+      Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                             i, index(1));
+      scf::IfOp::create(b, loc, notFirst, [&](OpBuilder &then, Location) {
+        BarrierArriveOp::create(
+            then, loc, released,
+            arith::RemUIOp::create(
+                then, loc,
+                arith::AddIOp::create(then, loc, i, index(stages - 1)),
+                index(stages)));
+        scf::YieldOp::create(then, loc);
+      });
+    }
+  }
   b.setInsertionPointAfterValue(current);
   for (StagedCopy &s : staged)
     s.alloc.getResult().replaceAllUsesWith(
@@ -421,7 +475,7 @@ struct PlanPipelinesPass
     for (PipelinedOp loop : loops) {
       Planner planner(loop, swizzle, overlap, swizzle && blockedOperands,
                       tma && swizzle && target.getSmVersion() >= 90,
-                      wgmmaTallRows, tmaBlocked);
+                      wgmmaTallRows, tmaBlocked, releaseBarriers);
       if (planner.analyze())
         planner.rewrite();
     }

@@ -5,6 +5,7 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-plan-pipelines=overlap-gemms | FileCheck %s --check-prefix=NO-OVERLAP
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines=tma | FileCheck %s --check-prefix=TMA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-plan-pipelines=tma | FileCheck %s --check-prefix=NO-TMA
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers" | FileCheck %s --check-prefix=RELEASE
 
 // A GEMM main loop over three stages: both copies get three buffers; the
 // copies of iterations 0 and 1 are issued before the loop (each behind a
@@ -78,6 +79,33 @@
 // TMA: tile.copy {{.*}} arrive(%[[BARS]][%[[NEXT]]] : memref<3xi64, #tile.mem<shared>>) {async}
 // TMA-NOT: tile.async
 // TMA: return
+// With release-barriers too, a second barrier array counts the warps'
+// releases (128 threads: 4 warps): before refilling buffer (i + 2) mod 3,
+// the issuing thread waits for the release of its previous fill (phase
+// (i + 2) floordiv 3 - 1: parity ((i + 2) floordiv 3 + 1) mod 2); at the
+// end of iteration i every warp releases buffer i mod 3.
+// RELEASE-LABEL: func.func @gemm_loop
+// RELEASE: %[[BARS:.*]] = tile.alloc_shared : memref<3xi64, #tile.mem<shared>>
+// RELEASE: %[[REL:.*]] = tile.alloc_shared : memref<3xi64, #tile.mem<shared>>
+// RELEASE: tile.barrier_init %[[BARS]] arrivals(2)
+// RELEASE: tile.barrier_init %[[REL]] arrivals(4)
+// RELEASE-NOT: tile.barrier_wait %[[REL]]
+// RELEASE: tile.pipelined
+// RELEASE: %[[I:.*]] = arith.divui
+// RELEASE: %[[STAGE:.*]] = arith.remui %[[I]], %c3
+// RELEASE: tile.barrier_wait %[[BARS]][%[[STAGE]]]
+// RELEASE: tile.gemm
+// RELEASE: %[[FILL:.*]] = arith.addi %[[I]], %c2
+// RELEASE: %[[ROUND:.*]] = arith.divui %[[FILL]], %c3
+// RELEASE: %[[PREV:.*]] = arith.addi %[[ROUND]], %c1
+// RELEASE: %[[PARITY:.*]] = arith.remui %[[PREV]], %c2
+// RELEASE: %[[NEXT:.*]] = arith.remui %[[FILL]], %c3
+// RELEASE: scf.if
+// RELEASE-NEXT: tile.barrier_wait %[[REL]][%[[NEXT]]] parity(%[[PARITY]]) {issuer}
+// RELEASE: tile.copy {{.*}} arrive(%[[BARS]][%[[NEXT]]]
+// RELEASE: tile.copy {{.*}} arrive(%[[BARS]][%[[NEXT]]]
+// RELEASE: tile.barrier_arrive %[[REL]][%[[STAGE]]]
+// RELEASE-NEXT: }
 // Before sm_90, cp.async groups (no tensor memory accelerator).
 // NO-TMA-LABEL: func.func @gemm_loop
 // NO-TMA-NOT: tile.barrier

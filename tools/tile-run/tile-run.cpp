@@ -164,6 +164,12 @@ static cl::opt<bool> tmaBlockedOpt(
     cl::desc("CUDA sm_90: blocked tiles load through TMA too, one 8-row box "
              "per 1 KiB block (experimental)"),
     cl::cat(category));
+static cl::opt<bool> tmaReleaseOpt(
+    "tma-release", cl::init(false),
+    cl::desc("CUDA sm_90: warps release pipeline stages on mbarriers, the "
+             "issuing thread waits for them (no block barrier per stage; "
+             "experimental)"),
+    cl::cat(category));
 static cl::opt<bool> tmaOpt(
     "tma", cl::init(true),
     cl::desc("CUDA sm_90: pipelined copies on TMA with mbarriers where they "
@@ -384,6 +390,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.wgmmaTallRows = wgmmaTallRowsOpt;
   options.persistent = persistentOpt;
   options.tmaBlocked = tmaBlockedOpt;
+  options.tmaRelease = tmaReleaseOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }
 

@@ -138,6 +138,9 @@ struct CompileOptions {
   /// CUDA sm_90: blocked tiles on TMA too (the pipeline's `tma-blocked`;
   /// experimental).
   bool tmaBlocked = false;
+  /// CUDA sm_90: pipeline stages released on mbarriers instead of block
+  /// barriers (the pipeline's `tma-release`; experimental).
+  bool tmaRelease = false;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };

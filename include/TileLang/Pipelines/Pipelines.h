@@ -98,6 +98,14 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "on wgmma too (8 x 64-element column blocks per 8 "
                      "rows; =false: such gemms stay on mma.sync)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> tmaRelease{
+      *this, "tma-release",
+      llvm::cl::desc("sm_90: with tma, warps release each pipeline stage on "
+                     "an mbarrier that the issuing thread waits for before "
+                     "refilling it, instead of a block barrier per stage "
+                     "(tile-plan-pipelines{release-barriers}; experimental: "
+                     "not yet run on a GPU)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> tmaBlocked{
       *this, "tma-blocked",
       llvm::cl::desc("sm_90: with tma, tiles in the blocked layout load "

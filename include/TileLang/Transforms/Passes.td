@@ -199,6 +199,24 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     after it:   gemm_wait pending(0) when gemms overlap
     ```
 
+    With `release-barriers` too (experimental), the block barrier that the
+    TMA lowering puts before each stage's copies (so that no thread still
+    reads the buffer) gives way to a second barrier array that every warp
+    arrives on once it is done with a stage, which only the issuing thread
+    waits for before refilling the stage (CUTLASS's consumer release and
+    producer acquire); the warps no longer meet once per iteration:
+
+    ```
+    before:     barrier_init %released arrivals(warps of the block)
+    loop body:  ...
+                barrier_wait %released[j mod S] parity((j floordiv S + 1)
+                  mod 2) {issuer}               (j = i + d: the prefetch)
+                copies(...) arrive(%bars[j mod S])
+                ...
+                barrier_arrive %released[i mod S]       (or, with work in
+                  flight across iterations, [(i - 1) mod S] from i = 1 on)
+    ```
+
     ```
     tile-opt --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines
     ```
@@ -215,6 +233,12 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     Option<"wgmmaTallRows", "wgmma-tall-rows", "bool", /*default=*/"false",
            "With overlap-gemms, gemms whose warpgroups own 128 rows of C "
            "(two m64 blocks) count as fitting wgmma (experimental)">,
+    Option<"releaseBarriers", "release-barriers", "bool", /*default=*/"false",
+           "With tma, the warps release each stage on a second barrier "
+           "array (tile.barrier_arrive) and the thread that issues the next "
+           "copies into it waits for that (tile.barrier_wait {issuer}) "
+           "instead of a block barrier before each stage's copies "
+           "(experimental)">,
     Option<"tmaBlocked", "tma-blocked", "bool", /*default=*/"false",
            "With tma, tiles in the blocked layout count as TMA-able too "
            "(one 8-row box per 1 KiB block; experimental)">,

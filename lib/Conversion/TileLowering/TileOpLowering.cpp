@@ -1350,5 +1350,6 @@ void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
                // Synchronous gemms leave nothing to wait for, and
                // synchronous copies nothing to count.
                EraseHint<GemmWaitOp>, EraseHint<BarrierInitOp>,
-               EraseHint<BarrierWaitOp>>(patterns.getContext(), mode);
+               EraseHint<BarrierWaitOp>, EraseHint<BarrierArriveOp>>(
+      patterns.getContext(), mode);
 }

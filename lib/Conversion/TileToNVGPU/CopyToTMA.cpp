@@ -281,6 +281,8 @@ struct BarrierInitToMBarrier : OpRewritePattern<BarrierInitOp> {
   }
 };
 
+/// Every thread waits; with `issuer` only thread 0, the one that issues
+/// the TMA transfers that follow (the op it becomes says so, for them).
 struct BarrierWaitToMBarrier : OpRewritePattern<BarrierWaitOp> {
   BarrierWaitToMBarrier(MLIRContext *ctx)
       : OpRewritePattern<BarrierWaitOp>(ctx, /*benefit=*/2) {}
@@ -288,13 +290,48 @@ struct BarrierWaitToMBarrier : OpRewritePattern<BarrierWaitOp> {
   LogicalResult matchAndRewrite(BarrierWaitOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value parity = arith::IndexCastOp::create(rewriter, loc,
-                                              rewriter.getI32Type(),
-                                              op.getParity());
-    NVVM::MBarrierTryWaitParityOp::create(
-        rewriter, loc,
-        barrierPointer(rewriter, loc, op.getBarriers(), op.getIndex()),
-        parity, i32Const(rewriter, loc, kWaitTicks));
+    auto wait = [&](OpBuilder &b) {
+      Value parity = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                                op.getParity());
+      NVVM::MBarrierTryWaitParityOp::create(
+          b, loc, barrierPointer(b, loc, op.getBarriers(), op.getIndex()),
+          parity, i32Const(b, loc, kWaitTicks));
+    };
+    if (!op.getIssuer()) {
+      wait(rewriter);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    onThreadZero(rewriter, loc, op, wait);
+    rewriter.getInsertionBlock()->back().setAttr(
+        TileDialect::getIssuerWaitAttrName(), rewriter.getUnitAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Each warp converges, then its lane 0 arrives (the barrier counts warps).
+struct BarrierArriveToMBarrier : OpRewritePattern<BarrierArriveOp> {
+  BarrierArriveToMBarrier(MLIRContext *ctx)
+      : OpRewritePattern<BarrierArriveOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(BarrierArriveOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::SyncWarpOp::create(rewriter, loc, i32Const(rewriter, loc, -1));
+    Value lane = arith::RemUIOp::create(
+        rewriter, loc, getBlockThreads(rewriter, op).threadId,
+        indexConst(rewriter, loc, 32));
+    Value first = arith::CmpIOp::create(rewriter, loc,
+                                        arith::CmpIPredicate::eq, lane,
+                                        indexConst(rewriter, loc, 0));
+    scf::IfOp::create(rewriter, loc, first, [&](OpBuilder &b, Location) {
+      NVVM::MBarrierArriveOp::create(
+          b, loc, Type(),
+          barrierPointer(b, loc, op.getBarriers(), op.getIndex()),
+          /*count=*/Value(), ctaScope(b));
+      scf::YieldOp::create(b, loc);
+    });
     rewriter.eraseOp(op);
     return success();
   }
@@ -314,16 +351,20 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
   /// shared memory before it: walking back over side-effect-free ops, a
   /// gpu.barrier or another copy that arrives on a barrier (which begins
   /// with one, or follows one, and reads no shared memory itself), as when
-  /// a stage issues several copies.
+  /// a stage issues several copies; or a `tile.barrier_wait {issuer}`: the
+  /// issuing thread waited until every warp released the destinations (a
+  /// synchronous fallback copy begins with a block barrier after that wait).
   static bool followsBarrier(Operation *op) {
     for (Operation *prev = op->getPrevNode(); prev;
          prev = prev->getPrevNode()) {
       // A copy that arrives on a barrier and is still to be lowered will
       // begin with a block barrier or follow one.
       auto copy = dyn_cast<CopyOp>(prev);
+      auto wait = dyn_cast<BarrierWaitOp>(prev);
       if (isa<gpu::BarrierOp>(prev) ||
           prev->hasAttr(TileDialect::getLoweredTmaCopyAttrName()) ||
-          (copy && copy.getBarriers()))
+          prev->hasAttr(TileDialect::getIssuerWaitAttrName()) ||
+          (wait && wait.getIssuer()) || (copy && copy.getBarriers()))
         return true;
       if (!isPure(prev))
         return false;
@@ -429,6 +470,7 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
 void mlir::tile::populateTmaPatterns(RewritePatternSet &patterns,
                                      const TmaDescriptors &descriptors) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<BarrierInitToMBarrier, BarrierWaitToMBarrier>(ctx);
+  patterns.add<BarrierInitToMBarrier, BarrierWaitToMBarrier,
+               BarrierArriveToMBarrier>(ctx);
   patterns.add<CopyWithArriveToTMA>(ctx, descriptors);
 }

@@ -464,7 +464,8 @@ bool writesOnChipSynchronously(Operation *op,
     // wgmma (and its fences, commits and waits) writes only registers.
     if (isa<AsyncCommitOp, scf::YieldOp, nvgpu::DeviceAsyncCreateGroupOp,
             NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
-            BarrierWaitOp, NVVM::MBarrierTryWaitParityOp, GemmWaitOp,
+            BarrierWaitOp, BarrierArriveOp, NVVM::MBarrierTryWaitParityOp,
+            NVVM::MBarrierArriveOp, NVVM::SyncWarpOp, GemmWaitOp,
             NVVM::FenceProxyOp, NVVM::WgmmaFenceAlignedOp,
             NVVM::WgmmaMmaAsyncOp, NVVM::WgmmaGroupSyncAlignedOp,
             NVVM::WgmmaWaitGroupSyncOp>(inner) ||

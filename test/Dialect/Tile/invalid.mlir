@@ -970,6 +970,30 @@ func.func @barrier_wait_out_of_range(%n: index) {
 
 // -----
 
+func.func @barrier_arrive_out_of_range(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
+    %c2 = arith.constant 2 : index
+    // expected-error @+1 {{barrier index 2 is outside the array of 2}}
+    tile.barrier_arrive %bars[%c2] : memref<2xi64, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @barrier_arrive_not_barriers(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<2xi32, #tile.mem<shared>>
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{barriers live in a shared memref<N x i64>}}
+    tile.barrier_arrive %bars[%c0] : memref<2xi32, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
 func.func @barrier_wait_bad_parity(%n: index) {
   tile.kernel grid(%n) threads(128) -> (%bx) {
     %bars = tile.alloc_shared : memref<4xi64, #tile.mem<shared>>

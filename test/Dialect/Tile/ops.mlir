@@ -209,6 +209,10 @@ func.func @barriers(%A: memref<?x?xf16>, %i: index, %p: index) {
     tile.copy %A[%i, %i] to %a arrive(%bars[%i] : memref<4xi64, #tile.mem<shared>>) {async} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
     // CHECK: tile.barrier_wait %{{.*}}[%{{.*}}] parity(%{{.*}}) : memref<4xi64, #tile.mem<shared>>
     tile.barrier_wait %bars[%i] parity(%p) : memref<4xi64, #tile.mem<shared>>
+    // CHECK: tile.barrier_wait %{{.*}}[%{{.*}}] parity(%{{.*}}) {issuer} : memref<4xi64, #tile.mem<shared>>
+    tile.barrier_wait %bars[%i] parity(%p) {issuer} : memref<4xi64, #tile.mem<shared>>
+    // CHECK: tile.barrier_arrive %{{.*}}[%{{.*}}] : memref<4xi64, #tile.mem<shared>>
+    tile.barrier_arrive %bars[%i] : memref<4xi64, #tile.mem<shared>>
   }
   return
 }

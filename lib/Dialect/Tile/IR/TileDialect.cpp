@@ -52,7 +52,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getLoweredAsyncCopyAttrName() ||
       attr.getName() == getLoweredTmaCopyAttrName() ||
-      attr.getName() == getRegisterOnlyAsmAttrName()) {
+      attr.getName() == getRegisterOnlyAsmAttrName() ||
+      attr.getName() == getIssuerWaitAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a unit attribute";

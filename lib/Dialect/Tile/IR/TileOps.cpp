@@ -492,11 +492,15 @@ void CopyOp::getCanonicalizationPatterns(RewritePatternSet &results,
 }
 
 //===----------------------------------------------------------------------===//
-// BarrierInitOp / BarrierWaitOp
+// BarrierInitOp / BarrierWaitOp / BarrierArriveOp
 //===----------------------------------------------------------------------===//
 
 LogicalResult BarrierInitOp::verify() {
   return verifyBarriers(*this, getBarriers().getType(), Value());
+}
+
+LogicalResult BarrierArriveOp::verify() {
+  return verifyBarriers(*this, getBarriers().getType(), getIndex());
 }
 
 LogicalResult BarrierWaitOp::verify() {

@@ -67,6 +67,12 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getRegisterOnlyAsmAttrName() {
       return ::llvm::StringLiteral("tile.register_only_asm");
     }
+    /// Unit attribute on the op a `tile.barrier_wait {issuer}` lowered to:
+    /// the issuing thread has waited until the copies that follow may
+    /// overwrite their destinations (they need no block barrier).
+    static constexpr ::llvm::StringLiteral getIssuerWaitAttrName() {
+      return ::llvm::StringLiteral("tile.issuer_wait");
+    }
   }];
 }
 

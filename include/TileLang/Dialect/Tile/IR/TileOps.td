@@ -284,8 +284,9 @@ def Tile_BarrierInitOp : Tile_Op<"barrier_init", [Tile_InKernel]> {
   let description = [{
     `barriers` is a shared `memref<N x i64>` (from `tile.alloc_shared`): N
     barriers, each of which completes a phase once `arrivals` arrivals (the
-    `arrive` of asynchronous copies) have happened and their data has
-    landed, then starts the next phase. Phases alternate in parity (0, 1,
+    `arrive` of asynchronous copies, or the warps' `tile.barrier_arrive`)
+    have happened and the copies' data has landed, then starts the next
+    phase. Phases alternate in parity (0, 1,
     0, ...), which `tile.barrier_wait` names. Every thread of the block
     sees the barriers initialized after this op. On NVIDIA sm_90 they are
     `mbarrier` objects; where copies complete synchronously there is
@@ -318,10 +319,41 @@ def Tile_BarrierWaitOp : Tile_Op<"barrier_wait", [Tile_InKernel,
   }];
   let arguments = (ins
     Arg<Tile_Tile, "barriers", [MemRead, MemWrite]>:$barriers,
-    Index:$index, Index:$parity);
+    Index:$index, Index:$parity, UnitAttr:$issuer);
   let assemblyFormat = [{
     $barriers `[` $index `]` `parity` `(` $parity `)` attr-dict `:`
     type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_BarrierArriveOp : Tile_Op<"barrier_arrive", [Tile_InKernel,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Arrive on an arrival barrier, once per warp";
+  let description = [{
+    Each warp of the block arrives once on barrier `index` of `barriers`,
+    when all its threads have reached the op; the arrival releases the
+    warp's earlier accesses of shared memory. With `tile.barrier_init ...
+    arrivals(W)` for a block of W warps, a phase completes once every warp
+    got here: whoever waits for it may overwrite what the warps read before
+    (a pipeline's consumers release a stage to its producer this way). Where
+    copies complete synchronously the op does nothing.
+
+    A `tile.barrier_wait {issuer}` is waited for only by the thread that
+    issues the asynchronous copies that follow it (thread 0); those copies
+    then need no block barrier before they overwrite their destinations,
+    and if they fall back to a synchronous copy, every thread waits first.
+
+    ```mlir
+    tile.barrier_arrive %empty[%s] : memref<4xi64, #tile.mem<shared>>
+    tile.barrier_wait %empty[%s] parity(%p) {issuer} : memref<4xi64, #tile.mem<shared>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<Tile_Tile, "barriers", [MemRead, MemWrite]>:$barriers,
+    Index:$index);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` attr-dict `:` type($barriers)
   }];
   let hasVerifier = 1;
 }
