@@ -24,10 +24,6 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
     runs one iteration more than there are K tiles: the first P is zero, and
     the last S lies wholly past the visible columns (all masked: its softmax
     changes nothing)."""
-    if overlap:
-        return _flash_attention_overlapped(batch, heads, seq_len, dim,
-                                           is_causal, block_M, block_N,
-                                           num_stages, threads, name, split)
     parts = dim // split if split else 1
     width = dim // parts
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
@@ -57,126 +53,86 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                 T.copy(Q[bz, by, bx * block_M, p * width], Q_parts[p])
             for p in range(parts):
                 T.fill(acc_o[p], 0)
-            T.fill(logsum, 0)
-            T.fill(scores_max, -T.infinity(T.float32))
-            loop_range = (T.min(T.ceildiv((bx + 1) * block_M, block_N),
-                                T.ceildiv(seq_len, block_N))
-                          if is_causal else T.ceildiv(seq_len, block_N))
-            for k in T.Pipelined(loop_range, num_stages=num_stages):
-                for p in range(parts):
-                    T.copy(K[bz, by, k * block_N, p * width], K_parts[p])
-                for i, j in T.Parallel(block_M, block_N):
-                    visible = k * block_N + j < seq_len
-                    if is_causal:
-                        visible = visible & (bx * block_M + i >= k * block_N + j)
-                    acc_s[i, j] = T.if_then_else(visible, 0.0,
-                                                 -T.infinity(T.float32))
-                for p in range(parts):
-                    T.gemm(Q_parts[p], K_parts[p], acc_s, transpose_B=True,
-                           policy=T.GemmWarpPolicy.FullRow)
-                for p in range(parts):
-                    T.copy(V[bz, by, k * block_N, p * width], V_parts[p])
-                T.copy(scores_max, scores_max_prev)
-                T.reduce_max(acc_s, scores_max, dim=1, clear=False)
-                for i in T.Parallel(block_M):
-                    scores_scale[i] = T.exp2(scores_max_prev[i] * scale -
-                                             scores_max[i] * scale)
-                for p in range(parts):
-                    for i, j in T.Parallel(block_M, width):
-                        acc_o[p][i, j] *= scores_scale[i]
-                for i, j in T.Parallel(block_M, block_N):
-                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale -
-                                         scores_max[i] * scale)
-                T.copy(acc_s, acc_s_cast)
-                for p in range(parts):
-                    T.gemm(acc_s_cast, V_parts[p], acc_o[p],
-                           policy=T.GemmWarpPolicy.FullRow)
-                T.reduce_sum(acc_s, scores_sum, dim=1)
-                for i in T.Parallel(block_M):
-                    logsum[i] = logsum[i] * scores_scale[i] + scores_sum[i]
-            for p in range(parts):
-                for i, j in T.Parallel(block_M, width):
-                    acc_o[p][i, j] /= logsum[i]
-                T.copy(acc_o[p], Output[bz, by, bx * block_M, p * width])
-
-    main.__name__ = name
-    return T.prim_func(main)
-
-
-def _flash_attention_overlapped(batch, heads, seq_len, dim, is_causal,
-                                block_M, block_N, num_stages, threads, name,
-                                split=None):
-    parts = dim // split if split else 1
-    width = dim // parts
-    scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
-    shape = (batch, heads, seq_len, dim)
-
-    def main(Q: T.Tensor(shape, T.float16), K: T.Tensor(shape, T.float16),
-             V: T.Tensor(shape, T.float16), Output: T.Tensor(shape, T.float16)):
-        with T.Kernel(T.ceildiv(seq_len, block_M), heads, batch,
-                      threads=threads) as (bx, by, bz):
-            Q_parts = [T.alloc_shared((block_M, width), T.float16)
-                       for _ in range(parts)]
-            K_parts = [T.alloc_shared((block_N, width), T.float16)
-                       for _ in range(parts)]
-            V_parts = [T.alloc_shared((block_N, width), T.float16)
-                       for _ in range(parts)]
-            acc_s = T.alloc_fragment((block_M, block_N), T.float32)
-            acc_s_cast = T.alloc_fragment((block_M, block_N), T.float16)
-            acc_o = [T.alloc_fragment((block_M, width), T.float32)
-                     for _ in range(parts)]
-            scores_max = T.alloc_fragment((block_M,), T.float32)
-            scores_max_prev = T.alloc_fragment((block_M,), T.float32)
-            scores_scale = T.alloc_fragment((block_M,), T.float32)
-            scores_sum = T.alloc_fragment((block_M,), T.float32)
-            logsum = T.alloc_fragment((block_M,), T.float32)
-
-            for p in range(parts):
-                T.copy(Q[bz, by, bx * block_M, p * width], Q_parts[p])
-            for p in range(parts):
-                T.fill(acc_o[p], 0)
-            T.fill(acc_s, 0)  # P of the tile before the first: zero
+            if overlap:
+                T.fill(acc_s, 0)  # P of the tile before the first: zero
             T.fill(logsum, 0)
             T.fill(scores_max, -T.infinity(T.float32))
             tiles = (T.min(T.ceildiv((bx + 1) * block_M, block_N),
                            T.ceildiv(seq_len, block_N))
                      if is_causal else T.ceildiv(seq_len, block_N))
-            for k in T.Pipelined(tiles + 1, num_stages=num_stages):
-                for p in range(parts):
-                    T.copy(K[bz, by, T.min(k, tiles - 1) * block_N, p * width],
-                           K_parts[p])
-                for p in range(parts):
-                    T.copy(V[bz, by, T.max(k - 1, 0) * block_N, p * width],
-                           V_parts[p])
-                T.copy(acc_s, acc_s_cast)  # P_{k-1}
+
+            def mask(k):
                 for i, j in T.Parallel(block_M, block_N):
                     visible = k * block_N + j < seq_len
                     if is_causal:
                         visible = visible & (bx * block_M + i >= k * block_N + j)
                     acc_s[i, j] = T.if_then_else(visible, 0.0,
                                                  -T.infinity(T.float32))
+
+            def scores_q_k(wg_wait):
                 for p in range(parts):
                     T.gemm(Q_parts[p], K_parts[p], acc_s, transpose_B=True,
-                           policy=T.GemmWarpPolicy.FullRow, wg_wait=-1)
+                           policy=T.GemmWarpPolicy.FullRow, wg_wait=wg_wait)
+
+            def output_p_v(wg_wait):
                 for p in range(parts):
                     T.gemm(acc_s_cast, V_parts[p], acc_o[p],
-                           policy=T.GemmWarpPolicy.FullRow, wg_wait=-1)
-                T.wait_wgmma(parts)  # S_k (P V: one group per part)
+                           policy=T.GemmWarpPolicy.FullRow, wg_wait=wg_wait)
+
+            def new_max():
                 T.copy(scores_max, scores_max_prev)
                 T.reduce_max(acc_s, scores_max, dim=1, clear=False)
                 for i in T.Parallel(block_M):
                     scores_scale[i] = T.exp2(scores_max_prev[i] * scale -
                                              scores_max[i] * scale)
-                for i, j in T.Parallel(block_M, block_N):
-                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale -
-                                         scores_max[i] * scale)
-                T.reduce_sum(acc_s, scores_sum, dim=1)
-                for i in T.Parallel(block_M):
-                    logsum[i] = logsum[i] * scores_scale[i] + scores_sum[i]
-                T.wait_wgmma(0)  # O += P_{k-1} V_{k-1}
+
+            def rescale_output():
                 for p in range(parts):
                     for i, j in T.Parallel(block_M, width):
                         acc_o[p][i, j] *= scores_scale[i]
+
+            def exponentials():
+                for i, j in T.Parallel(block_M, block_N):
+                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale -
+                                         scores_max[i] * scale)
+
+            def update_logsum():
+                T.reduce_sum(acc_s, scores_sum, dim=1)
+                for i in T.Parallel(block_M):
+                    logsum[i] = logsum[i] * scores_scale[i] + scores_sum[i]
+
+            if overlap:
+                for k in T.Pipelined(tiles + 1, num_stages=num_stages):
+                    for p in range(parts):
+                        T.copy(K[bz, by, T.min(k, tiles - 1) * block_N,
+                                 p * width], K_parts[p])
+                    for p in range(parts):
+                        T.copy(V[bz, by, T.max(k - 1, 0) * block_N,
+                                 p * width], V_parts[p])
+                    T.copy(acc_s, acc_s_cast)  # P_{k-1}
+                    mask(k)
+                    scores_q_k(-1)
+                    output_p_v(-1)
+                    T.wait_wgmma(parts)  # S_k (P V: one group per part)
+                    new_max()
+                    exponentials()
+                    update_logsum()
+                    T.wait_wgmma(0)  # O += P_{k-1} V_{k-1}
+                    rescale_output()
+            else:
+                for k in T.Pipelined(tiles, num_stages=num_stages):
+                    for p in range(parts):
+                        T.copy(K[bz, by, k * block_N, p * width], K_parts[p])
+                    mask(k)
+                    scores_q_k(0)
+                    for p in range(parts):
+                        T.copy(V[bz, by, k * block_N, p * width], V_parts[p])
+                    new_max()
+                    rescale_output()
+                    exponentials()
+                    T.copy(acc_s, acc_s_cast)
+                    output_p_v(0)
+                    update_logsum()
             for p in range(parts):
                 for i, j in T.Parallel(block_M, width):
                     acc_o[p][i, j] /= logsum[i]

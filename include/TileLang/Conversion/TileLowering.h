@@ -136,11 +136,18 @@ ReduceKind getMergeKind(ReduceKind kind);
 /// placement.
 void dropUnappliedSwizzles(Operation *root);
 
-/// The widest vector (16, 8 or 4 bytes) in which a global-to-shared copy
-/// can move its tile: it splits the tile's rows into whole vectors, keeps
-/// every destination vector aligned and inside one unit of the
-/// destination's swizzle; nullopt when none does.
-std::optional<int64_t> getCopyVectorBytes(CopyOp op, int64_t elementBytes);
+/// How a global-to-shared copy moves its tile in vectors: the block's
+/// static thread count, the element size and the widest vector (16, 8 or 4
+/// bytes) that splits the tile's rows into whole vectors and keeps every
+/// destination vector aligned and inside one unit of the destination's
+/// swizzle. A match failure (with its reason) when there is none.
+struct CopyVectors {
+  int64_t threads;
+  int64_t elementBytes;
+  int64_t vectorBytes;
+  int64_t getVectorElements() const { return vectorBytes / elementBytes; }
+};
+FailureOr<CopyVectors> matchCopyVectors(CopyOp op, RewriterBase &rewriter);
 
 /// Calls `emit` with the number of each vector of `vectorElements`
 /// elements (row-major over `op`'s tile) this thread moves: vector v goes

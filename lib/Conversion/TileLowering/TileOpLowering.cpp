@@ -547,15 +547,22 @@ Value mlir::tile::canCopyVectors(OpBuilder &b, Location loc, CopyOp op,
       canAccessVectors(b, loc, op.getDst(), op.getDstOffsets(), width));
 }
 
-std::optional<int64_t> mlir::tile::getCopyVectorBytes(CopyOp op,
-                                                      int64_t elementBytes) {
+FailureOr<CopyVectors> mlir::tile::matchCopyVectors(CopyOp op,
+                                                     RewriterBase &rewriter) {
+  std::optional<int64_t> threads = getStaticBlockThreads(op);
+  if (!threads)
+    return rewriter.notifyMatchFailure(op, "no static block size");
   MemRefType dstType = op.getDst().getType();
+  unsigned bits = dstType.getElementTypeBitWidth();
+  if (bits % 8)
+    return rewriter.notifyMatchFailure(op, "sub-byte elements");
+  int64_t elementBytes = bits / 8;
   int64_t rowBytes = op.getTileShape().back() * elementBytes;
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(dstType.getStridesAndOffset(strides, offset)) ||
       strides.empty() || strides.back() != 1)
-    return std::nullopt;
+    return rewriter.notifyMatchFailure(op, "destination rows not contiguous");
   SwizzleAttr swizzle = getTileSwizzle(op.getDst());
   for (int64_t bytes : {16, 8, 4}) {
     if (bytes < elementBytes || rowBytes % bytes)
@@ -566,9 +573,9 @@ std::optional<int64_t> mlir::tile::getCopyVectorBytes(CopyOp op,
     if (swizzle && (int64_t(1) << swizzle.getBase()) * elementBytes < bytes)
       aligned = false;
     if (aligned)
-      return bytes;
+      return CopyVectors{*threads, elementBytes, bytes};
   }
-  return std::nullopt;
+  return rewriter.notifyMatchFailure(op, "no aligned vector width");
 }
 
 void mlir::tile::forEachThreadVector(

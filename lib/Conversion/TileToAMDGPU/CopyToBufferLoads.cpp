@@ -64,17 +64,10 @@ struct GlobalToLDSOnBufferLoads : OpRewritePattern<CopyOp> {
                                              "copy");
     if (srcType.getElementType() != dstType.getElementType())
       return rewriter.notifyMatchFailure(op, "converts its elements");
-    std::optional<int64_t> threads = getStaticBlockThreads(op);
-    if (!threads)
-      return rewriter.notifyMatchFailure(op, "no static block size");
-    unsigned bits = dstType.getElementTypeBitWidth();
-    if (bits % 8)
-      return rewriter.notifyMatchFailure(op, "sub-byte elements");
-    int64_t elementBytes = bits / 8;
-    std::optional<int64_t> vectorBytes = getCopyVectorBytes(op, elementBytes);
-    if (!vectorBytes)
-      return rewriter.notifyMatchFailure(op, "no aligned vector width");
-    int64_t width = *vectorBytes / elementBytes;
+    FailureOr<CopyVectors> vectors = matchCopyVectors(op, rewriter);
+    if (failed(vectors))
+      return failure();
+    int64_t width = vectors->getVectorElements();
 
     Location loc = op.getLoc();
     bool async = op.getAsync();
@@ -86,7 +79,7 @@ struct GlobalToLDSOnBufferLoads : OpRewritePattern<CopyOp> {
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      forEachThreadVector(rewriter, loc, op, *threads, width,
+      forEachThreadVector(rewriter, loc, op, vectors->threads, width,
                           [&](OpBuilder &b, Value vector) {
                             emitVector(b, loc, op, vector, width);
                           });

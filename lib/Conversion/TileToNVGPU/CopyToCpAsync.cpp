@@ -51,26 +51,18 @@ struct AsyncCopyToCpAsync : OpRewritePattern<CopyOp> {
     if (op.getBarriers())
       return rewriter.notifyMatchFailure(op, "counted on a barrier, not in "
                                              "a cp.async group");
-    std::optional<int64_t> threads = getStaticBlockThreads(op);
-    if (!threads)
-      return rewriter.notifyMatchFailure(op, "no static block size");
-    unsigned bits = op.getDst().getType().getElementTypeBitWidth();
-    if (bits % 8)
-      return rewriter.notifyMatchFailure(op, "sub-byte elements");
-    int64_t elementBytes = bits / 8;
-    std::optional<int64_t> vectorBytes = getCopyVectorBytes(op, elementBytes);
-    if (!vectorBytes)
-      return rewriter.notifyMatchFailure(op, "no aligned vector width");
+    FailureOr<CopyVectors> vectors = matchCopyVectors(op, rewriter);
+    if (failed(vectors))
+      return failure();
 
     Location loc = op.getLoc();
-    Value ok =
-        canCopyVectors(rewriter, loc, op, *vectorBytes / elementBytes);
+    Value ok = canCopyVectors(rewriter, loc, op, vectors->getVectorElements());
     auto ifOp = scf::IfOp::create(rewriter, loc, ok, /*withElse=*/true);
     ifOp->setAttr(TileDialect::getLoweredAsyncCopyAttrName(), rewriter.getUnitAttr());
     {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      emitVectors(rewriter, loc, op, *threads, elementBytes, *vectorBytes);
+      emitVectors(rewriter, loc, op, *vectors);
       // Misaligned: the same copy, synchronously and element by element.
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
       auto fallback = cast<CopyOp>(rewriter.clone(*op));
@@ -82,13 +74,13 @@ struct AsyncCopyToCpAsync : OpRewritePattern<CopyOp> {
 
 private:
   static void emitVectors(OpBuilder &b, Location loc, CopyOp op,
-                          int64_t threads, int64_t elementBytes,
-                          int64_t vectorBytes) {
-    int64_t vectorElements = vectorBytes / elementBytes;
-    forEachThreadVector(b, loc, op, threads, vectorElements,
+                          const CopyVectors &vectors) {
+    forEachThreadVector(b, loc, op, vectors.threads,
+                        vectors.getVectorElements(),
                         [&](OpBuilder &b, Value vector) {
-                          emitVector(b, loc, op, vector, vectorElements,
-                                     vectorBytes);
+                          emitVector(b, loc, op, vector,
+                                     vectors.getVectorElements(),
+                                     vectors.vectorBytes);
                         });
   }
 
