@@ -740,6 +740,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     nvvm.persistent = options.persistent;
     nvvm.tmaBlocked = options.tmaBlocked;
     nvvm.tmaRelease = options.tmaRelease;
+    nvvm.wgmmaPanels = options.wgmmaPanels;
     buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
     TileToROCDLOptions rocdl;
@@ -909,7 +910,9 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                                                  : "") +
                  (cuda && options.persistent ? " persistent=true" : "") +
                  (cuda && options.tmaBlocked ? " tma-blocked=true" : "") +
-                 (cuda && options.tmaRelease ? " tma-release=true" : "") + "}"
+                 (cuda && options.tmaRelease ? " tma-release=true" : "") +
+                 (cuda && options.wgmmaPanels ? " wgmma-panels=true" : "") +
+                 "}"
            : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);
 

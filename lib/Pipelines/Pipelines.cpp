@@ -111,6 +111,8 @@ struct GPUTargetSpec {
   bool tmaBlocked = false;
   /// Stages released on mbarriers instead of block barriers.
   bool tmaRelease = false;
+  /// Blocked operand tiles in column panels.
+  bool wgmmaPanels = false;
 };
 } // namespace
 
@@ -136,6 +138,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     plan.tma = spec.tma;
     plan.tmaBlocked = spec.tma && spec.tmaBlocked;
     plan.releaseBarriers = spec.tma && spec.tmaRelease;
+    plan.panelBlocks = spec.wgmma && spec.wgmmaBlocked && spec.wgmmaPanels;
     plan.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
     pm.addPass(createTilePlanPipelines(plan));
   }
@@ -144,6 +147,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   layouts.keepConflictsInMemory = true;
   layouts.wgmma = spec.wgmma;
   layouts.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
+  layouts.panelBlocks = spec.wgmma && spec.wgmmaBlocked && spec.wgmmaPanels;
   layouts.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
   pm.addPass(createTileInferLayout(layouts));
   ConvertTileToGPUOptions toGPU;
@@ -218,7 +222,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
        options.cudaPath.empty() ? findCUDAToolkit() : options.cudaPath.getValue(),
        attachTarget, lowerKernels, options.wgmma, options.wgmmaBlocked,
        options.tma, options.wgmmaTallRows, options.persistent,
-       options.tmaBlocked, options.tmaRelease});
+       options.tmaBlocked, options.tmaRelease, options.wgmmaPanels});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

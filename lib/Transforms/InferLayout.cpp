@@ -336,7 +336,7 @@ struct InferLayoutPass
       if (!swizzle)
         swizzle = getWgmmaOperandSwizzle(
             MemRefType::get(type.getShape(), type.getElementType()),
-            blockedOperands);
+            blockedOperands, blockedOperands && panelBlocks);
       if (!swizzle || !appliesSwizzle(root, swizzle))
         return false;
     }
@@ -404,7 +404,8 @@ struct InferLayoutPass
             if (auto shared = operand.getDefiningOp<AllocSharedOp>();
                 shared && !shared.getLayoutAttr())
               if (SwizzleAttr swizzle = getWgmmaOperandSwizzle(
-                      shared.getType(), blockedOperands))
+                      shared.getType(), blockedOperands,
+                      blockedOperands && panelBlocks))
                 shared.setLayoutAttr(swizzle);
       } else if (auto gemm = dyn_cast<GemmOp>(op);
                  gemm && !matrixCoreChip.empty()) {

@@ -115,11 +115,11 @@ class Planner {
 public:
   Planner(PipelinedOp loop, bool swizzleGemmOperands, bool overlapGemms,
           bool blockedOperands, bool tma, bool tallRows, bool tmaBlocked,
-          bool releaseBarriers)
+          bool releaseBarriers, bool panelBlocks)
       : loop(loop), swizzleGemmOperands(swizzleGemmOperands),
         overlapGemms(overlapGemms), blockedOperands(blockedOperands),
         tma(tma), tallRows(tallRows), tmaBlocked(tmaBlocked),
-        releaseBarriers(releaseBarriers) {}
+        releaseBarriers(releaseBarriers), panelBlocks(panelBlocks) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
@@ -144,6 +144,8 @@ private:
   /// the thread that issues the next copies into it waits for that, instead
   /// of a block barrier before each stage's copies.
   bool releaseBarriers;
+  /// Blocked operand tiles stored in column panels.
+  bool panelBlocks;
   SmallVector<StagedCopy> staged;
   SmallVector<GemmOp> overlapped;
   llvm::SetVector<Operation *> slice;
@@ -195,7 +197,8 @@ bool Planner::analyze() {
                                       AffineMap(), type.getMemorySpace());
     auto swizzle = dyn_cast_or_null<SwizzleAttr>(alloc.getLayoutAttr());
     if (!swizzle && readByGemm && swizzleGemmOperands)
-      swizzle = getWgmmaOperandSwizzle(type, blockedOperands);
+      swizzle = getWgmmaOperandSwizzle(type, blockedOperands,
+                                       blockedOperands && panelBlocks);
     // Each stage must be swizzled as the tile alone would be.
     if (swizzle && type.getNumElements() % swizzle.getPeriod())
       swizzle = {};
@@ -209,9 +212,11 @@ bool Planner::analyze() {
     int64_t rank = s.copy.getSrc().getType().getRank();
     std::optional<TmaBox> box =
         getTmaBox(tile.getShape(), tile.getElementType(), s.swizzle);
-    // Blocked tiles take many small boxes: only with tma-blocked.
+    // Blocked tiles take many small boxes: only with tma-blocked; in column
+    // panels, one box per panel.
     return rank >= 2 && rank <= 5 && tile.getRank() == 2 && box &&
-           (box->rowBoxes * box->colBoxes == 1 || tmaBlocked);
+           (box->rowBoxes * box->colBoxes == 1 || tmaBlocked ||
+            (s.swizzle && s.swizzle.getPanels()));
   });
   // Gemms the kernel itself leaves in flight (wg_wait != 0): when a
   // tile.gemm_wait pending(0) follows the last of them in the body, the
@@ -475,7 +480,8 @@ struct PlanPipelinesPass
     for (PipelinedOp loop : loops) {
       Planner planner(loop, swizzle, overlap, swizzle && blockedOperands,
                       tma && swizzle && target.getSmVersion() >= 90,
-                      wgmmaTallRows, tmaBlocked, releaseBarriers);
+                      wgmmaTallRows, tmaBlocked, releaseBarriers,
+                      panelBlocks);
       if (planner.analyze())
         planner.rewrite();
     }

@@ -38,7 +38,7 @@ gen_wgmma_kernels() {
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
-# overlap release attprofile profile sass launch.
+# overlap release panels attprofile profile sass launch.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # tile-run's timings: the kernels' time on the device (CUDA events around
@@ -145,6 +145,15 @@ run tmablocked_nn $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --re
 run tmablocked_gemm_nn_wide /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-blocked --arg=300x200 --arg=200x300 --arg=300x300
 run tmablocked_fa128_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-blocked --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 run tmablocked_fa128_causal_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-blocked --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+echo "== --wgmma-panels (experimental): blocked tiles stored in column panels, one TMA box per panel, wgmma descriptors one panel apart"
+sed 's/blocked = true>/blocked = true, panels = true>/' $B > /tmp/blocked_panels.mlir
+run panels_tn /tmp/blocked_panels.mlir --entry=tn --reference=@tn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x300 --arg=90x300 --arg=100x90
+run panels_nn /tmp/blocked_panels.mlir --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=70x300 --arg=100x300
+run panels_gemm_nn_wide /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-panels --arg=300x200 --arg=200x300 --arg=300x300
+run panels_gemm_nn_k1000 /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-panels --arg=600x1000 --arg=1000x1100 --arg=600x1100
+run panels_fa128_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+run panels_fa128_causal_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
+run panels_fa128overlap_vs_cpu bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
 echo "== --persistent (experimental): one block per multiprocessor looping over the grid's tiles"
 run persistent_gemm_relu $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --persistent --arg=1000x200 --arg=200x1700 --arg=1000x1700
 run persistent_wgmma_5_k1000 /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --persistent --arg=2000x1000 --arg=3100x1000 --arg=2000x3100
@@ -455,6 +464,25 @@ for f in ${OV_DIR:-.bundle/ov}/ovsplit_*.mlir; do
   done
 done
 echo "release correctness: $pass passed, $fail failed"
+fi
+if want panels; then
+echo "== --wgmma-panels timings: NN 128x256x64 GEMM (B 64 x 256 on TMA) and the d128 attention kernels (K, V on TMA), with and without"
+python3 test/Integration/Inputs/gen_gemm.py --dtype f16 --acc f32 --out f16 --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_nn_wide.mlir
+for n in 4096 8192; do
+  for flag in --wgmma-panels=false --wgmma-panels; do
+    "$TR" /tmp/gemm_nn_wide.mlir --entry=gemm --target=$CHIP $flag --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-panels-nn-$n$flag.log" 2>&1
+    echo "NN $n^3 $flag: $(kernel_ms "$LOGS/time-panels-nn-$n$flag.log") ms"
+  done
+  echo "cuBLAS NN $n^3: $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nn) ms"
+done
+for kernel in flash_attention_d128 flash_attention_d128_overlap; do
+  for entry in flash_attention flash_attention_causal; do
+    for flag in --wgmma-panels=false --wgmma-panels; do
+      "$TR" bench/kernels/$kernel.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-panels-$kernel-$entry$flag.log" 2>&1
+      echo "$kernel $entry $flag: $(kernel_ms "$LOGS/time-panels-$kernel-$entry$flag.log") ms"
+    done
+  done
+done
 fi
 if want attprofile; then
 echo "== Nsight Compute: FlashAttention d128 ($ATT_PROFILE, non-causal, b2 h32 s4096): speed of light, pipes, warp stalls"

@@ -171,6 +171,11 @@ static cl::opt<bool> tmaReleaseOpt(
              "issuing thread waits for them (no block barrier per stage; "
              "experimental)"),
     cl::cat(category));
+static cl::opt<bool> wgmmaPanelsOpt(
+    "wgmma-panels", cl::init(false),
+    cl::desc("CUDA sm_90: blocked gemm operand tiles stored in column "
+             "panels, one TMA box per panel (experimental)"),
+    cl::cat(category));
 static cl::opt<bool> tmaOpt(
     "tma", cl::init(true),
     cl::desc("CUDA sm_90: pipelined copies on TMA with mbarriers where they "
@@ -402,6 +407,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.persistent = persistentOpt;
   options.tmaBlocked = tmaBlockedOpt;
   options.tmaRelease = tmaReleaseOpt;
+  options.wgmmaPanels = wgmmaPanelsOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }
 

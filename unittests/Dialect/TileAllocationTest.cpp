@@ -72,7 +72,7 @@ TEST(SwizzleTest, BlockedStoresEightRowGroupsByColumnBlock) {
   std::vector<bool> seen(rows * cols, false);
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c) {
-      int64_t stored = blocked.applyToTile(r, c, cols);
+      int64_t stored = blocked.applyToTile(r, c, rows, cols);
       int64_t block = (r / 8) * 8 * cols + (c / 64) * 8 * 64;
       EXPECT_EQ(stored, block + plain.apply((r % 8) * 64 + c % 64))
           << r << ", " << c;
@@ -82,7 +82,35 @@ TEST(SwizzleTest, BlockedStoresEightRowGroupsByColumnBlock) {
   // Rows of one block width: blocked and unblocked agree.
   for (int64_t r = 0; r < 16; ++r)
     for (int64_t c = 0; c < 64; ++c)
-      EXPECT_EQ(blocked.applyToTile(r, c, 64), plain.applyToTile(r, c, 64));
+      EXPECT_EQ(blocked.applyToTile(r, c, 16, 64),
+                plain.applyToTile(r, c, 16, 64));
+}
+
+TEST(SwizzleTest, PanelsStoreColumnPanelsWhole) {
+  MLIRContext ctx;
+  ctx.loadDialect<TileDialect>();
+  auto panels = SwizzleAttr::get(&ctx, 3, 3, 3, /*blocked=*/true,
+                                 /*panels=*/true);
+  auto plain = SwizzleAttr::get(&ctx, 3, 3, 3);
+  // A 24 x 192 f16 tile: three 64-column panels of 24 x 64 elements (what
+  // one TMA box with the 128-byte swizzle writes), one after another;
+  // inside a panel the XOR of an unblocked 64-wide tile.
+  const int64_t rows = 24, cols = 192;
+  std::vector<bool> seen(rows * cols, false);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) {
+      int64_t stored = panels.applyToTile(r, c, rows, cols);
+      EXPECT_EQ(stored, (c / 64) * rows * 64 + plain.apply(r * 64 + c % 64))
+          << r << ", " << c;
+      ASSERT_TRUE(stored >= 0 && stored < rows * cols && !seen[stored]);
+      seen[stored] = true;
+    }
+  // One panel wide: the same as the row-group-major blocked layout.
+  auto blocked = SwizzleAttr::get(&ctx, 3, 3, 3, /*blocked=*/true);
+  for (int64_t r = 0; r < 16; ++r)
+    for (int64_t c = 0; c < 64; ++c)
+      EXPECT_EQ(panels.applyToTile(r, c, 16, 64),
+                blocked.applyToTile(r, c, 16, 64));
 }
 
 TEST(SwizzleTest, XorPermutesWithinAPeriod) {

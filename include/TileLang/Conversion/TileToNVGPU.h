@@ -116,8 +116,10 @@ FragmentLayoutAttr getWgmmaAccumulatorLayout(GemmOp op, int64_t threads);
 /// The swizzle of a shared gemm operand tile of `type`: with `blocked`, the
 /// blocked 128-byte swizzle for rows wider than 128 bytes of 16-bit
 /// elements (a multiple of 8 rows and of 128 bytes: what wgmma reads
-/// through descriptors); otherwise getLdmatrixSwizzle.
-SwizzleAttr getWgmmaOperandSwizzle(MemRefType type, bool blocked);
+/// through descriptors), with `panels` stored in column panels (what one TMA
+/// box per panel writes); otherwise getLdmatrixSwizzle.
+SwizzleAttr getWgmmaOperandSwizzle(MemRefType type, bool blocked,
+                                   bool panels = false);
 
 /// The swizzle that makes ldmatrix reads of a shared tile of `type`
 /// conflict-free: the 16-byte vectors of a row (up to eight of them) are

@@ -141,6 +141,9 @@ struct CompileOptions {
   /// CUDA sm_90: pipeline stages released on mbarriers instead of block
   /// barriers (the pipeline's `tma-release`; experimental).
   bool tmaRelease = false;
+  /// CUDA sm_90: blocked gemm operand tiles in column panels, one TMA box
+  /// per panel (the pipeline's `wgmma-panels`; experimental).
+  bool wgmmaPanels = false;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };

@@ -98,6 +98,12 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "on wgmma too (8 x 64-element column blocks per 8 "
                      "rows; =false: such gemms stay on mma.sync)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> wgmmaPanels{
+      *this, "wgmma-panels",
+      llvm::cl::desc("sm_90: blocked gemm operand tiles are stored in "
+                     "column panels, which TMA writes with one box per "
+                     "panel (experimental: not yet run on a GPU)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> tmaRelease{
       *this, "tma-release",
       llvm::cl::desc("sm_90: with tma, warps release each pipeline stage on "

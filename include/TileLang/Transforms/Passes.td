@@ -99,6 +99,9 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
            "On sm_90 targets, gemms whose shapes, types and transposes fit "
            "wgmma take its warpgroup partition (policy full_row: 64 rows "
            "of C per warpgroup) whatever their policy">,
+    Option<"panelBlocks", "panel-blocks", "bool", /*default=*/"false",
+           "With blocked-operands, blocked tiles are stored in column "
+           "panels (one TMA box per panel; experimental)">,
     Option<"blockedOperands", "blocked-operands", "bool",
            /*default=*/"false",
            "Shared gemm operands with rows wider than 128 bytes get the "
@@ -225,6 +228,9 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     Option<"overlapGemms", "overlap-gemms", "bool", /*default=*/"false",
            "On sm_90 targets, keep one k tile of each qualifying gemm's "
            "tensor-core work in flight across iterations (for wgmma)">,
+    Option<"panelBlocks", "panel-blocks", "bool", /*default=*/"false",
+           "With blocked-operands, blocked tiles are stored in column "
+           "panels (one TMA box per panel; experimental)">,
     Option<"blockedOperands", "blocked-operands", "bool",
            /*default=*/"false",
            "On NVIDIA targets, staged gemm operands with rows wider than "

@@ -294,12 +294,25 @@ static SmallVector<Value> swizzleBlockedIndices(OpBuilder &b, Location loc,
     return arith::RemUIOp::create(b, loc, v, indexConst(b, loc, c));
   };
   // Group of 8 rows, then the column block, then the row inside the group,
-  // then the column inside the block.
-  Value offset = arith::AddIOp::create(
-      b, loc,
-      arith::AddIOp::create(b, loc, mul(div(row, 8), 8 * rowLength),
-                            mul(div(col, width), 8 * width)),
-      arith::AddIOp::create(b, loc, mul(rem(row, 8), width), rem(col, width)));
+  // then the column inside the block; in column panels, the panel, then the
+  // row, then the column inside the panel.
+  int64_t rows = 1;
+  for (int64_t extent : shape.drop_back())
+    rows *= extent;
+  Value offset =
+      swizzle.getPanels()
+          ? arith::AddIOp::create(
+                b, loc, mul(div(col, width), rows * width),
+                arith::AddIOp::create(b, loc, mul(row, width),
+                                      rem(col, width)))
+                .getResult()
+          : arith::AddIOp::create(
+                b, loc,
+                arith::AddIOp::create(b, loc, mul(div(row, 8), 8 * rowLength),
+                                      mul(div(col, width), 8 * width)),
+                arith::AddIOp::create(b, loc, mul(rem(row, 8), width),
+                                      rem(col, width)))
+                .getResult();
   offset = arith::XOrIOp::create(b, loc, offset,
                                  getSwizzleMask(b, loc, swizzle, offset));
   // Back to indices of the tile's shape.

@@ -56,13 +56,18 @@ std::optional<TmaBox> mlir::tile::getTmaBox(ArrayRef<int64_t> shape,
   if (rows < 1 || cols < 1 || rowBytes % 16 || (rows * rowBytes) % 128)
     return std::nullopt;
   // Blocked: 8 x 128-byte blocks, each a 1 KiB piece of the 128-byte
-  // swizzle, in row-group-major order: one 8-row box per block.
+  // swizzle, in row-group-major order: one 8-row box per block; in column
+  // panels, one box per panel (all rows, up to 256).
   if (swizzle && swizzle.getBlocked()) {
     int64_t width = swizzle.getBlockWidth();
     if (swizzle.getBits() != 3 || swizzle.getShift() != 3 ||
         (int64_t(1) << swizzle.getBase()) * bytes != 16 ||
         width * bytes != 128 || rows % 8 || cols % width)
       return std::nullopt;
+    if (swizzle.getPanels())
+      return rows > 256 ? std::nullopt
+                        : std::optional<TmaBox>(
+                              TmaBox{rows, width, 3, 1, cols / width});
     return TmaBox{8, width, 3, rows / 8, cols / width};
   }
   if (rows > 256 || cols > 256)

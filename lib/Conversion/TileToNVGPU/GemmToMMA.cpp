@@ -773,9 +773,11 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     auto type = cast<MemRefType>(tile.getType());
     int64_t rowBytes = type.getDimSize(1) * type.getElementTypeBitWidth() / 8;
     SwizzleAttr swizzle = getTileSwizzle(tile);
-    // Rows wider than 128 bytes: the blocked 128-byte layout.
-    SwizzleAttr expected =
-        getWgmmaOperandSwizzle(type, /*blocked=*/rowBytes > 128);
+    // Rows wider than 128 bytes: the blocked 128-byte layout (in either
+    // order of its blocks).
+    SwizzleAttr expected = getWgmmaOperandSwizzle(
+        type, /*blocked=*/rowBytes > 128,
+        /*panels=*/swizzle && swizzle.getPanels());
     if (!swizzle || swizzle != expected || swizzle.getBase() != 3 ||
         swizzle.getShift() != 3 || (rowBytes > 128 && !swizzle.getBlocked()))
       return 0;
@@ -880,15 +882,26 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     // one atom; unused otherwise), the stride byte offset (8 rows) >> 4 and
     // the swizzle mode (1: 128 B, 2: 64 B, 3: 32 B). In a blocked layout a
     // row's 128-byte pieces lie 1024 bytes apart.
+    // In column panels (the blocked layout's other order), 8-row groups lie
+    // 1 KiB apart, the 128-byte pieces of a row one panel (rows x 128
+    // bytes) apart, and a row moves 128 bytes.
     auto descriptor = [&](Value tile, int64_t rowBytes, Value row,
                           int64_t offset) -> Value {
       bool blocked = rowBytes > 128;
+      SwizzleAttr swizzle = getTileSwizzle(tile);
+      bool panels = blocked && swizzle && swizzle.getPanels();
+      auto tileType = cast<MemRefType>(tile.getType());
+      int64_t panelBytes =
+          tileType.getNumElements() / tileType.getShape().back() * 128;
       int64_t mode = rowBytes >= 128 ? 1 : rowBytes == 64 ? 2 : 3;
-      int64_t lbo = blocked ? 1024 / 16 : 1;
-      int64_t constantBits =
-          (lbo << 16) | ((8 * rowBytes / 16) << 32) | (mode << 62);
-      if (blocked)
+      int64_t lbo = panels ? panelBytes / 16 : blocked ? 1024 / 16 : 1;
+      int64_t sbo = panels ? 1024 / 16 : 8 * rowBytes / 16;
+      int64_t constantBits = (lbo << 16) | (sbo << 32) | (mode << 62);
+      if (panels)
+        offset = offset / 128 * panelBytes + offset % 128;
+      else if (blocked)
         offset = offset / 128 * 1024 + offset % 128;
+      int64_t rowStride = panels ? 128 : rowBytes;
       auto metadata = memref::ExtractStridedMetadataOp::create(rewriter, loc,
                                                                tile);
       Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter,
@@ -901,7 +914,7 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
                                 index(bytes)));
       address = arith::AddIOp::create(
           rewriter, loc, address,
-          arith::MulIOp::create(rewriter, loc, row, index(rowBytes)));
+          arith::MulIOp::create(rewriter, loc, row, index(rowStride)));
       address = addIndex(rewriter, loc, address, offset);
       Value field = arith::ShRUIOp::create(
           rewriter, loc,
@@ -1184,14 +1197,15 @@ FragmentLayoutAttr mlir::tile::getMmaOperandALayout(GemmOp op,
 }
 
 SwizzleAttr mlir::tile::getWgmmaOperandSwizzle(MemRefType type,
-                                               bool blocked) {
+                                               bool blocked, bool panels) {
   int64_t rowBytes =
       type.getShape().back() * type.getElementTypeBitWidth() / 8;
   int64_t rows = type.getNumElements() / type.getShape().back();
   if (rowBytes <= 128 || !blocked || type.getElementTypeBitWidth() != 16 ||
       rowBytes % 128 || rows % 8)
     return getLdmatrixSwizzle(type);
-  return SwizzleAttr::get(type.getContext(), 3, 3, 3, /*blocked=*/true);
+  return SwizzleAttr::get(type.getContext(), 3, 3, 3, /*blocked=*/true,
+                          panels);
 }
 
 bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads, bool blockedRows,

@@ -195,6 +195,13 @@ func.func @swizzle_overlap() attributes {s = #tile.swizzle<3, 3, 2>} {
 
 // -----
 
+// expected-error @+1 {{a swizzle stored in column panels must be blocked}}
+func.func @swizzle_panels_unblocked() attributes {s = #tile.swizzle<3, 3, 3, blocked = false, panels = true>} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{fragment layout maps element [8] to thread 8, outside [0, 8)}}
 func.func @fragment_thread_range() attributes {l = #tile.fragment<[16], thread = (i) -> (i), index = (i) -> (0), threads = 8>} {
   return

@@ -27,6 +27,8 @@ func.func @allocs(%n: index) {
     %1 = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<128x64xbf16, #tile.mem<shared>>
     // CHECK: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3, blocked = true>} : memref<64x128xf16, #tile.mem<shared>>
     %blocked = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3, blocked = true>} : memref<64x128xf16, #tile.mem<shared>>
+    // CHECK: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3, blocked = true, panels = true>} : memref<64x128xf16, #tile.mem<shared>>
+    %panels = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3, blocked = true, panels = true>} : memref<64x128xf16, #tile.mem<shared>>
     // CHECK: tile.alloc_shared {layout = #tile.swizzle<2, 3, 3>} : memref<64x32xf16, #tile.mem<shared>>
     %unblocked = tile.alloc_shared {layout = #tile.swizzle<2, 3, 3, blocked = false>} : memref<64x32xf16, #tile.mem<shared>>
     // CHECK: tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>

@@ -94,7 +94,9 @@ LogicalResult mlir::tile::verifyInKernel(Operation *op) {
 
 LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   unsigned bits, unsigned base,
-                                  unsigned shift, bool blocked) {
+                                  unsigned shift, bool blocked, bool panels) {
+  if (panels && !blocked)
+    return emitError() << "a swizzle stored in column panels must be blocked";
   if (bits > 30 || base > 30 || shift > 30 || bits + base + shift > 30)
     return emitError() << "swizzle spans " << uint64_t(bits) + base + shift
                        << " offset bits; at most 30 are supported";
@@ -110,14 +112,15 @@ int64_t SwizzleAttr::apply(int64_t offset) const {
   return offset ^ ((offset & mask) >> getShift());
 }
 
-int64_t SwizzleAttr::applyToTile(int64_t row, int64_t col,
+int64_t SwizzleAttr::applyToTile(int64_t row, int64_t col, int64_t rows,
                                  int64_t rowLength) const {
   int64_t offset = row * rowLength + col;
-  if (getBlocked()) {
-    int64_t width = getBlockWidth();
+  int64_t width = getBlockWidth();
+  if (getPanels())
+    offset = (col / width) * rows * width + row * width + col % width;
+  else if (getBlocked())
     offset = (row / 8) * 8 * rowLength + (col / width) * 8 * width +
              (row % 8) * width + col % width;
-  }
   return apply(offset);
 }
 

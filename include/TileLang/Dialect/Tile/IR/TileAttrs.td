@@ -134,6 +134,13 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
     whose rows are longer than one swizzle atom. A blocked tile has a
     multiple of 8 rows and of W columns.
 
+    With `panels = true` as well, the blocks are stored column panel first:
+    each panel of W columns holds all R rows of the tile (R x W, row-major,
+    8-row blocks one after another), the panels one after another. Each
+    panel is then what one TMA box with the 128-byte swizzle writes, and
+    wgmma reads it with 1 KiB between 8-row groups and R x W elements
+    between panels.
+
     Example:
 
     ```mlir
@@ -144,13 +151,19 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
     ```
   }];
   let parameters = (ins "unsigned":$bits, "unsigned":$base, "unsigned":$shift,
-                        DefaultValuedParameter<"bool", "false">:$blocked);
+                        DefaultValuedParameter<"bool", "false">:$blocked,
+                        DefaultValuedParameter<"bool", "false">:$panels);
   let assemblyFormat =
-      "`<` $bits `,` $base `,` $shift (`,` `blocked` `=` $blocked^)? `>`";
+      "`<` $bits `,` $base `,` $shift (`,` `blocked` `=` $blocked^)? "
+      "(`,` `panels` `=` $panels^)? `>`";
   let genVerifyDecl = 1;
   let builders = [
     AttrBuilder<(ins "unsigned":$bits, "unsigned":$base, "unsigned":$shift), [{
-      return $_get($_ctxt, bits, base, shift, false);
+      return $_get($_ctxt, bits, base, shift, false, false);
+    }]>,
+    AttrBuilder<(ins "unsigned":$bits, "unsigned":$base, "unsigned":$shift,
+                     "bool":$blocked), [{
+      return $_get($_ctxt, bits, base, shift, blocked, false);
     }]>
   ];
   let extraClassDeclaration = [{
@@ -158,9 +171,10 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
     /// unblocked swizzle; a blocked one first reorders the offset, see
     /// applyToTile).
     int64_t apply(int64_t offset) const;
-    /// The stored offset of element (row, col) of a tile with rows of
+    /// The stored offset of element (row, col) of a tile of `rows` rows of
     /// `rowLength` elements (`row` counts over all leading dimensions).
-    int64_t applyToTile(int64_t row, int64_t col, int64_t rowLength) const;
+    int64_t applyToTile(int64_t row, int64_t col, int64_t rows,
+                        int64_t rowLength) const;
     /// Elements per block row of a blocked layout: 2^(base + bits).
     int64_t getBlockWidth() const {
       return int64_t(1) << (getBase() + getBits());
