@@ -58,9 +58,10 @@ PASSES = [
      '--convert-tile-to-gpu=wgmma=true reuse-shared-memory=true'],
     # Stages released on mbarriers, wgmma tall rows, FMA contraction.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
-     '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true',
+     '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
+     'blocked-operands=true panel-blocks=true',
      '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
-     'wgmma-tall-rows=true',
+     'wgmma-tall-rows=true blocked-operands=true panel-blocks=true',
      '--convert-tile-to-gpu=wgmma=true wgmma-tall-rows=true',
      '--tile-contract-float-ops'],
 ]
