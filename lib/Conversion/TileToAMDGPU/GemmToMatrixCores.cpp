@@ -59,11 +59,41 @@ Value add(OpBuilder &b, Location loc, Value x, int64_t y) {
   return y == 0 ? x : add(b, loc, x, index(b, loc, y));
 }
 
-/// Loads elements `at(v)`, v = 0..count-1, of `tile` into a vector.
+/// Loads elements `at(v)`, v = 0..count-1, of `tile` into a vector. With
+/// `alongRow`, element v lies v elements along a row from element 0, which
+/// starts a run of `count` aligned elements: the elements then load as
+/// vectors of up to 16 bytes that the tile's swizzle keeps together (one
+/// ds_read_b64 / b128 instead of one read per element).
 Value loadVector(OpBuilder &b, Location loc, Value tile, int64_t count,
-                 function_ref<SmallVector<Value>(int64_t)> at) {
-  auto type = VectorType::get(
-      {count}, cast<MemRefType>(tile.getType()).getElementType());
+                 function_ref<SmallVector<Value>(int64_t)> at,
+                 bool alongRow = false) {
+  auto tileType = cast<MemRefType>(tile.getType());
+  Type element = tileType.getElementType();
+  auto type = VectorType::get({count}, element);
+  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  int64_t chunk = std::min<int64_t>(count, 16 / bytes);
+  if (SwizzleAttr swizzle = getTileSwizzle(tile))
+    chunk = std::min<int64_t>(chunk, int64_t(1) << swizzle.getBase());
+  if (alongRow && chunk > 1 && count % chunk == 0 &&
+      tileType.getShape().back() % chunk == 0) {
+    auto piece = VectorType::get({chunk}, element);
+    Value result;
+    for (int64_t v = 0; v < count; v += chunk) {
+      Value part = vector::LoadOp::create(
+          b, loc, piece, tile, swizzleIndices(b, loc, tile, at(v)),
+          /*nontemporal=*/false, llvm::Align(chunk * bytes));
+      if (!result) {
+        result = part;
+        continue;
+      }
+      // Appended by a shuffle of the two (lowered everywhere).
+      SmallVector<int64_t> lanes(v + chunk);
+      for (int64_t i = 0; i < v + chunk; ++i)
+        lanes[i] = i;
+      result = vector::ShuffleOp::create(b, loc, result, part, lanes);
+    }
+    return result;
+  }
   SmallVector<Value> values;
   for (int64_t v = 0; v < count; ++v)
     values.push_back(memref::LoadOp::create(
@@ -141,6 +171,40 @@ struct GemmToMatrixCore : OpRewritePattern<GemmOp> {
 
     Value cArray = fragments ? fragments->getArray(c) : Value();
     int64_t waves = *threads / core.waveSize;
+    // The lane's A fragment of rows aRow.. and B fragment of column col at
+    // k step k0, and one matrix-core instruction.
+    // A stored M x K and B stored N x K keep a fragment's k run in a row.
+    auto loadA = [&](OpBuilder &bld, Value kBase, Value aRow) {
+      return loadVector(
+          bld, loc, a, core.operandCount,
+          [&](int64_t v) {
+            Value k = add(bld, loc, kBase, v);
+            return transA ? SmallVector<Value>{k, aRow}
+                          : SmallVector<Value>{aRow, k};
+          },
+          /*alongRow=*/!transA);
+    };
+    auto loadB = [&](OpBuilder &bld, Value kBase, Value col) {
+      return loadVector(
+          bld, loc, b, core.operandCount,
+          [&](int64_t v) {
+            Value k = add(bld, loc, kBase, v);
+            return transB ? SmallVector<Value>{col, k}
+                          : SmallVector<Value>{k, col};
+          },
+          /*alongRow=*/transB);
+    };
+    auto multiply = [&](OpBuilder &bld, Value aFrag, Value bFrag,
+                        Value acc) -> Value {
+      if (core.waveSize == 64)
+        return amdgpu::MFMAOp::create(bld, loc, accType, kTile, kTile, kTile,
+                                      /*blocks=*/1, aFrag, bFrag, acc);
+      return amdgpu::WMMAOp::create(bld, loc, accType,
+                                    bld.getI32IntegerAttr(kTile),
+                                    bld.getI32IntegerAttr(kTile),
+                                    bld.getI32IntegerAttr(kTile), aFrag,
+                                    bFrag, acc);
+    };
     // One 16x16 C tile: its accumulators from C (memory, or the register
     // slots from `slot0` on), the k loop, back to C.
     auto emitTile = [&](OpBuilder &bld, Value tile, int64_t slot0) {
@@ -178,31 +242,10 @@ struct GemmToMatrixCore : OpRewritePattern<GemmOp> {
               index(bld, loc, kTile), ValueRange{init},
               [&](OpBuilder &bld, Location loc, Value k0, ValueRange acc) {
                 Value kBase = add(bld, loc, k0, scaled(bld, core.kPerHalf));
-                Value aFrag =
-                    loadVector(bld, loc, a, core.operandCount, [&](int64_t v) {
-                      Value k = add(bld, loc, kBase, v);
-                      return transA ? SmallVector<Value>{k, aRow}
-                                    : SmallVector<Value>{aRow, k};
-                    });
-                Value bFrag =
-                    loadVector(bld, loc, b, core.operandCount, [&](int64_t v) {
-                      Value k = add(bld, loc, kBase, v);
-                      return transB ? SmallVector<Value>{col, k}
-                                    : SmallVector<Value>{k, col};
-                    });
-                Value next =
-                    core.waveSize == 64
-                        ? amdgpu::MFMAOp::create(bld, loc, accType, kTile,
-                                                 kTile, kTile, /*blocks=*/1,
-                                                 aFrag, bFrag, acc[0])
-                              .getResult()
-                        : amdgpu::WMMAOp::create(
-                              bld, loc, accType, bld.getI32IntegerAttr(kTile),
-                              bld.getI32IntegerAttr(kTile),
-                              bld.getI32IntegerAttr(kTile), aFrag, bFrag,
-                              acc[0])
-                              .getResult();
-                scf::YieldOp::create(bld, loc, next);
+                scf::YieldOp::create(bld, loc,
+                                     multiply(bld, loadA(bld, kBase, aRow),
+                                              loadB(bld, kBase, col),
+                                              acc[0]));
               });
           for (int64_t v = 0; v < core.accCount; ++v) {
             Value element = vector::ExtractOp::create(
@@ -214,7 +257,66 @@ struct GemmToMatrixCore : OpRewritePattern<GemmOp> {
               memref::StoreOp::create(bld, loc, element, c, cIndex(bld, v));
           }
     };
-    if (cArray) {
+    if (cArray && tilesN % waves == 0) {
+      // C in registers and the waves dealt whole rows of tiles in turn: the
+      // wave's tile q (tile w + qW) lies in tile row qW / tilesN (the same
+      // for every wave) and tile column w + qW mod tilesN. One k loop
+      // carries all the wave's accumulators; per k step each distinct B
+      // column fragment and each distinct A row fragment is loaded once and
+      // feeds every tile that shares it.
+      int64_t perWave = numTiles / waves;
+      SmallVector<Value> inits;
+      for (int64_t q = 0; q < perWave; ++q) {
+        if (op.getClearAccum()) {
+          inits.push_back(arith::ConstantOp::create(
+              rewriter, loc, accType,
+              cast<TypedAttr>(rewriter.getZeroAttr(accType))));
+          continue;
+        }
+        SmallVector<Value> values;
+        for (int64_t v = 0; v < core.accCount; ++v)
+          values.push_back(memref::LoadOp::create(
+              rewriter, loc, cArray,
+              index(rewriter, loc, q * core.accCount + v)));
+        inits.push_back(
+            vector::FromElementsOp::create(rewriter, loc, accType, values));
+      }
+      Value colBase = arith::MulIOp::create(rewriter, loc, wave,
+                                            index(rewriter, loc, kTile));
+      auto kLoop = scf::ForOp::create(
+          rewriter, loc, index(rewriter, loc, 0),
+          index(rewriter, loc, op.getK()), index(rewriter, loc, kTile),
+          inits,
+          [&](OpBuilder &bld, Location loc, Value k0, ValueRange accs) {
+            Value kBase = add(bld, loc, k0, scaled(bld, core.kPerHalf));
+            // B fragments by the static part of their tile column.
+            llvm::SmallDenseMap<int64_t, Value> bFrags;
+            for (int64_t q = 0; q < perWave; ++q) {
+              int64_t column = (q * waves) % tilesN;
+              if (!bFrags.count(column))
+                bFrags[column] = loadB(
+                    bld, kBase,
+                    add(bld, loc, add(bld, loc, colBase, column * kTile), r));
+            }
+            SmallVector<Value> next(accs.begin(), accs.end());
+            for (int64_t q = 0; q < perWave;) {
+              int64_t tileRow = (q * waves) / tilesN;
+              Value aFrag =
+                  loadA(bld, kBase, add(bld, loc, r, tileRow * kTile));
+              for (; q < perWave && (q * waves) / tilesN == tileRow; ++q)
+                next[q] = multiply(bld, aFrag,
+                                   bFrags[(q * waves) % tilesN], next[q]);
+            }
+            scf::YieldOp::create(bld, loc, next);
+          });
+      for (int64_t q = 0; q < perWave; ++q)
+        for (int64_t v = 0; v < core.accCount; ++v)
+          memref::StoreOp::create(
+              rewriter, loc,
+              vector::ExtractOp::create(rewriter, loc, kLoop.getResult(q),
+                                        ArrayRef<int64_t>{v}),
+              cArray, index(rewriter, loc, q * core.accCount + v));
+    } else if (cArray) {
       // The wave's tiles w, w + W, ... one after another, tile q of the
       // wave in slots q * accCount on.
       for (int64_t q = 0; q < numTiles / waves; ++q)

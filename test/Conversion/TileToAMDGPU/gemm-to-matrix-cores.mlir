@@ -12,20 +12,26 @@
 // l = 16 q + r loads A[r][4q + v] and B[4q + v][r] (v = 0..3) per k step and
 // holds C[4q + v][r]. WMMA (gfx11; wave32), amdgpu.wmma 16x16x16: lane
 // l = 16 h + r loads all of row r of A and column r of B and holds
-// C[2v + h][r] (v = 0..7). Compiled and ISA-checked here; no AMD GPU runs it.
+// C[2v + h][r] (v = 0..7). An operand whose k run lies along a row (A
+// stored M x K, B stored N x K) loads as vectors of up to 16 bytes (one
+// vector<4xf16> for MFMA, two vector<8xf16> for WMMA), the other element by
+// element. Compiled and ISA-checked here; no AMD GPU runs it.
 // MFMA-LABEL: func.func @f16
 // MFMA: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
 // MFMA: %[[WAVE:.*]] = arith.divui %[[TX]], %c64
 // MFMA: scf.for %{{.*}} = %[[WAVE]] to %c8 step %c2 {
 // MFMA:   scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<4xf32>) {
-// MFMA-COUNT-4: memref.load %{{.*}} : memref<32x32xf16, #gpu.address_space<workgroup>>
+// MFMA:     vector.load %{{.*}} : memref<32x32xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+// MFMA-COUNT-4: memref.load %{{.*}} : memref<32x64xf16, #gpu.address_space<workgroup>>
 // MFMA:     vector.from_elements {{.*}} : vector<4xf16>
 // MFMA:     amdgpu.mfma 16x16x16 %{{.*}} * %{{.*}} + %[[ACC]] blgp = none : vector<4xf16>, vector<4xf16>, vector<4xf32>
 // MFMA-COUNT-4: memref.store
 // WMMA-LABEL: func.func @f16
 // WMMA: scf.for %{{.*}} = %{{.*}} to %c8 step %c4 {
 // WMMA:   scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<8xf32>) {
-// WMMA-COUNT-16: memref.load %{{.*}} : memref<32x32xf16, #gpu.address_space<workgroup>>
+// WMMA-COUNT-2: vector.load %{{.*}} : memref<32x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// WMMA:     vector.shuffle {{.*}} : vector<8xf16>, vector<8xf16>
+// WMMA-COUNT-16: memref.load %{{.*}} : memref<32x64xf16, #gpu.address_space<workgroup>>
 // WMMA:     amdgpu.wmma 16x16x16 %{{.*}} * %{{.*}} + %[[ACC]] : vector<16xf16>, vector<16xf16>, vector<8xf32>
 // WMMA-COUNT-8: memref.store
 // Chips without matrix cores (gfx1030) keep the generic lowering.

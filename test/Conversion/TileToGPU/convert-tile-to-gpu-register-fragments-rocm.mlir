@@ -29,15 +29,21 @@ func.func @scores(%Q: memref<32x32xf16>, %K: memref<32x32xf16>, %M: memref<32xf3
 
 // LAYOUT: tile.alloc_fragment {layout = #tile.fragment<[32, 32], thread = (d0, d1) -> (((d1 floordiv 16) mod 2) * 64 + ((d0 mod 16) floordiv 4) * 16 + d1 mod 16), index = (d0, d1) -> ((d0 floordiv 16 + (d1 floordiv 16) floordiv 2) * 4 + d0 mod 4), threads = 128>} : memref<32x32xf32
 
-// Two waves of 64, four tiles: two per wave, four accumulators each.
+// Two waves of 64, four tiles: two per wave (tile rows 0 and 1 of the
+// wave's tile column), four accumulators each; one k loop carries both,
+// the B fragment loaded once per k step for the two.
 // MFMA-LABEL: func.func @scores
 // MFMA: memref.view {{.*}} to memref<8x128xf32, #gpu.address_space<workgroup>>
 // MFMA: %[[S:.*]] = memref.alloca() : memref<8xf32>
 // MFMA: %[[M:.*]] = memref.alloca() : memref<8xf32>
+// MFMA: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>)
+// MFMA-COUNT-2: vector.load
+// MFMA: amdgpu.mfma 16x16x16
+// MFMA: vector.load
+// MFMA-NOT: vector.load
 // MFMA: amdgpu.mfma 16x16x16
 // MFMA: memref.store %{{.*}}, %[[S]][%c0
 // MFMA: memref.store %{{.*}}, %[[S]][%c3
-// MFMA: amdgpu.mfma 16x16x16
 // MFMA: memref.store %{{.*}}, %[[S]][%c4
 // MFMA: memref.store %{{.*}}, %[[S]][%c7
 // MFMA: memref.load %[[S]]
