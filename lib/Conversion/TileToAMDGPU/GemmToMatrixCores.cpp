@@ -173,26 +173,25 @@ struct GemmToMatrixCore : OpRewritePattern<GemmOp> {
     int64_t waves = *threads / core.waveSize;
     // The lane's A fragment of rows aRow.. and B fragment of column col at
     // k step k0, and one matrix-core instruction.
-    // A stored M x K and B stored N x K keep a fragment's k run in a row.
-    auto loadA = [&](OpBuilder &bld, Value kBase, Value aRow) {
+    // The fragment of operand `tile` at k step `kBase` and row or column
+    // `other`; `kInner`: k is the tile's second index (A stored M x K, B
+    // stored N x K), so the fragment's k run lies along a row.
+    auto loadOperand = [&](OpBuilder &bld, Value tile, bool kInner,
+                           Value kBase, Value other) {
       return loadVector(
-          bld, loc, a, core.operandCount,
+          bld, loc, tile, core.operandCount,
           [&](int64_t v) {
             Value k = add(bld, loc, kBase, v);
-            return transA ? SmallVector<Value>{k, aRow}
-                          : SmallVector<Value>{aRow, k};
+            return kInner ? SmallVector<Value>{other, k}
+                          : SmallVector<Value>{k, other};
           },
-          /*alongRow=*/!transA);
+          /*alongRow=*/kInner);
+    };
+    auto loadA = [&](OpBuilder &bld, Value kBase, Value aRow) {
+      return loadOperand(bld, a, /*kInner=*/!transA, kBase, aRow);
     };
     auto loadB = [&](OpBuilder &bld, Value kBase, Value col) {
-      return loadVector(
-          bld, loc, b, core.operandCount,
-          [&](int64_t v) {
-            Value k = add(bld, loc, kBase, v);
-            return transB ? SmallVector<Value>{col, k}
-                          : SmallVector<Value>{k, col};
-          },
-          /*alongRow=*/transB);
+      return loadOperand(bld, b, /*kInner=*/transB, kBase, col);
     };
     auto multiply = [&](OpBuilder &bld, Value aFrag, Value bFrag,
                         Value acc) -> Value {
