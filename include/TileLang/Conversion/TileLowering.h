@@ -17,6 +17,9 @@
 namespace mlir {
 namespace tile {
 
+/// An index constant at the builder's insertion point.
+Value indexConst(OpBuilder &b, Location loc, int64_t value);
+
 enum class TileLoweringMode {
   /// One thread does everything: the CPU reference.
   Sequential,

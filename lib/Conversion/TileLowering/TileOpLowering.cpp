@@ -29,7 +29,7 @@ using namespace mlir::tile;
 // Scalar helpers
 //===----------------------------------------------------------------------===//
 
-static Value indexConst(OpBuilder &b, Location loc, int64_t value) {
+Value mlir::tile::indexConst(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIndexOp::create(b, loc, value);
 }
 

@@ -45,10 +45,6 @@ using namespace mlir::tile;
 
 namespace {
 
-Value indexConst(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantIndexOp::create(b, loc, value);
-}
-
 struct GlobalToLDSOnBufferLoads : OpRewritePattern<CopyOp> {
   GlobalToLDSOnBufferLoads(MLIRContext *ctx)
       : OpRewritePattern<CopyOp>(ctx, /*benefit=*/2) {}

@@ -34,10 +34,6 @@ using namespace mlir::tile;
 
 namespace {
 
-Value indexConst(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantIndexOp::create(b, loc, value);
-}
-
 /// tile.copy {async}, global (with offsets) to a whole shared tile.
 struct AsyncCopyToCpAsync : OpRewritePattern<CopyOp> {
   AsyncCopyToCpAsync(MLIRContext *ctx)

@@ -108,10 +108,6 @@ static std::optional<int64_t> getTensorMapDataType(Type type) {
   }
 }
 
-static Value indexConst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 static Value toI64(OpBuilder &b, Location loc, Value index) {
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
 }
@@ -246,13 +242,17 @@ Value i32Const(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 32);
 }
 
-/// Builds `body` under `if (thread id == 0)`.
-void onThreadZero(OpBuilder &b, Location loc, Operation *op,
-                  function_ref<void(OpBuilder &)> body) {
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      getBlockThreads(b, op).threadId,
+/// Builds `body` under `if (thread id mod every == 0)`: thread 0 of the
+/// block, or with `every` = 32 lane 0 of each warp.
+scf::IfOp onThreadZero(OpBuilder &b, Location loc, Operation *op,
+                       function_ref<void(OpBuilder &)> body,
+                       int64_t every = 0) {
+  Value tid = getBlockThreads(b, op).threadId;
+  if (every)
+    tid = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, every));
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
                                       indexConst(b, loc, 0));
-  scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location) {
+  return scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location) {
     body(then);
     scf::YieldOp::create(then, loc);
   });
@@ -307,9 +307,9 @@ struct BarrierWaitToMBarrier : OpRewritePattern<BarrierWaitOp> {
       rewriter.eraseOp(op);
       return success();
     }
-    onThreadZero(rewriter, loc, op, wait);
-    rewriter.getInsertionBlock()->back().setAttr(
-        TileDialect::getIssuerWaitAttrName(), rewriter.getUnitAttr());
+    onThreadZero(rewriter, loc, op, wait)
+        ->setAttr(TileDialect::getIssuerWaitAttrName(),
+                  rewriter.getUnitAttr());
     rewriter.eraseOp(op);
     return success();
   }
@@ -324,19 +324,15 @@ struct BarrierArriveToMBarrier : OpRewritePattern<BarrierArriveOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     NVVM::SyncWarpOp::create(rewriter, loc, i32Const(rewriter, loc, -1));
-    Value lane = arith::RemUIOp::create(
-        rewriter, loc, getBlockThreads(rewriter, op).threadId,
-        indexConst(rewriter, loc, 32));
-    Value first = arith::CmpIOp::create(rewriter, loc,
-                                        arith::CmpIPredicate::eq, lane,
-                                        indexConst(rewriter, loc, 0));
-    scf::IfOp::create(rewriter, loc, first, [&](OpBuilder &b, Location) {
-      NVVM::MBarrierArriveOp::create(
-          b, loc, Type(),
-          barrierPointer(b, loc, op.getBarriers(), op.getIndex()),
-          /*count=*/Value(), ctaScope(b));
-      scf::YieldOp::create(b, loc);
-    });
+    onThreadZero(
+        rewriter, loc, op,
+        [&](OpBuilder &b) {
+          NVVM::MBarrierArriveOp::create(
+              b, loc, Type(),
+              barrierPointer(b, loc, op.getBarriers(), op.getIndex()),
+              /*count=*/Value(), ctaScope(b));
+        },
+        /*every=*/32);
     rewriter.eraseOp(op);
     return success();
   }
