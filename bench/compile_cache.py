@@ -7,7 +7,12 @@ pipeline, LLVM optimization and code generation), then repeatedly against a
 warm cache (a hit: parse, specialize, hash, load the stored object). Prints
 the medians and their ratio. Not a test: timings depend on the machine.
 
-Usage: bench/compile_cache.py [--build build] [--runs 15]
+On a GPU machine, --target=sm_90a (or any chip) measures the GPU pipeline
+instead (tile-to-nvvm, PTX, the driver's load of the module);
+--tile-run points at another tile-run binary (the GPU bundle's).
+
+Usage: bench/compile_cache.py [--build build] [--tile-run PATH]
+                              [--target cpu|CHIP] [--size N] [--runs 15]
 """
 
 import argparse
@@ -34,11 +39,15 @@ def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--tile-run", help="tile-run binary (default: BUILD/bin/tile-run)")
+    p.add_argument("--target", default="cpu", help="cpu or a GPU chip (sm_90a, gfx942)")
+    p.add_argument("--size", type=int, default=1024, help="M = N = K of the specialization")
     p.add_argument("--runs", type=int, default=15)
     a = p.parse_args()
-    tile_run = os.path.join(a.build, "bin", "tile-run")
+    tile_run = a.tile_run or os.path.join(a.build, "bin", "tile-run")
+    shape = "--arg=%dx%d" % (a.size, a.size)
     args = [os.path.join(ROOT, "examples", "gemm_relu.mlir"), "--entry=gemm_relu",
-            "--arg=1024x1024", "--arg=1024x1024", "--arg=1024x1024",
+            shape, shape, shape, "--target=" + a.target, "--no-check",
             "--explain", "--repeat=0", "--warmup=0"]
     cold, hit = [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -53,7 +62,8 @@ def main():
             assert kind == "load", "expected a hit on a warm cache"
             hit.append(s)
     c, h = statistics.median(cold), statistics.median(hit)
-    print("GEMM example (gemm_relu, 1024^3 specialization, cpu target), %d runs each" % a.runs)
+    print("GEMM example (gemm_relu, %d^3 specialization, %s target), %d runs each"
+          % (a.size, a.target, a.runs))
     print("cold compile: median %.1f ms (min %.1f, max %.1f)" % (c * 1e3, min(cold) * 1e3, max(cold) * 1e3))
     print("cache hit:    median %.2f ms (min %.2f, max %.2f)" % (h * 1e3, min(hit) * 1e3, max(hit) * 1e3))
     print("ratio cold / hit: %.1fx" % (c / h))

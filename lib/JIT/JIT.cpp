@@ -740,6 +740,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     nvvm.persistent = options.persistent;
     nvvm.tmaBlocked = options.tmaBlocked;
     nvvm.tmaRelease = options.tmaRelease;
+    nvvm.tmaReleaseMinWarpgroups = options.tmaReleaseMinWarpgroups;
     nvvm.wgmmaPanels = options.wgmmaPanels;
     buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
@@ -910,8 +911,12 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                                                  : "") +
                  (cuda && options.persistent ? " persistent=true" : "") +
                  (cuda && options.tmaBlocked ? " tma-blocked=true" : "") +
-                 (cuda && options.tmaRelease ? " tma-release=true" : "") +
-                 (cuda && options.wgmmaPanels ? " wgmma-panels=true" : "") +
+                 (cuda && !options.tmaRelease ? " tma-release=false" : "") +
+                 (cuda && options.tmaReleaseMinWarpgroups != 2
+                      ? " tma-release-min-warpgroups=" +
+                            std::to_string(options.tmaReleaseMinWarpgroups)
+                      : "") +
+                 (cuda && !options.wgmmaPanels ? " wgmma-panels=false" : "") +
                  "}"
            : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);

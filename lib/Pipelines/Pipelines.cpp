@@ -113,6 +113,8 @@ struct GPUTargetSpec {
   bool tmaRelease = false;
   /// Blocked operand tiles in column panels.
   bool wgmmaPanels = false;
+  /// The fewest warpgroups a kernel needs for release barriers.
+  int64_t tmaReleaseMinWarpgroups = 1;
 };
 } // namespace
 
@@ -138,6 +140,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     plan.tma = spec.tma;
     plan.tmaBlocked = spec.tma && spec.tmaBlocked;
     plan.releaseBarriers = spec.tma && spec.tmaRelease;
+    plan.releaseMinWarpgroups = spec.tmaReleaseMinWarpgroups;
     plan.panelBlocks = spec.wgmma && spec.wgmmaBlocked && spec.wgmmaPanels;
     plan.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
     pm.addPass(createTilePlanPipelines(plan));
@@ -222,7 +225,8 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
        options.cudaPath.empty() ? findCUDAToolkit() : options.cudaPath.getValue(),
        attachTarget, lowerKernels, options.wgmma, options.wgmmaBlocked,
        options.tma, options.wgmmaTallRows, options.persistent,
-       options.tmaBlocked, options.tmaRelease, options.wgmmaPanels});
+       options.tmaBlocked, options.tmaRelease, options.wgmmaPanels,
+       options.tmaReleaseMinWarpgroups});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

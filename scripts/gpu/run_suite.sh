@@ -38,7 +38,7 @@ gen_wgmma_kernels() {
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
-# overlap release panels attprofile profile sass launch.
+# overlap release panels attprofile profile sass launch compile.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # tile-run's timings: the kernels' time on the device (CUDA events around
@@ -140,12 +140,12 @@ python3 $G --dtype f16 --acc f32 --out f16 --tb --block 128x128x64 --threads 128
 for k in 64 1000; do
   run tall_tn_k$k /tmp/gemm_tall_tn.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-tall-rows --arg=300x$k --arg=170x$k --arg=300x170
 done
-echo "== --tma-blocked (experimental): blocked tiles through TMA, one 8x64 box per 1 KiB block"
-run tmablocked_nn $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-blocked --arg=100x70 --arg=70x300 --arg=100x300
-run tmablocked_gemm_nn_wide /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-blocked --arg=300x200 --arg=200x300 --arg=300x300
-run tmablocked_fa128_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-blocked --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
-run tmablocked_fa128_causal_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-blocked --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
-echo "== --wgmma-panels (experimental): blocked tiles stored in column panels, one TMA box per panel, wgmma descriptors one panel apart"
+echo "== --tma-blocked (experimental, with --wgmma-panels=false): blocked tiles through TMA, one 8x64 box per 1 KiB block"
+run tmablocked_nn $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels=false --tma-blocked --arg=100x70 --arg=70x300 --arg=100x300
+run tmablocked_gemm_nn_wide /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-panels=false --tma-blocked --arg=300x200 --arg=200x300 --arg=300x300
+run tmablocked_fa128_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels=false --tma-blocked --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+run tmablocked_fa128_causal_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels=false --tma-blocked --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+echo "== --wgmma-panels (the default): blocked tiles stored in column panels, one TMA box per panel, wgmma descriptors one panel apart; --wgmma-panels=false: blocked tiles on cp.async"
 sed 's/blocked = true>/blocked = true, panels = true>/' $B > /tmp/blocked_panels.mlir
 run panels_tn /tmp/blocked_panels.mlir --entry=tn --reference=@tn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x300 --arg=90x300 --arg=100x90
 run panels_nn /tmp/blocked_panels.mlir --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=70x300 --arg=100x300
@@ -153,18 +153,20 @@ run panels_gemm_nn_wide /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_re
 run panels_gemm_nn_k1000 /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-panels --arg=600x1000 --arg=1000x1100 --arg=600x1100
 run panels_fa128_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 run panels_fa128_causal_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
+run panels_off_gemm_nn_k1000 /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-panels=false --arg=600x1000 --arg=1000x1100 --arg=600x1100
+run panels_off_fa128_causal_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels=false --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
 run panels_fa128overlap_vs_cpu bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
 echo "== --persistent (experimental): one block per multiprocessor looping over the grid's tiles"
 run persistent_gemm_relu $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --persistent --arg=1000x200 --arg=200x1700 --arg=1000x1700
 run persistent_wgmma_5_k1000 /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --persistent --arg=2000x1000 --arg=3100x1000 --arg=2000x3100
 run persistent_fa_causal $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --persistent --arg=2x3x700x64 --arg=2x3x700x64 --arg=2x3x700x64 --arg=2x3x700x64
-echo "== --tma-release (experimental): warps release pipeline stages on mbarriers, thread 0 waits for them before refilling (no block barrier per stage)"
+echo "== --tma-release --tma-release-min-warpgroups=1 (the default in kernels of 2+ warpgroups; here forced on every kernel): warps release pipeline stages on mbarriers, thread 0 waits for them before refilling (no block barrier per stage)"
 for k in 64 1000; do
-  run release_wgmma_5_k$k /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-release --arg=600x$k --arg=1100x$k --arg=600x1100
+  run release_wgmma_5_k$k /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-release --tma-release-min-warpgroups=1 --arg=600x$k --arg=1100x$k --arg=600x1100
 done
-run release_wgmma_4_k100 /tmp/gemm_wg4.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-release --arg=600x100 --arg=1100x100 --arg=600x1100
-run release_fa_causal_edge $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --tma-release --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
-run release_fa128split_vs_cpu bench/kernels/flash_attention_d128_split.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-release --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+run release_wgmma_4_k100 /tmp/gemm_wg4.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-release --tma-release-min-warpgroups=1 --arg=600x100 --arg=1100x100 --arg=600x1100
+run release_fa_causal_edge $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --tma-release --tma-release-min-warpgroups=1 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
+run release_fa128split_vs_cpu bench/kernels/flash_attention_d128_split.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-release --tma-release-min-warpgroups=1 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 echo "== correctness on the GPU against the CPU lowering of the same kernel"
 run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=129x65 --arg=65x131 --arg=129x131
 run dequant_vs_cpu $E/dequant_gemm.mlir --entry=dequant_gemm --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
@@ -231,15 +233,17 @@ wg_time() { # label, M, N, K, dtype[, nn]: TN unless the sixth argument is nn
   "$TR" $f --entry=gemm --target=$CHIP --arg=${m}x$k --arg=$bshape --arg=${m}x$n --repeat=20 --warmup=5 --no-check >"$LOGS/time-$label-$lay-$m-$n-$k.log" 2>&1
   local ours=$(kernel_ms "$LOGS/time-$label-$lay-$m-$n-$k.log")
   local peer=$(python3 scripts/gpu/peers.py matmul $m $n $k $dt $peerlay)
+  local triton=nan
+  [ -n "${TRITON_PEER:-}" ] && triton=$(python3 scripts/gpu/peers.py triton $m $n $k $dt $peerlay 2>"$LOGS/triton-$lay-$m-$n-$k-$dt.log")
   python3 -c "
-m, n, k, ours, peer = $m, $n, $k, float('${ours:-nan}'), float('${peer:-nan}'); f = 2 * m * n * k
-print(f'$label $lay {m}x{n}x{k} $dt: ours {ours:.4f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio = {peer/ours:.4f}')"
+m, n, k, ours, peer, tr = $m, $n, $k, float('${ours:-nan}'), float('${peer:-nan}'), float('${triton:-nan}'); f = 2 * m * n * k
+print(f'$label $lay {m}x{n}x{k} $dt: ours {ours:.4f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio = {peer/ours:.4f}' + ('' if tr != tr else f'; Triton {tr:.4f} ms, ratio = {tr/ours:.4f}'))"
 }
 for dt in f16 bf16; do
-  for n in 4096 8192; do wg_time gemm-wgmma $n $n $n $dt; done
+  for n in 4096 8192; do TRITON_PEER=1 wg_time gemm-wgmma $n $n $n $dt; done
 done
-echo "-- NN (B stored K x N: MN-major, 512-byte rows in the blocked layout) on wgmma vs cuBLAS NN"
-for n in 4096 8192; do wg_time gemm-wgmma $n $n $n f16 nn; done
+echo "-- NN (B stored K x N: MN-major, 512-byte rows, blocked layout in 64-column panels on TMA) on wgmma vs cuBLAS NN"
+for n in 4096 8192; do TRITON_PEER=1 wg_time gemm-wgmma $n $n $n f16 nn; done
 echo "-- Llama-3-8B projections at 4096 tokens on wgmma (Y = X W^T, W stored N x K, f16)"
 for nk in 6144x4096 4096x4096 28672x4096 4096x14336; do
   wg_time llama-wgmma 4096 ${nk%x*} ${nk#*x} f16
@@ -444,20 +448,20 @@ fi
 echo "overlap correctness: $pass passed, $fail failed"
 fi
 if want release; then
-echo "== --tma-release timings: TN GEMM 128x256x64 (4 stages, overlapped) and the TMA attention kernels (OV_DIR/ovsplit_*: 64-column parts), with and without"
+echo "== --tma-release timings: TN GEMM 128x256x64 (4 stages, overlapped) and the TMA attention kernels (the committed d128 kernels with K/V in panels, OV_DIR/ovsplit_*: 64-column parts), with and without"
 python3 test/Integration/Inputs/gen_gemm.py --dtype f16 --acc f32 --out f16 --tb --policy full_row --block 128x256x64 --threads 256 --stages 4 --raster 8 > /tmp/release-tn.mlir
 for n in 4096 8192; do
-  for flag in --tma-release=false --tma-release; do
+  for flag in --tma-release=false "--tma-release --tma-release-min-warpgroups=1"; do
     "$TR" /tmp/release-tn.mlir --entry=gemm --target=$CHIP $flag --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-release-$n$flag.log" 2>&1
     echo "TN $n^3 $flag: $(kernel_ms "$LOGS/time-release-$n$flag.log") ms"
   done
 done
-for f in ${OV_DIR:-.bundle/ov}/ovsplit_*.mlir; do
+for f in ${RELEASE_KERNELS:-bench/kernels/flash_attention_d128.mlir bench/kernels/flash_attention_d128_overlap.mlir ${OV_DIR:-.bundle/ov}/ovsplit_*.mlir}; do
   [ -f "$f" ] || continue
   cfg=$(basename $f .mlir)
   for entry in flash_attention flash_attention_causal; do
-    run "release-$cfg-$entry" $f --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-release --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
-    for flag in --tma-release=false --tma-release; do
+    run "release-$cfg-$entry" $f --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-release --tma-release-min-warpgroups=1 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
+    for flag in --tma-release=false "--tma-release --tma-release-min-warpgroups=1"; do
       "$TR" $f --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/release-$cfg-$entry$flag.log" 2>&1
       echo "$cfg $entry $flag: $(kernel_ms "$LOGS/release-$cfg-$entry$flag.log") ms"
     done
@@ -492,7 +496,7 @@ fi
 if want tmablocked; then
 echo "== --tma-blocked timings: NN 128x256x64 GEMM and the unsplit d128 attention kernel, with and without"
 python3 test/Integration/Inputs/gen_gemm.py --dtype f16 --acc f32 --out f16 --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_nn_wide.mlir
-for flag in --tma-blocked=false --tma-blocked; do
+for flag in "--wgmma-panels=false --tma-blocked=false" "--wgmma-panels=false --tma-blocked"; do
   for n in 4096 8192; do
     "$TR" /tmp/gemm_nn_wide.mlir --entry=gemm --target=$CHIP $flag --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-tmablocked-nn-$n$flag.log" 2>&1
     echo "NN $n^3 $flag: $(kernel_ms "$LOGS/time-tmablocked-nn-$n$flag.log") ms"
@@ -544,6 +548,11 @@ for _ in range(200):
 ts.sort()
 print(f"torch add_ + sync: median {ts[len(ts) // 2]:.1f} us")
 PY
+fi
+if want compile; then
+echo "== cold compile of the example GEMM (4096^3 specialization for $CHIP: tile-to-nvvm, PTX, module load; empty cache each run) vs Triton's cold compile of its GEMM"
+python3 bench/compile_cache.py --tile-run "$TR" --target=$CHIP --size 4096 --runs 5 2>&1 | tail -4
+echo "Triton GEMM cold compile (128x256x64, 3 stages, 8 warps; fresh cache, median of 3): $(python3 scripts/gpu/peers.py triton-compile 2>"$LOGS/triton-compile.log" || tail -3 "$LOGS/triton-compile.log") s"
 fi
 if want python; then
 echo "== Python on the GPU: T.* kernels with torch CUDA tensors and numpy arrays (python/tests/test_gpu.py; package from scripts/gpu/build_python_bundle.sh)"

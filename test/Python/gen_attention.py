@@ -24,8 +24,9 @@ rows)."""
 # Q K^T (8 k steps, n128) and P V (8 k steps, P in registers, V MN-major)
 # are both issued with no wait and no block barrier between them, then the
 # next stage's copies; the wait for Q K^T leaves P V in flight while the
-# softmax runs. (The PTX lists the body's tail, from the copies' commit to
-# the last wait, before its head.)
+# softmax runs. K and V (128 x 128, blocked) load as two 64-column TMA
+# boxes each (panels, the default). (The PTX lists the body's tail, from
+# the copies' issue to the last wait, before its head.)
 # RUN: %tile_python %tile_src/bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap | tile-opt > %t.overlap.mlir
 # RUN: grep -v '^//' %tile_src/bench/kernels/flash_attention_d128_overlap.mlir | diff - %t.overlap.mlir
 # RUN: tile-opt %t.overlap.mlir --tile-to-nvvm="chip=sm_90a format=isa" | %python %tile_src/test/Pipelines/Inputs/ptx_of.py 0 > %t.overlap.ptx
@@ -33,7 +34,7 @@ rows)."""
 # OVERLAP: wgmma.wait_group.sync.aligned 1;
 # OVERLAP-NOT: bar.sync
 # OVERLAP: wgmma.wait_group.sync.aligned 0;
-# OVERLAP: cp.async.wait_group
+# OVERLAP: mbarrier.try_wait.parity
 # OVERLAP: wgmma.fence.sync.aligned;
 # OVERLAP-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} p, 1,  1, 0,  0;
 # OVERLAP: wgmma.commit_group.sync.aligned;
@@ -41,4 +42,5 @@ rows)."""
 # OVERLAP-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}} p, 1, 1, 1;
 # OVERLAP: wgmma.commit_group.sync.aligned;
 # OVERLAP-NOT: wgmma.wait_group
-# OVERLAP: cp.async.cg.shared.global
+# OVERLAP-COUNT-2: cp.async.bulk.tensor.4d
+# OVERLAP-NOT: cp.async.cg

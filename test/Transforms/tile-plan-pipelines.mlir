@@ -6,6 +6,7 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines=tma | FileCheck %s --check-prefix=TMA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-plan-pipelines=tma | FileCheck %s --check-prefix=NO-TMA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers" | FileCheck %s --check-prefix=RELEASE
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers release-min-warpgroups=2" | FileCheck %s --check-prefix=ONE-WARPGROUP
 
 // A GEMM main loop over three stages: both copies get three buffers; the
 // copies of iterations 0 and 1 are issued before the loop (each behind a
@@ -106,6 +107,15 @@
 // RELEASE: tile.copy {{.*}} arrive(%[[BARS]][%[[NEXT]]]
 // RELEASE: tile.barrier_arrive %[[REL]][%[[STAGE]]]
 // RELEASE-NEXT: }
+// With release-min-warpgroups=2 the kernel's one warpgroup keeps the
+// block barriers: one barrier array, no releases.
+// ONE-WARPGROUP-LABEL: func.func @gemm_loop
+// ONE-WARPGROUP: tile.alloc_shared : memref<3xi64, #tile.mem<shared>>
+// ONE-WARPGROUP-NOT: tile.alloc_shared : memref<3xi64
+// ONE-WARPGROUP: tile.pipelined
+// ONE-WARPGROUP-NOT: tile.barrier_arrive
+// ONE-WARPGROUP-NOT: {issuer}
+// ONE-WARPGROUP: return
 // Before sm_90, cp.async groups (no tensor memory accelerator).
 // NO-TMA-LABEL: func.func @gemm_loop
 // NO-TMA-NOT: tile.barrier

@@ -166,15 +166,21 @@ static cl::opt<bool> tmaBlockedOpt(
              "per 1 KiB block (experimental)"),
     cl::cat(category));
 static cl::opt<bool> tmaReleaseOpt(
-    "tma-release", cl::init(false),
+    "tma-release", cl::init(true),
     cl::desc("CUDA sm_90: warps release pipeline stages on mbarriers, the "
-             "issuing thread waits for them (no block barrier per stage; "
-             "experimental)"),
+             "issuing thread waits for them (no block barrier per stage), "
+             "in kernels of at least --tma-release-min-warpgroups"),
+    cl::cat(category));
+static cl::opt<int64_t> tmaReleaseMinWarpgroupsOpt(
+    "tma-release-min-warpgroups", cl::init(2),
+    cl::desc("CUDA sm_90: the fewest warpgroups (128 threads) a kernel "
+             "needs for release barriers"),
     cl::cat(category));
 static cl::opt<bool> wgmmaPanelsOpt(
-    "wgmma-panels", cl::init(false),
+    "wgmma-panels", cl::init(true),
     cl::desc("CUDA sm_90: blocked gemm operand tiles stored in column "
-             "panels, one TMA box per panel (experimental)"),
+             "panels, one TMA box per panel (=false: blocked tiles stay "
+             "on cp.async)"),
     cl::cat(category));
 static cl::opt<bool> tmaOpt(
     "tma", cl::init(true),
@@ -407,6 +413,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.persistent = persistentOpt;
   options.tmaBlocked = tmaBlockedOpt;
   options.tmaRelease = tmaReleaseOpt;
+  options.tmaReleaseMinWarpgroups = tmaReleaseMinWarpgroupsOpt;
   options.wgmmaPanels = wgmmaPanelsOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }

@@ -139,11 +139,13 @@ struct CompileOptions {
   /// experimental).
   bool tmaBlocked = false;
   /// CUDA sm_90: pipeline stages released on mbarriers instead of block
-  /// barriers (the pipeline's `tma-release`; experimental).
-  bool tmaRelease = false;
+  /// barriers (the pipeline's `tma-release`) in kernels of at least
+  /// `tmaReleaseMinWarpgroups` warpgroups.
+  bool tmaRelease = true;
+  int64_t tmaReleaseMinWarpgroups = 2;
   /// CUDA sm_90: blocked gemm operand tiles in column panels, one TMA box
-  /// per panel (the pipeline's `wgmma-panels`; experimental).
-  bool wgmmaPanels = false;
+  /// per panel (the pipeline's `wgmma-panels`).
+  bool wgmmaPanels = true;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };

@@ -102,21 +102,29 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
       *this, "wgmma-panels",
       llvm::cl::desc("sm_90: blocked gemm operand tiles are stored in "
                      "column panels, which TMA writes with one box per "
-                     "panel (experimental: not yet run on a GPU)"),
-      llvm::cl::init(false)};
+                     "panel, and wgmma reads them one panel apart "
+                     "(=false: blocked tiles stay on cp.async)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> tmaRelease{
       *this, "tma-release",
       llvm::cl::desc("sm_90: with tma, warps release each pipeline stage on "
                      "an mbarrier that the issuing thread waits for before "
                      "refilling it, instead of a block barrier per stage "
-                     "(tile-plan-pipelines{release-barriers}; experimental: "
-                     "not yet run on a GPU)"),
-      llvm::cl::init(false)};
+                     "(tile-plan-pipelines{release-barriers}), in kernels "
+                     "of at least tma-release-min-warpgroups warpgroups"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> tmaReleaseMinWarpgroups{
+      *this, "tma-release-min-warpgroups",
+      llvm::cl::desc("sm_90: with tma-release, the fewest warpgroups a "
+                     "kernel needs for release barriers (one warpgroup "
+                     "keeps its block barriers: cheaper there)"),
+      llvm::cl::init(2)};
   PassOptions::Option<bool> tmaBlocked{
       *this, "tma-blocked",
       llvm::cl::desc("sm_90: with tma, tiles in the blocked layout load "
-                     "through TMA too, one 8-row box per 1 KiB block "
-                     "(experimental: not yet run on a GPU)"),
+                     "through TMA too, one 8-row box per 1 KiB block; "
+                     "only with wgmma-panels=false (experimental: slower "
+                     "than panels on the H200)"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> persistent{
       *this, "persistent",

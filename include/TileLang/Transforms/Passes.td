@@ -101,7 +101,7 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
            "of C per warpgroup) whatever their policy">,
     Option<"panelBlocks", "panel-blocks", "bool", /*default=*/"false",
            "With blocked-operands, blocked tiles are stored in column "
-           "panels (one TMA box per panel; experimental)">,
+           "panels (one TMA box per panel; the sm_90 pipeline's default)">,
     Option<"blockedOperands", "blocked-operands", "bool",
            /*default=*/"false",
            "Shared gemm operands with rows wider than 128 bytes get the "
@@ -230,7 +230,7 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
            "tensor-core work in flight across iterations (for wgmma)">,
     Option<"panelBlocks", "panel-blocks", "bool", /*default=*/"false",
            "With blocked-operands, blocked tiles are stored in column "
-           "panels (one TMA box per panel; experimental)">,
+           "panels (one TMA box per panel; the sm_90 pipeline's default)">,
     Option<"blockedOperands", "blocked-operands", "bool",
            /*default=*/"false",
            "On NVIDIA targets, staged gemm operands with rows wider than "
@@ -243,8 +243,11 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
            "With tma, the warps release each stage on a second barrier "
            "array (tile.barrier_arrive) and the thread that issues the next "
            "copies into it waits for that (tile.barrier_wait {issuer}) "
-           "instead of a block barrier before each stage's copies "
-           "(experimental)">,
+           "instead of a block barrier before each stage's copies">,
+    Option<"releaseMinWarpgroups", "release-min-warpgroups", "int64_t",
+           /*default=*/"1",
+           "With release-barriers, only loops of kernels with at least this "
+           "many warpgroups (128 threads each) use them">,
     Option<"tmaBlocked", "tma-blocked", "bool", /*default=*/"false",
            "With tma, tiles in the blocked layout count as TMA-able too "
            "(one 8-row box per 1 KiB block; experimental)">,
