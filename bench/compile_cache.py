@@ -32,7 +32,9 @@ def measure(tile_run, cache_dir, args):
     out = subprocess.run([tile_run] + args, env=env, check=True,
                          stdout=subprocess.PIPE, text=True).stdout
     kind, seconds = re.search(r"^\s+(compile|load): ([0-9.]+) s$", out, re.M).groups()
-    return kind, float(seconds)
+    parts = re.search(r"of which compilation ([0-9.]+) s, load ([0-9.]+) s"
+                      r"(?:; device initialization ([0-9.]+) s)?", out)
+    return kind, float(seconds), [float(x or 0) for x in parts.groups()]
 
 
 def main():
@@ -49,24 +51,32 @@ def main():
     args = [os.path.join(ROOT, "examples", "gemm_relu.mlir"), "--entry=gemm_relu",
             shape, shape, shape, "--target=" + a.target, "--no-check",
             "--explain", "--repeat=0", "--warmup=0"]
-    cold, hit = [], []
+    cold, hit, cold_parts, hit_parts = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(a.runs):
             cache = os.path.join(tmp, "cold%d" % r)
-            kind, s = measure(tile_run, cache, args)
+            kind, s, parts = measure(tile_run, cache, args)
             assert kind == "compile", "expected a miss on an empty cache"
             cold.append(s)
+            cold_parts.append(parts)
         warm = os.path.join(tmp, "cold0")
         for _ in range(a.runs):
-            kind, s = measure(tile_run, warm, args)
+            kind, s, parts = measure(tile_run, warm, args)
             assert kind == "load", "expected a hit on a warm cache"
             hit.append(s)
+            hit_parts.append(parts)
     c, h = statistics.median(cold), statistics.median(hit)
     print("GEMM example (gemm_relu, %d^3 specialization, %s target), %d runs each"
           % (a.size, a.target, a.runs))
     print("cold compile: median %.1f ms (min %.1f, max %.1f)" % (c * 1e3, min(cold) * 1e3, max(cold) * 1e3))
     print("cache hit:    median %.2f ms (min %.2f, max %.2f)" % (h * 1e3, min(hit) * 1e3, max(hit) * 1e3))
     print("ratio cold / hit: %.1fx" % (c / h))
+    for name, parts in (("cold", cold_parts), ("hit", hit_parts)):
+        compiling, loading, init = (statistics.median(p[i] for p in parts)
+                                    for i in range(3))
+        print("  %s medians: compilation %.1f ms, load %.1f ms, device "
+              "initialization %.1f ms (concurrent with the compilation)"
+              % (name, compiling * 1e3, loading * 1e3, init * 1e3))
 
 
 if __name__ == "__main__":

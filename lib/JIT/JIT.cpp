@@ -55,6 +55,7 @@
 #include <chrono>
 #include <cstring>
 #include <dlfcn.h>
+#include <future>
 #include <mutex>
 
 #ifndef TILELANG_VERSION
@@ -856,21 +857,40 @@ Expected<std::unique_ptr<Compiled>> Kernel::Impl::load(llvm::StringRef object) {
 
 Expected<std::unique_ptr<Compiled>>
 Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
-  auto start = std::chrono::steady_clock::now();
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  auto start = Clock::now();
   bool cuda = options.target.kind == TargetKind::CUDA;
   bool rocm = options.target.kind == TargetKind::ROCm;
-  // ROCm: the HIP runtime twin loads the code object; one built for another
-  // gfx fails there (hipModuleLoadData), as the twin has no device query.
-  if (rocm && loadIt)
-    if (Error err = runtime::hip::initHIP())
+  // The device runtime starts (driver, context: a tenth of a second or
+  // more) on a thread of its own while the kernel compiles; its failure
+  // message, empty on success, is awaited before anything loads.
+  std::future<std::pair<std::string, double>> deviceReady;
+  if (loadIt && (cuda || rocm))
+    deviceReady = std::async(std::launch::async, [cuda, since] {
+      auto begin = Clock::now();
+      Error err = cuda ? runtime::initCUDA() : runtime::hip::initHIP();
+      std::string failure = err ? llvm::toString(std::move(err)) : "";
+      return std::make_pair(failure, since(begin));
+    });
+  double initSeconds = 0;
+  auto checkDevice = [&]() -> Error {
+    if (!deviceReady.valid())
+      return Error::success();
+    auto [failure, seconds] = deviceReady.get();
+    initSeconds = seconds;
+    if (!failure.empty())
       return llvm::createStringError("cannot run on " + options.target.str() +
-                                     ": " + llvm::toString(std::move(err)));
-  if (cuda && loadIt) {
+                                     ": " + failure);
+    // ROCm: the HIP runtime twin loads the code object; one built for
+    // another gfx fails there (hipModuleLoadData), as the twin has no
+    // device query.
+    if (!cuda)
+      return Error::success();
     // Never load a binary built for another chip: cubins run only on their
     // own major compute capability, sm_XXa only on exactly XX.
-    if (Error err = runtime::initCUDA())
-      return llvm::createStringError("cannot run on " + options.target.str() +
-                                     ": " + llvm::toString(std::move(err)));
     Expected<int> capability = runtime::getComputeCapability();
     if (!capability)
       return capability.takeError();
@@ -883,12 +903,23 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
           " binary cannot run on this GPU (compute capability " +
           std::to_string(*capability / 10) + "." +
           std::to_string(*capability % 10) + ")");
-  }
+    return Error::success();
+  };
+  // A device that cannot run the kernel is the first thing to report,
+  // before anything the compilation says.
+  auto deviceErrorOr = [&](Error other) -> Error {
+    if (Error err = checkDevice()) {
+      llvm::consumeError(std::move(other));
+      return err;
+    }
+    return other;
+  };
 
   DiagnosticCollector diags(context.get());
   FailureOr<OwningOpRef<ModuleOp>> specialized = specialize(args);
   if (failed(specialized))
-    return diags.makeError("cannot specialize '" + entry + "'");
+    return deviceErrorOr(
+        diags.makeError("cannot specialize '" + entry + "'"));
 
   CompileReport report;
   report.specialization = specializationOf(args);
@@ -955,23 +986,35 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
     if (cache->lookup(report.key)) {
       report.cacheHit = true;
     } else {
+      auto begin = Clock::now();
       Expected<std::string> object =
           compileToObject(specialized->get(), report.pipeline);
       if (!object)
         return object.takeError();
+      report.compileSeconds = since(begin);
       cache->store(report.key, *object);
     }
-    report.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
+    report.seconds = since(start);
     compiled->report = std::move(report);
     return compiled;
   }
 
+  // Loads `object` once the device is ready, timing the load.
+  auto loadObject = [&](StringRef object) -> Expected<std::unique_ptr<Compiled>> {
+    if (Error err = checkDevice())
+      return std::move(err);
+    auto begin = Clock::now();
+    Expected<std::unique_ptr<Compiled>> result = load(object);
+    report.loadSeconds = since(begin);
+    return result;
+  };
   Expected<std::unique_ptr<Compiled>> loaded =
       llvm::createStringError("not loaded");
   if (std::unique_ptr<llvm::MemoryBuffer> hit = cache->lookup(report.key)) {
-    loaded = load(hit->getBuffer());
+    // (A device that cannot run it says nothing about the entry.)
+    if (Error err = checkDevice())
+      return std::move(err);
+    loaded = loadObject(hit->getBuffer());
     if (loaded) {
       report.cacheHit = true;
     } else {
@@ -984,18 +1027,19 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
     }
   }
   if (!report.cacheHit) {
+    auto begin = Clock::now();
     Expected<std::string> object =
         compileToObject(specialized->get(), report.pipeline);
-    if (!object)
-      return object.takeError(); // Nothing is written to the cache.
-    loaded = load(*object);
+    if (!object) // Nothing is written to the cache.
+      return deviceErrorOr(object.takeError());
+    report.compileSeconds = since(begin);
+    loaded = loadObject(*object);
     if (!loaded)
       return loaded.takeError();
     cache->store(report.key, *object);
   }
-  report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
+  report.initSeconds = initSeconds;
+  report.seconds = since(start);
   (*loaded)->report = std::move(report);
   return loaded;
 }

@@ -551,7 +551,7 @@ PY
 fi
 if want compile; then
 echo "== cold compile of the example GEMM (4096^3 specialization for $CHIP: tile-to-nvvm, PTX, module load; empty cache each run) vs Triton's cold compile of its GEMM"
-python3 bench/compile_cache.py --tile-run "$TR" --target=$CHIP --size 4096 --runs 5 2>&1 | tail -4
+python3 bench/compile_cache.py --tile-run "$TR" --target=$CHIP --size 4096 --runs 5 2>&1 | tail -6
 echo "Triton GEMM cold compile (128x256x64, 3 stages, 8 warps; fresh cache, median of 3): $(python3 scripts/gpu/peers.py triton-compile 2>"$LOGS/triton-compile.log" || tail -3 "$LOGS/triton-compile.log") s"
 fi
 if want python; then

@@ -446,6 +446,14 @@ static void printExplain(const Kernel &kernel, const CompileReport &report) {
   llvm::outs() << llvm::formatv("  {0}: {1:f5} s\n",
                                 report.cacheHit ? "load" : "compile",
                                 report.seconds);
+  llvm::outs() << llvm::formatv("    of which compilation {0:f5} s, load "
+                                "{1:f5} s",
+                                report.compileSeconds, report.loadSeconds);
+  if (report.target.kind != mlir::tile::TargetKind::CPU)
+    llvm::outs() << llvm::formatv("; device initialization {0:f5} s "
+                                  "(concurrent with the compilation)",
+                                  report.initSeconds);
+  llvm::outs() << "\n";
 }
 
 int main(int argc, char **argv) {

@@ -163,6 +163,11 @@ struct CompileReport {
   bool cacheHit = false;
   /// Wall time to produce the loaded kernel (compile or cache load).
   double seconds = 0;
+  /// Its parts: the device runtime's initialization (driver, context; on
+  /// a thread of its own, concurrent with the compilation), the
+  /// compilation (pipeline, device binary, host object; 0 on a cache hit)
+  /// and the load (host object, device module).
+  double initSeconds = 0, compileSeconds = 0, loadSeconds = 0;
 };
 
 /// Runs `pipeline`, a pass pipeline as tile-opt takes it (for example
