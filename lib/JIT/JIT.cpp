@@ -742,6 +742,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     nvvm.tmaBlocked = options.tmaBlocked;
     nvvm.tmaRelease = options.tmaRelease;
     nvvm.tmaReleaseMinWarpgroups = options.tmaReleaseMinWarpgroups;
+    nvvm.tmaReleaseMaxStages = options.tmaReleaseMaxStages;
     nvvm.wgmmaPanels = options.wgmmaPanels;
     buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
@@ -946,6 +947,10 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                  (cuda && options.tmaReleaseMinWarpgroups != 2
                       ? " tma-release-min-warpgroups=" +
                             std::to_string(options.tmaReleaseMinWarpgroups)
+                      : "") +
+                 (cuda && options.tmaReleaseMaxStages != 2
+                      ? " tma-release-max-stages=" +
+                            std::to_string(options.tmaReleaseMaxStages)
                       : "") +
                  (cuda && !options.wgmmaPanels ? " wgmma-panels=false" : "") +
                  "}"

@@ -115,6 +115,8 @@ struct GPUTargetSpec {
   bool wgmmaPanels = false;
   /// The fewest warpgroups a kernel needs for release barriers.
   int64_t tmaReleaseMinWarpgroups = 1;
+  /// The most stages a pipeline may have for release barriers (0: any).
+  int64_t tmaReleaseMaxStages = 0;
 };
 } // namespace
 
@@ -141,6 +143,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     plan.tmaBlocked = spec.tma && spec.tmaBlocked;
     plan.releaseBarriers = spec.tma && spec.tmaRelease;
     plan.releaseMinWarpgroups = spec.tmaReleaseMinWarpgroups;
+    plan.releaseMaxStages = spec.tmaReleaseMaxStages;
     plan.panelBlocks = spec.wgmma && spec.wgmmaBlocked && spec.wgmmaPanels;
     plan.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
     pm.addPass(createTilePlanPipelines(plan));
@@ -226,7 +229,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
        attachTarget, lowerKernels, options.wgmma, options.wgmmaBlocked,
        options.tma, options.wgmmaTallRows, options.persistent,
        options.tmaBlocked, options.tmaRelease, options.wgmmaPanels,
-       options.tmaReleaseMinWarpgroups});
+       options.tmaReleaseMinWarpgroups, options.tmaReleaseMaxStages});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

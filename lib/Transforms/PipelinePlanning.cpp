@@ -116,12 +116,13 @@ public:
   Planner(PipelinedOp loop, bool swizzleGemmOperands, bool overlapGemms,
           bool blockedOperands, bool tma, bool tallRows, bool tmaBlocked,
           bool releaseBarriers, int64_t releaseMinWarpgroups,
-          bool panelBlocks)
+          int64_t releaseMaxStages, bool panelBlocks)
       : loop(loop), swizzleGemmOperands(swizzleGemmOperands),
         overlapGemms(overlapGemms), blockedOperands(blockedOperands),
         tma(tma), tallRows(tallRows), tmaBlocked(tmaBlocked),
         releaseBarriers(releaseBarriers),
-        releaseMinWarpgroups(releaseMinWarpgroups), panelBlocks(panelBlocks) {}
+        releaseMinWarpgroups(releaseMinWarpgroups),
+        releaseMaxStages(releaseMaxStages), panelBlocks(panelBlocks) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
@@ -148,6 +149,8 @@ private:
   bool releaseBarriers;
   /// Release barriers only in blocks of at least this many warpgroups.
   int64_t releaseMinWarpgroups;
+  /// ... and pipelines of at most this many stages (0: any).
+  int64_t releaseMaxStages;
   /// Blocked operand tiles stored in column panels.
   bool panelBlocks;
   SmallVector<StagedCopy> staged;
@@ -332,10 +335,14 @@ void Planner::rewrite() {
     // One warpgroup runs its wgmma gemms in lockstep anyway: a block
     // barrier costs it less than the arrive/wait round trip (H200: the
     // 128-thread d128 attention 6% slower with release barriers, the
-    // 256-thread one 8% faster).
+    // 256-thread one 8% faster). With more stages the buffer refilled was
+    // consumed long before, so the block barrier rarely waits (the 4-stage
+    // NN GEMM 7-10% slower with release barriers, the 2-stage attention
+    // faster).
     int64_t warpgroups =
         loop->getParentOfType<KernelOp>().getNumThreads() / 128;
-    if (releaseBarriers && warpgroups >= releaseMinWarpgroups)
+    if (releaseBarriers && warpgroups >= releaseMinWarpgroups &&
+        (releaseMaxStages <= 0 || stages <= releaseMaxStages))
       released = AllocSharedOp::create(b, loc, type, Attribute());
   }
 
@@ -491,7 +498,7 @@ struct PlanPipelinesPass
       Planner planner(loop, swizzle, overlap, swizzle && blockedOperands,
                       tma && swizzle && target.getSmVersion() >= 90,
                       wgmmaTallRows, tmaBlocked, releaseBarriers,
-                      releaseMinWarpgroups, panelBlocks);
+                      releaseMinWarpgroups, releaseMaxStages, panelBlocks);
       if (planner.analyze())
         planner.rewrite();
     }

@@ -41,6 +41,8 @@ gen_wgmma_kernels
 # overlap release panels attprofile profile sass launch compile.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
+# Release barriers on every TMA pipeline, whatever its warpgroups and stages.
+RELEASE_ALL="--tma-release --tma-release-min-warpgroups=1 --tma-release-max-stages=0"
 # tile-run's timings: the kernels' time on the device (CUDA events around
 # each launch, as the peers are timed) and the wall time of each call.
 kernel_ms() { grep -oE 'median [0-9.]+ ms' "$1" | head -1 | grep -oE '[0-9.]+'; }
@@ -160,13 +162,13 @@ echo "== --persistent (experimental): one block per multiprocessor looping over 
 run persistent_gemm_relu $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --persistent --arg=1000x200 --arg=200x1700 --arg=1000x1700
 run persistent_wgmma_5_k1000 /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --persistent --arg=2000x1000 --arg=3100x1000 --arg=2000x3100
 run persistent_fa_causal $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --persistent --arg=2x3x700x64 --arg=2x3x700x64 --arg=2x3x700x64 --arg=2x3x700x64
-echo "== --tma-release --tma-release-min-warpgroups=1 (the default in kernels of 2+ warpgroups; here forced on every kernel): warps release pipeline stages on mbarriers, thread 0 waits for them before refilling (no block barrier per stage)"
+echo "== --tma-release forced on every pipeline (the default only in kernels of 2+ warpgroups whose pipelines have at most 2 stages): warps release pipeline stages on mbarriers, thread 0 waits for them before refilling (no block barrier per stage)"
 for k in 64 1000; do
-  run release_wgmma_5_k$k /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-release --tma-release-min-warpgroups=1 --arg=600x$k --arg=1100x$k --arg=600x1100
+  run release_wgmma_5_k$k /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 $RELEASE_ALL --arg=600x$k --arg=1100x$k --arg=600x1100
 done
-run release_wgmma_4_k100 /tmp/gemm_wg4.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-release --tma-release-min-warpgroups=1 --arg=600x100 --arg=1100x100 --arg=600x1100
-run release_fa_causal_edge $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --tma-release --tma-release-min-warpgroups=1 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
-run release_fa128split_vs_cpu bench/kernels/flash_attention_d128_split.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-release --tma-release-min-warpgroups=1 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+run release_wgmma_4_k100 /tmp/gemm_wg4.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 $RELEASE_ALL --arg=600x100 --arg=1100x100 --arg=600x1100
+run release_fa_causal_edge $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 $RELEASE_ALL --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
+run release_fa128split_vs_cpu bench/kernels/flash_attention_d128_split.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 $RELEASE_ALL --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 echo "== correctness on the GPU against the CPU lowering of the same kernel"
 run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=129x65 --arg=65x131 --arg=129x131
 run dequant_vs_cpu $E/dequant_gemm.mlir --entry=dequant_gemm --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
@@ -450,20 +452,23 @@ fi
 if want release; then
 echo "== --tma-release timings: TN GEMM 128x256x64 (4 stages, overlapped) and the TMA attention kernels (the committed d128 kernels with K/V in panels, OV_DIR/ovsplit_*: 64-column parts), with and without"
 python3 test/Integration/Inputs/gen_gemm.py --dtype f16 --acc f32 --out f16 --tb --policy full_row --block 128x256x64 --threads 256 --stages 4 --raster 8 > /tmp/release-tn.mlir
+python3 test/Integration/Inputs/gen_gemm.py --dtype f16 --acc f32 --out f16 --policy full_row --block 128x256x64 --threads 256 --stages 4 --raster 8 > /tmp/release-nn.mlir
 for n in 4096 8192; do
-  for flag in --tma-release=false "--tma-release --tma-release-min-warpgroups=1"; do
-    "$TR" /tmp/release-tn.mlir --entry=gemm --target=$CHIP $flag --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-release-$n$flag.log" 2>&1
-    echo "TN $n^3 $flag: $(kernel_ms "$LOGS/time-release-$n$flag.log") ms"
+  for lay in tn nn; do
+    for flag in --tma-release=false "$RELEASE_ALL"; do
+      "$TR" /tmp/release-$lay.mlir --entry=gemm --target=$CHIP $flag --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/time-release-$lay-$n-${flag%% *}.log" 2>&1
+      echo "$lay $n^3 $flag: $(kernel_ms "$LOGS/time-release-$lay-$n-${flag%% *}.log") ms"
+    done
   done
 done
 for f in ${RELEASE_KERNELS:-bench/kernels/flash_attention_d128.mlir bench/kernels/flash_attention_d128_overlap.mlir ${OV_DIR:-.bundle/ov}/ovsplit_*.mlir}; do
   [ -f "$f" ] || continue
   cfg=$(basename $f .mlir)
   for entry in flash_attention flash_attention_causal; do
-    run "release-$cfg-$entry" $f --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --tma-release --tma-release-min-warpgroups=1 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
-    for flag in --tma-release=false "--tma-release --tma-release-min-warpgroups=1"; do
-      "$TR" $f --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/release-$cfg-$entry$flag.log" 2>&1
-      echo "$cfg $entry $flag: $(kernel_ms "$LOGS/release-$cfg-$entry$flag.log") ms"
+    run "release-$cfg-$entry" $f --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 $RELEASE_ALL --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
+    for flag in --tma-release=false "$RELEASE_ALL"; do
+      "$TR" $f --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/release-$cfg-$entry-${flag%% *}.log" 2>&1
+      echo "$cfg $entry $flag: $(kernel_ms "$LOGS/release-$cfg-$entry-${flag%% *}.log") ms"
     done
   done
 done

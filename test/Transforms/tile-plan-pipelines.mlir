@@ -6,7 +6,8 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines=tma | FileCheck %s --check-prefix=TMA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-plan-pipelines=tma | FileCheck %s --check-prefix=NO-TMA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers" | FileCheck %s --check-prefix=RELEASE
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers release-min-warpgroups=2" | FileCheck %s --check-prefix=ONE-WARPGROUP
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers release-min-warpgroups=2" | FileCheck %s --check-prefix=NO-RELEASE
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers release-max-stages=2" | FileCheck %s --check-prefix=NO-RELEASE
 
 // A GEMM main loop over three stages: both copies get three buffers; the
 // copies of iterations 0 and 1 are issued before the loop (each behind a
@@ -107,15 +108,16 @@
 // RELEASE: tile.copy {{.*}} arrive(%[[BARS]][%[[NEXT]]]
 // RELEASE: tile.barrier_arrive %[[REL]][%[[STAGE]]]
 // RELEASE-NEXT: }
-// With release-min-warpgroups=2 the kernel's one warpgroup keeps the
-// block barriers: one barrier array, no releases.
-// ONE-WARPGROUP-LABEL: func.func @gemm_loop
-// ONE-WARPGROUP: tile.alloc_shared : memref<3xi64, #tile.mem<shared>>
-// ONE-WARPGROUP-NOT: tile.alloc_shared : memref<3xi64
-// ONE-WARPGROUP: tile.pipelined
-// ONE-WARPGROUP-NOT: tile.barrier_arrive
-// ONE-WARPGROUP-NOT: {issuer}
-// ONE-WARPGROUP: return
+// With release-min-warpgroups=2 (the kernel has one warpgroup) or
+// release-max-stages=2 (the loop has 3 stages), block barriers stay: one
+// barrier array, no releases.
+// NO-RELEASE-LABEL: func.func @gemm_loop
+// NO-RELEASE: tile.alloc_shared : memref<3xi64, #tile.mem<shared>>
+// NO-RELEASE-NOT: tile.alloc_shared : memref<3xi64
+// NO-RELEASE: tile.pipelined
+// NO-RELEASE-NOT: tile.barrier_arrive
+// NO-RELEASE-NOT: {issuer}
+// NO-RELEASE: return
 // Before sm_90, cp.async groups (no tensor memory accelerator).
 // NO-TMA-LABEL: func.func @gemm_loop
 // NO-TMA-NOT: tile.barrier

@@ -169,12 +169,18 @@ static cl::opt<bool> tmaReleaseOpt(
     "tma-release", cl::init(true),
     cl::desc("CUDA sm_90: warps release pipeline stages on mbarriers, the "
              "issuing thread waits for them (no block barrier per stage), "
-             "in kernels of at least --tma-release-min-warpgroups"),
+             "in kernels of at least --tma-release-min-warpgroups and "
+             "pipelines of at most --tma-release-max-stages"),
     cl::cat(category));
 static cl::opt<int64_t> tmaReleaseMinWarpgroupsOpt(
     "tma-release-min-warpgroups", cl::init(2),
     cl::desc("CUDA sm_90: the fewest warpgroups (128 threads) a kernel "
              "needs for release barriers"),
+    cl::cat(category));
+static cl::opt<int64_t> tmaReleaseMaxStagesOpt(
+    "tma-release-max-stages", cl::init(2),
+    cl::desc("CUDA sm_90: the most stages a pipeline may have for release "
+             "barriers (0: any)"),
     cl::cat(category));
 static cl::opt<bool> wgmmaPanelsOpt(
     "wgmma-panels", cl::init(true),
@@ -414,6 +420,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.tmaBlocked = tmaBlockedOpt;
   options.tmaRelease = tmaReleaseOpt;
   options.tmaReleaseMinWarpgroups = tmaReleaseMinWarpgroupsOpt;
+  options.tmaReleaseMaxStages = tmaReleaseMaxStagesOpt;
   options.wgmmaPanels = wgmmaPanelsOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }

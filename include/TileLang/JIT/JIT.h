@@ -140,9 +140,11 @@ struct CompileOptions {
   bool tmaBlocked = false;
   /// CUDA sm_90: pipeline stages released on mbarriers instead of block
   /// barriers (the pipeline's `tma-release`) in kernels of at least
-  /// `tmaReleaseMinWarpgroups` warpgroups.
+  /// `tmaReleaseMinWarpgroups` warpgroups and pipelines of at most
+  /// `tmaReleaseMaxStages` stages (0: any).
   bool tmaRelease = true;
   int64_t tmaReleaseMinWarpgroups = 2;
+  int64_t tmaReleaseMaxStages = 2;
   /// CUDA sm_90: blocked gemm operand tiles in column panels, one TMA box
   /// per panel (the pipeline's `wgmma-panels`).
   bool wgmmaPanels = true;

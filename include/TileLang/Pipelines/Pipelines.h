@@ -111,13 +111,21 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "an mbarrier that the issuing thread waits for before "
                      "refilling it, instead of a block barrier per stage "
                      "(tile-plan-pipelines{release-barriers}), in kernels "
-                     "of at least tma-release-min-warpgroups warpgroups"),
+                     "of at least tma-release-min-warpgroups warpgroups and "
+                     "pipelines of at most tma-release-max-stages stages"),
       llvm::cl::init(true)};
   PassOptions::Option<int64_t> tmaReleaseMinWarpgroups{
       *this, "tma-release-min-warpgroups",
       llvm::cl::desc("sm_90: with tma-release, the fewest warpgroups a "
                      "kernel needs for release barriers (one warpgroup "
                      "keeps its block barriers: cheaper there)"),
+      llvm::cl::init(2)};
+  PassOptions::Option<int64_t> tmaReleaseMaxStages{
+      *this, "tma-release-max-stages",
+      llvm::cl::desc("sm_90: with tma-release, the most stages a pipeline "
+                     "may have for release barriers (0: any; deeper "
+                     "pipelines refill buffers consumed long before, where "
+                     "a block barrier rarely waits)"),
       llvm::cl::init(2)};
   PassOptions::Option<bool> tmaBlocked{
       *this, "tma-blocked",

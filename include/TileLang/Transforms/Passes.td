@@ -248,6 +248,10 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
            /*default=*/"1",
            "With release-barriers, only loops of kernels with at least this "
            "many warpgroups (128 threads each) use them">,
+    Option<"releaseMaxStages", "release-max-stages", "int64_t",
+           /*default=*/"0",
+           "With release-barriers, only pipelines of at most this many "
+           "stages use them (0: any)">,
     Option<"tmaBlocked", "tma-blocked", "bool", /*default=*/"false",
            "With tma, tiles in the blocked layout count as TMA-able too "
            "(one 8-row box per 1 KiB block; experimental)">,
