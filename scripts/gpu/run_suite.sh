@@ -203,7 +203,9 @@ for tool in memcheck racecheck; do
               "rmsnorm:$E/rmsnorm.mlir --entry=rmsnorm --arg=9x1024 --arg=1024 --arg=9x1024" \
               "fa_noreuse:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3 --reuse-shared-memory=false" \
               "cluster:test/Integration/cluster.mlir --entry=scale_rows --arg=70x64 --arg=70x64" \
-              "wgmma_overlap:/tmp/gemm_wg5.mlir --entry=gemm --arg=300x200 --arg=170x200 --arg=300x170"; do
+              "wgmma_overlap:/tmp/gemm_wg5.mlir --entry=gemm --arg=300x200 --arg=170x200 --arg=300x170" \
+              "nn_panels:/tmp/gemm_nn_wide.mlir --entry=gemm --arg=300x200 --arg=200x300 --arg=300x300" \
+              "fa128_overlap_release:bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention_causal --arg=1x1x200x128 --arg=1x1x200x128 --arg=1x1x200x128 --arg=1x1x200x128 --outputs=3"; do
     name=${case%%:*}; args=${case#*:}
     timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" $args --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/sanitizer-$tool-$name.log" 2>&1
     echo "$tool $name: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/sanitizer-$tool-$name.log" | head -1))"

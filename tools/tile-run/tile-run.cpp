@@ -177,6 +177,11 @@ static cl::opt<int64_t> tmaReleaseMinWarpgroupsOpt(
     cl::desc("CUDA sm_90: the fewest warpgroups (128 threads) a kernel "
              "needs for release barriers"),
     cl::cat(category));
+static cl::opt<bool> timePassesOpt(
+    "time-compile", cl::init(false),
+    cl::desc("Print the compile's wall time per pass and the host code's "
+             "to stderr (on a cache miss)"),
+    cl::cat(category));
 static cl::opt<int64_t> tmaReleaseMaxStagesOpt(
     "tma-release-max-stages", cl::init(2),
     cl::desc("CUDA sm_90: the most stages a pipeline may have for release "
@@ -421,6 +426,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.tmaRelease = tmaReleaseOpt;
   options.tmaReleaseMinWarpgroups = tmaReleaseMinWarpgroupsOpt;
   options.tmaReleaseMaxStages = tmaReleaseMaxStagesOpt;
+  options.timePasses = timePassesOpt;
   options.wgmmaPanels = wgmmaPanelsOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }

@@ -148,6 +148,10 @@ struct CompileOptions {
   /// CUDA sm_90: blocked gemm operand tiles in column panels, one TMA box
   /// per panel (the pipeline's `wgmma-panels`).
   bool wgmmaPanels = true;
+  /// Prints the compile's wall time per pass (MLIR's timing report, the
+  /// device binary's serialization included) and the host code's to
+  /// stderr.
+  bool timePasses = false;
   /// Cache settings; by default from the environment.
   CompilationCache::Options cache = CompilationCache::Options::fromEnvironment();
 };
