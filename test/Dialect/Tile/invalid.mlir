@@ -855,7 +855,7 @@ func.func @use_swizzle_nested(%n: index) {
 // -----
 
 func.func @yield_parent() {
-  // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.kernel, tile.parallel, tile.pipelined'}}
+  // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.kernel, tile.parallel, tile.pipelined, tile.producer'}}
   "tile.yield"() : () -> ()
 }
 
@@ -1033,6 +1033,68 @@ func.func @copy_arrive_out_of_range(%A: memref<?x?xf16>, %n: index) {
     %c7 = arith.constant 7 : index
     // expected-error @+1 {{barrier index 7 is outside the array of 4}}
     tile.copy %A[%n, %n] to %a arrive(%bars[%c7] : memref<4xi64, #tile.mem<shared>>) {async} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @producer_not_in_kernel_body(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    tile.parallel (%i) in (4) {
+      // expected-error @+1 {{belongs directly to a tile.kernel body}}
+      tile.producer {
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @producer_partial_warpgroup(%n: index) {
+  tile.kernel grid(%n) threads(96) -> (%bx) {
+    // expected-error @+1 {{needs a kernel with one-dimensional threads in whole warpgroups (multiples of 128), got 96}}
+    tile.producer {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @producer_after_work(%A: memref<?x?xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %c0 = arith.constant 0 : index
+    tile.copy %A[%c0, %c0] to %a : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{may follow only allocations, barrier inits and side-effect-free ops; 'tile.copy' needs threads to run it}}
+    tile.producer {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @producer_twice(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{is followed by another: one producer per kernel}}
+    tile.producer {
+    }
+    tile.producer {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @producer_registers(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{attribute 'producer_registers' failed to satisfy constraint}}
+    tile.producer attributes {producer_registers = 8} {
+    }
   }
   return
 }

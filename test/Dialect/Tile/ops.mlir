@@ -219,4 +219,35 @@ func.func @barriers(%A: memref<?x?xf16>, %i: index, %p: index) {
   return
 }
 
+// A producer warpgroup issuing a pipeline's copies.
+// CHECK-LABEL: func.func @producer
+func.func @producer(%A: memref<?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
+    %full = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
+    %free = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    tile.barrier_init %full arrivals(1) : memref<2xi64, #tile.mem<shared>>
+    tile.barrier_init %free arrivals(8) : memref<2xi64, #tile.mem<shared>>
+    // CHECK: tile.producer {
+    // CHECK: tile.barrier_wait %{{.*}}[%{{.*}}] parity(%{{.*}}) {issuer}
+    // CHECK: tile.copy
+    // CHECK: }
+    tile.producer {
+      scf.for %i = %c0 to %n step %c1 {
+        tile.barrier_wait %free[%c0] parity(%c1) {issuer} : memref<2xi64, #tile.mem<shared>>
+        tile.copy %A[%i, %c0] to %a arrive(%full[%c0] : memref<2xi64, #tile.mem<shared>>) {async} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+      }
+    }
+    // CHECK: tile.producer attributes {producer_registers = 40 : i64} {
+    tile.barrier_wait %full[%c0] parity(%c0) : memref<2xi64, #tile.mem<shared>>
+  }
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    tile.producer attributes {producer_registers = 40} {
+    }
+  }
+  return
+}
+
 }

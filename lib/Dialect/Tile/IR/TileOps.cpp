@@ -513,6 +513,37 @@ LogicalResult BarrierWaitOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// ProducerOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ProducerOp::verify() {
+  auto kernel = dyn_cast<KernelOp>((*this)->getParentOp());
+  if (!kernel)
+    return emitOpError("belongs directly to a tile.kernel body");
+  ArrayRef<int64_t> threads = kernel.getThreads();
+  if (threads.size() != 1 || threads[0] % kThreads != 0)
+    return emitOpError("needs a kernel with one-dimensional threads in "
+                       "whole warpgroups (multiples of ")
+           << kThreads << "), got " << kernel.getNumThreads();
+  for (Operation *prev = (*this)->getPrevNode(); prev;
+       prev = prev->getPrevNode()) {
+    if (isa<ProducerOp>(prev))
+      return emitOpError("is the second of its kernel: one producer per "
+                         "kernel");
+    if (isa<TileAllocationOpInterface, BarrierInitOp>(prev) || isPure(prev))
+      continue;
+    return emitOpError("may follow only allocations, barrier inits and "
+                       "side-effect-free ops; '")
+           << prev->getName() << "' needs threads to run it";
+  }
+  for (Operation *next = (*this)->getNextNode(); next;
+       next = next->getNextNode())
+    if (isa<ProducerOp>(next))
+      return emitOpError("is followed by another: one producer per kernel");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // GemmOp
 //===----------------------------------------------------------------------===//
 

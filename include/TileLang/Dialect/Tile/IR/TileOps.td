@@ -358,6 +358,54 @@ def Tile_BarrierArriveOp : Tile_Op<"barrier_arrive", [Tile_InKernel,
   let hasVerifier = 1;
 }
 
+def Tile_ProducerOp : Tile_Op<"producer", [Tile_InKernel,
+    RecursiveMemoryEffects, NoRegionArguments,
+    SingleBlockImplicitTerminator<"::mlir::tile::YieldOp">]> {
+  let summary = "The work of an extra warpgroup that feeds the block's pipelines";
+  let description = [{
+    Warp specialization: the body runs on a warpgroup of its own (128
+    threads after the kernel's `threads`, which stay the block's consumers),
+    concurrently with everything that follows the op in the kernel body,
+    which the consumer threads run. The producer typically issues a
+    pipeline's asynchronous copies into its stages, waiting for the
+    consumers to release each stage (`tile.barrier_wait {issuer}`) before
+    refilling it, and the consumers wait for each stage's copies
+    (`tile.barrier_wait`) and release it (`tile.barrier_arrive`): neither
+    side meets the other at a block barrier. The producer's tile ops are
+    spread over its own 128 threads; its "thread 0" is its first thread.
+    The producer gives up registers to the consumers (`setmaxnreg`:
+    `producer_registers`, the consumers what remains of the multiprocessor's
+    65536 for one block).
+
+    Only ops that need no thread (allocations, `tile.barrier_init`,
+    side-effect-free ops) may precede it in the kernel body, which it
+    belongs to directly; a kernel has at most one, with one-dimensional
+    `threads` in whole warpgroups. Lowered for NVIDIA sm_90 only.
+
+    ```mlir
+    tile.kernel grid(%n) threads(256) -> (%bx) {
+      %k = tile.alloc_shared : memref<2x64x128xf16, #tile.mem<shared>>
+      tile.barrier_init %full arrivals(1) : memref<2xi64, #tile.mem<shared>>
+      tile.barrier_init %free arrivals(8) : memref<2xi64, #tile.mem<shared>>
+      tile.producer {
+        scf.for %i = %c0 to %n step %c1 { ... }
+      }
+      ... the consumers' loop ...
+    }
+    ```
+  }];
+  let arguments = (ins DefaultValuedAttr<
+      ConfinedAttr<I64Attr, [IntMinValue<24>, IntMaxValue<256>]>, "24">:
+      $producer_registers);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The threads of the producer warpgroup.
+    static constexpr int64_t kThreads = 128;
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // tile.gemm
 //===----------------------------------------------------------------------===//
@@ -724,10 +772,11 @@ def Tile_UseSwizzleOp : Tile_Op<"use_swizzle", [
 //===----------------------------------------------------------------------===//
 
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["KernelOp", "ParallelOp", "PipelinedOp"]>]> {
+    ParentOneOf<["KernelOp", "ParallelOp", "PipelinedOp", "ProducerOp"]>]> {
   let summary = "Terminator of tile regions";
   let description = [{
-    Ends the body of `tile.kernel`, `tile.parallel` and `tile.pipelined`.
+    Ends the body of `tile.kernel`, `tile.parallel`, `tile.pipelined` and
+    `tile.producer`.
     It is implicit in their custom form.
   }];
   let assemblyFormat = "attr-dict";
