@@ -743,6 +743,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     nvvm.tmaRelease = options.tmaRelease;
     nvvm.tmaReleaseMinWarpgroups = options.tmaReleaseMinWarpgroups;
     nvvm.tmaReleaseMaxStages = options.tmaReleaseMaxStages;
+    nvvm.warpSpecialize = options.warpSpecialize;
     nvvm.wgmmaPanels = options.wgmmaPanels;
     buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
@@ -959,6 +960,8 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                       ? " tma-release-min-warpgroups=" +
                             std::to_string(options.tmaReleaseMinWarpgroups)
                       : "") +
+                 (cuda && options.warpSpecialize ? " warp-specialize=true"
+                                                 : "") +
                  (cuda && options.tmaReleaseMaxStages != 2
                       ? " tma-release-max-stages=" +
                             std::to_string(options.tmaReleaseMaxStages)

@@ -117,6 +117,9 @@ struct GPUTargetSpec {
   int64_t tmaReleaseMinWarpgroups = 1;
   /// The most stages a pipeline may have for release barriers (0: any).
   int64_t tmaReleaseMaxStages = 0;
+  /// A producer warpgroup issues the copies of pipelines with release
+  /// barriers.
+  bool warpSpecialize = false;
 };
 } // namespace
 
@@ -144,6 +147,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     plan.releaseBarriers = spec.tma && spec.tmaRelease;
     plan.releaseMinWarpgroups = spec.tmaReleaseMinWarpgroups;
     plan.releaseMaxStages = spec.tmaReleaseMaxStages;
+    plan.warpSpecialize = spec.tma && spec.tmaRelease && spec.warpSpecialize;
     plan.panelBlocks = spec.wgmma && spec.wgmmaBlocked && spec.wgmmaPanels;
     plan.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
     pm.addPass(createTilePlanPipelines(plan));
@@ -229,7 +233,8 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
        attachTarget, lowerKernels, options.wgmma, options.wgmmaBlocked,
        options.tma, options.wgmmaTallRows, options.persistent,
        options.tmaBlocked, options.tmaRelease, options.wgmmaPanels,
-       options.tmaReleaseMinWarpgroups, options.tmaReleaseMaxStages});
+       options.tmaReleaseMinWarpgroups, options.tmaReleaseMaxStages,
+       options.warpSpecialize});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

@@ -116,13 +116,14 @@ public:
   Planner(PipelinedOp loop, bool swizzleGemmOperands, bool overlapGemms,
           bool blockedOperands, bool tma, bool tallRows, bool tmaBlocked,
           bool releaseBarriers, int64_t releaseMinWarpgroups,
-          int64_t releaseMaxStages, bool panelBlocks)
+          int64_t releaseMaxStages, bool panelBlocks, bool warpSpecialize)
       : loop(loop), swizzleGemmOperands(swizzleGemmOperands),
         overlapGemms(overlapGemms), blockedOperands(blockedOperands),
         tma(tma), tallRows(tallRows), tmaBlocked(tmaBlocked),
         releaseBarriers(releaseBarriers),
         releaseMinWarpgroups(releaseMinWarpgroups),
-        releaseMaxStages(releaseMaxStages), panelBlocks(panelBlocks) {}
+        releaseMaxStages(releaseMaxStages), panelBlocks(panelBlocks),
+        warpSpecialize(warpSpecialize) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
@@ -133,6 +134,17 @@ private:
   /// `barriers`, each arrives on barrier `stage`.
   void emitCopies(OpBuilder &b, Location loc, Value iv, Value stage,
                   Value barriers);
+  /// Where a producer and the barrier inits go: after the kernel's leading
+  /// allocations and side-effect-free ops, when the loop belongs to the
+  /// kernel body and nothing else there needs threads before it; null
+  /// otherwise.
+  Operation *findProducerPoint();
+  /// Builds the producer that issues every iteration's copies (after the
+  /// release of the stage's previous fill), with clones of the pure
+  /// definitions it uses from the kernel body; false (nothing built) when
+  /// one of them is not pure.
+  bool buildProducer(Operation *point, Value barriers, Value lb, Value ub,
+                     Value step);
   /// The gemms of the body that may keep work in flight across iterations.
   SmallVector<GemmOp> findOverlappableGemms();
 
@@ -153,6 +165,8 @@ private:
   int64_t releaseMaxStages;
   /// Blocked operand tiles stored in column panels.
   bool panelBlocks;
+  /// With release barriers, a tile.producer warpgroup issues the copies.
+  bool warpSpecialize;
   SmallVector<StagedCopy> staged;
   SmallVector<GemmOp> overlapped;
   llvm::SetVector<Operation *> slice;
@@ -308,6 +322,101 @@ void Planner::emitCopies(OpBuilder &b, Location loc, Value iv, Value stage,
   }
 }
 
+Operation *Planner::findProducerPoint() {
+  auto kernel = dyn_cast<KernelOp>(loop->getParentOp());
+  if (!kernel || kernel.getThreads().size() != 1 ||
+      kernel.getNumThreads() % ProducerOp::kThreads != 0 ||
+      !kernel.getBody().front().getOps<ProducerOp>().empty())
+    return nullptr;
+  // After the last allocation (the stages' buffers and barriers are among
+  // them); everything before must need no threads.
+  Operation *point = nullptr;
+  for (Operation &op : kernel.getBody().front()) {
+    if (&op == loop.getOperation())
+      break;
+    if (isa<TileAllocationOpInterface>(op))
+      point = op.getNextNode();
+  }
+  if (!point)
+    return nullptr;
+  for (Operation *op = &kernel.getBody().front().front(); op != point;
+       op = op->getNextNode())
+    if (!isa<TileAllocationOpInterface, BarrierInitOp>(op) && !isPure(op))
+      return nullptr;
+  return point;
+}
+
+bool Planner::buildProducer(Operation *point, Value barriers, Value lb,
+                            Value ub, Value step) {
+  Location loc = loop.getLoc();
+  int64_t stages = loop.getNumStages();
+  OpBuilder b(point);
+  auto producer = ProducerOp::create(b, loc);
+  Block *block = b.createBlock(&producer.getBody());
+  b.setInsertionPointToEnd(block);
+  YieldOp::create(b, loc);
+  b.setInsertionPointToStart(block);
+  auto index = [&](OpBuilder &bld, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(bld, loc, v);
+  };
+  // Fill i of buffer i mod S waits for the release of fill i - S: phase
+  // (i floordiv S) - 1 of the buffer's release barrier (parity 1 of a
+  // fresh barrier counts as completed: the first S fills do not wait).
+  scf::ForOp::create(
+      b, loc, lb, ub, step, ValueRange{},
+      [&](OpBuilder &bld, Location, Value iv, ValueRange) {
+        Value i = arith::DivUIOp::create(
+            bld, loc, arith::SubIOp::create(bld, loc, iv, lb), step);
+        Value stage = arith::RemUIOp::create(bld, loc, i, index(bld, stages));
+        Value parity = arith::RemUIOp::create(
+            bld, loc,
+            arith::AddIOp::create(
+                bld, loc,
+                arith::DivUIOp::create(bld, loc, i, index(bld, stages)),
+                index(bld, 1)),
+            index(bld, 2));
+        BarrierWaitOp::create(bld, loc, released, stage, parity)
+            .setIssuer(true);
+        emitCopies(bld, loc, iv, stage, barriers);
+        scf::YieldOp::create(bld, loc);
+      });
+  // The producer runs beside the kernel body's other ops: the values it
+  // takes from there are recomputed inside (pure ops only).
+  llvm::SetVector<Operation *> outside;
+  SmallVector<Value> worklist;
+  producer.walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      worklist.push_back(operand);
+  });
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || producer->isAncestor(def) ||
+        def->getBlock() != producer->getBlock() ||
+        def->isBeforeInBlock(producer) || outside.contains(def))
+      continue;
+    if (!isPure(def) || def->getNumRegions()) {
+      producer.erase();
+      return false;
+    }
+    outside.insert(def);
+    llvm::append_range(worklist, def->getOperands());
+  }
+  SmallVector<Operation *> ordered(outside.begin(), outside.end());
+  llvm::sort(ordered, [](Operation *x, Operation *y) {
+    return x->isBeforeInBlock(y);
+  });
+  IRMapping mapping;
+  b.setInsertionPointToStart(block);
+  for (Operation *def : ordered)
+    b.clone(*def, mapping);
+  producer.walk([&](Operation *op) {
+    for (OpOperand &use : op->getOpOperands())
+      if (Value inner = mapping.lookupOrNull(use.get()))
+        use.set(inner);
+  });
+  return true;
+}
+
 void Planner::rewrite() {
   Location loc = loop.getLoc();
   int64_t stages = loop.getNumStages();
@@ -346,7 +455,12 @@ void Planner::rewrite() {
       released = AllocSharedOp::create(b, loc, type, Attribute());
   }
 
+  // Warp specialization: the inits and a producer at the top of the kernel.
+  Operation *producerPoint =
+      warpSpecialize && released ? findProducerPoint() : nullptr;
   OpBuilder b(loop);
+  if (producerPoint)
+    b.setInsertionPoint(producerPoint);
   auto index = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -360,6 +474,9 @@ void Planner::rewrite() {
             getWarpSize(TargetKind::CUDA, ""));
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
   Value step = loop.getStep();
+  bool produced = producerPoint && buildProducer(producerPoint, barriers, lb,
+                                                 ub, step);
+  b.setInsertionPoint(loop);
   // Issues the copies of iteration `iv` into buffer `stage` when `iv` is
   // inside the loop, then commits (always: the waits count stages; with
   // barriers each stage counts on its own).
@@ -390,8 +507,8 @@ void Planner::rewrite() {
   for (GemmOp gemm : waitAcrossIterations)
     gemm.setWgWait(1);
 
-  // Prologue: stages 0 .. ahead - 1.
-  for (int64_t s = 0; s < ahead; ++s)
+  // Prologue: stages 0 .. ahead - 1 (the producer's, when there is one).
+  for (int64_t s = 0; s < ahead && !produced; ++s)
     issue(arith::AddIOp::create(
               b, loc, lb, arith::MulIOp::create(b, loc, step, index(s))),
           index(s), Value());
@@ -439,10 +556,11 @@ void Planner::rewrite() {
             b, loc, arith::DivUIOp::create(b, loc, filled, index(stages)),
             index(1)),
         index(2));
-  issue(arith::AddIOp::create(b, loc, iv,
-                              arith::MulIOp::create(b, loc, step, distance)),
-        arith::RemUIOp::create(b, loc, filled, index(stages)),
-        releaseParity);
+  if (!produced)
+    issue(arith::AddIOp::create(b, loc, iv,
+                                arith::MulIOp::create(b, loc, step, distance)),
+          arith::RemUIOp::create(b, loc, filled, index(stages)),
+          releaseParity);
   // Each warp releases the buffer whose reads are done at the end of the
   // iteration: its own, or with tensor-core work left in flight across
   // iterations the previous iteration's (from the second iteration on).
@@ -498,7 +616,8 @@ struct PlanPipelinesPass
       Planner planner(loop, swizzle, overlap, swizzle && blockedOperands,
                       tma && swizzle && target.getSmVersion() >= 90,
                       wgmmaTallRows, tmaBlocked, releaseBarriers,
-                      releaseMinWarpgroups, releaseMaxStages, panelBlocks);
+                      releaseMinWarpgroups, releaseMaxStages, panelBlocks,
+                      warpSpecialize);
       if (planner.analyze())
         planner.rewrite();
     }

@@ -38,7 +38,7 @@ gen_wgmma_kernels() {
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
-# overlap release panels attprofile profile sass launch compile.
+# overlap release panels attprofile profile sass launch compile ws.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -60,7 +60,7 @@ split_attention_tma_times() {
 pass=0; fail=0
 run() { # name, tile-run arguments...
   local name=$1; shift
-  if timeout 300 "$TR" "$@" --target=$CHIP --seed=$RANDOM >"$LOGS/$name.log" 2>&1; then
+  if timeout ${RUN_TIMEOUT:-300} "$TR" "$@" --target=$CHIP --seed=$RANDOM >"$LOGS/$name.log" 2>&1; then
     pass=$((pass + 1)); echo "PASS $name: $(grep -E '^output' "$LOGS/$name.log" | sed 's/.*max abs err/max abs err/' | head -1)"
   else
     fail=$((fail + 1)); echo "FAIL $name"; tail -4 "$LOGS/$name.log"
@@ -555,6 +555,25 @@ for _ in range(200):
 ts.sort()
 print(f"torch add_ + sync: median {ts[len(ts) // 2]:.1f} us")
 PY
+fi
+if want ws; then
+echo "== --warp-specialize (experimental): a producer warpgroup issues the TMA copies of pipelines with release barriers (setmaxnreg 24 / 240), against the CPU lowering, sanitized, then timed with and without"
+for entry in flash_attention flash_attention_causal; do
+  for shape in 2x3x70x128 1x2x300x128; do
+    RUN_TIMEOUT=60 run "ws-overlap-$entry-$shape" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --warp-specialize --arg=$shape --arg=$shape --arg=$shape --arg=$shape
+  done
+done
+for tool in memcheck racecheck synccheck; do
+  timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention_causal --arg=1x1x200x128 --arg=1x1x200x128 --arg=1x1x200x128 --arg=1x1x200x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 --warp-specialize >"$LOGS/ws-sanitizer-$tool.log" 2>&1
+  echo "ws $tool: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/ws-sanitizer-$tool.log" | head -1))"
+done
+for entry in flash_attention flash_attention_causal; do
+  for flag in --warp-specialize=false --warp-specialize; do
+    timeout 120 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/ws-$entry$flag.log" 2>&1
+    echo "overlap $entry $flag: $(kernel_ms "$LOGS/ws-$entry$flag.log") ms"
+  done
+done
+echo "ws correctness: $pass passed, $fail failed"
 fi
 if want compile; then
 echo "== cold compile of the example GEMM (4096^3 specialization for $CHIP: tile-to-nvvm, PTX, module load; empty cache each run) vs Triton's cold compile of its GEMM"

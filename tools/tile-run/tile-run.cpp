@@ -177,6 +177,11 @@ static cl::opt<int64_t> tmaReleaseMinWarpgroupsOpt(
     cl::desc("CUDA sm_90: the fewest warpgroups (128 threads) a kernel "
              "needs for release barriers"),
     cl::cat(category));
+static cl::opt<bool> warpSpecializeOpt(
+    "warp-specialize", cl::init(false),
+    cl::desc("CUDA sm_90: a producer warpgroup issues the TMA copies of "
+             "pipelines with release barriers (experimental)"),
+    cl::cat(category));
 static cl::opt<bool> timePassesOpt(
     "time-compile", cl::init(false),
     cl::desc("Print the compile's wall time per pass and the host code's "
@@ -427,6 +432,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.tmaReleaseMinWarpgroups = tmaReleaseMinWarpgroupsOpt;
   options.tmaReleaseMaxStages = tmaReleaseMaxStagesOpt;
   options.timePasses = timePassesOpt;
+  options.warpSpecialize = warpSpecializeOpt;
   options.wgmmaPanels = wgmmaPanelsOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }

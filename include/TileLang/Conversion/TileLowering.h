@@ -30,14 +30,16 @@ enum class TileLoweringMode {
 };
 
 /// The linear thread id (x fastest) and the thread count of the gpu.launch
-/// that encloses `op`, computed at the builder's insertion point.
+/// that encloses `op`, computed at the builder's insertion point; inside an
+/// op with a thread range (`TileDialect::getThreadRangeAttrName`), the
+/// range's threads, numbered from 0.
 struct BlockThreads {
   Value threadId, numThreads;
 };
 BlockThreads getBlockThreads(OpBuilder &b, Operation *op);
 
-/// The number of threads of the gpu.launch that encloses `op` when it is
-/// known at compile time.
+/// The number of threads of the gpu.launch (or thread range) that encloses
+/// `op` when it is known at compile time.
 std::optional<int64_t> getStaticBlockThreads(Operation *op);
 
 /// Patterns for tile.copy, gemm, fill, clear, reduce, cumsum, atomic_add,

@@ -29,6 +29,21 @@ void populateTileToNVGPUPatterns(RewritePatternSet &patterns,
                                  bool wgmma = false,
                                  bool wgmmaTallRows = false);
 
+/// Warp specialization, before the kernels become launches: in each
+/// tile.kernel with a tile.producer, the producer's body becomes the work of
+/// an extra warpgroup (threads T .. T + 127 of a T-thread kernel, which
+/// then launches T + 128: `TileDialect::getProducerThreadsAttrName` on the
+/// kernel) and the ops after it the work of threads 0 .. T - 1, each under
+/// an scf.if carrying its thread range; the producer hands registers to the
+/// consumers with setmaxnreg. Fails, with a diagnostic, for targets before
+/// sm_90.
+LogicalResult splitProducers(Operation *root, int64_t smVersion);
+
+/// After the lowering: the block barriers inside a thread range become
+/// named barriers over that range's threads (barrier 1 for the consumers,
+/// 2 for the producer), as the other side never reaches them.
+void nameThreadRangeBarriers(Operation *root);
+
 /// tile.copy {async} from global to shared memory as cp.async (16, 8 or 4
 /// bytes per transfer, zero-filled at the edges, with a run-time alignment
 /// check that falls back to the element-wise copy), tile.async_commit and

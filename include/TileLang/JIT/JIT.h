@@ -145,6 +145,9 @@ struct CompileOptions {
   bool tmaRelease = true;
   int64_t tmaReleaseMinWarpgroups = 2;
   int64_t tmaReleaseMaxStages = 2;
+  /// CUDA sm_90: a producer warpgroup issues the copies of pipelines with
+  /// release barriers (the pipeline's `warp-specialize`; experimental).
+  bool warpSpecialize = false;
   /// CUDA sm_90: blocked gemm operand tiles in column panels, one TMA box
   /// per panel (the pipeline's `wgmma-panels`).
   bool wgmmaPanels = true;

@@ -120,6 +120,14 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "kernel needs for release barriers (one warpgroup "
                      "keeps its block barriers: cheaper there)"),
       llvm::cl::init(2)};
+  PassOptions::Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("sm_90: pipelines with release barriers get a producer "
+                     "warpgroup that issues their TMA copies while the "
+                     "kernel's threads compute (tile-plan-pipelines"
+                     "{warp-specialize}; setmaxnreg 24 / up to 240; "
+                     "experimental)"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> tmaReleaseMaxStages{
       *this, "tma-release-max-stages",
       llvm::cl::desc("sm_90: with tma-release, the most stages a pipeline "

@@ -248,6 +248,11 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
            /*default=*/"1",
            "With release-barriers, only loops of kernels with at least this "
            "many warpgroups (128 threads each) use them">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
+           "With release barriers, a tile.producer warpgroup issues every "
+           "stage's copies (waiting for the stage's release) and the "
+           "kernel's threads only consume them, for a pipeline directly in "
+           "a kernel with one-dimensional threads (experimental)">,
     Option<"releaseMaxStages", "release-max-stages", "int64_t",
            /*default=*/"0",
            "With release-barriers, only pipelines of at most this many "

@@ -109,10 +109,26 @@ static Distribution getDistribution(OpBuilder &b, Operation *op,
   return {threads.threadId, threads.numThreads};
 }
 
+/// The innermost thread range `op` lies in, below its gpu.launch.
+static DenseI64ArrayAttr getThreadRange(Operation *op) {
+  for (Operation *parent = op->getParentOp();
+       parent && !isa<gpu::LaunchOp>(parent); parent = parent->getParentOp())
+    if (auto range = parent->getAttrOfType<DenseI64ArrayAttr>(
+            TileDialect::getThreadRangeAttrName()))
+      return range;
+  return {};
+}
+
 BlockThreads mlir::tile::getBlockThreads(OpBuilder &b, Operation *op) {
   auto launch = op->getParentOfType<gpu::LaunchOp>();
   assert(launch && "block-mode tile ops must be inside a gpu.launch");
   Location loc = op->getLoc();
+  if (DenseI64ArrayAttr range = getThreadRange(op)) {
+    // Warp specialization's threads are one-dimensional.
+    Value tid = arith::SubIOp::create(b, loc, launch.getThreadIds().x,
+                                      indexConst(b, loc, range[0]));
+    return {tid, indexConst(b, loc, range[1])};
+  }
   gpu::KernelDim3 tid = launch.getThreadIds();
   gpu::KernelDim3 size = launch.getBlockSizeOperandValues();
   // tid.x + size.x * (tid.y + size.y * tid.z)
@@ -129,6 +145,8 @@ std::optional<int64_t> mlir::tile::getStaticBlockThreads(Operation *op) {
   auto launch = op->getParentOfType<gpu::LaunchOp>();
   if (!launch)
     return std::nullopt;
+  if (DenseI64ArrayAttr range = getThreadRange(op))
+    return range[1];
   int64_t threads = 1;
   for (Value size : {launch.getBlockSizeX(), launch.getBlockSizeY(),
                      launch.getBlockSizeZ()}) {

@@ -64,6 +64,10 @@ struct KernelToLaunch : OpRewritePattern<KernelOp> {
     SmallVector<Value, 3> block;
     for (int64_t t : op.getThreads())
       block.push_back(constant(t));
+    // A producer warpgroup's threads come after the kernel's own.
+    if (auto extra = op->getAttrOfType<IntegerAttr>(
+            TileDialect::getProducerThreadsAttrName()))
+      block[0] = constant(op.getThreads()[0] + extra.getInt());
     while (block.size() < 3)
       block.push_back(constant(1));
     SmallVector<Value, 3> cluster;
@@ -371,6 +375,11 @@ struct ConvertTileToGPUPass
     TmaDescriptors tma;
     if (hopper)
       tma.create(module);
+    bool cuda = targetAttr && targetAttr.getKind() == TargetKind::CUDA;
+    // Warp specialization: each side of a kernel with a producer under its
+    // own thread range (NVIDIA sm_90 only).
+    if (failed(splitProducers(module, cuda ? targetAttr.getSmVersion() : 0)))
+      return signalPassFailure();
     RewritePatternSet patterns(ctx);
     patterns.add<KernelToLaunch>(ctx, targetAttr);
     populateTileOpLoweringPatterns(patterns, TileLoweringMode::Block);
@@ -387,6 +396,8 @@ struct ConvertTileToGPUPass
     if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
         failed(fragments.eraseAllocations()))
       return signalPassFailure();
+    if (cuda)
+      nameThreadRangeBarriers(module);
 
     // 2. Shared and fragment tiles live in workgroup memory, local tiles in
     //    each thread's private memory; then the allocations are placed.

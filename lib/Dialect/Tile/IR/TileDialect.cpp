@@ -59,6 +59,21 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute";
     return success();
   }
+  if (attr.getName() == getThreadRangeAttrName()) {
+    auto range = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    if (!range || range.size() != 2 || range[0] < 0 || range[1] <= 0)
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' must be [first, count] of threads";
+    return success();
+  }
+  if (attr.getName() == getProducerThreadsAttrName()) {
+    auto threads = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!threads || !isa<KernelOp>(op) || threads.getInt() <= 0)
+      return op->emitError() << "'" << attr.getName().getValue()
+                             << "' must be a positive integer on a "
+                                "tile.kernel";
+    return success();
+  }
   return op->emitError() << "unknown tile dialect attribute '"
                          << attr.getName().getValue() << "'";
 }

@@ -73,6 +73,16 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getIssuerWaitAttrName() {
       return ::llvm::StringLiteral("tile.issuer_wait");
     }
+    /// `[first, count]` on the op a warp-specialized kernel runs on part of
+    /// its threads (a `tile.producer`'s warpgroup, or its consumers): the
+    /// tile ops inside are spread over those threads, numbered from 0.
+    static constexpr ::llvm::StringLiteral getThreadRangeAttrName() {
+      return ::llvm::StringLiteral("tile.thread_range");
+    }
+    /// Extra threads a kernel launches for its `tile.producer`.
+    static constexpr ::llvm::StringLiteral getProducerThreadsAttrName() {
+      return ::llvm::StringLiteral("tile.producer_threads");
+    }
   }];
 }
 
