@@ -558,6 +558,19 @@ PY
 fi
 if want ws; then
 echo "== --warp-specialize (experimental): a producer warpgroup issues the TMA copies of pipelines with release barriers (setmaxnreg 24 / 240), against the CPU lowering, sanitized, then timed with and without"
+# WS_KERNELS: more attention kernels to check and time with and without
+# (e.g. .bundle/ws/*.mlir from gen_attention.py), with WS_FLAGS on both.
+for f in ${WS_KERNELS:-}; do
+  cfg=$(basename $f .mlir)
+  for entry in flash_attention flash_attention_causal; do
+    RUN_TIMEOUT=60 run "ws-$cfg-$entry" $f --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --warp-specialize ${WS_FLAGS:-} --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
+    for flag in --warp-specialize=false --warp-specialize; do
+      timeout 120 "$TR" $f --entry=$entry --target=$CHIP $flag ${WS_FLAGS:-} --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/ws-$cfg-$entry$flag.log" 2>&1
+      echo "$cfg $entry $flag ${WS_FLAGS:-}: $(kernel_ms "$LOGS/ws-$cfg-$entry$flag.log") ms"
+    done
+  done
+done
+if [ -z "${WS_ONLY_EXTRA:-}" ]; then
 for entry in flash_attention flash_attention_causal; do
   for shape in 2x3x70x128 1x2x300x128; do
     RUN_TIMEOUT=60 run "ws-overlap-$entry-$shape" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --warp-specialize --arg=$shape --arg=$shape --arg=$shape --arg=$shape
@@ -573,6 +586,7 @@ for entry in flash_attention flash_attention_causal; do
     echo "overlap $entry $flag: $(kernel_ms "$LOGS/ws-$entry$flag.log") ms"
   done
 done
+fi
 echo "ws correctness: $pass passed, $fail failed"
 fi
 if want compile; then
