@@ -8,6 +8,7 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers" | FileCheck %s --check-prefix=RELEASE
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers release-min-warpgroups=2" | FileCheck %s --check-prefix=NO-RELEASE
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers release-max-stages=2" | FileCheck %s --check-prefix=NO-RELEASE
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers warp-specialize" | FileCheck %s --check-prefix=WS
 
 // A GEMM main loop over three stages: both copies get three buffers; the
 // copies of iterations 0 and 1 are issued before the loop (each behind a
@@ -118,6 +119,36 @@
 // NO-RELEASE-NOT: tile.barrier_arrive
 // NO-RELEASE-NOT: {issuer}
 // NO-RELEASE: return
+// With warp-specialize, the barrier inits and a tile.producer follow the
+// kernel's allocations: the producer recomputes the row offset it needs
+// and, for every iteration i, waits for the release of buffer i mod 3's
+// previous fill (parity (i floordiv 3 + 1) mod 2) and issues its copies.
+// The kernel's loop only waits for its buffer, computes and releases it.
+// WS-LABEL: func.func @gemm_loop
+// WS: %[[BARS:.*]] = tile.alloc_shared : memref<3xi64, #tile.mem<shared>>
+// WS: %[[REL:.*]] = tile.alloc_shared : memref<3xi64, #tile.mem<shared>>
+// WS: tile.alloc_fragment
+// WS-NEXT: tile.barrier_init %[[BARS]] arrivals(2)
+// WS-NEXT: tile.barrier_init %[[REL]] arrivals(4)
+// WS-NEXT: tile.producer {
+// WS-NEXT: %[[ROW:.*]] = arith.muli %bx, %c64
+// WS-NEXT: scf.for %[[IV:.*]] = %c0 to %{{.*}} step %c1 {
+// WS: %[[S:.*]] = arith.remui %[[I:.*]], %c3
+// WS: %[[ROUND:.*]] = arith.divui %[[I]], %c3
+// WS: %[[NEXT:.*]] = arith.addi %[[ROUND]], %c1
+// WS: %[[PARITY:.*]] = arith.remui %[[NEXT]], %c2
+// WS: tile.barrier_wait %[[REL]][%[[S]]] parity(%[[PARITY]]) {issuer}
+// WS: tile.copy %{{.*}}[%[[ROW]], %{{.*}}] to %{{.*}} arrive(%[[BARS]][%[[S]]] {{.*}} {async}
+// WS: tile.copy {{.*}} arrive(%[[BARS]][%[[S]]] {{.*}} {async}
+// WS: tile.clear
+// WS: tile.pipelined
+// WS-NOT: tile.copy
+// WS: tile.barrier_wait %[[BARS]]
+// WS-NOT: tile.copy
+// WS: tile.gemm
+// WS-NOT: tile.copy
+// WS: tile.barrier_arrive %[[REL]]
+// WS-NEXT: }
 // Before sm_90, cp.async groups (no tensor memory accelerator).
 // NO-TMA-LABEL: func.func @gemm_loop
 // NO-TMA-NOT: tile.barrier

@@ -85,6 +85,14 @@ struct ConvertTileToSCFPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     dropUnappliedSwizzles(module);
+    // A producer runs beside the consumers it feeds: no sequential order.
+    WalkResult producers = module.walk([](ProducerOp op) {
+      op.emitOpError("runs concurrently with the kernel's threads: "
+                     "lowered for NVIDIA sm_90 only, not sequentially");
+      return WalkResult::interrupt();
+    });
+    if (producers.wasInterrupted())
+      return signalPassFailure();
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TileDialect>();

@@ -1,0 +1,63 @@
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --convert-tile-to-gpu | FileCheck %s
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=SM80
+
+// Warp specialization: a 256-thread kernel with a tile.producer launches
+// 384 threads. The barrier inits run on all of them; then threads 256..383
+// (the producer: thread range [256, 128]) give registers back and wait /
+// copy, their block barriers named (bar 2, 128 threads), their "thread 0"
+// thread 256; threads 0..255 (the consumers) take 240 registers and run
+// the rest, with their block barriers on bar 1 over 256 threads.
+// CHECK-LABEL: func.func @producer
+// CHECK: %[[C384:.*]] = arith.constant 384 : index
+// CHECK: gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C384]]
+// CHECK: nvvm.mbarrier.init
+// CHECK: gpu.barrier
+// CHECK: %[[TID:.*]] = gpu.thread_id{{ +}}x
+// CHECK: %[[PRODUCER:.*]] = arith.cmpi uge, %[[TID]], %{{.*}} : index
+// CHECK: scf.if %[[PRODUCER]] {
+// CHECK-NEXT: nvvm.setmaxregister{{ +}}decrease 24
+// CHECK: scf.for
+// CHECK: arith.subi %{{.*}}, %{{.*}} : index
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK: } {tile.thread_range = array<i64: 256, 128>}
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: nvvm.setmaxregister{{ +}}increase 240
+// CHECK-NOT: gpu.barrier
+// CHECK: } {tile.thread_range = array<i64: 0, 256>}
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.terminator
+func.func @producer(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
+    %full = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
+    %free = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    tile.barrier_init %full arrivals(1) : memref<2xi64, #tile.mem<shared>>
+    tile.barrier_init %free arrivals(8) : memref<2xi64, #tile.mem<shared>>
+    tile.producer {
+      scf.for %i = %c0 to %n step %c1 {
+        tile.barrier_wait %free[%c0] parity(%c1) {issuer} : memref<2xi64, #tile.mem<shared>>
+        tile.copy %A[%i, %c0] to %a arrive(%full[%c0] : memref<2xi64, #tile.mem<shared>>) {async} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+      }
+    }
+    tile.barrier_wait %full[%c0] parity(%c0) : memref<2xi64, #tile.mem<shared>>
+    tile.copy %a to %B[%c0, %c0] : memref<64x64xf16, #tile.mem<shared>> to memref<?x?xf16>
+    tile.barrier_arrive %free[%c0] : memref<2xi64, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+// SM80: error: 'tile.producer' op needs NVIDIA sm_90 or newer (a warpgroup's setmaxnreg)
+func.func @producer_sm80(%n: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    tile.producer {
+    }
+  }
+  return
+}
