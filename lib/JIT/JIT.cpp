@@ -744,6 +744,7 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
     nvvm.tmaReleaseMinWarpgroups = options.tmaReleaseMinWarpgroups;
     nvvm.tmaReleaseMaxStages = options.tmaReleaseMaxStages;
     nvvm.warpSpecialize = options.warpSpecialize;
+    nvvm.pingpong = options.pingpong;
     nvvm.wgmmaPanels = options.wgmmaPanels;
     buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
@@ -962,6 +963,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
                       : "") +
                  (cuda && options.warpSpecialize ? " warp-specialize=true"
                                                  : "") +
+                 (cuda && options.pingpong ? " pingpong=true" : "") +
                  (cuda && options.tmaReleaseMaxStages != 2
                       ? " tma-release-max-stages=" +
                             std::to_string(options.tmaReleaseMaxStages)

@@ -120,6 +120,8 @@ struct GPUTargetSpec {
   /// A producer warpgroup issues the copies of pipelines with release
   /// barriers.
   bool warpSpecialize = false;
+  /// ... and the consumer warpgroups take turns issuing its gemms.
+  bool pingpong = false;
 };
 } // namespace
 
@@ -148,6 +150,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     plan.releaseMinWarpgroups = spec.tmaReleaseMinWarpgroups;
     plan.releaseMaxStages = spec.tmaReleaseMaxStages;
     plan.warpSpecialize = spec.tma && spec.tmaRelease && spec.warpSpecialize;
+    plan.pingpong = plan.warpSpecialize && spec.pingpong;
     plan.panelBlocks = spec.wgmma && spec.wgmmaBlocked && spec.wgmmaPanels;
     plan.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
     pm.addPass(createTilePlanPipelines(plan));
@@ -234,7 +237,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
        options.tma, options.wgmmaTallRows, options.persistent,
        options.tmaBlocked, options.tmaRelease, options.wgmmaPanels,
        options.tmaReleaseMinWarpgroups, options.tmaReleaseMaxStages,
-       options.warpSpecialize});
+       options.warpSpecialize, options.pingpong});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

@@ -116,14 +116,15 @@ public:
   Planner(PipelinedOp loop, bool swizzleGemmOperands, bool overlapGemms,
           bool blockedOperands, bool tma, bool tallRows, bool tmaBlocked,
           bool releaseBarriers, int64_t releaseMinWarpgroups,
-          int64_t releaseMaxStages, bool panelBlocks, bool warpSpecialize)
+          int64_t releaseMaxStages, bool panelBlocks, bool warpSpecialize,
+          bool pingpong)
       : loop(loop), swizzleGemmOperands(swizzleGemmOperands),
         overlapGemms(overlapGemms), blockedOperands(blockedOperands),
         tma(tma), tallRows(tallRows), tmaBlocked(tmaBlocked),
         releaseBarriers(releaseBarriers),
         releaseMinWarpgroups(releaseMinWarpgroups),
         releaseMaxStages(releaseMaxStages), panelBlocks(panelBlocks),
-        warpSpecialize(warpSpecialize) {}
+        warpSpecialize(warpSpecialize), pingpong(pingpong) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
@@ -167,6 +168,9 @@ private:
   bool panelBlocks;
   /// With release barriers, a tile.producer warpgroup issues the copies.
   bool warpSpecialize;
+  /// With a producer, the kernel's warpgroups take turns issuing the
+  /// body's first gemms.
+  bool pingpong;
   SmallVector<StagedCopy> staged;
   SmallVector<GemmOp> overlapped;
   llvm::SetVector<Operation *> slice;
@@ -476,6 +480,28 @@ void Planner::rewrite() {
   Value step = loop.getStep();
   bool produced = producerPoint && buildProducer(producerPoint, barriers, lb,
                                                  ub, step);
+  // Ping-pong: the warpgroups take turns issuing the body's first run of
+  // consecutive gemms, so that one's softmax runs under the other's gemms.
+  auto kernel = loop->getParentOfType<KernelOp>();
+  if (produced && pingpong &&
+      kernel.getNumThreads() >= 2 * ProducerOp::kThreads) {
+    SmallVector<GemmOp> run;
+    for (Operation &op : loop.getBody().front()) {
+      if (auto gemm = dyn_cast<GemmOp>(op))
+        run.push_back(gemm);
+      else if (!run.empty())
+        break;
+    }
+    if (!run.empty()) {
+      OpBuilder turns(run.front());
+      auto takeTurns = TakeTurnsOp::create(turns, loc);
+      Block *block = turns.createBlock(&takeTurns.getBody());
+      turns.setInsertionPointToEnd(block);
+      YieldOp::create(turns, loc);
+      for (GemmOp gemm : run)
+        gemm->moveBefore(block->getTerminator());
+    }
+  }
   b.setInsertionPoint(loop);
   // Issues the copies of iteration `iv` into buffer `stage` when `iv` is
   // inside the loop, then commits (always: the waits count stages; with
@@ -617,7 +643,7 @@ struct PlanPipelinesPass
                       tma && swizzle && target.getSmVersion() >= 90,
                       wgmmaTallRows, tmaBlocked, releaseBarriers,
                       releaseMinWarpgroups, releaseMaxStages, panelBlocks,
-                      warpSpecialize);
+                      warpSpecialize, pingpong);
       if (planner.analyze())
         planner.rewrite();
     }

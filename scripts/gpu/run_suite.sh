@@ -574,16 +574,19 @@ if [ -z "${WS_ONLY_EXTRA:-}" ]; then
 for entry in flash_attention flash_attention_causal; do
   for shape in 2x3x70x128 1x2x300x128; do
     RUN_TIMEOUT=60 run "ws-overlap-$entry-$shape" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --warp-specialize --arg=$shape --arg=$shape --arg=$shape --arg=$shape
+    RUN_TIMEOUT=60 run "ws-pingpong-$entry-$shape" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --warp-specialize --pingpong --arg=$shape --arg=$shape --arg=$shape --arg=$shape
   done
 done
 for tool in memcheck racecheck synccheck; do
-  timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention_causal --arg=1x1x200x128 --arg=1x1x200x128 --arg=1x1x200x128 --arg=1x1x200x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 --warp-specialize >"$LOGS/ws-sanitizer-$tool.log" 2>&1
-  echo "ws $tool: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/ws-sanitizer-$tool.log" | head -1))"
+  for flags in "--warp-specialize" "--warp-specialize --pingpong"; do
+    timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention_causal --arg=1x1x200x128 --arg=1x1x200x128 --arg=1x1x200x128 --arg=1x1x200x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 $flags >"$LOGS/ws-sanitizer-$tool.log" 2>&1
+    echo "$flags $tool: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/ws-sanitizer-$tool.log" | head -1))"
+  done
 done
 for entry in flash_attention flash_attention_causal; do
-  for flag in --warp-specialize=false --warp-specialize; do
-    timeout 120 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/ws-$entry$flag.log" 2>&1
-    echo "overlap $entry $flag: $(kernel_ms "$LOGS/ws-$entry$flag.log") ms"
+  for flag in --warp-specialize=false --warp-specialize "--warp-specialize --pingpong"; do
+    timeout 120 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/ws-$entry-${flag// /}.log" 2>&1
+    echo "overlap $entry $flag: $(kernel_ms "$LOGS/ws-$entry-${flag// /}.log") ms"
   done
 done
 fi

@@ -182,6 +182,12 @@ static cl::opt<bool> warpSpecializeOpt(
     cl::desc("CUDA sm_90: a producer warpgroup issues the TMA copies of "
              "pipelines with release barriers (experimental)"),
     cl::cat(category));
+static cl::opt<bool> pingpongOpt(
+    "pingpong", cl::init(false),
+    cl::desc("CUDA sm_90: with --warp-specialize, the consumer warpgroups "
+             "take turns issuing the pipelined loop's first gemms "
+             "(experimental)"),
+    cl::cat(category));
 static cl::opt<bool> timePassesOpt(
     "time-compile", cl::init(false),
     cl::desc("Print the compile's wall time per pass and the host code's "
@@ -433,6 +439,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.tmaReleaseMaxStages = tmaReleaseMaxStagesOpt;
   options.timePasses = timePassesOpt;
   options.warpSpecialize = warpSpecializeOpt;
+  options.pingpong = pingpongOpt;
   options.wgmmaPanels = wgmmaPanelsOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }

@@ -39,6 +39,13 @@ void populateTileToNVGPUPatterns(RewritePatternSet &patterns,
 /// sm_90.
 LogicalResult splitProducers(Operation *root, int64_t smVersion);
 
+/// tile.take_turns on named barriers: warpgroup w waits on barrier 3 + w
+/// (its own 128 threads and the previous warpgroup's 128 arrivals), runs
+/// the body, then arrives on the next warpgroup's barrier; before the loop
+/// (or whatever op of the kernel body holds it), the last warpgroup arrives
+/// on warpgroup 0's barrier, which gives it the first turn.
+void populateTakeTurnsPatterns(RewritePatternSet &patterns);
+
 /// After the lowering: the block barriers inside a thread range become
 /// named barriers over that range's threads (barrier 1 for the consumers,
 /// 2 for the producer), as the other side never reaches them.

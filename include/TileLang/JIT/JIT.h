@@ -148,6 +148,9 @@ struct CompileOptions {
   /// CUDA sm_90: a producer warpgroup issues the copies of pipelines with
   /// release barriers (the pipeline's `warp-specialize`; experimental).
   bool warpSpecialize = false;
+  /// ... and the consumer warpgroups take turns issuing its gemms (the
+  /// pipeline's `pingpong`; experimental).
+  bool pingpong = false;
   /// CUDA sm_90: blocked gemm operand tiles in column panels, one TMA box
   /// per panel (the pipeline's `wgmma-panels`).
   bool wgmmaPanels = true;

@@ -128,6 +128,12 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "{warp-specialize}; setmaxnreg 24 / up to 240; "
                      "experimental)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> pingpong{
+      *this, "pingpong",
+      llvm::cl::desc("sm_90: with warp-specialize, the consumer warpgroups "
+                     "take turns issuing the pipelined loop's first gemms "
+                     "(tile-plan-pipelines{pingpong}; experimental)"),
+      llvm::cl::init(false)};
   PassOptions::Option<int64_t> tmaReleaseMaxStages{
       *this, "tma-release-max-stages",
       llvm::cl::desc("sm_90: with tma-release, the most stages a pipeline "

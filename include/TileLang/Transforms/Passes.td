@@ -253,6 +253,10 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
            "stage's copies (waiting for the stage's release) and the "
            "kernel's threads only consume them, for a pipeline directly in "
            "a kernel with one-dimensional threads (experimental)">,
+    Option<"pingpong", "pingpong", "bool", /*default=*/"false",
+           "With warp-specialize and two or more consumer warpgroups, they "
+           "take turns issuing the loop body's first consecutive gemms "
+           "(tile.take_turns: FlashAttention-3's ping-pong; experimental)">,
     Option<"releaseMaxStages", "release-max-stages", "int64_t",
            /*default=*/"0",
            "With release-barriers, only pipelines of at most this many "

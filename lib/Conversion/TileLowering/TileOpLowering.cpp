@@ -747,6 +747,21 @@ struct PipelinedLowering : TilePattern<PipelinedOp> {
   }
 };
 
+/// Taking turns orders the warpgroups' issue, not what they compute: the
+/// body as it is (NVIDIA's lowering orders the turns with named barriers).
+struct TakeTurnsLowering : TilePattern<TakeTurnsOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(TakeTurnsOp op,
+                                PatternRewriter &rewriter) const override {
+    Block &body = op.getBody().front();
+    rewriter.eraseOp(body.getTerminator());
+    rewriter.inlineBlockBefore(&body, op);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// Hints have no meaning for these lowerings.
 template <typename HintOp>
 struct EraseHint : TilePattern<HintOp> {
@@ -1380,7 +1395,8 @@ struct CumsumLowering : TilePattern<CumsumOp> {
 
 void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
                                                 TileLoweringMode mode) {
-  patterns.add<ParallelLowering, PipelinedLowering, CopyLowering,
+  patterns.add<ParallelLowering, PipelinedLowering, TakeTurnsLowering,
+               CopyLowering,
                AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering,
                FillLowering, ClearLowering, GemmLowering,
                ReduceLowering, CumsumLowering, EraseHint<AnnotateLayoutOp>,

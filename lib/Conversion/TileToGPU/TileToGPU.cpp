@@ -388,8 +388,10 @@ struct ConvertTileToGPUPass
     if (targetAttr && targetAttr.getKind() == TargetKind::CUDA)
       populateTileToNVGPUPatterns(patterns, targetAttr.getSmVersion(),
                                   &fragments, wgmma, wgmmaTallRows);
-    if (hopper)
+    if (hopper) {
       populateTmaPatterns(patterns, tma);
+      populateTakeTurnsPatterns(patterns);
+    }
     if (rocm)
       populateTileToAMDGPUPatterns(patterns, targetAttr.getChip(),
                                    &fragments);

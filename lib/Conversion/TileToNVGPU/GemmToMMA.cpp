@@ -460,15 +460,17 @@ bool writesOnChipSynchronously(Operation *op,
     if (inner->hasAttr(TileDialect::getLoweredAsyncCopyAttrName()) ||
         isa<nvgpu::DeviceAsyncCopyOp>(inner))
       return WalkResult::skip();
-    // Barrier waits touch only their barrier words; tensor-core work on
-    // wgmma (and its fences, commits and waits) writes only registers.
+    // Barrier waits touch only their barrier words, named barriers (the
+    // turns of tile.take_turns) none; tensor-core work on wgmma (and its
+    // fences, commits and waits) writes only registers.
     if (isa<AsyncCommitOp, scf::YieldOp, nvgpu::DeviceAsyncCreateGroupOp,
             NVVM::CpAsyncCommitGroupOp, NVVM::CpAsyncWaitGroupOp,
             BarrierWaitOp, BarrierArriveOp, NVVM::MBarrierTryWaitParityOp,
             NVVM::MBarrierArriveOp, NVVM::SyncWarpOp, GemmWaitOp,
             NVVM::FenceProxyOp, NVVM::WgmmaFenceAlignedOp,
             NVVM::WgmmaMmaAsyncOp, NVVM::WgmmaGroupSyncAlignedOp,
-            NVVM::WgmmaWaitGroupSyncOp>(inner) ||
+            NVVM::WgmmaWaitGroupSyncOp, NVVM::BarrierOp,
+            NVVM::BarrierArriveOp>(inner) ||
         inner->hasAttr(TileDialect::getRegisterOnlyAsmAttrName()))
       return WalkResult::advance();
     auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
@@ -496,7 +498,7 @@ bool writesOnChipSynchronously(Operation *op,
 /// synchronous on-chip write; after it, unless nothing after it in the body
 /// writes on-chip memory synchronously and the body starts with such a wait
 /// (so the next iteration's writes come after a barrier).
-std::pair<bool, bool> getGemmBarriers(GemmOp op, Block &body,
+std::pair<bool, bool> getGemmBarriers(Operation *op, Block &body,
                                       const RegisterFragments *fragments) {
   // Nothing in the body writes on-chip memory synchronously (its copies
   // arrive on barriers, which synchronize the block before they write):
@@ -642,8 +644,14 @@ bool holdsLayout(const RegisterFragments &fragments, Value fragment,
 /// shared operands are fenced on both sides.
 std::pair<bool, bool> getBarriersAround(GemmOp op,
                                         const RegisterFragments &fragments) {
-  if (isa<scf::ForOp>(op->getParentOp()))
-    return getGemmBarriers(op, *op->getBlock(), &fragments);
+  // Taking turns: the barriers the loop body needs around the whole turn
+  // (the lowering refuses them: a warpgroup waiting for its turn would
+  // never reach a block barrier inside it).
+  Operation *position = op;
+  if (isa<TakeTurnsOp>(op->getParentOp()))
+    position = op->getParentOp();
+  if (isa<scf::ForOp>(position->getParentOp()))
+    return getGemmBarriers(position, *position->getBlock(), &fragments);
   return {true, true};
 }
 
@@ -681,6 +689,11 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
     auto [barrierBefore, barrierAfter] = getBarriersAround(op, fragments);
+    if ((barrierBefore || barrierAfter) &&
+        isa<TakeTurnsOp>(op->getParentOp()))
+      return op.emitOpError(
+          "needs a block barrier, which warpgroups taking turns never reach "
+          "together (tile.take_turns)");
     if (barrierBefore)
       gpu::BarrierOp::create(rewriter, loc);
     tiles->emit(rewriter, loc, op);
@@ -867,6 +880,11 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
 
     Location loc = op.getLoc();
     auto [barrierBefore, barrierAfter] = getBarriersAround(op, fragments);
+    if ((barrierBefore || barrierAfter) &&
+        isa<TakeTurnsOp>(op->getParentOp()))
+      return op.emitOpError(
+          "needs a block barrier, which warpgroups taking turns never reach "
+          "together (tile.take_turns)");
     if (barrierBefore)
       gpu::BarrierOp::create(rewriter, loc);
     auto index = [&](int64_t v) -> Value {

@@ -544,6 +544,33 @@ LogicalResult ProducerOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// TakeTurnsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TakeTurnsOp::verify() {
+  if ((*this)->getParentOfType<ProducerOp>())
+    return emitOpError("is for the kernel's warpgroups, not a producer's");
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  int64_t threads = kernel.getNumThreads();
+  if (kernel.getThreads().size() != 1 || threads % ProducerOp::kThreads ||
+      threads / ProducerOp::kThreads < 2)
+    return emitOpError("needs one-dimensional threads in two or more "
+                       "warpgroups, got ")
+           << threads;
+  int64_t count = 0;
+  kernel.walk([&](TakeTurnsOp) { ++count; });
+  if (count > 1)
+    return emitOpError("is one of ")
+           << count << " in its kernel: the turns go around one op";
+  for (Operation &op : getBody().front().without_terminator())
+    if (!isa<GemmOp>(op) && !isPure(&op))
+      return emitOpError("may hold only gemms and side-effect-free ops (a "
+                         "block barrier would never be reached); '")
+             << op.getName() << "' is neither";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // GemmOp
 //===----------------------------------------------------------------------===//
 

@@ -406,6 +406,34 @@ def Tile_ProducerOp : Tile_Op<"producer", [Tile_InKernel,
   }];
 }
 
+def Tile_TakeTurnsOp : Tile_Op<"take_turns", [Tile_InKernel,
+    RecursiveMemoryEffects, NoRegionArguments,
+    SingleBlockImplicitTerminator<"::mlir::tile::YieldOp">]> {
+  let summary = "The block's warpgroups run the body one after another";
+  let description = [{
+    Each time the body is reached, the warpgroups (128 threads) of the
+    block run it in turn, warpgroup 0 first, then 1, and so on around:
+    warpgroup w starts once warpgroup w - 1 has finished its own run of
+    the body. What the body computes does not change; the order of its
+    issue does. FlashAttention-3's ping-pong: with the gemms of an
+    iteration in the body, one warpgroup's softmax runs while the other's
+    gemms occupy the tensor cores. The body must not contain block
+    barriers (a warpgroup waiting for its turn never reaches them): gemms
+    on wgmma and side-effect-free ops. On NVIDIA, named barriers 3 and up
+    order the turns; elsewhere the body runs as it is.
+
+    ```mlir
+    tile.take_turns {
+      tile.gemm %q, %k, %s {transpose_b, wg_wait = -1} : ...
+      tile.gemm %p, %v, %o {wg_wait = -1} : ...
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // tile.gemm
 //===----------------------------------------------------------------------===//
@@ -772,11 +800,12 @@ def Tile_UseSwizzleOp : Tile_Op<"use_swizzle", [
 //===----------------------------------------------------------------------===//
 
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["KernelOp", "ParallelOp", "PipelinedOp", "ProducerOp"]>]> {
+    ParentOneOf<["KernelOp", "ParallelOp", "PipelinedOp", "ProducerOp",
+                 "TakeTurnsOp"]>]> {
   let summary = "Terminator of tile regions";
   let description = [{
-    Ends the body of `tile.kernel`, `tile.parallel`, `tile.pipelined` and
-    `tile.producer`.
+    Ends the body of `tile.kernel`, `tile.parallel`, `tile.pipelined`,
+    `tile.producer` and `tile.take_turns`.
     It is implicit in their custom form.
   }];
   let assemblyFormat = "attr-dict";
