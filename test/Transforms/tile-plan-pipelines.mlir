@@ -9,6 +9,7 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers release-min-warpgroups=2" | FileCheck %s --check-prefix=NO-RELEASE
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers release-max-stages=2" | FileCheck %s --check-prefix=NO-RELEASE
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers warp-specialize" | FileCheck %s --check-prefix=WS
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers warp-specialize pingpong" | FileCheck %s --check-prefix=WS-ONE
 
 // A GEMM main loop over three stages: both copies get three buffers; the
 // copies of iterations 0 and 1 are issued before the loop (each behind a
@@ -149,6 +150,11 @@
 // WS-NOT: tile.copy
 // WS: tile.barrier_arrive %[[REL]]
 // WS-NEXT: }
+// pingpong wants two warpgroups to take turns: this kernel has one.
+// WS-ONE-LABEL: func.func @gemm_loop
+// WS-ONE: tile.producer
+// WS-ONE-NOT: tile.take_turns
+// WS-ONE: return
 // Before sm_90, cp.async groups (no tensor memory accelerator).
 // NO-TMA-LABEL: func.func @gemm_loop
 // NO-TMA-NOT: tile.barrier

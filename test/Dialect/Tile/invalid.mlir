@@ -855,7 +855,7 @@ func.func @use_swizzle_nested(%n: index) {
 // -----
 
 func.func @yield_parent() {
-  // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.kernel, tile.parallel, tile.pipelined, tile.producer'}}
+  // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.kernel, tile.parallel, tile.pipelined, tile.producer, tile.take_turns'}}
   "tile.yield"() : () -> ()
 }
 
@@ -1094,6 +1094,57 @@ func.func @producer_registers(%n: index) {
   tile.kernel grid(%n) threads(128) -> (%bx) {
     // expected-error @+1 {{attribute 'producer_registers' failed to satisfy constraint}}
     tile.producer attributes {producer_registers = 8} {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @take_turns_one_warpgroup(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{needs one-dimensional threads in two or more warpgroups, got 128}}
+    tile.take_turns {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @take_turns_copy(%A: memref<?x?xf16>, %n: index) {
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{may hold only gemms and side-effect-free ops (a block barrier would never be reached); 'tile.copy' is neither}}
+    tile.take_turns {
+      tile.copy %A[%c0, %c0] to %a : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @take_turns_twice(%n: index) {
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    // expected-error @+1 {{is one of 2 in its kernel: the turns go around one op}}
+    tile.take_turns {
+    }
+    tile.take_turns {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @take_turns_in_producer(%n: index) {
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    tile.producer {
+      // expected-error @+1 {{is for the kernel's warpgroups, not a producer's}}
+      tile.take_turns {
+      }
     }
   }
   return

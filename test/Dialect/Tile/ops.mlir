@@ -219,6 +219,24 @@ func.func @barriers(%A: memref<?x?xf16>, %i: index, %p: index) {
   return
 }
 
+// Two warpgroups taking turns issuing their gemms.
+// CHECK-LABEL: func.func @take_turns
+func.func @take_turns(%n: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<128x64xf32, #tile.mem<fragment>>
+    // CHECK: tile.take_turns {
+    // CHECK-NEXT: tile.gemm {{.*}} -> memref<128x64xf32, #tile.mem<fragment>>{{$}}
+    // CHECK-NEXT: }
+    tile.take_turns {
+      tile.gemm %a, %b, %c {wg_wait = -1} : memref<128x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<128x64xf32, #tile.mem<fragment>>
+    }
+  }
+  return
+}
+
 // A producer warpgroup issuing a pipeline's copies.
 // CHECK-LABEL: func.func @producer
 func.func @producer(%A: memref<?x?xf16>, %n: index) {
