@@ -61,3 +61,35 @@ func.func @producer_sm80(%n: index) {
   }
   return
 }
+
+// -----
+
+// tile.take_turns on sm_90a: before the loop that holds it, the last
+// warpgroup arrives on warpgroup 0's barrier (3); each turn waits on
+// barrier 3 + warpgroup (256 threads: its own and the previous one's
+// arrivals), runs the body, arrives on the next warpgroup's barrier.
+// CHECK-LABEL: func.func @turns
+// CHECK: scf.if
+// CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK: scf.for
+// CHECK: %[[WG:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK: %[[ID:.*]] = arith.addi %[[WG]], %{{.*}} : i32
+// CHECK: nvvm.barrier id = %[[ID]] number_of_threads = %{{.*}}
+// CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads = %{{.*}}
+func.func @turns(%A: memref<?x?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x16xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    tile.clear %c : memref<64x64xf32, #tile.mem<fragment>>
+    scf.for %i = %c0 to %n step %c1 {
+      tile.take_turns {
+        tile.gemm %a, %b, %c : memref<64x16xf16, #tile.mem<shared>>, memref<16x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+      }
+    }
+    tile.copy %c to %A[%c0, %c0] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?xf32>
+  }
+  return
+}
