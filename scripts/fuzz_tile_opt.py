@@ -64,10 +64,20 @@ PASSES = [
      'wgmma-tall-rows=true blocked-operands=true panel-blocks=true',
      '--convert-tile-to-gpu=wgmma=true wgmma-tall-rows=true',
      '--tile-contract-float-ops'],
+    # Warp specialization with ping-pong: a producer warpgroup, thread
+    # ranges, named barriers, turns.
+    ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
+     'blocked-operands=true panel-blocks=true warp-specialize=true '
+     'pingpong=true',
+     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
+     'blocked-operands=true panel-blocks=true',
+     '--convert-tile-to-gpu=wgmma=true'],
 ]
 LOWERINGS = [
     ['--tile-to-cpu'],
     ['--tile-to-nvvm=chip=sm_90a format=isa'],
+    ['--tile-to-nvvm=chip=sm_90a format=isa warp-specialize pingpong'],
 ]
 
 
