@@ -8,7 +8,7 @@ import pytest
 import tilelang_mlir
 import tilelang_mlir.language as T
 
-from kernels import matmul
+from kernels import matmul, matmul_func
 
 
 def test_outputs_and_symbolic_sizes():
@@ -205,3 +205,53 @@ def test_torch_tensors_in_torch_out():
     c = kernel(a, b)
     assert isinstance(c, torch.Tensor) and c.dtype == torch.float32
     torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-3, atol=1e-3)
+
+
+def test_pass_configs_reach_the_compile():
+    rng = np.random.default_rng()
+    kernel = tilelang_mlir.compile(matmul(64, 48, 40).func, out_idx=[-1],
+                                   pass_configs={"opt_level": 1,
+                                                 "fp_contract": False})
+    a = rng.standard_normal((64, 40)).astype(np.float16)
+    b = rng.standard_normal((40, 48)).astype(np.float16)
+    np.testing.assert_allclose(kernel(a, b),
+                               a.astype(np.float32) @ b.astype(np.float32),
+                               rtol=1e-3, atol=1e-3)
+    assert kernel._kernel.prepare(a, b, np.empty((64, 48), np.float32))[
+        "pipeline"].endswith(" O1")
+
+
+def test_pass_configs_are_checked():
+    func = matmul(32, 32, 16).func
+    with pytest.raises(tilelang_mlir.TileError,
+                       match="unknown pass_configs key 'warp_specialise' "
+                             r"\(known: opt_level, .*warp_specialize"):
+        tilelang_mlir.compile(func, pass_configs={"warp_specialise": True})
+    with pytest.raises(tilelang_mlir.TileError,
+                       match=r"pass_configs\['pingpong'\] is a bool"):
+        tilelang_mlir.compile(func, pass_configs={"pingpong": 1})
+    with pytest.raises(tilelang_mlir.TileError,
+                       match=r"pass_configs\['tma_release_max_stages'\] is "
+                             "an integer"):
+        tilelang_mlir.compile(func, pass_configs={"tma_release_max_stages": True})
+    with pytest.raises(tilelang_mlir.TileError,
+                       match=r"pass_configs\['opt_level'\] is 0, 1, 2 or 3"):
+        tilelang_mlir.compile(func, pass_configs={"opt_level": 7})
+
+
+def test_pass_configs_shape_the_ptx():
+    # Two warpgroups, a 2-stage TMA pipeline: warp specialization applies.
+    main = matmul_func(256, 256, 256, block_M=128, block_N=128, block_K=64,
+                       threads=256, stages=2)
+    plain = tilelang_mlir.compile(main, out_idx=[-1], target="sm_90a")
+    special = tilelang_mlir.compile(
+        main, out_idx=[-1], target="sm_90a",
+        pass_configs={"warp_specialize": True, "pingpong": True})
+    no_tma = tilelang_mlir.compile(main, out_idx=[-1], target="sm_90a",
+                                   pass_configs={"tma": False})
+    assert "setmaxnreg" not in plain.get_kernel_source("ptx")
+    ptx = special.get_kernel_source("ptx")
+    assert "setmaxnreg.dec.sync.aligned.u32 \t24;" in ptx
+    assert ".maxntid 384, 1, 1" in ptx
+    assert "cp.async.bulk.tensor" in plain.get_kernel_source("ptx")
+    assert "cp.async.bulk.tensor" not in no_tma.get_kernel_source("ptx")

@@ -22,6 +22,7 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/MLIRContext.h"
+#include <algorithm>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -190,16 +191,78 @@ BufferArg toBuffer(const py::array &array, size_t position) {
   return buffer;
 }
 
+/// TileLang's `pass_configs`: compile options by name (the tile-run flag
+/// with underscores, "warp_specialize"), each a bool or an integer.
+static void applyPassConfigs(CompileOptions &options, const py::dict &configs) {
+  static const std::pair<const char *, bool CompileOptions::*> flags[] = {
+      {"specialize_shapes", &CompileOptions::specializeShapes},
+      {"reuse_shared_memory", &CompileOptions::reuseSharedMemory},
+      {"pipeline_copies", &CompileOptions::pipelineCopies},
+      {"register_fragments", &CompileOptions::registerFragments},
+      {"fp_contract", &CompileOptions::fpContract},
+      {"wgmma", &CompileOptions::wgmma},
+      {"wgmma_blocked", &CompileOptions::wgmmaBlocked},
+      {"wgmma_panels", &CompileOptions::wgmmaPanels},
+      {"wgmma_tall_rows", &CompileOptions::wgmmaTallRows},
+      {"tma", &CompileOptions::tma},
+      {"tma_blocked", &CompileOptions::tmaBlocked},
+      {"tma_release", &CompileOptions::tmaRelease},
+      {"warp_specialize", &CompileOptions::warpSpecialize},
+      {"pingpong", &CompileOptions::pingpong},
+      {"persistent", &CompileOptions::persistent}};
+  static const std::pair<const char *, int64_t CompileOptions::*> counts[] = {
+      {"tma_release_min_warpgroups",
+       &CompileOptions::tmaReleaseMinWarpgroups},
+      {"tma_release_max_stages", &CompileOptions::tmaReleaseMaxStages}};
+  for (auto [key, value] : configs) {
+    std::string name = py::str(key);
+    std::replace(name.begin(), name.end(), '-', '_');
+    bool known = false;
+    for (auto [flag, member] : flags)
+      if (name == flag) {
+        if (!py::isinstance<py::bool_>(value))
+          throw TileError("pass_configs['" + name + "'] is a bool");
+        options.*member = value.cast<bool>();
+        known = true;
+      }
+    for (auto [count, member] : counts)
+      if (name == count) {
+        if (!py::isinstance<py::int_>(value) ||
+            py::isinstance<py::bool_>(value))
+          throw TileError("pass_configs['" + name + "'] is an integer");
+        options.*member = value.cast<int64_t>();
+        known = true;
+      }
+    if (name == "opt_level") {
+      if (!py::isinstance<py::int_>(value) || value.cast<int64_t>() < 0 ||
+          value.cast<int64_t>() > 3)
+        throw TileError("pass_configs['opt_level'] is 0, 1, 2 or 3");
+      options.optLevel = value.cast<unsigned>();
+      known = true;
+    }
+    if (!known) {
+      std::string names = "opt_level";
+      for (auto [flag, member] : flags)
+        names += std::string(", ") + flag;
+      for (auto [count, member] : counts)
+        names += std::string(", ") + count;
+      throw TileError("unknown pass_configs key '" + name + "' (known: " +
+                      names + ")");
+    }
+  }
+}
+
 class PyKernel {
 public:
   PyKernel(const std::string &source, const std::string &target,
            const std::string &entry, bool reuseSharedMemory,
-           bool pipelineCopies) {
+           bool pipelineCopies, const py::dict &passConfigs) {
     CompileOptions options;
     options.target = unwrap(Target::parse(target));
     options.entry = entry;
     options.reuseSharedMemory = reuseSharedMemory;
     options.pipelineCopies = pipelineCopies;
+    applyPassConfigs(options, passConfigs);
     kernel = unwrap(Kernel::create(source, options, "<python>"));
   }
 
@@ -445,10 +508,11 @@ PYBIND11_MODULE(_tilelang, m) {
   py::register_exception<TileError>(m, "TileError", PyExc_RuntimeError);
   py::class_<PyKernel>(m, "Kernel")
       .def(py::init<const std::string &, const std::string &,
-                    const std::string &, bool, bool>(),
+                    const std::string &, bool, bool, const py::dict &>(),
            py::arg("source"), py::arg("target") = "cpu",
            py::arg("entry") = "", py::arg("reuse_shared_memory") = true,
            py::arg("pipeline_copies") = true,
+           py::arg("pass_configs") = py::dict(),
            "Parses and verifies tile IR; compiles on first use")
       .def_property_readonly("params", &PyKernel::params)
       .def_property_readonly("entry", &PyKernel::entry)

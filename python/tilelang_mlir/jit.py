@@ -44,14 +44,16 @@ _NUMPY_TYPES = {
 class JITKernel:
     """A traced PrimFunc prepared for one target."""
 
-    def __init__(self, func, out_idx=None, target="cpu"):
+    def __init__(self, func, out_idx=None, target="cpu", pass_configs=None):
         if not isinstance(func, T.PrimFunc):
             raise TypeError("expected a @T.prim_func, got %r" % (func,))
         self.func = func
         self.target = target
+        self.pass_configs = dict(pass_configs or {})
         source = func.script()
         try:
-            self._kernel = Kernel(source, target)
+            self._kernel = Kernel(source, target,
+                                  pass_configs=self.pass_configs)
         except TileError as error:
             raise TileError(_at_user_lines(source, str(error))) from None
         count = len(func.params)
@@ -88,8 +90,9 @@ class JITKernel:
                                ",tile-plan-pipelines,convert-tile-to-gpu"
                                "{reuse-shared-memory=true}") + ",canonicalize,cse",
             "llvm": ("tile-to-cpu" if kind == "cpu" else
-                     "tile-to-%s{chip=%s format=isa}"
-                     % ("nvvm" if kind == "cuda" else "rocdl", chip)),
+                     "tile-to-%s{chip=%s format=isa%s}"
+                     % ("nvvm" if kind == "cuda" else "rocdl", chip,
+                        self._pipeline_options(kind))),
         }
         if stage == "ptx":
             if kind != "cuda":
@@ -103,6 +106,26 @@ class JITKernel:
             raise ValueError("stage is one of tile, pipelined, loops, llvm, "
                              "ptx; got %r" % (stage,))
         return lower(source, pipelines[stage])
+
+    # pass_configs that are options of the vendor pipelines, by kind.
+    _GPU_OPTIONS = ("reuse_shared_memory", "pipeline_copies",
+                    "register_fragments", "fp_contract")
+    _CUDA_OPTIONS = _GPU_OPTIONS + (
+        "wgmma", "wgmma_blocked", "wgmma_panels", "wgmma_tall_rows", "tma",
+        "tma_blocked", "tma_release", "tma_release_min_warpgroups",
+        "tma_release_max_stages", "warp_specialize", "pingpong", "persistent")
+
+    def _pipeline_options(self, kind):
+        """The pass_configs as options of tile-to-nvvm / tile-to-rocdl (the
+        compile's own were checked when the kernel was made)."""
+        names = self._CUDA_OPTIONS if kind == "cuda" else self._GPU_OPTIONS
+        text = ""
+        for key, value in sorted(self.pass_configs.items()):
+            key = key.replace("-", "_")
+            if key in names:
+                value = str(value).lower() if isinstance(value, bool) else value
+                text += " %s=%s" % (key.replace("_", "-"), value)
+        return text
 
     def get_profiler(self, tensor_supply_type=None, shapes=None, seed=None):
         """A Profiler: fresh inputs, assert_allclose, do_bench. `shapes`
@@ -213,24 +236,30 @@ def _split_target(target):
     return "cpu", "host"
 
 
-def compile(func, out_idx=None, target="cpu"):  # noqa: A001 (TileLang's name)
-    """Prepares a PrimFunc: ``tilelang_mlir.compile(main, out_idx=[2])``."""
-    return JITKernel(func, out_idx=out_idx, target=target)
+def compile(func, out_idx=None, target="cpu",  # noqa: A001 (TileLang's name)
+            pass_configs=None):
+    """Prepares a PrimFunc: ``tilelang_mlir.compile(main, out_idx=[2])``.
+    ``pass_configs`` sets compile options by name, as tile-run's flags with
+    underscores: ``{"warp_specialize": True, "pingpong": True}``."""
+    return JITKernel(func, out_idx=out_idx, target=target,
+                     pass_configs=pass_configs)
 
 
-def jit(fn=None, *, out_idx=None, target="cpu"):
+def jit(fn=None, *, out_idx=None, target="cpu", pass_configs=None):
     """Decorates a function that returns a PrimFunc for its compile-time
     arguments (or a PrimFunc itself): calls trace and prepare once per
-    distinct arguments."""
+    distinct arguments. ``pass_configs``: compile options by name (see
+    ``compile``)."""
 
     def decorate(fn):
         if isinstance(fn, T.PrimFunc):
-            return JITKernel(fn, out_idx=out_idx, target=target)
+            return JITKernel(fn, out_idx=out_idx, target=target,
+                             pass_configs=pass_configs)
 
         @functools.lru_cache(maxsize=None)
         def build(*args, **kwargs):
             return JITKernel(fn(*args, **kwargs), out_idx=out_idx,
-                             target=target)
+                             target=target, pass_configs=pass_configs)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
