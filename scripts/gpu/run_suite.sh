@@ -277,8 +277,10 @@ for entry in flash_attention flash_attention_causal; do
   # The committed kernels: 64x64 blocks, 3 stages (flash_attention_d128);
   # 128x128 blocks over two warpgroups with the softmax under P V
   # (flash_attention_d128_overlap).
-  for kernel in flash_attention_d128 flash_attention_d128_overlap; do
-    "$TR" bench/kernels/$kernel.mlir --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-$kernel.log" 2>&1
+  # (+ws: the overlapped kernel with --warp-specialize --pingpong.)
+  for kernel in flash_attention_d128 flash_attention_d128_overlap flash_attention_d128_overlap+ws; do
+    flags=""; [ "${kernel%+ws}" != "$kernel" ] && flags="--warp-specialize --pingpong"
+    "$TR" bench/kernels/${kernel%+ws}.mlir --entry=$entry --target=$CHIP $flags --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-$kernel.log" 2>&1
     ours=$(kernel_ms "$LOGS/time-$entry-$kernel.log")
     python3 -c "
 ours, flash, cudnn = float('${ours:-nan}'), float('${flash:-nan}'), float('${cudnn:-nan}')
