@@ -715,15 +715,65 @@ getRuntimeSymbols(TargetKind kind) {
 
 /// Sets the options of a GPU pipeline (tile-to-nvvm, tile-to-rocdl) that the
 /// JIT's compile options select.
+/// The compile options that are options of the GPU pipelines, in the
+/// order the pipeline text names them: one table fills the pipeline's
+/// options and writes the text (only what differs from its defaults).
 template <typename Options>
-static void fillGPUOptions(Options &gpu, const CompileOptions &options) {
+struct PipelineOption {
+  bool CompileOptions::*from;
+  mlir::detail::PassOptions::Option<bool> Options::*to;
+};
+template <typename Options>
+struct PipelineCount {
+  int64_t CompileOptions::*from;
+  mlir::detail::PassOptions::Option<int64_t> Options::*to;
+};
+static constexpr PipelineOption<TileToNVVMOptions> kCudaOptions[] = {
+    {&CompileOptions::wgmma, &TileToNVVMOptions::wgmma},
+    {&CompileOptions::wgmmaBlocked, &TileToNVVMOptions::wgmmaBlocked},
+    {&CompileOptions::tma, &TileToNVVMOptions::tma},
+    {&CompileOptions::wgmmaTallRows, &TileToNVVMOptions::wgmmaTallRows},
+    {&CompileOptions::persistent, &TileToNVVMOptions::persistent},
+    {&CompileOptions::tmaBlocked, &TileToNVVMOptions::tmaBlocked},
+    {&CompileOptions::tmaRelease, &TileToNVVMOptions::tmaRelease}};
+static constexpr PipelineCount<TileToNVVMOptions> kCudaCounts[] = {
+    {&CompileOptions::tmaReleaseMinWarpgroups,
+     &TileToNVVMOptions::tmaReleaseMinWarpgroups},
+    {&CompileOptions::tmaReleaseMaxStages,
+     &TileToNVVMOptions::tmaReleaseMaxStages}};
+static constexpr PipelineOption<TileToNVVMOptions> kCudaLateOptions[] = {
+    {&CompileOptions::warpSpecialize, &TileToNVVMOptions::warpSpecialize},
+    {&CompileOptions::pingpong, &TileToNVVMOptions::pingpong},
+    {&CompileOptions::wgmmaPanels, &TileToNVVMOptions::wgmmaPanels}};
+
+/// Sets `gpu` from `options`; with `text`, appends " name=value" for each
+/// option that differs from the pipeline's default.
+template <typename Options>
+static void fillGPUOptions(Options &gpu, const CompileOptions &options,
+                           std::string *text = nullptr) {
   gpu.chip = options.target.chip;
   gpu.features = options.target.features;
   gpu.emitCInterface = true;
-  gpu.reuseSharedMemory = options.reuseSharedMemory;
-  gpu.pipelineCopies = options.pipelineCopies;
-  gpu.registerFragments = options.registerFragments;
-  gpu.fpContract = options.fpContract;
+  static const Options defaults;
+  const PipelineOption<Options> common[] = {
+      {&CompileOptions::reuseSharedMemory, &Options::reuseSharedMemory},
+      {&CompileOptions::pipelineCopies, &Options::pipelineCopies},
+      {&CompileOptions::registerFragments, &Options::registerFragments},
+      {&CompileOptions::fpContract, &Options::fpContract}};
+  auto set = [&](const auto &table) {
+    for (auto [from, to] : table) {
+      (gpu.*to) = options.*from;
+      if (text && options.*from != (defaults.*to).getValue())
+        *text += " " + (gpu.*to).getArgStr().str() + "=" +
+                 llvm::formatv("{0}", options.*from).str();
+    }
+  };
+  set(common);
+  if constexpr (std::is_same_v<Options, TileToNVVMOptions>) {
+    set(kCudaOptions);
+    set(kCudaCounts);
+    set(kCudaLateOptions);
+  }
 }
 
 Expected<std::string>
@@ -734,18 +784,6 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
   if (options.target.kind == TargetKind::CUDA) {
     TileToNVVMOptions nvvm;
     fillGPUOptions(nvvm, options);
-    nvvm.wgmma = options.wgmma;
-    nvvm.wgmmaBlocked = options.wgmmaBlocked;
-    nvvm.tma = options.tma;
-    nvvm.wgmmaTallRows = options.wgmmaTallRows;
-    nvvm.persistent = options.persistent;
-    nvvm.tmaBlocked = options.tmaBlocked;
-    nvvm.tmaRelease = options.tmaRelease;
-    nvvm.tmaReleaseMinWarpgroups = options.tmaReleaseMinWarpgroups;
-    nvvm.tmaReleaseMaxStages = options.tmaReleaseMaxStages;
-    nvvm.warpSpecialize = options.warpSpecialize;
-    nvvm.pingpong = options.pingpong;
-    nvvm.wgmmaPanels = options.wgmmaPanels;
     buildTileToNVVMPipeline(pm, nvvm);
   } else if (options.target.kind == TargetKind::ROCm) {
     TileToROCDLOptions rocdl;
@@ -938,38 +976,19 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   CompileReport report;
   report.specialization = specializationOf(args);
   report.target = options.target;
+  std::string gpuOptions;
+  if (cuda) {
+    TileToNVVMOptions nvvm;
+    fillGPUOptions(nvvm, options, &gpuOptions);
+  } else if (rocm) {
+    TileToROCDLOptions rocdl;
+    fillGPUOptions(rocdl, options, &gpuOptions);
+  }
   report.pipeline =
       (cuda || rocm
            ? std::string(cuda ? "tile-to-nvvm" : "tile-to-rocdl") + "{chip=" +
                  options.target.chip + " features=" + options.target.features +
-                 " format=bin emit-c-interface=true" +
-                 (options.reuseSharedMemory ? ""
-                                            : " reuse-shared-memory=false") +
-                 (options.pipelineCopies ? "" : " pipeline-copies=false") +
-                 (options.registerFragments ? ""
-                                            : " register-fragments=false") +
-                 (options.fpContract ? "" : " fp-contract=false") +
-                 (cuda && !options.wgmma ? " wgmma=false" : "") +
-                 (cuda && !options.wgmmaBlocked ? " wgmma-blocked=false" : "") +
-                 (cuda && !options.tma ? " tma=false" : "") +
-                 (cuda && !options.wgmmaTallRows ? " wgmma-tall-rows=false"
-                                                 : "") +
-                 (cuda && options.persistent ? " persistent=true" : "") +
-                 (cuda && options.tmaBlocked ? " tma-blocked=true" : "") +
-                 (cuda && !options.tmaRelease ? " tma-release=false" : "") +
-                 (cuda && options.tmaReleaseMinWarpgroups != 2
-                      ? " tma-release-min-warpgroups=" +
-                            std::to_string(options.tmaReleaseMinWarpgroups)
-                      : "") +
-                 (cuda && options.warpSpecialize ? " warp-specialize=true"
-                                                 : "") +
-                 (cuda && options.pingpong ? " pingpong=true" : "") +
-                 (cuda && options.tmaReleaseMaxStages != 2
-                      ? " tma-release-max-stages=" +
-                            std::to_string(options.tmaReleaseMaxStages)
-                      : "") +
-                 (cuda && !options.wgmmaPanels ? " wgmma-panels=false" : "") +
-                 "}"
+                 " format=bin emit-c-interface=true" + gpuOptions + "}"
            : std::string("tile-to-cpu{emit-c-interface=true}")) +
       " O" + std::to_string(options.optLevel);
 
