@@ -565,28 +565,30 @@ void Planner::rewrite() {
         arith::RemUIOp::create(
             b, loc, arith::DivUIOp::create(b, loc, i, index(stages)),
             index(2)));
-  // The prefetch clones the original copies: issue it before they go.
-  if (lastInFlight)
-    b.setInsertionPointAfter(lastInFlight);
-  else
-    b.setInsertionPoint(body.getTerminator());
-  Value distance = index(ahead);
-  Value filled = arith::AddIOp::create(b, loc, i, distance);
-  // The (j floordiv S)-th fill of buffer j mod S waits for the release of
-  // the one before: phase (j floordiv S) - 1 of its release barrier.
-  Value releaseParity;
-  if (released)
-    releaseParity = arith::RemUIOp::create(
-        b, loc,
-        arith::AddIOp::create(
-            b, loc, arith::DivUIOp::create(b, loc, filled, index(stages)),
-            index(1)),
-        index(2));
-  if (!produced)
+  // The prefetch clones the original copies: issue it before they go
+  // (unless the producer issues every iteration's copies).
+  if (!produced) {
+    if (lastInFlight)
+      b.setInsertionPointAfter(lastInFlight);
+    else
+      b.setInsertionPoint(body.getTerminator());
+    Value distance = index(ahead);
+    Value filled = arith::AddIOp::create(b, loc, i, distance);
+    // The (j floordiv S)-th fill of buffer j mod S waits for the release of
+    // the one before: phase (j floordiv S) - 1 of its release barrier.
+    Value releaseParity;
+    if (released)
+      releaseParity = arith::RemUIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, filled, index(stages)),
+              index(1)),
+          index(2));
     issue(arith::AddIOp::create(b, loc, iv,
                                 arith::MulIOp::create(b, loc, step, distance)),
           arith::RemUIOp::create(b, loc, filled, index(stages)),
           releaseParity);
+  }
   // Each warp releases the buffer whose reads are done at the end of the
   // iteration: its own, or with tensor-core work left in flight across
   // iterations the previous iteration's (from the second iteration on).
