@@ -240,7 +240,7 @@ def compile(func, out_idx=None, target="cpu",  # noqa: A001 (TileLang's name)
             pass_configs=None):
     """Prepares a PrimFunc: ``tilelang_mlir.compile(main, out_idx=[2])``.
     ``pass_configs`` sets compile options by name, as tile-run's flags with
-    underscores: ``{"warp_specialize": True, "pingpong": True}``."""
+    underscores: ``{"warp_specialize": False, "opt_level": 2}``."""
     return JITKernel(func, out_idx=out_idx, target=target,
                      pass_configs=pass_configs)
 

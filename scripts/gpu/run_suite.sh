@@ -277,10 +277,11 @@ for entry in flash_attention flash_attention_causal; do
   # The committed kernels: 64x64 blocks, 3 stages (flash_attention_d128);
   # 128x128 blocks over two warpgroups with the softmax under P V
   # (flash_attention_d128_overlap).
-  # (+ws: the overlapped kernel with --warp-specialize --pingpong.)
-  for kernel in flash_attention_d128 flash_attention_d128_overlap flash_attention_d128_overlap+ws; do
-    flags=""; [ "${kernel%+ws}" != "$kernel" ] && flags="--warp-specialize --pingpong"
-    "$TR" bench/kernels/${kernel%+ws}.mlir --entry=$entry --target=$CHIP $flags --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-$kernel.log" 2>&1
+  # (-ws: the overlapped kernel without the producer warpgroup and
+  # ping-pong, --warp-specialize=false.)
+  for kernel in flash_attention_d128 flash_attention_d128_overlap flash_attention_d128_overlap-ws; do
+    flags=""; [ "${kernel%-ws}" != "$kernel" ] && flags="--warp-specialize=false"
+    "$TR" bench/kernels/${kernel%-ws}.mlir --entry=$entry --target=$CHIP $flags --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-$kernel.log" 2>&1
     ours=$(kernel_ms "$LOGS/time-$entry-$kernel.log")
     python3 -c "
 ours, flash, cudnn = float('${ours:-nan}'), float('${flash:-nan}'), float('${cudnn:-nan}')
@@ -559,7 +560,7 @@ print(f"torch add_ + sync: median {ts[len(ts) // 2]:.1f} us")
 PY
 fi
 if want ws; then
-echo "== --warp-specialize (experimental): a producer warpgroup issues the TMA copies of pipelines with release barriers (setmaxnreg 24 / 240), against the CPU lowering, sanitized, then timed with and without"
+echo "== --warp-specialize (default on sm_90a): a producer warpgroup issues the TMA copies of pipelines with release barriers (setmaxnreg 24 / 240), against the CPU lowering, sanitized, then timed with and without"
 # WS_KERNELS: more attention kernels to check and time with and without
 # (e.g. .bundle/ws/*.mlir from gen_attention.py), with WS_FLAGS on both.
 for f in ${WS_KERNELS:-}; do
@@ -575,18 +576,18 @@ done
 if [ -z "${WS_ONLY_EXTRA:-}" ]; then
 for entry in flash_attention flash_attention_causal; do
   for shape in 2x3x70x128 1x2x300x128; do
-    RUN_TIMEOUT=60 run "ws-overlap-$entry-$shape" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --warp-specialize --arg=$shape --arg=$shape --arg=$shape --arg=$shape
+    RUN_TIMEOUT=60 run "ws-overlap-$entry-$shape" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --warp-specialize --pingpong=false --arg=$shape --arg=$shape --arg=$shape --arg=$shape
     RUN_TIMEOUT=60 run "ws-pingpong-$entry-$shape" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --warp-specialize --pingpong --arg=$shape --arg=$shape --arg=$shape --arg=$shape
   done
 done
 for tool in memcheck racecheck synccheck; do
-  for flags in "--warp-specialize" "--warp-specialize --pingpong"; do
+  for flags in "--warp-specialize --pingpong=false" "--warp-specialize --pingpong"; do
     timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention_causal --arg=1x1x200x128 --arg=1x1x200x128 --arg=1x1x200x128 --arg=1x1x200x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 $flags >"$LOGS/ws-sanitizer-$tool.log" 2>&1
     echo "$flags $tool: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/ws-sanitizer-$tool.log" | head -1))"
   done
 done
 for entry in flash_attention flash_attention_causal; do
-  for flag in --warp-specialize=false --warp-specialize "--warp-specialize --pingpong"; do
+  for flag in --warp-specialize=false "--warp-specialize --pingpong=false" "--warp-specialize --pingpong"; do
     timeout 120 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/ws-$entry-${flag// /}.log" 2>&1
     echo "overlap $entry $flag: $(kernel_ms "$LOGS/ws-$entry-${flag// /}.log") ms"
   done

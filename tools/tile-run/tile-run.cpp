@@ -178,15 +178,14 @@ static cl::opt<int64_t> tmaReleaseMinWarpgroupsOpt(
              "needs for release barriers"),
     cl::cat(category));
 static cl::opt<bool> warpSpecializeOpt(
-    "warp-specialize", cl::init(false),
+    "warp-specialize", cl::init(true),
     cl::desc("CUDA sm_90: a producer warpgroup issues the TMA copies of "
-             "pipelines with release barriers (experimental)"),
+             "pipelines with release barriers"),
     cl::cat(category));
 static cl::opt<bool> pingpongOpt(
-    "pingpong", cl::init(false),
+    "pingpong", cl::init(true),
     cl::desc("CUDA sm_90: with --warp-specialize, the consumer warpgroups "
-             "take turns issuing the pipelined loop's first gemms "
-             "(experimental)"),
+             "take turns issuing the pipelined loop's first gemms"),
     cl::cat(category));
 static cl::opt<bool> timePassesOpt(
     "time-compile", cl::init(false),

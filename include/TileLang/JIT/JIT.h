@@ -146,11 +146,11 @@ struct CompileOptions {
   int64_t tmaReleaseMinWarpgroups = 2;
   int64_t tmaReleaseMaxStages = 2;
   /// CUDA sm_90: a producer warpgroup issues the copies of pipelines with
-  /// release barriers (the pipeline's `warp-specialize`; experimental).
-  bool warpSpecialize = false;
+  /// release barriers (the pipeline's `warp-specialize`).
+  bool warpSpecialize = true;
   /// ... and the consumer warpgroups take turns issuing its gemms (the
-  /// pipeline's `pingpong`; experimental).
-  bool pingpong = false;
+  /// pipeline's `pingpong`).
+  bool pingpong = true;
   /// CUDA sm_90: blocked gemm operand tiles in column panels, one TMA box
   /// per panel (the pipeline's `wgmma-panels`).
   bool wgmmaPanels = true;

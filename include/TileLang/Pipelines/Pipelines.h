@@ -125,15 +125,14 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
       llvm::cl::desc("sm_90: pipelines with release barriers get a producer "
                      "warpgroup that issues their TMA copies while the "
                      "kernel's threads compute (tile-plan-pipelines"
-                     "{warp-specialize}; setmaxnreg 24 / up to 240; "
-                     "experimental)"),
-      llvm::cl::init(false)};
+                     "{warp-specialize}; setmaxnreg 24 / up to 240)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> pingpong{
       *this, "pingpong",
       llvm::cl::desc("sm_90: with warp-specialize, the consumer warpgroups "
                      "take turns issuing the pipelined loop's first gemms "
-                     "(tile-plan-pipelines{pingpong}; experimental)"),
-      llvm::cl::init(false)};
+                     "(tile-plan-pipelines{pingpong})"),
+      llvm::cl::init(true)};
   PassOptions::Option<int64_t> tmaReleaseMaxStages{
       *this, "tma-release-max-stages",
       llvm::cl::desc("sm_90: with tma-release, the most stages a pipeline "
