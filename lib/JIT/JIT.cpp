@@ -759,7 +759,8 @@ static void fillGPUOptions(Options &gpu, const CompileOptions &options,
       {&CompileOptions::reuseSharedMemory, &Options::reuseSharedMemory},
       {&CompileOptions::pipelineCopies, &Options::pipelineCopies},
       {&CompileOptions::registerFragments, &Options::registerFragments},
-      {&CompileOptions::fpContract, &Options::fpContract}};
+      {&CompileOptions::fpContract, &Options::fpContract},
+      {&CompileOptions::versionParallel, &Options::versionParallel}};
   auto set = [&](const auto &table) {
     for (auto [from, to] : table) {
       (gpu.*to) = options.*from;

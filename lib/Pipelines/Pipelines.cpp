@@ -137,6 +137,10 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   target.features = options.features;
   target.overwrite = true;
   pm.addPass(createTileAttachTarget(target));
+  // (Not in tile-to-cpu: the sequential reference the GPU kernels are
+  // checked against stays free of it.)
+  if (options.versionParallel)
+    pm.addPass(createTileVersionParallel());
   if (spec.persistent)
     pm.addPass(createTileMakePersistent());
   if (options.pipelineCopies) {

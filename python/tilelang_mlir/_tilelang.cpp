@@ -200,6 +200,7 @@ static void applyPassConfigs(CompileOptions &options, const py::dict &configs) {
       {"pipeline_copies", &CompileOptions::pipelineCopies},
       {"register_fragments", &CompileOptions::registerFragments},
       {"fp_contract", &CompileOptions::fpContract},
+      {"version_parallel", &CompileOptions::versionParallel},
       {"wgmma", &CompileOptions::wgmma},
       {"wgmma_blocked", &CompileOptions::wgmmaBlocked},
       {"wgmma_panels", &CompileOptions::wgmmaPanels},

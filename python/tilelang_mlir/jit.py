@@ -109,7 +109,7 @@ class JITKernel:
 
     # pass_configs that are options of the vendor pipelines, by kind.
     _GPU_OPTIONS = ("reuse_shared_memory", "pipeline_copies",
-                    "register_fragments", "fp_contract")
+                    "register_fragments", "fp_contract", "version_parallel")
     _CUDA_OPTIONS = _GPU_OPTIONS + (
         "wgmma", "wgmma_blocked", "wgmma_panels", "wgmma_tall_rows", "tma",
         "tma_blocked", "tma_release", "tma_release_min_warpgroups",

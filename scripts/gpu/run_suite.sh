@@ -278,10 +278,15 @@ for entry in flash_attention flash_attention_causal; do
   # 128x128 blocks over two warpgroups with the softmax under P V
   # (flash_attention_d128_overlap).
   # (-ws: the overlapped kernel without the producer warpgroup and
-  # ping-pong, --warp-specialize=false.)
-  for kernel in flash_attention_d128 flash_attention_d128_overlap flash_attention_d128_overlap-ws; do
-    flags=""; [ "${kernel%-ws}" != "$kernel" ] && flags="--warp-specialize=false"
-    "$TR" bench/kernels/${kernel%-ws}.mlir --entry=$entry --target=$CHIP $flags --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-$kernel.log" 2>&1
+  # ping-pong, --warp-specialize=false; -nv: without the mask's versions
+  # for whole tiles, --version-parallel=false.)
+  for kernel in flash_attention_d128 flash_attention_d128_overlap flash_attention_d128_overlap-ws flash_attention_d128_overlap-nv; do
+    case $kernel in
+      *-ws) flags="--warp-specialize=false";;
+      *-nv) flags="--version-parallel=false";;
+      *) flags="";;
+    esac
+    "$TR" bench/kernels/${kernel%-*}.mlir --entry=$entry --target=$CHIP $flags --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$entry-$kernel.log" 2>&1
     ours=$(kernel_ms "$LOGS/time-$entry-$kernel.log")
     python3 -c "
 ours, flash, cudnn = float('${ours:-nan}'), float('${flash:-nan}'), float('${cudnn:-nan}')

@@ -139,6 +139,12 @@ static cl::opt<bool> fpContract(
     cl::desc("GPU targets: floating-point multiplies and adds may fuse into "
              "FMAs (=false: every operation rounds on its own)"),
     cl::cat(category));
+static cl::opt<bool> versionParallel(
+    "version-parallel", cl::init(true),
+    cl::desc("GPU targets: tile.parallel ops get copies for the tiles where "
+             "their masks hold everywhere or nowhere (=false: every element "
+             "tests them)"),
+    cl::cat(category));
 static cl::opt<bool> wgmmaOpt(
     "wgmma", cl::init(true),
     cl::desc("CUDA sm_90: run the gemms that qualify on wgmma.mma_async "
@@ -427,6 +433,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.pipelineCopies = pipelineCopies;
   options.registerFragments = registerFragments;
   options.fpContract = fpContract;
+  options.versionParallel = versionParallel;
   options.wgmma = wgmmaOpt;
   options.wgmmaBlocked = wgmmaBlockedOpt;
   options.tma = tmaOpt;

@@ -121,6 +121,9 @@ struct CompileOptions {
   /// GPU targets: floating-point multiplies and adds may fuse into FMAs
   /// (the pipelines' `fp-contract`).
   bool fpContract = true;
+  /// GPU targets: tile.parallel ops get copies for the tiles where their
+  /// masks hold everywhere or nowhere (the pipelines' `version-parallel`).
+  bool versionParallel = true;
   /// CUDA sm_90: gemms on wgmma where they qualify (the pipeline's
   /// `wgmma`).
   bool wgmma = true;

@@ -66,6 +66,13 @@ struct TileToGPUOptions : public PassPipelineOptions<Derived> {
                      "default (tile-contract-float-ops; =false: every "
                      "operation rounds on its own)"),
       llvm::cl::init(true)};
+  Option<bool> versionParallel{
+      *this, "version-parallel",
+      llvm::cl::desc("Give tile.parallel ops whose selects test conditions "
+                     "affine in their indices (masks) copies for the tiles "
+                     "where the condition holds everywhere or nowhere "
+                     "(tile-version-parallel)"),
+      llvm::cl::init(true)};
 };
 
 /// Options of `tile-to-nvvm`.

@@ -277,6 +277,60 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileVersionParallel : Pass<"tile-version-parallel", "::mlir::ModuleOp"> {
+  let summary = "Version tile.parallel ops on the block-wide outcome of "
+                "their conditions";
+  let description = [{
+    A `tile.parallel` whose body selects (`arith.select`, `scf.if`) on a
+    condition built from comparisons of index expressions that are affine
+    in its indices (`c0 * i + c1 * j + s`, `s` the same for the whole tile:
+    values defined outside the op, or computed in it from such values
+    only), combined with `arith.andi` / `arith.ori` / negation, gets a
+    copy for the case where the condition holds at every point of the
+    iteration space, and, for a single condition, one where it holds at
+    none. Whether it does is decided once per tile from the extremes of
+    each comparison over the iteration box:
+
+    ```mlir
+    tile.parallel (%i, %j) in (128, 128) {
+      %col = arith.addi %k128, %j : index
+      %row = arith.addi %bx128, %i : index
+      %in = arith.cmpi sgt, %seq, %col : index
+      %causal = arith.cmpi sge, %row, %col : index
+      %visible = arith.andi %in, %causal : i1
+      %v = arith.select %visible, %zero, %ninf : f32
+      memref.store %v, %s[%i, %j] : memref<128x128xf32, #tile.mem<fragment>>
+    }
+    ```
+
+    becomes, with `all` = `seq > k128 + 127 and bx128 >= k128 + 127` and
+    `none` = `seq <= k128 or bx128 + 127 < k128`,
+
+    ```mlir
+    scf.if %all {
+      tile.parallel (%i, %j) in (128, 128) {  // stores %zero
+    } else {
+      scf.if %none {
+        tile.parallel (%i, %j) in (128, 128) {  // stores %ninf
+      } else {
+        tile.parallel (%i, %j) in (128, 128) { ... }  // as before
+      }
+    }
+    ```
+
+    so that FlashAttention's causal and sequence-end masks are computed
+    element by element only on the tiles they cut. The conditions are
+    block-uniform (computed outside `tile.parallel`), so the branches do
+    not diverge. Only signed comparisons (`slt`, `sle`, `sgt`, `sge`) of
+    `index` values are analyzed, whose arithmetic is assumed not to wrap
+    (tile coordinates and sizes); anything else leaves the op as it is.
+    The copies are simplified (selects and `scf.if`s on the known
+    condition folded).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileMakePersistent : Pass<"tile-make-persistent", "::mlir::ModuleOp"> {
   let summary = "Persistent kernels: a fixed set of blocks loops over the "
                 "grid's tiles";
