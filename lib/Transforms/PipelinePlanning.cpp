@@ -76,6 +76,36 @@ bool onlyReadsAfter(Operation *user, Value tile, CopyOp copy, Block &body) {
   });
 }
 
+/// Whether a pipelined `loop` may fill buffers of its own for `tile`, which
+/// ops outside it use too (they keep the tile): in the loop's block, the
+/// first op to touch the tile on either side of the loop writes it whole
+/// (a tile.copy into it), so nothing outside reads what the loop's copies
+/// wrote, also when an enclosing loop runs it again. (The loop's own uses
+/// follow its copy: it reads nothing written outside.)
+bool overwrittenAroundLoop(Value tile, Operation *loop) {
+  Block *block = loop->getBlock();
+  Operation *firstBefore = nullptr, *firstAfter = nullptr;
+  for (Operation *user : tile.getUsers()) {
+    if (loop->isAncestor(user))
+      continue;
+    Operation *top = block->findAncestorOpInBlock(*user);
+    if (!top || llvm::any_of(user->getResults(), [](Value r) {
+          return isa<BaseMemRefType>(r.getType());
+        }))
+      return false; // Elsewhere, or a view (would need following).
+    Operation *&first =
+        top->isBeforeInBlock(loop) ? firstBefore : firstAfter;
+    if (!first || top->isBeforeInBlock(first))
+      first = top;
+  }
+  auto writesWhole = [&](Operation *first) {
+    auto copy = dyn_cast_or_null<CopyOp>(first);
+    return !first || (copy && copy.getDst() == tile &&
+                      copy.getDstOffsets().empty() && copy.getSrc() != tile);
+  };
+  return writesWhole(firstBefore) && writesWhole(firstAfter);
+}
+
 /// Adds to `slice` the operations of `body` that compute `value`, when they
 /// are free of side effects; false otherwise.
 bool collectSlice(Value value, Block &body,
@@ -201,13 +231,21 @@ bool Planner::analyze() {
             copy.getDst().getType().getElementType())
       continue;
     bool readByGemm = false;
+    bool usedOutside = false;
     bool ok = llvm::all_of(tile.getUsers(), [&](Operation *user) {
       if (user == copy)
         return true;
+      if (!loop->isAncestor(user)) {
+        usedOutside = true;
+        return true;
+      }
       if (auto gemm = dyn_cast<GemmOp>(user))
         readByGemm |= gemm.getA() == tile || gemm.getB() == tile;
       return onlyReadsAfter(user, tile, copy, body);
     });
+    // Used outside too (FlashAttention's first K tile before the loop, its
+    // last V tile after it): the loop gets buffers of its own.
+    ok = ok && (!usedOutside || overwrittenAroundLoop(tile, loop));
     llvm::SetVector<Operation *> copySlice;
     for (Value offset : copy.getSrcOffsets())
       ok = ok && collectSlice(offset, body, copySlice);
@@ -611,13 +649,18 @@ void Planner::rewrite() {
     }
   }
   b.setInsertionPointAfterValue(current);
-  for (StagedCopy &s : staged)
-    s.alloc.getResult().replaceAllUsesWith(
-        getStageView(b, loc, s.buffer, current));
-  // Only now: the builder inserts before what follows `current`.
+  for (StagedCopy &s : staged) {
+    Value view = getStageView(b, loc, s.buffer, current);
+    s.alloc.getResult().replaceUsesWithIf(view, [&](OpOperand &use) {
+      return loop->isAncestor(use.getOwner());
+    });
+  }
+  // Only now: the builder inserts before what follows `current`. A tile
+  // also used outside the loop stays for those uses.
   for (StagedCopy &s : staged) {
     s.copy.erase();
-    s.alloc.erase();
+    if (s.alloc->use_empty())
+      s.alloc.erase();
   }
 
   // Nothing may still be in flight once the loop is done.

@@ -20,10 +20,8 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
     while the tensor cores compute the previous tile's P V (FlashAttention-3's
     intra-warpgroup overlap): iteration k issues S_k = Q K_k^T and
     O += P_{k-1} V_{k-1} without waiting (T.gemm wg_wait), waits for S_k
-    alone, computes its softmax, then waits for P V and rescales O. The loop
-    runs one iteration more than there are K tiles: the first P is zero, and
-    the last S lies wholly past the visible columns (all masked: its softmax
-    changes nothing)."""
+    alone, computes its softmax, then waits for P V and rescales O. S_0 and
+    its softmax come before the loop (k from 1), the last P V after it."""
     parts = dim // split if split else 1
     width = dim // parts
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
@@ -53,8 +51,6 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                 T.copy(Q[bz, by, bx * block_M, p * width], Q_parts[p])
             for p in range(parts):
                 T.fill(acc_o[p], 0)
-            if overlap:
-                T.fill(acc_s, 0)  # P of the tile before the first: zero
             T.fill(logsum, 0)
             T.fill(scores_max, -T.infinity(T.float32))
             tiles = (T.min(T.ceildiv((bx + 1) * block_M, block_N),
@@ -102,13 +98,22 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     logsum[i] = logsum[i] * scores_scale[i] + scores_sum[i]
 
             if overlap:
-                for k in T.Pipelined(tiles + 1, num_stages=num_stages):
+                # S_0 and its softmax before the loop (its K tile copied
+                # with Q), P_{last} V_{last} after it: no iteration issues a
+                # gemm whose result is thrown away.
+                for p in range(parts):
+                    T.copy(K[bz, by, 0, p * width], K_parts[p])
+                mask(0)
+                scores_q_k(0)
+                new_max()
+                exponentials()
+                update_logsum()
+                for k in T.Pipelined(1, tiles, num_stages=num_stages):
                     for p in range(parts):
-                        T.copy(K[bz, by, T.min(k, tiles - 1) * block_N,
-                                 p * width], K_parts[p])
+                        T.copy(K[bz, by, k * block_N, p * width], K_parts[p])
                     for p in range(parts):
-                        T.copy(V[bz, by, T.max(k - 1, 0) * block_N,
-                                 p * width], V_parts[p])
+                        T.copy(V[bz, by, (k - 1) * block_N, p * width],
+                               V_parts[p])
                     T.copy(acc_s, acc_s_cast)  # P_{k-1}
                     mask(k)
                     scores_q_k(-1)
@@ -119,6 +124,11 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     update_logsum()
                     T.wait_wgmma(0)  # O += P_{k-1} V_{k-1}
                     rescale_output()
+                for p in range(parts):
+                    T.copy(V[bz, by, (tiles - 1) * block_N, p * width],
+                           V_parts[p])
+                T.copy(acc_s, acc_s_cast)  # P_{last}
+                output_p_v(0)
             else:
                 for k in T.Pipelined(tiles, num_stages=num_stages):
                     for p in range(parts):

@@ -423,3 +423,58 @@ func.func @across_iterations(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %kt: inde
   }
   return
 }
+
+// -----
+
+// A tile the loop copies into that ops outside the loop use too: when the
+// first op to touch it on each side of the loop writes it whole
+// (FlashAttention's first K tile before the loop, its last V tile after
+// it), the loop fills buffers of its own and the ops outside keep the
+// tile. When something after the loop reads it first (it would see the
+// loop's last copy), the loop's copies are not pipelined.
+// CHECK-LABEL: func.func @used_outside
+// CHECK-DAG: %[[TILE:.*]] = tile.alloc_shared : memref<16x64xf16, #tile.mem<shared>>
+// CHECK-DAG: %[[STAGES:.*]] = tile.alloc_shared : memref<2x16x64xf16, #tile.mem<shared>>
+// CHECK: tile.copy %arg0[%c0, %c0] to %[[TILE]]
+// CHECK-NEXT: tile.copy %[[TILE]] to %{{.*}} : memref<16x64xf16
+// CHECK: tile.copy {{.*}} to %{{.*}} {async}
+// CHECK: tile.pipelined
+// CHECK: %[[VIEW:.*]] = memref.subview %[[STAGES]]
+// CHECK: tile.copy %[[VIEW]] to
+// CHECK: }
+// CHECK: tile.copy %arg0[%arg1, %c0] to %[[TILE]]
+// CHECK-NEXT: tile.copy %[[TILE]] to
+// CHECK-LABEL: func.func @read_after
+// CHECK-NOT: async
+// CHECK: return
+func.func @used_outside(%A: memref<?x?xf16>, %kt: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<16x64xf16, #tile.mem<shared>>
+    %f = tile.alloc_fragment : memref<16x64xf32, #tile.mem<fragment>>
+    tile.copy %A[%c0, %c0] to %s : memref<?x?xf16> to memref<16x64xf16, #tile.mem<shared>>
+    tile.copy %s to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c1 to %kt step %c1 num_stages = 2 {
+      tile.copy %A[%k, %c0] to %s : memref<?x?xf16> to memref<16x64xf16, #tile.mem<shared>>
+      tile.copy %s to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+    }
+    tile.copy %A[%kt, %c0] to %s : memref<?x?xf16> to memref<16x64xf16, #tile.mem<shared>>
+    tile.copy %s to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+func.func @read_after(%A: memref<?x?xf16>, %kt: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<16x64xf16, #tile.mem<shared>>
+    %f = tile.alloc_fragment : memref<16x64xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c1 to %kt step %c1 num_stages = 2 {
+      tile.copy %A[%k, %c0] to %s : memref<?x?xf16> to memref<16x64xf16, #tile.mem<shared>>
+      tile.copy %s to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+    }
+    tile.copy %s to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
