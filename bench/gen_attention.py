@@ -38,16 +38,27 @@ def main():
     parser.add_argument("--overlap", action="store_true",
                         help="softmax of each K tile under the previous "
                              "tile's P V (FlashAttention-3's overlap)")
+    parser.add_argument("--peel", default="last",
+                        help="with --overlap, which ends of the loop come "
+                             "out of it (first: S_0 before it, last: the "
+                             "last P V after it; comma-separated, or none)")
+    parser.add_argument("--causal-peel", default=None,
+                        help="--peel for the causal kernel (default: "
+                             "--peel)")
     args = parser.parse_args()
     bodies = []
     sizes = (T.symbolic("B"), T.symbolic("H"), T.symbolic("S"))
     for name, causal in (("flash_attention", False),
                          ("flash_attention_causal", True)):
+        peel = args.causal_peel if causal and args.causal_peel else args.peel
+        peel = peel.split(",")
         text = flash_attention(*sizes, args.dim, causal, block_M=args.block_m,
                                block_N=args.block_n, num_stages=args.stages,
                                threads=args.threads, name=name,
                                split=args.split,
-                               overlap=args.overlap).script()
+                               overlap=args.overlap,
+                               peel_first="first" in peel,
+                               peel_last="last" in peel).script()
         # The function of each traced module, side by side in one module.
         bodies.append(re.search(r"^module \{\n(.*)\n\}\n?$", text, re.S).group(1))
     print("module {\n" + "\n".join(bodies) + "\n}")

@@ -8,7 +8,8 @@ import tilelang_mlir.language as T
 
 def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     block_N=64, num_stages=2, threads=128,
-                    name="flash_attention", split=None, overlap=False):
+                    name="flash_attention", split=None, overlap=False,
+                    peel_first=False, peel_last=True):
     """The traced kernel; sizes are ints or T.symbolic(). With split=w, Q,
     K, V and the output accumulator are held as dim // w tiles of w columns
     each: Q K^T sums one gemm per pair of parts, P V is one gemm per part.
@@ -20,8 +21,13 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
     while the tensor cores compute the previous tile's P V (FlashAttention-3's
     intra-warpgroup overlap): iteration k issues S_k = Q K_k^T and
     O += P_{k-1} V_{k-1} without waiting (T.gemm wg_wait), waits for S_k
-    alone, computes its softmax, then waits for P V and rescales O. S_0 and
-    its softmax come before the loop (k from 1), the last P V after it."""
+    alone, computes its softmax, then waits for P V and rescales O. With
+    peel_first, S_0 and its softmax come before the loop (k from 1, K_0
+    copied with Q); otherwise the loop starts at 0 with P zero (a P V whose
+    result is dropped). With peel_last, the last P V comes after the loop
+    (its V copied there); otherwise the loop runs once more, on a wholly
+    masked S (a Q K^T whose result is dropped, but the last V copy stays
+    in the pipeline)."""
     parts = dim // split if split else 1
     width = dim // parts
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
@@ -98,21 +104,26 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     logsum[i] = logsum[i] * scores_scale[i] + scores_sum[i]
 
             if overlap:
-                # S_0 and its softmax before the loop (its K tile copied
-                # with Q), P_{last} V_{last} after it: no iteration issues a
-                # gemm whose result is thrown away.
-                for p in range(parts):
-                    T.copy(K[bz, by, 0, p * width], K_parts[p])
-                mask(0)
-                scores_q_k(0)
-                new_max()
-                exponentials()
-                update_logsum()
-                for k in T.Pipelined(1, tiles, num_stages=num_stages):
+                first = 1 if peel_first else 0
+                last = tiles if peel_last else tiles + 1
+                if peel_first:
                     for p in range(parts):
-                        T.copy(K[bz, by, k * block_N, p * width], K_parts[p])
+                        T.copy(K[bz, by, 0, p * width], K_parts[p])
+                    mask(0)
+                    scores_q_k(0)
+                    new_max()
+                    exponentials()
+                    update_logsum()
+                else:
+                    T.fill(acc_s, 0)  # P of the tile before the first: zero
+                for k in T.Pipelined(first, last, num_stages=num_stages):
+                    k_tile = k if peel_last else T.min(k, tiles - 1)
                     for p in range(parts):
-                        T.copy(V[bz, by, (k - 1) * block_N, p * width],
+                        T.copy(K[bz, by, k_tile * block_N, p * width],
+                               K_parts[p])
+                    v_tile = k - 1 if peel_first else T.max(k - 1, 0)
+                    for p in range(parts):
+                        T.copy(V[bz, by, v_tile * block_N, p * width],
                                V_parts[p])
                     T.copy(acc_s, acc_s_cast)  # P_{k-1}
                     mask(k)
@@ -124,11 +135,12 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     update_logsum()
                     T.wait_wgmma(0)  # O += P_{k-1} V_{k-1}
                     rescale_output()
-                for p in range(parts):
-                    T.copy(V[bz, by, (tiles - 1) * block_N, p * width],
-                           V_parts[p])
-                T.copy(acc_s, acc_s_cast)  # P_{last}
-                output_p_v(0)
+                if peel_last:
+                    for p in range(parts):
+                        T.copy(V[bz, by, (tiles - 1) * block_N, p * width],
+                               V_parts[p])
+                    T.copy(acc_s, acc_s_cast)  # P_{last}
+                    output_p_v(0)
             else:
                 for k in T.Pipelined(tiles, num_stages=num_stages):
                     for p in range(parts):
