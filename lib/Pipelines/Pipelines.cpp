@@ -157,6 +157,10 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     plan.pingpong = plan.warpSpecialize && spec.pingpong;
     plan.panelBlocks = spec.wgmma && spec.wgmmaBlocked && spec.wgmmaPanels;
     plan.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
+    // AMD: the prefetch before the compute, which then ends the body (after
+    // it, the backend sinks the matrix-core instructions away from their
+    // operand loads, into the block that follows the prefetch's branch).
+    plan.prefetchFirst = spec.kind == "rocm";
     pm.addPass(createTilePlanPipelines(plan));
   }
   // Fragments whose layouts conflict stay in shared memory.
@@ -265,6 +269,18 @@ void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
     device.chipset = options.chip;
     device.runtime = gpu::amd::Runtime::HIP;
     kernels.addPass(createConvertGpuOpsToROCDLOps(device));
+    // "auto": on wave32 chips, kernels with matrix cores schedule for
+    // fewer registers (their accumulators take half a lane's registers).
+    std::string strategy = options.schedStrategy;
+    bool automatic = strategy == "auto";
+    if (automatic)
+      strategy = wave64 ? "" : "iterative-minreg";
+    if (!strategy.empty() && strategy != "default") {
+      TileROCDLSchedStrategyOptions sched;
+      sched.strategy = strategy;
+      sched.matrixKernelsOnly = automatic;
+      kernels.addPass(createTileROCDLSchedStrategy(sched));
+    }
   };
   buildTileToGPUPipeline(
       pm, options,

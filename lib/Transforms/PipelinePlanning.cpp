@@ -147,14 +147,15 @@ public:
           bool blockedOperands, bool tma, bool tallRows, bool tmaBlocked,
           bool releaseBarriers, int64_t releaseMinWarpgroups,
           int64_t releaseMaxStages, bool panelBlocks, bool warpSpecialize,
-          bool pingpong)
+          bool pingpong, bool prefetchFirst)
       : loop(loop), swizzleGemmOperands(swizzleGemmOperands),
         overlapGemms(overlapGemms), blockedOperands(blockedOperands),
         tma(tma), tallRows(tallRows), tmaBlocked(tmaBlocked),
         releaseBarriers(releaseBarriers),
         releaseMinWarpgroups(releaseMinWarpgroups),
         releaseMaxStages(releaseMaxStages), panelBlocks(panelBlocks),
-        warpSpecialize(warpSpecialize), pingpong(pingpong) {}
+        warpSpecialize(warpSpecialize), pingpong(pingpong),
+        prefetchFirst(prefetchFirst) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
@@ -201,6 +202,9 @@ private:
   /// With a producer, the kernel's warpgroups take turns issuing the
   /// body's first gemms.
   bool pingpong;
+  /// Without work crossing iterations, issue the prefetch right after the
+  /// stage wait instead of after the compute.
+  bool prefetchFirst;
   SmallVector<StagedCopy> staged;
   SmallVector<GemmOp> overlapped;
   llvm::SetVector<Operation *> slice;
@@ -608,7 +612,8 @@ void Planner::rewrite() {
   if (!produced) {
     if (lastInFlight)
       b.setInsertionPointAfter(lastInFlight);
-    else
+    else if (!prefetchFirst || !overlapped.empty() ||
+             !waitAcrossIterations.empty() || released)
       b.setInsertionPoint(body.getTerminator());
     Value distance = index(ahead);
     Value filled = arith::AddIOp::create(b, loc, i, distance);
@@ -688,7 +693,7 @@ struct PlanPipelinesPass
                       tma && swizzle && target.getSmVersion() >= 90,
                       wgmmaTallRows, tmaBlocked, releaseBarriers,
                       releaseMinWarpgroups, releaseMaxStages, panelBlocks,
-                      warpSpecialize, pingpong);
+                      warpSpecialize, pingpong, prefetchFirst);
       if (planner.analyze())
         planner.rewrite();
     }

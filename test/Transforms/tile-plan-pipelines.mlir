@@ -10,6 +10,7 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers release-max-stages=2" | FileCheck %s --check-prefix=NO-RELEASE
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers warp-specialize" | FileCheck %s --check-prefix=WS
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers warp-specialize pingpong" | FileCheck %s --check-prefix=WS-ONE
+// RUN: tile-opt %s --split-input-file --tile-plan-pipelines=prefetch-first | FileCheck %s --check-prefix=FIRST
 
 // A GEMM main loop over three stages: both copies get three buffers; the
 // copies of iterations 0 and 1 are issued before the loop (each behind a
@@ -185,6 +186,15 @@ func.func @gemm_loop(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf3
 
 // Two stages: nothing but iteration 0 before the loop, waits with no group
 // pending, prefetch one ahead. A user's swizzle stays on the staged buffer.
+// With prefetch-first (the AMD pipelines), the prefetch comes right after
+// the wait, before the compute.
+// FIRST-LABEL: func.func @two_stages
+// FIRST: tile.pipelined
+// FIRST-NEXT: tile.async_wait pending(0)
+// FIRST: tile.copy {{.*}} {async}
+// FIRST: tile.async_commit
+// FIRST-NEXT: tile.copy %{{.*}} to %{{.*}} : memref<16x64xf16, strided
+// FIRST-NEXT: }
 // CHECK-LABEL: func.func @two_stages
 // CHECK: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<2x16x64xf16, #tile.mem<shared>>
 // CHECK: tile.copy {{.*}} {async}

@@ -199,6 +199,15 @@ struct TileToROCDLOptions : public TileToGPUOptions<TileToROCDLOptions> {
                      "llvm/bin/ld.lld; default: $ROCM_PATH, $ROCM_HOME, then "
                      "/opt/rocm"),
       llvm::cl::init("")};
+  PassOptions::Option<std::string> schedStrategy{
+      *this, "sched-strategy",
+      llvm::cl::desc("The AMDGPU backend's scheduler for the kernels "
+                     "(tile-rocdl-sched-strategy): auto (iterative-minreg "
+                     "for the kernels with matrix cores on wave32 chips, "
+                     "where a lane holds twice the accumulators; LLVM's "
+                     "default otherwise), default (LLVM's), or a strategy "
+                     "name for every kernel"),
+      llvm::cl::init("auto")};
 };
 
 /// tile IR -> gpu.launch (convert-tile-to-gpu) -> ROCDL and a code object

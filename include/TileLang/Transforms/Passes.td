@@ -257,6 +257,12 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
            "With warp-specialize and two or more consumer warpgroups, they "
            "take turns issuing the loop body's first consecutive gemms "
            "(tile.take_turns: FlashAttention-3's ping-pong; experimental)">,
+    Option<"prefetchFirst", "prefetch-first", "bool", /*default=*/"false",
+           "Where no work crosses iterations (no overlapped gemms, no "
+           "release barriers), issue each iteration's prefetch right after "
+           "its stage wait, before the compute (the AMD pipelines: the "
+           "compute then ends the loop body, and the backend keeps the "
+           "matrix-core instructions next to their operand loads)">,
     Option<"releaseMaxStages", "release-max-stages", "int64_t",
            /*default=*/"0",
            "With release-barriers, only pipelines of at most this many "
@@ -358,6 +364,43 @@ def TileMakePersistent : Pass<"tile-make-persistent", "::mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
     "::mlir::scf::SCFDialect"
+  ];
+}
+
+def TileROCDLSchedStrategy
+    : Pass<"tile-rocdl-sched-strategy", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Choose the AMDGPU backend's instruction scheduler for the "
+                "kernels of a GPU module";
+  let description = [{
+    Gives every ROCDL kernel (`llvm.func` with `rocdl.kernel`) of the GPU
+    module the LLVM function attribute `"amdgpu-sched-strategy"` (as a
+    `passthrough` entry), which picks the AMDGPU backend's machine
+    scheduler for it:
+
+    ```
+    tile-opt --pass-pipeline='builtin.module(gpu.module(tile-rocdl-sched-strategy{strategy=iterative-minreg}))'
+    ```
+
+    With `matrix-kernels-only`, only kernels that use matrix cores
+    (`rocdl.wmma.*`, `rocdl.mfma.*`) get it. `tile-to-rocdl` runs it that
+    way on wave32 chips (gfx11) with `iterative-minreg`: a wave32 lane holds
+    twice a wave64 lane's share of a block's accumulators (128 registers for
+    the example GEMM's 128x128 C over four waves), and the default
+    scheduler, which hoists every matrix operand load of a k tile ahead of
+    the first WMMA, then spills (256 VGPRs spilled there; none with this
+    scheduler), while kernels without matrix cores keep the default, which
+    issues their loads back to back. A kernel that already names a
+    strategy keeps it.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string",
+           /*default=*/"\"iterative-minreg\"",
+           "The scheduler: max-occupancy (LLVM's default), max-ilp, "
+           "max-memory-clause, iterative-ilp, iterative-minreg, "
+           "iterative-maxocc">,
+    Option<"matrixKernelsOnly", "matrix-kernels-only", "bool",
+           /*default=*/"false",
+           "Only kernels that use matrix-core instructions">
   ];
 }
 

@@ -2,6 +2,8 @@
 // RUN: tile-opt %s --split-input-file --tile-to-rocdl="chip=gfx942 format=isa rocm-path=%rocm_path" | %python %S/../../Pipelines/Inputs/ptx_of.py | FileCheck %s --check-prefix=ISA
 // RUN: tile-opt %s --split-input-file --tile-to-rocdl="chip=gfx1100 format=isa rocm-path=%rocm_path" | %python %S/../../Pipelines/Inputs/ptx_of.py | FileCheck %s --check-prefix=ISA11
 // RUN: tile-opt %tile_examples/gemm_relu.mlir --tile-to-rocdl="chip=gfx942 format=isa rocm-path=%rocm_path" | %python %S/../../Pipelines/Inputs/ptx_of.py | FileCheck %s --check-prefix=GEMM
+// RUN: tile-opt %tile_examples/gemm_relu.mlir --tile-to-rocdl="chip=gfx1100 format=isa rocm-path=%rocm_path" | %python %S/../../Pipelines/Inputs/ptx_of.py | FileCheck %s --check-prefix=GEMM11
+// RUN: tile-opt %tile_examples/gemm_relu.mlir --tile-to-rocdl="chip=gfx1100 format=isa rocm-path=%rocm_path sched-strategy=default" | %python %S/../../Pipelines/Inputs/ptx_of.py | FileCheck %s --check-prefix=GEMM11-DEFAULT
 // REQUIRES: rocm-device-libs
 
 // A global-to-LDS copy on AMD GPUs: after the block's one run-time check
@@ -85,3 +87,14 @@ func.func @sync_and_converting(%A: memref<?x?xf32>, %H: memref<?x?xf16>, %out: m
 // GEMM: buffer_load_dwordx4
 // GEMM: v_mfma_f32_16x16x16_f16
 // GEMM: .amdhsa_private_segment_fixed_size 0
+// On gfx1100 (wave32) each lane holds 128 accumulators; the prefetch
+// issued before the compute (the WMMAs then stay with their operand loads)
+// and the kernel scheduled for fewer registers (sched-strategy=auto:
+// iterative-minreg for kernels with matrix cores on wave32) leave it
+// without scratch; LLVM's default scheduler spills.
+// GEMM11: v_wmma_f32_16x16x16_f16
+// GEMM11: .amdhsa_private_segment_fixed_size 0
+// GEMM11: .vgpr_spill_count: 0
+// GEMM11-DEFAULT: v_wmma_f32_16x16x16_f16
+// GEMM11-DEFAULT-NOT: .amdhsa_private_segment_fixed_size 0
+// GEMM11-DEFAULT: .vgpr_spill_count: {{[1-9]}}
