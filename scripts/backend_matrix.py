@@ -29,6 +29,7 @@ NVIDIA_CI = ["test/Pipelines/tile-to-nvvm-cubin.test",
              "test/Conversion/TileToNVGPU/copy-to-cp-async.mlir"]
 NVIDIA_RUN = "bench/results/2026-11-29-h200-pipelined-suite.md"
 AMD = ["test/Pipelines/tile-to-rocdl-hsaco.test", "test/Pipelines/tile-to-rocdl.mlir",
+       "test/Pipelines/tile-to-rocdl-attention.test",
        "test/Integration/local_tiles.mlir",
        "test/Conversion/TileToAMDGPU/gemm-to-matrix-cores.mlir",
        "test/Conversion/TileToAMDGPU/copy-to-buffer-loads.mlir"]
