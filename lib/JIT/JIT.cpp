@@ -639,6 +639,17 @@ static std::string scalarString(const ScalarArg &scalar) {
   return llvm::formatv("{0:e17}", std::get<double>(scalar.value)).str();
 }
 
+/// Buffers whose data starts on a 16-byte boundary (what the widest
+/// vector accesses need) are compiled knowing it (the argument's
+/// `llvm.align`): the lowering's run-time alignment checks, and the
+/// element-by-element fallbacks they guard, fold away. Part of the
+/// specialization, as Triton specializes on pointer divisibility by 16.
+static constexpr int64_t kVectorAlignment = 16;
+
+static bool isVectorAligned(const BufferArg &buffer) {
+  return reinterpret_cast<uintptr_t>(buffer.data) % kVectorAlignment == 0;
+}
+
 SmallVector<std::string>
 Kernel::Impl::specializationOf(ArrayRef<KernelArg> args) const {
   SmallVector<std::string> inputs;
@@ -650,6 +661,10 @@ Kernel::Impl::specializationOf(ArrayRef<KernelArg> args) const {
              llvm::any_of(param.shape, ShapedType::isDynamic))
       inputs.push_back(param.name +
                        ".shape=" + shapeString(std::get<BufferArg>(arg).shape));
+    if (param.isBuffer && options.specializeShapes &&
+        isVectorAligned(std::get<BufferArg>(arg)))
+      inputs.push_back(param.name + ".align=" +
+                       std::to_string(kVectorAlignment));
   }
   return inputs;
 }
@@ -679,6 +694,10 @@ Kernel::Impl::specialize(ArrayRef<KernelArg> args) {
       value.replaceAllUsesWith(constant);
       continue;
     }
+    if (param.isBuffer && options.specializeShapes &&
+        isVectorAligned(std::get<BufferArg>(arg)))
+      func.setArgAttr(i, "llvm.align",
+                      builder.getI64IntegerAttr(kVectorAlignment));
     if (!param.isBuffer || !options.specializeShapes ||
         !llvm::any_of(param.shape, ShapedType::isDynamic))
       continue;

@@ -132,9 +132,48 @@ TEST_F(KernelTest, SpecializationsCoexistAndCompileOnce) {
   auto report = (*again)->prepare({in.arg(), out.arg(), ScalarArg{1.0}});
   ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
   EXPECT_TRUE(report->cacheHit);
-  EXPECT_EQ(report->specialization.size(), 2u);
+  // Each buffer's shape and the 16-byte alignment of its data.
+  ASSERT_EQ(report->specialization.size(), 4u);
   EXPECT_EQ(report->specialization[0], "arg0.shape=20x30");
+  EXPECT_EQ(report->specialization[1], "arg0.align=16");
+  EXPECT_EQ(report->specialization[2], "arg1.shape=20x30");
+  EXPECT_EQ(report->specialization[3], "arg1.align=16");
   runScale(**again, 20, 30, 4.0f);
+}
+
+TEST_F(KernelTest, MisalignedDataIsItsOwnSpecialization) {
+  // Data one float past a 16-byte boundary: compiled without the alignment
+  // (its vector accesses checked at run time, elements moved one by one),
+  // a specialization apart from the aligned one, and still right.
+  auto kernel = Kernel::create(kScale, options());
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  const int64_t rows = 20, cols = 32;
+  std::vector<float> in(rows * cols + 4), out(rows * cols + 4, 0.0f);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = float(i % 7) - 3.0f;
+  auto view = [&](std::vector<float> &storage, size_t skip) {
+    BufferArg a;
+    a.data = storage.data() + skip;
+    a.dtype = DType::F32;
+    a.shape = {rows, cols};
+    return a;
+  };
+  size_t skip = 0;
+  while (reinterpret_cast<uintptr_t>(in.data() + skip) % 16 != 4)
+    ++skip;
+  size_t outSkip = 0;
+  while (reinterpret_cast<uintptr_t>(out.data() + outSkip) % 16 != 4)
+    ++outSkip;
+  auto report = (*kernel)->prepare(
+      {view(in, skip), view(out, outSkip), ScalarArg{2.0}});
+  ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+  EXPECT_EQ(report->specialization.size(), 2u); // shapes only
+  ASSERT_FALSE(bool((*kernel)->run(
+      {view(in, skip), view(out, outSkip), ScalarArg{2.0}})));
+  for (int64_t i = 0; i < rows * cols; ++i)
+    ASSERT_EQ(out[outSkip + i], 2.0f * in[skip + i]) << "element " << i;
+  runScale(**kernel, rows, cols, 3.0f); // aligned: another specialization
+  EXPECT_EQ((*kernel)->getNumSpecializations(), 2u);
 }
 
 TEST_F(KernelTest, WithoutShapeSpecializationOneBinaryServesAllShapes) {

@@ -489,6 +489,20 @@ void CopyOp::getCanonicalizationPatterns(RewritePatternSet &results,
     rewriter.eraseOp(op);
     return success();
   });
+  // A side that is a memref.cast of a more static buffer (a specialized
+  // argument) reads the buffer itself, so its static shape and strides
+  // reach the copy's lowering (and the kernel, once outlined).
+  results.add(+[](CopyOp op, PatternRewriter &rewriter) -> LogicalResult {
+    bool changed = false;
+    for (OpOperand *side : {&op.getSrcMutable(), &op.getDstMutable()}) {
+      auto cast = side->get().getDefiningOp<memref::CastOp>();
+      if (!cast || !memref::CastOp::canFoldIntoConsumerOp(cast))
+        continue;
+      rewriter.modifyOpInPlace(op, [&] { side->set(cast.getSource()); });
+      changed = true;
+    }
+    return success(changed);
+  });
 }
 
 //===----------------------------------------------------------------------===//
