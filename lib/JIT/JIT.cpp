@@ -646,8 +646,17 @@ static std::string scalarString(const ScalarArg &scalar) {
 /// specialization, as Triton specializes on pointer divisibility by 16.
 static constexpr int64_t kVectorAlignment = 16;
 
+/// Where the view's first element is: `data` plus `offset` elements. The
+/// descriptors the kernels get point there with offset 0, which a kernel
+/// specialized to an identity-layout shape assumes.
+static char *viewStart(const BufferArg &buffer) {
+  return static_cast<char *>(buffer.data) +
+         buffer.offset * static_cast<int64_t>(getByteSize(buffer.dtype));
+}
+
 static bool isVectorAligned(const BufferArg &buffer) {
-  return reinterpret_cast<uintptr_t>(buffer.data) % kVectorAlignment == 0;
+  return reinterpret_cast<uintptr_t>(viewStart(buffer)) % kVectorAlignment ==
+         0;
 }
 
 SmallVector<std::string>
@@ -1262,8 +1271,8 @@ Error Kernel::run(ArrayRef<KernelArg> args) {
     SmallVector<int64_t, 11> &desc = descriptors[i];
     desc.resize(3 + 2 * rank);
     desc[0] = reinterpret_cast<intptr_t>(buffer.data);
-    desc[1] = reinterpret_cast<intptr_t>(buffer.data);
-    desc[2] = buffer.offset;
+    desc[1] = reinterpret_cast<intptr_t>(viewStart(buffer));
+    desc[2] = 0;
     int64_t stride = 1;
     for (int64_t d = rank - 1; d >= 0; --d) {
       desc[3 + d] = buffer.shape[d];

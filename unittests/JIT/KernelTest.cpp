@@ -141,6 +141,31 @@ TEST_F(KernelTest, SpecializationsCoexistAndCompileOnce) {
   runScale(**again, 20, 30, 4.0f);
 }
 
+TEST_F(KernelTest, ViewsStartAtTheirOffset) {
+  // `offset` elements past `data`: the kernel (specialized to a static
+  // shape with an identity layout) sees the view from there.
+  auto kernel = Kernel::create(kScale, options());
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  const int64_t rows = 17, cols = 16, skip = 4;
+  std::vector<float> in(rows * cols + skip), out(rows * cols + skip, -1.0f);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = float(i);
+  auto view = [&](std::vector<float> &storage) {
+    BufferArg a;
+    a.data = storage.data();
+    a.offset = skip;
+    a.dtype = DType::F32;
+    a.shape = {rows, cols};
+    return a;
+  };
+  llvm::Error err = (*kernel)->run({view(in), view(out), ScalarArg{3.0}});
+  ASSERT_FALSE(err) << llvm::toString(std::move(err));
+  for (int64_t i = 0; i < skip; ++i)
+    EXPECT_EQ(out[i], -1.0f) << "before the view: " << i;
+  for (int64_t i = 0; i < rows * cols; ++i)
+    ASSERT_EQ(out[skip + i], 3.0f * in[skip + i]) << "element " << i;
+}
+
 TEST_F(KernelTest, MisalignedDataIsItsOwnSpecialization) {
   // Data one float past a 16-byte boundary: compiled without the alignment
   // (its vector accesses checked at run time, elements moved one by one),
