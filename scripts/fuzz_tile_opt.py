@@ -34,6 +34,12 @@ PASSES = [
     ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-plan-pipelines',
      '--convert-tile-to-gpu=reuse-shared-memory=true'],
     ['--tile-plan-pipelines', '--convert-tile-to-scf'],
+    # Masks versioned for whole tiles, the AMD order of the prefetch.
+    ['--tile-version-parallel', '--canonicalize', '--convert-tile-to-scf'],
+    ['--tile-attach-target=kind=rocm chip=gfx1100', '--tile-version-parallel',
+     '--tile-plan-pipelines=prefetch-first',
+     '--tile-infer-layout=keep-conflicts-in-memory=true',
+     '--convert-tile-to-gpu'],
     # Layouts read by the register-fragment lowering (as in the pipelines).
     ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-plan-pipelines',
      '--tile-infer-layout=keep-conflicts-in-memory=true',
@@ -78,6 +84,7 @@ LOWERINGS = [
     ['--tile-to-cpu'],
     ['--tile-to-nvvm=chip=sm_90a format=isa'],
     ['--tile-to-nvvm=chip=sm_90a format=isa warp-specialize pingpong'],
+    ['--tile-to-rocdl=chip=gfx1100 format=isa'],
 ]
 
 
