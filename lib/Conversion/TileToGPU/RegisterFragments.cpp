@@ -669,15 +669,25 @@ private:
     Type type = op.getSrc().getType().getElementType();
     std::optional<int64_t> threads = getStaticBlockThreads(op);
     auto launch = op->getParentOfType<gpu::LaunchOp>();
+    // One scratch tile per shape for the whole kernel: reductions never
+    // use theirs at the same time (each starts with a block barrier).
+    auto scratchType = MemRefType::get(
+        {static_cast<int64_t>(partials.size()), *threads}, type, AffineMap(),
+        MemorySpaceAttr::get(op.getContext(), MemorySpace::Shared));
+    StringRef marker = TileDialect::getReduceScratchAttrName();
     Value scratch;
-    {
+    for (auto alloc : launch.getBody().front().getOps<AllocSharedOp>())
+      if (alloc->hasAttr(marker) && alloc.getType() == scratchType) {
+        scratch = alloc;
+        break;
+      }
+    if (!scratch) {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&launch.getBody().front());
-      auto scratchType = MemRefType::get(
-          {static_cast<int64_t>(partials.size()), *threads}, type,
-          AffineMap(),
-          MemorySpaceAttr::get(op.getContext(), MemorySpace::Shared));
-      scratch = AllocSharedOp::create(rewriter, loc, scratchType, Attribute());
+      auto alloc =
+          AllocSharedOp::create(rewriter, loc, scratchType, Attribute());
+      alloc->setAttr(marker, rewriter.getUnitAttr());
+      scratch = alloc;
     }
     Value tid = getBlockThreads(rewriter, op).threadId;
     // A later reduction (or loop iteration) may reuse the scratch bytes.

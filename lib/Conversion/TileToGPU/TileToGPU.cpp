@@ -219,9 +219,50 @@ static int64_t assignOffsets(Block &body, MutableArrayRef<Placement> tiles,
   return total;
 }
 
+/// The most shared memory (LDS) one block may use on `target`, in bytes;
+/// 0 when the chip is not known here (no check).
+static int64_t getMaxSharedMemoryPerBlock(TargetAttr target) {
+  if (!target)
+    return 0;
+  StringRef chip = target.getChip();
+  if (target.getKind() == TargetKind::CUDA) {
+    switch (target.getSmVersion()) {
+    case 70:
+    case 72:
+      return 96 * 1024;
+    case 75:
+      return 64 * 1024;
+    case 80:
+    case 87:
+      return 163 * 1024;
+    case 86:
+    case 89:
+    case 120:
+      return 99 * 1024;
+    case 90:
+    case 100:
+      return 227 * 1024;
+    default:
+      return 0;
+    }
+  }
+  if (target.getKind() == TargetKind::ROCm) {
+    if (chip == "gfx950")
+      return 160 * 1024;
+    if (chip.starts_with("gfx9") || chip.starts_with("gfx10") ||
+        chip.starts_with("gfx11") || chip.starts_with("gfx12"))
+      return 64 * 1024;
+  }
+  return 0;
+}
+
 /// Places the (now workgroup or private) allocations of every gpu.launch:
-/// views of dynamic shared memory, or per-thread allocas.
-static void placeAllocations(ModuleOp module, bool reuse) {
+/// views of dynamic shared memory, or per-thread allocas. A kernel whose
+/// tiles need more shared memory than a block of `target` may have is an
+/// error (it could not be launched).
+static LogicalResult placeAllocations(ModuleOp module, bool reuse,
+                                      TargetAttr target) {
+  int64_t limit = getMaxSharedMemoryPerBlock(target);
   SmallVector<gpu::LaunchOp> launches;
   module.walk([&](gpu::LaunchOp launch) { launches.push_back(launch); });
   for (gpu::LaunchOp launch : launches) {
@@ -235,6 +276,16 @@ static void placeAllocations(ModuleOp module, bool reuse) {
           alloc && alloc.getTile().getType().getMemorySpace())
         shared.push_back({alloc});
     int64_t total = assignOffsets(body, shared, reuse);
+    if (limit && total > limit) {
+      InFlightDiagnostic diag =
+          launch.emitError()
+          << "the kernel's shared tiles need " << total
+          << " bytes of shared memory" << (reuse ? " (with reuse)" : "")
+          << ", more than the " << limit << " bytes a block may use on "
+          << target.getChip();
+      diag << "; use smaller tiles or fewer pipeline stages";
+      return failure();
+    }
 
     if (reuse && !shared.empty()) {
       // A tile that takes over bytes of a dead one waits until every thread
@@ -295,6 +346,7 @@ static void placeAllocations(ModuleOp module, bool reuse) {
       inner.erase();
     }
   }
+  return success();
 }
 
 namespace {
@@ -406,7 +458,8 @@ struct ConvertTileToGPUPass
     replaceTileMemorySpaces(
         module, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
         /*localSpace=*/nullptr);
-    placeAllocations(module, reuseSharedMemory);
+    if (failed(placeAllocations(module, reuseSharedMemory, targetAttr)))
+      return signalPassFailure();
   }
 };
 

@@ -217,3 +217,30 @@ func.func @row_sums_across_warps(%X: memref<?x512xf32>, %Y: memref<?xf32>) {
 // CHECK: memref.store %{{.*}}, %arg1[
 // MEMORY-LABEL: func.func @row_sums_across_warps
 // MEMORY-NOT: memref.alloca
+
+// Two reductions across warps with partials of one shape exchange them
+// through one scratch tile (each starts with a block barrier).
+func.func @two_reductions_one_scratch(%X: memref<?x512xf32>, %Y: memref<?xf32>, %Z: memref<?xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %x = tile.alloc_fragment : memref<2x512xf32, #tile.mem<fragment>>
+    %s = tile.alloc_fragment : memref<2xf32, #tile.mem<fragment>>
+    %m = tile.alloc_fragment : memref<2xf32, #tile.mem<fragment>>
+    %c0 = arith.constant 0 : index
+    tile.copy %X[%c0, %c0] to %x : memref<?x512xf32> to memref<2x512xf32, #tile.mem<fragment>>
+    tile.reduce <sum> %x to %s dim 1 : memref<2x512xf32, #tile.mem<fragment>> to memref<2xf32, #tile.mem<fragment>>
+    tile.reduce <max> %x to %m dim 1 : memref<2x512xf32, #tile.mem<fragment>> to memref<2xf32, #tile.mem<fragment>>
+    tile.copy %s to %Y[%c0] : memref<2xf32, #tile.mem<fragment>> to memref<?xf32>
+    tile.copy %m to %Z[%c0] : memref<2xf32, #tile.mem<fragment>> to memref<?xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @two_reductions_one_scratch
+// CHECK: %[[SCRATCH:.*]] = memref.view {{.*}} to memref<2x128xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.view {{.*}} to memref<2x128xf32
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]][
+// CHECK: arith.addf
+// CHECK: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]][
+// CHECK: arith.maximumf

@@ -53,7 +53,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == getLoweredAsyncCopyAttrName() ||
       attr.getName() == getLoweredTmaCopyAttrName() ||
       attr.getName() == getRegisterOnlyAsmAttrName() ||
-      attr.getName() == getIssuerWaitAttrName()) {
+      attr.getName() == getIssuerWaitAttrName() ||
+      attr.getName() == getReduceScratchAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a unit attribute";

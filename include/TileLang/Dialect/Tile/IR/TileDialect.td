@@ -73,6 +73,13 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getIssuerWaitAttrName() {
       return ::llvm::StringLiteral("tile.issuer_wait");
     }
+    /// Unit attribute on the shared scratch tile the register lowering of
+    /// reductions exchanges partial results through: every reduction of
+    /// the kernel with the same scratch shape uses the one tile (each
+    /// starts with a block barrier).
+    static constexpr ::llvm::StringLiteral getReduceScratchAttrName() {
+      return ::llvm::StringLiteral("tile.reduce_scratch");
+    }
     /// `[first, count]` on the op a warp-specialized kernel runs on part of
     /// its threads (a `tile.producer`'s warpgroup, or its consumers): the
     /// tile ops inside are spread over those threads, numbered from 0.
