@@ -22,6 +22,10 @@ p.add_argument("--stages", type=int, default=3)
 p.add_argument("--policy", default=None,
                choices=["square", "full_row", "full_col"],
                help="warp policy of the gemm (default: the dialect's)")
+p.add_argument("--stage-epilogue", action="store_true",
+               help="C goes to global memory through a shared tile "
+                    "(fragment -> shared, then a block copy of 16-byte "
+                    "rows), as TileLang's GEMMs write it")
 p.add_argument("--raster", type=int, default=0,
                help="tile.use_swizzle panel size (0: none)")
 a = p.parse_args()
@@ -59,6 +63,14 @@ sig = ("%%A: memref<?x?x%s>, %%B: memref<?x?x%s>, %%C: memref<?x?x%s>"
 raster = ("\n    tile.use_swizzle panel(%d)" % a.raster) if a.raster else ""
 
 
+if a.stage_epilogue:
+    epilogue = f"""    %c_s = tile.alloc_shared : memref<{bm}x{bn}x{out}, #tile.mem<shared>>
+    tile.copy %c_f to %c_s : memref<{bm}x{bn}x{a.acc}, #tile.mem<fragment>> to memref<{bm}x{bn}x{out}, #tile.mem<shared>>
+    tile.copy %c_s to %C[%m, %n] : memref<{bm}x{bn}x{out}, #tile.mem<shared>> to memref<?x?x{out}>"""
+else:
+    epilogue = f"""    tile.copy %c_f to %C[%m, %n] : memref<{bm}x{bn}x{a.acc}, #tile.mem<fragment>> to memref<?x?x{out}>"""
+
+
 def kernel(name, loop):
     if loop == "pipelined":
         head = "tile.pipelined %%k = %%c0 to %%kt step %%c1 num_stages = %d {" % a.stages
@@ -90,7 +102,7 @@ func.func @{name}({sig}) {{
       tile.copy %B{b_off} to %b_s : memref<?x?x{a.dtype}> to memref<{b_tile}x{a.dtype}, #tile.mem<shared>>
       tile.gemm %a_s, %b_s, %c_f{attr_text} : memref<{a_tile}x{a.dtype}, #tile.mem<shared>>, memref<{b_tile}x{a.dtype}, #tile.mem<shared>> -> memref<{bm}x{bn}x{a.acc}, #tile.mem<fragment>>
     }}
-    tile.copy %c_f to %C[%m, %n] : memref<{bm}x{bn}x{a.acc}, #tile.mem<fragment>> to memref<?x?x{out}>
+{epilogue}
   }}
   return
 }}
