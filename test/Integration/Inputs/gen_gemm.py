@@ -63,8 +63,23 @@ sig = ("%%A: memref<?x?x%s>, %%B: memref<?x?x%s>, %%C: memref<?x?x%s>"
 raster = ("\n    tile.use_swizzle panel(%d)" % a.raster) if a.raster else ""
 
 
+def epilogue_swizzle():
+    """XOR each row's 16-byte units (within 128 bytes) with the row's low
+    bits, so that the accumulators' stores (a warp's lanes over 8 rows)
+    land in different banks; None where the tile has no whole units."""
+    bits = int("".join(c for c in out if c.isdigit()) or 16)
+    per_unit = 128 // bits  # elements in 16 bytes
+    if bits not in (16, 32) or bn % (8 * per_unit) or bn & (bn - 1) or bm % 8:
+        return None
+    base = per_unit.bit_length() - 1
+    shift = (bn.bit_length() - 1) - base
+    return "#tile.swizzle<3, %d, %d>" % (base, shift)
+
+
 if a.stage_epilogue:
-    epilogue = f"""    %c_s = tile.alloc_shared : memref<{bm}x{bn}x{out}, #tile.mem<shared>>
+    swz = epilogue_swizzle()
+    layout = (" {layout = %s}" % swz) if swz else ""
+    epilogue = f"""    %c_s = tile.alloc_shared{layout} : memref<{bm}x{bn}x{out}, #tile.mem<shared>>
     tile.copy %c_f to %c_s : memref<{bm}x{bn}x{a.acc}, #tile.mem<fragment>> to memref<{bm}x{bn}x{out}, #tile.mem<shared>>
     tile.copy %c_s to %C[%m, %n] : memref<{bm}x{bn}x{out}, #tile.mem<shared>> to memref<?x?x{out}>"""
 else:
