@@ -612,6 +612,11 @@ if want compile; then
 echo "== cold compile of the example GEMM (4096^3 specialization for $CHIP: tile-to-nvvm, PTX, module load; empty cache each run) vs Triton's cold compile of its GEMM"
 python3 bench/compile_cache.py --tile-run "$TR" --target=$CHIP --size 4096 --runs 5 2>&1 | tail -6
 echo "Triton GEMM cold compile (128x256x64, 3 stages, 8 warps; fresh cache, median of 3): $(python3 scripts/gpu/peers.py triton-compile 2>"$LOGS/triton-compile.log" || tail -3 "$LOGS/triton-compile.log") s"
+echo "-- where one cold compile's time goes on this machine (tile-run --time-compile: MLIR's pass timing; the slowest entries)"
+rm -rf /tmp/tile-cache-split
+TILE_CACHE_DIR=/tmp/tile-cache-split "$TR" $E/gemm_relu.mlir --entry=gemm_relu --target=$CHIP --arg=4096x4096 --arg=4096x4096 --arg=4096x4096 --outputs=2 --compile-only --time-compile >"$LOGS/compile-split.log" 2>&1
+grep -E "host code" "$LOGS/compile-split.log"
+grep -E "^ +[0-9]+\.[0-9]+ +\(" "$LOGS/compile-split.log" | sort -rn | head -8
 fi
 if want python; then
 echo "== Python on the GPU: T.* kernels with torch CUDA tensors and numpy arrays (python/tests/test_gpu.py; package from scripts/gpu/build_python_bundle.sh)"
