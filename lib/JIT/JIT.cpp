@@ -407,6 +407,9 @@ struct Kernel::Impl {
   mutable std::mutex mutex;
   llvm::StringMap<std::unique_ptr<Compiled>> compiled;
 
+  /// Whether `arg` is a buffer the specialization knows to be 16-byte
+  /// aligned at its first element.
+  bool isAlignedBuffer(const Param &param, const KernelArg &arg) const;
   /// The specialization inputs that `args` select, "name=value" each.
   SmallVector<std::string> specializationOf(ArrayRef<KernelArg> args) const;
   /// A clone of the module with the entry specialized for `args`,
@@ -659,6 +662,12 @@ static bool isVectorAligned(const BufferArg &buffer) {
          0;
 }
 
+bool Kernel::Impl::isAlignedBuffer(const Param &param,
+                                   const KernelArg &arg) const {
+  return param.isBuffer && options.specializeShapes &&
+         isVectorAligned(std::get<BufferArg>(arg));
+}
+
 SmallVector<std::string>
 Kernel::Impl::specializationOf(ArrayRef<KernelArg> args) const {
   SmallVector<std::string> inputs;
@@ -670,8 +679,7 @@ Kernel::Impl::specializationOf(ArrayRef<KernelArg> args) const {
              llvm::any_of(param.shape, ShapedType::isDynamic))
       inputs.push_back(param.name +
                        ".shape=" + shapeString(std::get<BufferArg>(arg).shape));
-    if (param.isBuffer && options.specializeShapes &&
-        isVectorAligned(std::get<BufferArg>(arg)))
+    if (isAlignedBuffer(param, arg))
       inputs.push_back(param.name + ".align=" +
                        std::to_string(kVectorAlignment));
   }
@@ -703,9 +711,8 @@ Kernel::Impl::specialize(ArrayRef<KernelArg> args) {
       value.replaceAllUsesWith(constant);
       continue;
     }
-    if (param.isBuffer && options.specializeShapes &&
-        isVectorAligned(std::get<BufferArg>(arg)))
-      func.setArgAttr(i, "llvm.align",
+    if (isAlignedBuffer(param, arg))
+      func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                       builder.getI64IntegerAttr(kVectorAlignment));
     if (!param.isBuffer || !options.specializeShapes ||
         !llvm::any_of(param.shape, ShapedType::isDynamic))

@@ -64,14 +64,16 @@ struct ROCDLSchedStrategyPass
       if (ArrayAttr existing = func.getPassthroughAttr()) {
         for (Attribute entry : existing) {
           auto pair = dyn_cast<ArrayAttr>(entry);
-          if (pair && pair.size() == 2 &&
-              cast<StringAttr>(pair[0]).getValue() == kAttribute)
+          auto key = pair && pair.size() == 2
+                         ? dyn_cast<StringAttr>(pair[0])
+                         : StringAttr();
+          if (key && key.getValue() == kAttribute)
             return; // The kernel names its scheduler.
           entries.push_back(entry);
         }
       }
-      entries.push_back(ArrayAttr::get(
-          ctx, {StringAttr::get(ctx, kAttribute), StringAttr::get(ctx, strategy)}));
+      entries.push_back(ArrayAttr::get(ctx, {StringAttr::get(ctx, kAttribute),
+                                             StringAttr::get(ctx, strategy)}));
       func.setPassthroughAttr(ArrayAttr::get(ctx, entries));
     });
   }

@@ -76,10 +76,15 @@ public:
 
   /// The outcome of `cond` (built before the op).
   Outcome outcome(Value cond);
+  /// x and y; null (unknown) if either is.
+  Value andOf(Value x, Value y) {
+    return x && y ? arith::AndIOp::create(b, loc, x, y).getResult() : Value();
+  }
 
 private:
   bool isIndex(Value v) {
-    return isa<BlockArgument>(v) && v.getParentBlock() == &op.getBody().front();
+    return isa<BlockArgument>(v) &&
+           v.getParentBlock() == &op.getBody().front();
   }
   bool isInvariant(Value v);
   std::optional<LinearForm> linearize(Value v);
@@ -87,9 +92,6 @@ private:
   Value build(const LinearForm &form);
   Value constantIndex(int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
-  }
-  Value andOf(Value x, Value y) {
-    return x && y ? arith::AndIOp::create(b, loc, x, y).getResult() : Value();
   }
   Value orOf(Value x, Value y) {
     if (!x || !y)
@@ -122,8 +124,9 @@ bool Versioner::isInvariant(Value v) {
     return it->second;
   Operation *def = v.getDefiningOp();
   bool result = def && def->getNumRegions() == 0 && isPure(def) &&
-                llvm::all_of(def->getOperands(),
-                             [&](Value operand) { return isInvariant(operand); });
+                llvm::all_of(def->getOperands(), [&](Value operand) {
+                  return isInvariant(operand);
+                });
   invariant[v] = result;
   return result;
 }
@@ -270,8 +273,7 @@ namespace {
 
 /// Records the ops a builder creates (to take them back).
 struct Recorder : public OpBuilder::Listener {
-  void notifyOperationInserted(Operation *op,
-                               OpBuilder::InsertPoint) override {
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
     created.push_back(op);
   }
   SmallVector<Operation *> created;
@@ -322,11 +324,7 @@ struct VersionParallelPass
     Value all, none;
     for (auto [i, cond] : llvm::enumerate(conditions)) {
       Outcome outcome = versioner.outcome(cond);
-      all = i == 0 ? outcome.all : (all && outcome.all
-                                        ? arith::AndIOp::create(
-                                              b, op.getLoc(), all, outcome.all)
-                                              .getResult()
-                                        : Value());
+      all = i == 0 ? outcome.all : versioner.andOf(all, outcome.all);
       if (conditions.size() == 1)
         none = outcome.none;
     }
@@ -357,15 +355,16 @@ struct VersionParallelPass
                      isa<arith::SelectOp, scf::IfOp>(use.getOwner());
             });
       // Constants stay where they are (no hoisting out of the kernel).
-      (void)applyPatternsGreedily(
-          copy, patterns,
-          GreedyRewriteConfig().enableConstantCSE(false).setRegionSimplificationLevel(
-              GreedySimplifyRegionLevel::Disabled));
+      (void)applyPatternsGreedily(copy, patterns,
+                                  GreedyRewriteConfig()
+                                      .enableConstantCSE(false)
+                                      .setRegionSimplificationLevel(
+                                          GreedySimplifyRegionLevel::Disabled));
     };
     auto outer = scf::IfOp::create(b, loc, all ? all : none,
                                    /*withElseRegion=*/true);
     b.setInsertionPoint(outer.thenBlock()->getTerminator());
-    specialize(all ? true : false);
+    specialize(/*value=*/static_cast<bool>(all));
     Block *rest = outer.elseBlock();
     if (all && none) {
       b.setInsertionPoint(rest->getTerminator());

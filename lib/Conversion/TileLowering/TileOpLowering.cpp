@@ -16,6 +16,7 @@
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -553,8 +554,8 @@ static int64_t getKnownAlignment(Value buffer) {
   auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
   if (!func || arg.getOwner() != &func.getFunctionBody().front())
     return 1;
-  auto align = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
-                                                  "llvm.align");
+  auto align = func.getArgAttrOfType<IntegerAttr>(
+      arg.getArgNumber(), LLVM::LLVMDialect::getAlignAttrName());
   return align ? align.getInt() : 1;
 }
 

@@ -276,16 +276,13 @@ static LogicalResult placeAllocations(ModuleOp module, bool reuse,
           alloc && alloc.getTile().getType().getMemorySpace())
         shared.push_back({alloc});
     int64_t total = assignOffsets(body, shared, reuse);
-    if (limit && total > limit) {
-      InFlightDiagnostic diag =
-          launch.emitError()
-          << "the kernel's shared tiles need " << total
-          << " bytes of shared memory" << (reuse ? " (with reuse)" : "")
-          << ", more than the " << limit << " bytes a block may use on "
-          << target.getChip();
-      diag << "; use smaller tiles or fewer pipeline stages";
-      return failure();
-    }
+    if (limit && total > limit)
+      return launch.emitError()
+             << "the kernel's shared tiles need " << total
+             << " bytes of shared memory" << (reuse ? " (with reuse)" : "")
+             << ", more than the " << limit << " bytes a block may use on "
+             << target.getChip()
+             << "; use smaller tiles or fewer pipeline stages";
 
     if (reuse && !shared.empty()) {
       // A tile that takes over bytes of a dead one waits until every thread
