@@ -48,10 +48,21 @@ struct EmitCInterfacePass
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(EmitCInterfacePass)
   StringRef getArgument() const final { return "tile-emit-c-interface"; }
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (func.isPublic() && !func.isDeclaration())
-        func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                      UnitAttr::get(&getContext()));
+    StringRef align = LLVM::LLVMDialect::getAlignAttrName();
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!func.isPublic() || func.isDeclaration())
+        continue;
+      func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                    UnitAttr::get(&getContext()));
+      // The tile lowering has read the alignment of the buffers' first
+      // elements (the JIT's specialization). The function's own LLVM
+      // arguments drop `llvm.align` of a memref, but its C wrapper would keep
+      // it on the pointer to the memref descriptor, claiming an alignment the
+      // caller's descriptor does not have (aligned vector loads of it fault).
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        if (isa<BaseMemRefType>(func.getArgument(i).getType()))
+          func.removeArgAttr(i, align);
+    }
   }
 };
 } // namespace

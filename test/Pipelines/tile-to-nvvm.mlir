@@ -25,9 +25,9 @@
 // HOST: llvm.func @rowsum(
 // HOST: gpu.launch_func  @rowsum_kernel::@rowsum_kernel blocks in
 // HOST-SAME: threads in (%{{.*}}, %{{.*}}, %{{.*}}) : i64 dynamic_shared_memory_size
-// HOST: llvm.func @_mlir_ciface_rowsum(
+// HOST: llvm.func @_mlir_ciface_rowsum(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 module {
-  func.func @rowsum(%X: memref<?x?xf32>, %out: memref<?xf32>) {
+  func.func @rowsum(%X: memref<?x?xf32> {llvm.align = 16 : i64}, %out: memref<?xf32>) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c32 = arith.constant 32 : index
