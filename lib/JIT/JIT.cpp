@@ -779,7 +779,8 @@ static constexpr PipelineCount<TileToNVVMOptions> kCudaCounts[] = {
 static constexpr PipelineOption<TileToNVVMOptions> kCudaLateOptions[] = {
     {&CompileOptions::warpSpecialize, &TileToNVVMOptions::warpSpecialize},
     {&CompileOptions::pingpong, &TileToNVVMOptions::pingpong},
-    {&CompileOptions::wgmmaPanels, &TileToNVVMOptions::wgmmaPanels}};
+    {&CompileOptions::wgmmaPanels, &TileToNVVMOptions::wgmmaPanels},
+    {&CompileOptions::tmaStore, &TileToNVVMOptions::tmaStore}};
 
 /// Sets `gpu` from `options`; with `text`, appends " name=value" for each
 /// option that differs from the pipeline's default.

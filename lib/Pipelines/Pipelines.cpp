@@ -133,6 +133,8 @@ struct GPUTargetSpec {
   bool warpSpecialize = false;
   /// ... and the consumer warpgroups take turns issuing its gemms.
   bool pingpong = false;
+  /// Copies of whole shared tiles to global memory as TMA stores (sm_90).
+  bool tmaStore = false;
 };
 } // namespace
 
@@ -187,6 +189,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   toGPU.registerFragments = options.registerFragments;
   toGPU.wgmma = spec.wgmma;
   toGPU.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
+  toGPU.tmaStore = spec.tmaStore;
   pm.addPass(createConvertTileToGPU(toGPU));
   // Outline before canonicalizing (the canonicalizer hoists constants to
   // the function), and first sink the constants and index computations the
@@ -256,7 +259,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
        options.tma, options.wgmmaTallRows, options.persistent,
        options.tmaBlocked, options.tmaRelease, options.wgmmaPanels,
        options.tmaReleaseMinWarpgroups, options.tmaReleaseMaxStages,
-       options.warpSpecialize, options.pingpong});
+       options.warpSpecialize, options.pingpong, options.tmaStore});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

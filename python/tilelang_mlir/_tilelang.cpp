@@ -207,6 +207,7 @@ static void applyPassConfigs(CompileOptions &options, const py::dict &configs) {
       {"wgmma_tall_rows", &CompileOptions::wgmmaTallRows},
       {"tma", &CompileOptions::tma},
       {"tma_blocked", &CompileOptions::tmaBlocked},
+      {"tma_store", &CompileOptions::tmaStore},
       {"tma_release", &CompileOptions::tmaRelease},
       {"warp_specialize", &CompileOptions::warpSpecialize},
       {"pingpong", &CompileOptions::pingpong},

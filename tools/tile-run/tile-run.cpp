@@ -166,6 +166,11 @@ static cl::opt<bool> persistentOpt(
     cl::desc("CUDA: persistent kernels, one block per multiprocessor looping "
              "over the grid's tiles (experimental)"),
     cl::cat(category));
+static cl::opt<bool> tmaStoreOpt(
+    "tma-store", cl::init(true),
+    cl::desc("CUDA sm_90: copies of whole shared tiles to global memory are "
+             "TMA stores (=false: the threads' vector stores)"),
+    cl::cat(category));
 static cl::opt<bool> tmaBlockedOpt(
     "tma-blocked", cl::init(false),
     cl::desc("CUDA sm_90: blocked tiles load through TMA too, one 8-row box "
@@ -440,6 +445,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.wgmmaTallRows = wgmmaTallRowsOpt;
   options.persistent = persistentOpt;
   options.tmaBlocked = tmaBlockedOpt;
+  options.tmaStore = tmaStoreOpt;
   options.tmaRelease = tmaReleaseOpt;
   options.tmaReleaseMinWarpgroups = tmaReleaseMinWarpgroupsOpt;
   options.tmaReleaseMaxStages = tmaReleaseMaxStagesOpt;

@@ -95,6 +95,23 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     in flight (wgmma.wait_group n) and `tile.gemm_wait` becomes
     wgmma.wait_group.
 
+    With `tma-store` (off for this pass alone; `tile-to-nvvm` turns it on
+    unless `tma-store=false`), on sm_90 a synchronous `tile.copy` of a
+    whole shared tile (no offsets, identity layout, the element type of the
+    destination) into a global buffer of rank 2 to 5 whose tile TMA boxes
+    cover (rows of 16-byte multiples, at most 256 elements; unswizzled, the
+    128-byte swizzle of 128-byte rows, or the blocked layout in column
+    panels, one box per panel) is a TMA store: every thread fences its
+    shared-memory writes for the asynchronous proxy (`fence.proxy.async`),
+    a block barrier, then thread 0 issues one `cp.async.bulk.tensor` per
+    box (TMA clips the elements outside the buffer), commits and waits
+    until the boxes have read the tile (`cp.async.bulk.wait_group.read`)
+    when nothing after the copy in the kernel touches memory; otherwise
+    until global memory is written, and a block barrier follows. The
+    tensor map is created on the host before the launch; when it is null
+    at run time (a start or row stride not a multiple of 16 bytes) the
+    block copies synchronously.
+
     With `reuse-shared-memory`, tiles whose lifetimes (from the first to the
     last top-level op of the kernel that touches them) do not overlap share
     dynamic shared memory, first fit, with a `gpu.barrier` before the first
@@ -117,7 +134,12 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"wgmmaTallRows", "wgmma-tall-rows", "bool", /*default=*/"false",
            "With wgmma, also gemms whose warpgroups own 128 rows of C (two "
            "m64 blocks in the layout of getWgmmaAccumulatorLayout; "
-           "experimental)">
+           "experimental)">,
+    Option<"tmaStore", "tma-store", "bool", /*default=*/"false",
+           "On sm_90: a synchronous copy of a whole shared tile into a "
+           "global buffer of rank 2 to 5 is a TMA store "
+           "(cp.async.bulk.tensor from shared memory, tensor map created on "
+           "the host) where a set of boxes covers the tile">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -79,14 +79,15 @@ std::optional<TmaBox> getTmaBox(ArrayRef<int64_t> shape, Type elementType,
 
 /// Tensor maps for the copies with `arrive` of the kernels under `root`
 /// that TMA can do (a global source of rank 2 to 5, a 2-D tile one box
-/// writes): each is created on the host right before its kernel (one
-/// runtime call, tileTensorMapEncode, per distinct global buffer and box),
-/// as a device pointer that is null when the buffer does not allow TMA at
-/// run time.
+/// writes) and, with `stores`, for the synchronous copies of a whole 2-D
+/// shared tile into such a global buffer: each is created on the host right
+/// before its kernel (one runtime call, tileTensorMapEncode, per distinct
+/// global buffer and box), as a device pointer that is null when the buffer
+/// does not allow TMA at run time.
 class TmaDescriptors {
 public:
   /// Creates the host-side calls; copies that do not qualify get none.
-  void create(Operation *root);
+  void create(Operation *root, bool stores = false);
   /// The tensor map pointer (an i64 defined outside the kernel) of `copy`,
   /// or null.
   Value lookup(CopyOp copy) const { return descriptors.lookup(copy); }
@@ -102,6 +103,17 @@ private:
 /// block's synchronous copy followed by one arrival.
 void populateTmaPatterns(RewritePatternSet &patterns,
                          const TmaDescriptors &descriptors);
+
+/// sm_90: a synchronous tile.copy of a whole shared tile into global memory
+/// whose tensor map `descriptors` has, as a TMA store: every thread fences
+/// its shared-memory writes for the asynchronous proxy, a block barrier,
+/// then thread 0 issues one cp.async.bulk.tensor per box (TMA clips what
+/// falls outside the buffer), commits and waits until they have read the
+/// tile (and, when anything follows in the kernel, until they have written
+/// global memory; a block barrier then releases the tile). A null map at
+/// run time takes the block's synchronous copy instead.
+void populateTmaStorePatterns(RewritePatternSet &patterns,
+                              const TmaDescriptors &descriptors);
 
 /// The layout of `op`'s C tile when the gemm runs on mma.sync m16n8k16 with
 /// its accumulators in registers over a block of `threads` threads: 16x8

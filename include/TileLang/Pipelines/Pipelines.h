@@ -112,6 +112,13 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "panel, and wgmma reads them one panel apart "
                      "(=false: blocked tiles stay on cp.async)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> tmaStore{
+      *this, "tma-store",
+      llvm::cl::desc("sm_90: synchronous copies of whole shared tiles into "
+                     "global memory are TMA stores where TMA boxes cover "
+                     "the tile (convert-tile-to-gpu{tma-store}; =false: "
+                     "the threads' vector stores)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> tmaRelease{
       *this, "tma-release",
       llvm::cl::desc("sm_90: with tma, warps release each pipeline stage on "

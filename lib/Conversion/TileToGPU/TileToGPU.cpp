@@ -423,7 +423,7 @@ struct ConvertTileToGPUPass
                   targetAttr.getSmVersion() >= 90;
     TmaDescriptors tma;
     if (hopper)
-      tma.create(module);
+      tma.create(module, /*stores=*/tmaStore);
     bool cuda = targetAttr && targetAttr.getKind() == TargetKind::CUDA;
     // Warp specialization: each side of a kernel with a producer under its
     // own thread range (NVIDIA sm_90 only).
@@ -439,6 +439,8 @@ struct ConvertTileToGPUPass
                                   &fragments, wgmma, wgmmaTallRows);
     if (hopper) {
       populateTmaPatterns(patterns, tma);
+      if (tmaStore)
+        populateTmaStorePatterns(patterns, tma);
       populateTakeTurnsPatterns(patterns);
     }
     if (rocm)

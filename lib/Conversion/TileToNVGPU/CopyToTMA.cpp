@@ -31,6 +31,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -129,18 +130,46 @@ static func::FuncOp getEncodeFunction(ModuleOp module) {
   return fn;
 }
 
+/// The global side of a copy TMA could do, its offsets and the shared tile
+/// on the other side.
+struct TmaCopy {
+  Value global;
+  ValueRange offsets;
+  Value tile;
+};
+
+/// The sides of `copy` as a TMA load (one that arrives on a barrier, from
+/// global memory) or a TMA store (synchronous, from a whole shared tile of
+/// the same element type to global memory); nullopt for other copies.
+static std::optional<TmaCopy> getTmaCopy(CopyOp copy) {
+  if (copy.getBarriers())
+    return TmaCopy{copy.getSrc(), copy.getSrcOffsets(), copy.getDst()};
+  auto tile = cast<MemRefType>(copy.getSrc().getType());
+  auto space = dyn_cast_or_null<MemorySpaceAttr>(tile.getMemorySpace());
+  if (copy.getAsync() || !copy.getSrcOffsets().empty() || !space ||
+      space.getValue() != MemorySpace::Shared ||
+      !tile.getLayout().isIdentity() ||
+      copy.getDst().getType().getMemorySpace() ||
+      tile.getElementType() != copy.getDst().getType().getElementType())
+    return std::nullopt;
+  return TmaCopy{copy.getDst(), copy.getDstOffsets(), copy.getSrc()};
+}
+
 /// The boxes of `copy` when TMA can do it (once the host has the map): a
-/// global source of rank 2 to 5 with offsets, of an element type tensor
-/// maps know, into a 2-D shared tile TMA can write.
+/// global buffer of rank 2 to 5 with offsets, of an element type tensor
+/// maps know, and a 2-D shared tile one set of boxes covers.
 static std::optional<TmaBox> getCopyBox(CopyOp copy) {
-  auto srcType = cast<MemRefType>(copy.getSrc().getType());
-  MemRefType tile = copy.getDst().getType();
-  if (srcType.getRank() < 2 || srcType.getRank() > kMaxTensorMapRank ||
-      copy.getSrcOffsets().size() != static_cast<size_t>(srcType.getRank()) ||
-      !getTensorMapDataType(srcType.getElementType()))
+  std::optional<TmaCopy> sides = getTmaCopy(copy);
+  if (!sides)
+    return std::nullopt;
+  auto globalType = cast<MemRefType>(sides->global.getType());
+  auto tile = cast<MemRefType>(sides->tile.getType());
+  if (globalType.getRank() < 2 || globalType.getRank() > kMaxTensorMapRank ||
+      sides->offsets.size() != static_cast<size_t>(globalType.getRank()) ||
+      !getTensorMapDataType(globalType.getElementType()))
     return std::nullopt;
   return getTmaBox(tile.getShape(), tile.getElementType(),
-                   getTileSwizzle(copy.getDst()));
+                   getTileSwizzle(sides->tile));
 }
 
 /// The address (an index) of the first element of the memref `buffer`: its
@@ -155,15 +184,18 @@ static Value getStartAddress(OpBuilder &b, Location loc, Value buffer) {
                             indexConst(b, loc, bytes)));
 }
 
-void TmaDescriptors::create(Operation *root) {
+void TmaDescriptors::create(Operation *root, bool stores) {
   root->walk([&](KernelOp kernel) {
     auto module = kernel->getParentOfType<ModuleOp>();
     // One map per global buffer, box and swizzle of the kernel.
     llvm::DenseMap<std::tuple<Value, int64_t, int64_t, int64_t>, Value> made;
     kernel.walk([&](CopyOp copy) {
-      if (!copy.getBarriers())
+      if (!copy.getBarriers() && !stores)
         return;
-      Value src = copy.getSrc();
+      std::optional<TmaCopy> sides = getTmaCopy(copy);
+      if (!sides)
+        return;
+      Value src = sides->global;
       Operation *owner = src.getParentBlock()->getParentOp();
       if (owner == kernel || kernel->isProperAncestor(owner))
         return; // Defined in the kernel: the host has no such value.
@@ -466,7 +498,107 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
   }
 };
 
+/// Whether nothing after `op` in its kernel touches memory: every op that
+/// follows it, in its block and in those of its ancestors up to the kernel
+/// (or the launch it is becoming), is pure (or a terminator), and no loop
+/// around it runs it again.
+bool isLastMemoryAccess(Operation *op) {
+  for (Operation *at = op; !isa<KernelOp, gpu::LaunchOp>(at);
+       at = at->getParentOp()) {
+    if (isa<LoopLikeOpInterface>(at) || !at->getParentOp())
+      return false;
+    for (Operation *next = at->getNextNode(); next; next = next->getNextNode())
+      if (!isPure(next) && !next->hasTrait<mlir::OpTrait::IsTerminator>())
+        return false;
+  }
+  return true;
+}
+
+/// A synchronous copy of a whole shared tile into global memory with a
+/// tensor map: a TMA store (see populateTmaStorePatterns).
+struct CopyToTMAStore : OpRewritePattern<CopyOp> {
+  CopyToTMAStore(MLIRContext *ctx, const TmaDescriptors &descriptors)
+      : OpRewritePattern<CopyOp>(ctx, /*benefit=*/3),
+        descriptors(descriptors) {}
+  const TmaDescriptors &descriptors;
+
+  LogicalResult matchAndRewrite(CopyOp op,
+                                PatternRewriter &rewriter) const override {
+    Value descriptor = descriptors.lookup(op);
+    if (op.getBarriers() || !descriptor)
+      return failure();
+    std::optional<TmaBox> maybeBox = getCopyBox(op);
+    if (!maybeBox)
+      return rewriter.notifyMatchFailure(op, "no TMA box reads this tile");
+    TmaBox box = *maybeBox;
+    Location loc = op.getLoc();
+    auto tile = cast<MemRefType>(op.getSrc().getType());
+    // The threads' writes of the tile (generic proxy) become visible to
+    // TMA (the asynchronous proxy), and all of them precede the store.
+    NVVM::FenceProxyOp::create(
+        rewriter, loc,
+        NVVM::ProxyKindAttr::get(getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(rewriter, loc);
+    // Last in the kernel, the issuing thread only has to keep the tile
+    // alive until TMA has read it; otherwise the copy completes (global
+    // memory written) before the block goes on, as a synchronous copy.
+    bool last = isLastMemoryAccess(op);
+    Value usable = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ne, descriptor,
+        arith::ConstantIntOp::create(rewriter, loc, 0, 64));
+    auto ifOp = scf::IfOp::create(rewriter, loc, usable, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      onThreadZero(rewriter, loc, op, [&](OpBuilder &b) {
+        Value map = LLVM::IntToPtrOp::create(
+            b, loc, LLVM::LLVMPointerType::get(b.getContext()), descriptor);
+        int64_t boxBytes =
+            box.rows * box.cols * tile.getElementTypeBitWidth() / 8;
+        ValueRange offsets = op.getDstOffsets();
+        for (int64_t g = 0; g < box.rowBoxes; ++g)
+          for (int64_t p = 0; p < box.colBoxes; ++p) {
+            SmallVector<Value> coordinates;
+            for (auto [d, offset] : llvm::enumerate(llvm::reverse(offsets))) {
+              int64_t shift = d == 0 ? p * box.cols : d == 1 ? g * box.rows : 0;
+              Value at = shift ? arith::AddIOp::create(
+                                     b, loc, offset, indexConst(b, loc, shift))
+                                     .getResult()
+                               : offset;
+              coordinates.push_back(
+                  arith::IndexCastOp::create(b, loc, b.getI32Type(), at));
+            }
+            int64_t byteOffset = (g * box.colBoxes + p) * boxBytes;
+            NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+                b, loc, map,
+                sharedPointer(b, loc, op.getSrc(),
+                              byteOffset ? indexConst(b, loc, byteOffset)
+                                         : Value()),
+                coordinates, /*l2CacheHint=*/Value(),
+                NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+          }
+        NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+        NVVM::CpAsyncBulkWaitGroupOp::create(
+            b, loc, /*group=*/0, last ? b.getUnitAttr() : UnitAttr());
+      });
+      if (!last)
+        gpu::BarrierOp::create(rewriter, loc);
+      rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
+      rewriter.clone(*op); // No map: the generic lowering takes the clone.
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
+
+void mlir::tile::populateTmaStorePatterns(RewritePatternSet &patterns,
+                                          const TmaDescriptors &descriptors) {
+  patterns.add<CopyToTMAStore>(patterns.getContext(), descriptors);
+}
 
 void mlir::tile::populateTmaPatterns(RewritePatternSet &patterns,
                                      const TmaDescriptors &descriptors) {

@@ -66,13 +66,17 @@ raster = ("\n    tile.use_swizzle panel(%d)" % a.raster) if a.raster else ""
 def epilogue_swizzle():
     """XOR each row's 16-byte units (within 128 bytes) with the row's low
     bits, so that the accumulators' stores (a warp's lanes over 8 rows)
-    land in different banks; None where the tile has no whole units."""
+    land in different banks; None where the tile has no whole units. Rows
+    of 128 bytes take the 128-byte swizzle, wider ones the blocked layout
+    in 128-byte column panels: both are what TMA stores read (sm_90)."""
     bits = int("".join(c for c in out if c.isdigit()) or 16)
     per_unit = 128 // bits  # elements in 16 bytes
     if bits not in (16, 32) or bn % (8 * per_unit) or bn & (bn - 1) or bm % 8:
         return None
     base = per_unit.bit_length() - 1
     shift = (bn.bit_length() - 1) - base
+    if shift > 3:
+        return "#tile.swizzle<3, %d, 3, blocked = true, panels = true>" % base
     return "#tile.swizzle<3, %d, %d>" % (base, shift)
 
 
