@@ -9,7 +9,7 @@ the committed file is current.
 
   python3 bench/gen_attention.py --dim 128 --stages 3 | tile-opt > bench/kernels/flash_attention_d128.mlir
   python3 bench/gen_attention.py --dim 128 --split 64 | tile-opt > bench/kernels/flash_attention_d128_split.mlir
-  python3 bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap | tile-opt > bench/kernels/flash_attention_d128_overlap.mlir
+  python3 bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output | tile-opt > bench/kernels/flash_attention_d128_overlap.mlir
 """
 
 import argparse
@@ -45,6 +45,9 @@ def main():
     parser.add_argument("--causal-peel", default=None,
                         help="--peel for the causal kernel (default: "
                              "--peel)")
+    parser.add_argument("--stage-output", action="store_true",
+                        help="write the output through a shared tile (TMA "
+                             "stores on sm_90)")
     args = parser.parse_args()
     bodies = []
     sizes = (T.symbolic("B"), T.symbolic("H"), T.symbolic("S"))
@@ -58,7 +61,8 @@ def main():
                                split=args.split,
                                overlap=args.overlap,
                                peel_first="first" in peel,
-                               peel_last="last" in peel).script()
+                               peel_last="last" in peel,
+                               stage_output=args.stage_output).script()
         # The function of each traced module, side by side in one module.
         bodies.append(re.search(r"^module \{\n(.*)\n\}\n?$", text, re.S).group(1))
     print("module {\n" + "\n".join(bodies) + "\n}")

@@ -375,19 +375,20 @@ Operation *Planner::findProducerPoint() {
       !kernel.getBody().front().getOps<ProducerOp>().empty())
     return nullptr;
   // After the last allocation (the stages' buffers and barriers are among
-  // them); everything before must need no threads.
+  // them) and layout annotation; everything before must need no threads.
   Operation *point = nullptr;
   for (Operation &op : kernel.getBody().front()) {
     if (&op == loop.getOperation())
       break;
-    if (isa<TileAllocationOpInterface>(op))
+    if (isa<TileAllocationOpInterface, AnnotateLayoutOp>(op))
       point = op.getNextNode();
   }
   if (!point)
     return nullptr;
   for (Operation *op = &kernel.getBody().front().front(); op != point;
        op = op->getNextNode())
-    if (!isa<TileAllocationOpInterface, BarrierInitOp>(op) && !isPure(op))
+    if (!isa<TileAllocationOpInterface, AnnotateLayoutOp, BarrierInitOp>(op) &&
+        !isPure(op))
       return nullptr;
   return point;
 }

@@ -9,7 +9,7 @@ import tilelang_mlir.language as T
 def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     block_N=64, num_stages=2, threads=128,
                     name="flash_attention", split=None, overlap=False,
-                    peel_first=False, peel_last=True):
+                    peel_first=False, peel_last=True, stage_output=False):
     """The traced kernel; sizes are ints or T.symbolic(). With split=w, Q,
     K, V and the output accumulator are held as dim // w tiles of w columns
     each: Q K^T sums one gemm per pair of parts, P V is one gemm per part.
@@ -43,6 +43,13 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                        for _ in range(parts)]
             V_parts = [T.alloc_shared((block_N, width), T.float16)
                        for _ in range(parts)]
+            if stage_output:
+                O_shared = [T.alloc_shared((block_M, width), T.float16)
+                            for _ in range(parts)]
+                T.annotate_layout({o: T.Layout(
+                    "#tile.swizzle<3, 3, 3, blocked = true, panels = true>"
+                    if width > 64 else "#tile.swizzle<3, 3, 3>")
+                    for o in O_shared})
             acc_s = T.alloc_fragment((block_M, block_N), T.float32)
             acc_s_cast = T.alloc_fragment((block_M, block_N), T.float16)
             acc_o = [T.alloc_fragment((block_M, width), T.float32)
@@ -158,7 +165,14 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
             for p in range(parts):
                 for i, j in T.Parallel(block_M, width):
                     acc_o[p][i, j] /= logsum[i]
-                T.copy(acc_o[p], Output[bz, by, bx * block_M, p * width])
+                if not stage_output:
+                    T.copy(acc_o[p], Output[bz, by, bx * block_M, p * width])
+                    continue
+                # Through a shared tile laid out as TMA reads it (128-byte
+                # swizzle in 64-column panels): 16-byte units or one TMA
+                # store per panel instead of the accumulators' 4-byte stores.
+                T.copy(acc_o[p], O_shared[p])
+                T.copy(O_shared[p], Output[bz, by, bx * block_M, p * width])
 
     main.__name__ = name
     return T.prim_func(main)

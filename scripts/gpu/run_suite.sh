@@ -36,6 +36,8 @@ gen_wgmma_kernels() {
   python3 $G --dtype f16 --acc f32 --out f16 --block 128x64x64 --threads 256 --stages 4 --policy full_row > /tmp/gemm_wg7.mlir
   # The TN GEMM of the time section with C written through a shared tile.
   python3 $G --dtype f16 --acc f32 --out f16 --tb --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 --stage-epilogue > /tmp/gemm_wg8.mlir
+  # ... and the NN one (B stored K x N) of the time section.
+  python3 $G --dtype f16 --acc f32 --out f16 --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 --stage-epilogue > /tmp/gemm_wg9.mlir
 }
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
@@ -120,10 +122,15 @@ for wg in 1 2 3 4 5 6; do
 done
 run wgmma_7_nn /tmp/gemm_wg7.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=300x200 --arg=200x170 --arg=300x170
 run wgmma_7_nn_control /tmp/gemm_wg7.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma=false --arg=300x200 --arg=200x170 --arg=300x170
-for shape in "300x200 170x200 300x170" "1000x1000 900x1000 1000x900"; do
+# C's rows of 170 and 900 f16 are not 16-byte multiples: no tensor map, the
+# block stores C; with 904 columns, TMA stores it (edge tiles clipped by
+# TMA); --tma-store=false: the threads' vector stores.
+for shape in "300x200 170x200 300x170" "1000x1000 900x1000 1000x900" "1000x1000 904x1000 1000x904"; do
   set -- $shape
-  run wgmma_8_staged_$1 /tmp/gemm_wg8.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=$1 --arg=$2 --arg=$3
+  run wgmma_8_staged_$1_$3 /tmp/gemm_wg8.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=$1 --arg=$2 --arg=$3
 done
+run wgmma_9_staged_nn_1000_904 /tmp/gemm_wg9.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=1000x1000 --arg=1000x904 --arg=1000x904
+run wgmma_8_staged_no_tma_store /tmp/gemm_wg8.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-store=false --arg=1000x1000 --arg=904x1000 --arg=1000x904
 # The overlapped kernels with one k tile (nothing to overlap), two (the
 # prologue only) and many (K = 1000: 16 tiles, a partial last one), on a
 # rasterized grid of 9 x 5 blocks.
@@ -233,14 +240,14 @@ n=$n; ours=float('${ours:-nan}'); peer=float('${peer:-nan}'); f=2*n**3
 print(f'gemm {n}^3: ours {ours:.3f} ms ({f/ours/1e9:.1f} TFLOP/s), cuBLAS+relu {peer:.4f} ms ({f/peer/1e9:.1f} TFLOP/s), ratio ours/cuBLAS throughput = {peer/ours:.4f}')"
 done
 
-echo "-- GEMM on wgmma (TN: C = A B^T, B stored N x K; gen_gemm.py --tb 128x256x64, 256 threads, 4 stages, panel 8; f32 accumulation, C in the input type) vs cuBLAS TN (A @ B.t()) on the same shape"
+echo "-- GEMM on wgmma (TN: C = A B^T, B stored N x K; gen_gemm.py --tb 128x256x64, 256 threads, 4 stages, panel 8; f32 accumulation, C in the input type, staged through shared memory and stored by TMA: --stage-epilogue) vs cuBLAS TN (A @ B.t()) on the same shape"
 G=test/Integration/Inputs/gen_gemm.py
 wg_time() { # label, M, N, K, dtype[, nn]: TN unless the sixth argument is nn
   local label=$1 m=$2 n=$3 k=$4 dt=$5 lay=${6:-tn} f=/tmp/wg-time-$5-${6:-tn}.mlir
   local tb=--tb bshape=${n}x$k peerlay=nt
   [ $lay = nn ] && tb= && bshape=${k}x$n && peerlay=nn
-  python3 $G --dtype $dt --acc f32 --out $dt $tb --policy full_row --block 128x256x64 --threads 256 --stages 4 --raster 8 ${WG_GEN:-} > $f
-  "$TR" $f --entry=gemm --target=$CHIP --arg=${m}x$k --arg=$bshape --arg=${m}x$n --repeat=20 --warmup=5 --no-check >"$LOGS/time-$label-$lay-$m-$n-$k.log" 2>&1
+  python3 $G --dtype $dt --acc f32 --out $dt $tb --policy full_row --block 128x256x64 --threads 256 --stages 4 --raster 8 ${WG_GEN---stage-epilogue} > $f
+  "$TR" $f --entry=gemm --target=$CHIP --arg=${m}x$k --arg=$bshape --arg=${m}x$n --repeat=20 --warmup=5 --no-check ${WG_FLAGS:-} >"$LOGS/time-$label-$lay-$m-$n-$k.log" 2>&1
   local ours=$(kernel_ms "$LOGS/time-$label-$lay-$m-$n-$k.log")
   local peer=$(python3 scripts/gpu/peers.py matmul $m $n $k $dt $peerlay)
   local triton=nan
@@ -252,8 +259,9 @@ print(f'$label $lay {m}x{n}x{k} $dt: ours {ours:.4f} ms ({f/ours/1e9:.1f} TFLOP/
 for dt in f16 bf16; do
   for n in 4096 8192; do TRITON_PEER=1 wg_time gemm-wgmma $n $n $n $dt; done
 done
-echo "-- the same TN GEMM with C written through a shared tile (gen_gemm.py --stage-epilogue: 16-byte row stores instead of the accumulators' 4-byte stores)"
-for n in 4096 8192; do WG_GEN=--stage-epilogue wg_time gemm-wgmma-staged $n $n $n f16; done
+echo "-- the same TN GEMM with C stored straight from the accumulators (no --stage-epilogue: 4-byte stores), and with the staged tile stored by the threads' vector stores instead of TMA (--tma-store=false)"
+for n in 4096 8192; do WG_GEN= wg_time gemm-wgmma-direct $n $n $n f16; done
+for n in 4096 8192; do WG_FLAGS=--tma-store=false wg_time gemm-wgmma-no-tma-store $n $n $n f16; done
 echo "-- NN (B stored K x N: MN-major, 512-byte rows, blocked layout in 64-column panels on TMA) on wgmma vs cuBLAS NN"
 for n in 4096 8192; do TRITON_PEER=1 wg_time gemm-wgmma $n $n $n f16 nn; done
 echo "-- Llama-3-8B projections at 4096 tokens on wgmma (Y = X W^T, W stored N x K, f16)"

@@ -29,7 +29,7 @@ rows)."""
 # the copies' issue to the last wait, before its head.) This is the kernel
 # without a producer warpgroup (warp-specialize=false); the default, with
 # the producer and ping-pong, is tile-to-nvvm-warp-specialize.test's.
-# RUN: %tile_python %tile_src/bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap | tile-opt > %t.overlap.mlir
+# RUN: %tile_python %tile_src/bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output | tile-opt > %t.overlap.mlir
 # RUN: grep -v '^//' %tile_src/bench/kernels/flash_attention_d128_overlap.mlir | diff - %t.overlap.mlir
 # RUN: tile-opt %t.overlap.mlir --tile-to-nvvm="chip=sm_90a format=isa warp-specialize=false" | %python %tile_src/test/Pipelines/Inputs/ptx_of.py 0 > %t.overlap.ptx
 # RUN: FileCheck %s --check-prefix=OVERLAP < %t.overlap.ptx

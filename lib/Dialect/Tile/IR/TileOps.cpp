@@ -544,10 +544,12 @@ LogicalResult ProducerOp::verify() {
     if (isa<ProducerOp>(prev))
       return emitOpError("is the second of its kernel: one producer per "
                          "kernel");
-    if (isa<TileAllocationOpInterface, BarrierInitOp>(prev) || isPure(prev))
+    if (isa<TileAllocationOpInterface, AnnotateLayoutOp, BarrierInitOp>(
+            prev) ||
+        isPure(prev))
       continue;
-    return emitOpError("may follow only allocations, barrier inits and "
-                       "side-effect-free ops; '")
+    return emitOpError("may follow only allocations, layout annotations, "
+                       "barrier inits and side-effect-free ops; '")
            << prev->getName() << "' needs threads to run it";
   }
   for (Operation *next = (*this)->getNextNode(); next;

@@ -377,8 +377,8 @@ def Tile_ProducerOp : Tile_Op<"producer", [Tile_InKernel,
     `producer_registers`, the consumers what remains of the multiprocessor's
     65536 for one block).
 
-    Only ops that need no thread (allocations, `tile.barrier_init`,
-    side-effect-free ops) may precede it in the kernel body, which it
+    Only ops that need no thread (allocations, `tile.annotate_layout`,
+    `tile.barrier_init`, side-effect-free ops) may precede it in the kernel body, which it
     belongs to directly; a kernel has at most one, with one-dimensional
     `threads` in whole warpgroups. Lowered for NVIDIA sm_90 only.
 
