@@ -562,12 +562,18 @@ timeout 300 ncu --clock-control none --section WarpStateStats --section SourceCo
 echo "ncu exit $?, $(wc -l < "$OUT/ncu-gemm-sass.txt") lines"
 fi
 if want launch; then
-echo "== host launch overhead: one-block kernels called back to back through the JIT (each call: stream from the runtime's pool, launch, sync; host wall clock) vs a tiny torch op"
-for case in "softmax:$E/softmax.mlir --entry=softmax --arg=1x1024 --arg=1x1024" \
+echo "== host launch overhead: one-block kernels called back to back through the JIT (each call: argument checks, stream from the runtime's pool, launch, sync; host wall clock) vs a tiny torch op"
+# bench/kernels/add_one.mlir is torch's x.add_(1) on 128 floats; with
+# --device-timing=false nothing but the call is timed (with it, two CUDA
+# events per launch as well).
+"$TR" bench/kernels/add_one.mlir --arg=128 --target=$CHIP --repeat=1000 --warmup=50 --no-check --device-timing=false >"$LOGS/time-launch-add_one.log" 2>&1
+echo "add_one (128 floats, no events): median $(kernel_ms "$LOGS/time-launch-add_one.log" || tail -2 "$LOGS/time-launch-add_one.log") ms per call"
+for case in "add_one:bench/kernels/add_one.mlir --arg=128" \
+            "softmax:$E/softmax.mlir --entry=softmax --arg=1x1024 --arg=1x1024" \
             "cluster:test/Integration/cluster.mlir --entry=scale_rows --arg=2x64 --arg=2x64"; do
   name=${case%%:*}; args=${case#*:}
-  "$TR" $args --target=$CHIP --repeat=200 --warmup=20 --no-check >"$LOGS/time-launch-$name.log" 2>&1
-  echo "$name: wall median $(wall_ms "$LOGS/time-launch-$name.log" || tail -2 "$LOGS/time-launch-$name.log") ms per call (kernel $(kernel_ms "$LOGS/time-launch-$name.log") ms)"
+  "$TR" $args --target=$CHIP --repeat=200 --warmup=20 --no-check >"$LOGS/time-launch-$name-events.log" 2>&1
+  echo "$name (with events): wall median $(wall_ms "$LOGS/time-launch-$name-events.log" || tail -2 "$LOGS/time-launch-$name-events.log") ms per call (kernel $(kernel_ms "$LOGS/time-launch-$name-events.log") ms)"
 done
 python3 - <<'PY'
 import time, torch
@@ -578,6 +584,24 @@ for _ in range(200):
     t = time.perf_counter(); x.add_(1); torch.cuda.synchronize(); ts.append((time.perf_counter() - t) * 1e6)
 ts.sort()
 print(f"torch add_ + sync: median {ts[len(ts) // 2]:.1f} us")
+try:
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def add_one(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=mask) + 1, mask=mask)
+
+    for _ in range(20): add_one[(1,)](x, 128, BLOCK=128)
+    torch.cuda.synchronize(); ts = []
+    for _ in range(200):
+        t = time.perf_counter(); add_one[(1,)](x, 128, BLOCK=128); torch.cuda.synchronize(); ts.append((time.perf_counter() - t) * 1e6)
+    ts.sort()
+    print(f"Triton add_one + sync: median {ts[len(ts) // 2]:.1f} us")
+except Exception as e:  # noqa: BLE001
+    print(f"Triton add_one: not measured ({e})")
 PY
 fi
 if want ws; then

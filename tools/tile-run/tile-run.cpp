@@ -102,6 +102,12 @@ static cl::opt<double> atolOpt("atol", cl::init(-1),
 static cl::opt<unsigned> repeat("repeat", cl::init(10),
                                 cl::desc("Timed runs (the median is printed)"),
                                 cl::cat(category));
+static cl::opt<bool> deviceTimingOpt(
+    "device-timing", cl::init(true),
+    cl::desc("CUDA: time each run's kernels with CUDA events besides the "
+             "wall clock (=false: the wall clock only, nothing added to the "
+             "launches: the host launch overhead)"),
+    cl::cat(category));
 static cl::opt<unsigned> warmup("warmup", cl::init(2),
                                 cl::desc("Untimed runs before timing"),
                                 cl::cat(category));
@@ -769,7 +775,8 @@ int main(int argc, char **argv) {
   // CUDA targets the kernels are also timed on the device (events around
   // each launch), which is what CUDA-event timings of other libraries
   // measure.
-  bool deviceTiming = target->kind == mlir::tile::TargetKind::CUDA;
+  bool deviceTiming =
+      target->kind == mlir::tile::TargetKind::CUDA && deviceTimingOpt;
   std::vector<double> times, deviceTimes;
   std::vector<HostBuffer> scratch = initial;
   DeviceBuffers deviceScratch{{}, release};
