@@ -448,7 +448,53 @@ struct InferLayoutPass
     for (AllocFragmentOp alloc : allocs)
       if (!classes.isConflicted(alloc.getResult()))
         alloc.setLayoutAttr(layoutOf(alloc.getResult()));
+    if (tensorCores)
+      swizzleStagingTiles(kernel);
     return success();
+  }
+
+  /// Whether `tile` (a shared allocation) only stages data from registers
+  /// to global memory: every use is a whole-tile copy, some from a fragment
+  /// into it and some from it into a global buffer.
+  static bool isStagingTile(AllocSharedOp tile) {
+    bool written = false, stored = false;
+    for (Operation *user : tile->getUsers()) {
+      auto copy = dyn_cast<CopyOp>(user);
+      if (!copy || copy.getBarriers() || copy.getAsync())
+        return false;
+      if (copy.getDst() == tile.getResult() && copy.getDstOffsets().empty() &&
+          isInSpace(cast<MemRefType>(copy.getSrc().getType()),
+                    MemorySpace::Fragment)) {
+        written = true;
+        continue;
+      }
+      if (copy.getSrc() == tile.getResult() && copy.getSrcOffsets().empty() &&
+          !cast<MemRefType>(copy.getDst().getType()).getMemorySpace()) {
+        stored = true;
+        continue;
+      }
+      return false;
+    }
+    return written && stored;
+  }
+
+  /// A shared tile without a layout that stages a fragment on its way to
+  /// global memory (a staged epilogue) takes the swizzle of tensor-core
+  /// operands: the fragments' stores (a warp's lanes over 8 rows) then hit
+  /// distinct banks, and its rows are what a TMA store reads (the 128-byte
+  /// swizzle, or for wider 16-bit rows the blocked layout in column panels
+  /// as the pipelines' panel option chooses).
+  void swizzleStagingTiles(KernelOp kernel) {
+    kernel.getBody().walk([&](AllocSharedOp tile) {
+      if (tile.getLayoutAttr() || !isStagingTile(tile))
+        return;
+      MemRefType type = tile.getType();
+      if (SwizzleAttr swizzle = getWgmmaOperandSwizzle(
+              MemRefType::get(type.getShape(), type.getElementType()),
+              blockedOperands, blockedOperands && panelBlocks);
+          swizzle && appliesSwizzle(tile.getResult(), swizzle))
+        tile.setLayoutAttr(swizzle);
+    });
   }
 
   /// Fragments loaded or stored at exactly the parallel's coordinates, with

@@ -64,6 +64,13 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     eight 16-byte bank groups, unless the user gave one. For rows of 32, 64
     and 128 bytes these are also wgmma's canonical K-major swizzles.
 
+    On the same targets, a shared tile without a layout that only stages
+    data from a fragment to global memory (whole-tile copies from a
+    fragment into it and from it into a global buffer: a staged epilogue)
+    gets the same swizzle (with `blocked-operands`, 16-bit rows wider than
+    128 bytes the blocked layout, in column panels with `panel-blocks`):
+    the fragment's stores hit distinct banks and a TMA store can read it.
+
     With `wgmma` (what the sm_90 pipelines use), a gemm whose shapes, types
     and transposes fit wgmma (f16/bf16 -> f32, A M x K and B N x K, rows of
     32-128 bytes, 64 rows of C per warpgroup, N <= 256) gets policy
