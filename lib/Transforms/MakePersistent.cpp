@@ -98,6 +98,7 @@ struct MakePersistentPass
     Value step = running;
     auto loop = scf::ForOp::create(b, loc, persistent.getBlockIds()[0], total,
                                    step);
+    loop->setAttr(TileDialect::getPersistentTilesAttrName(), b.getUnitAttr());
     b.setInsertionPointToStart(loop.getBody());
     // The tile's coordinates, x fastest, then the kernel's rasterization.
     SmallVector<Value> ids;

@@ -181,6 +181,10 @@ private:
   SmallVector<GemmOp> findOverlappableGemms();
 
   PipelinedOp loop;
+  /// With a producer beside a persistent kernel's loop over tiles (the
+  /// scf.for of tile-make-persistent that holds the pipelined loop): both
+  /// sides loop over the tiles and count fills across them.
+  scf::ForOp tiles;
   bool swizzleGemmOperands;
   bool overlapGemms;
   bool blockedOperands;
@@ -369,7 +373,15 @@ void Planner::emitCopies(OpBuilder &b, Location loc, Value iv, Value stage,
 }
 
 Operation *Planner::findProducerPoint() {
-  auto kernel = dyn_cast<KernelOp>(loop->getParentOp());
+  // The op of the kernel body that holds the loop: the loop, or the loop
+  // over tiles of a persistent kernel whose body holds it.
+  Operation *top = loop;
+  auto persistent = dyn_cast<scf::ForOp>(loop->getParentOp());
+  if (persistent &&
+      persistent->hasAttr(TileDialect::getPersistentTilesAttrName()) &&
+      persistent.getInitArgs().empty())
+    top = persistent;
+  auto kernel = dyn_cast<KernelOp>(top->getParentOp());
   if (!kernel || kernel.getThreads().size() != 1 ||
       kernel.getNumThreads() % ProducerOp::kThreads != 0 ||
       !kernel.getBody().front().getOps<ProducerOp>().empty())
@@ -378,7 +390,7 @@ Operation *Planner::findProducerPoint() {
   // them) and layout annotation; everything before must need no threads.
   Operation *point = nullptr;
   for (Operation &op : kernel.getBody().front()) {
-    if (&op == loop.getOperation())
+    if (&op == top)
       break;
     if (isa<TileAllocationOpInterface, AnnotateLayoutOp>(op))
       point = op.getNextNode();
@@ -390,7 +402,18 @@ Operation *Planner::findProducerPoint() {
     if (!isa<TileAllocationOpInterface, AnnotateLayoutOp, BarrierInitOp>(op) &&
         !isPure(op))
       return nullptr;
+  if (top != loop.getOperation())
+    tiles = cast<scf::ForOp>(top);
   return point;
+}
+
+/// The number of iterations of `loop`: max(0, ceildiv(ub - lb, step)).
+static Value getTripCount(OpBuilder &b, Location loc, Value lb, Value ub,
+                          Value step) {
+  return arith::MaxSIOp::create(
+      b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+      arith::CeilDivSIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb),
+                                 step));
 }
 
 bool Planner::buildProducer(Operation *point, Value barriers, Value lb,
@@ -409,11 +432,16 @@ bool Planner::buildProducer(Operation *point, Value barriers, Value lb,
   // Fill i of buffer i mod S waits for the release of fill i - S: phase
   // (i floordiv S) - 1 of the buffer's release barrier (parity 1 of a
   // fresh barrier counts as completed: the first S fills do not wait).
-  scf::ForOp::create(
-      b, loc, lb, ub, step, ValueRange{},
+  // Over the tiles of a persistent kernel, fills count on from the tiles
+  // before (`base`), as the consumers' waits do.
+  auto emitFills = [&](OpBuilder &outer, Value base) {
+    scf::ForOp::create(
+      outer, loc, lb, ub, step, ValueRange{},
       [&](OpBuilder &bld, Location, Value iv, ValueRange) {
         Value i = arith::DivUIOp::create(
             bld, loc, arith::SubIOp::create(bld, loc, iv, lb), step);
+        if (base)
+          i = arith::AddIOp::create(bld, loc, i, base);
         Value stage = arith::RemUIOp::create(bld, loc, i, index(bld, stages));
         Value parity = arith::RemUIOp::create(
             bld, loc,
@@ -427,35 +455,76 @@ bool Planner::buildProducer(Operation *point, Value barriers, Value lb,
         emitCopies(bld, loc, iv, stage, barriers);
         scf::YieldOp::create(bld, loc);
       });
+  };
+  Block *tileBody = nullptr;
+  if (!tiles) {
+    emitFills(b, Value());
+  } else {
+    auto producerTiles = scf::ForOp::create(
+        b, loc, tiles.getLowerBound(), tiles.getUpperBound(), tiles.getStep(),
+        ValueRange{index(b, 0)},
+        [&](OpBuilder &bld, Location, Value, ValueRange counted) {
+          emitFills(bld, counted[0]);
+          scf::YieldOp::create(
+              bld, loc,
+              ValueRange{arith::AddIOp::create(
+                  bld, loc, counted[0], getTripCount(bld, loc, lb, ub, step))});
+        });
+    tileBody = producerTiles.getBody();
+  }
   // The producer runs beside the kernel body's other ops: the values it
-  // takes from there are recomputed inside (pure ops only).
-  llvm::SetVector<Operation *> outside;
+  // takes from there are recomputed inside (ops free of memory effects
+  // only); so are those it
+  // takes from the body of the loop over tiles, inside its own loop over
+  // the same tiles.
+  llvm::SetVector<Operation *> outside, perTile;
   SmallVector<Value> worklist;
   producer.walk([&](Operation *op) {
     for (Value operand : op->getOperands())
       worklist.push_back(operand);
   });
   while (!worklist.empty()) {
-    Operation *def = worklist.pop_back_val().getDefiningOp();
-    if (!def || producer->isAncestor(def) ||
-        def->getBlock() != producer->getBlock() ||
-        def->isBeforeInBlock(producer) || outside.contains(def))
-      continue;
-    if (!isPure(def) || def->getNumRegions()) {
+    Value value = worklist.pop_back_val();
+    Operation *def = value.getDefiningOp();
+    if (tiles && !def && value.getParentBlock() == tiles.getBody() &&
+        value != tiles.getInductionVar()) {
       producer.erase();
       return false;
     }
-    outside.insert(def);
+    if (!def || producer->isAncestor(def))
+      continue;
+    bool inTile = tiles && def->getBlock() == tiles.getBody();
+    if (!inTile && (def->getBlock() != producer->getBlock() ||
+                    def->isBeforeInBlock(producer)))
+      continue;
+    if (outside.contains(def) || perTile.contains(def))
+      continue;
+    // Free of memory effects is enough (divisions are not speculatable,
+    // but each clone runs wherever its original runs unconditionally).
+    if (!isMemoryEffectFree(def) || def->getNumRegions()) {
+      producer.erase();
+      return false;
+    }
+    (inTile ? perTile : outside).insert(def);
     llvm::append_range(worklist, def->getOperands());
   }
-  SmallVector<Operation *> ordered(outside.begin(), outside.end());
-  llvm::sort(ordered, [](Operation *x, Operation *y) {
-    return x->isBeforeInBlock(y);
-  });
+  auto inOrder = [](const llvm::SetVector<Operation *> &defs) {
+    SmallVector<Operation *> ordered(defs.begin(), defs.end());
+    llvm::sort(ordered, [](Operation *x, Operation *y) {
+      return x->isBeforeInBlock(y);
+    });
+    return ordered;
+  };
   IRMapping mapping;
   b.setInsertionPointToStart(block);
-  for (Operation *def : ordered)
+  for (Operation *def : inOrder(outside))
     b.clone(*def, mapping);
+  if (tileBody) {
+    mapping.map(tiles.getInductionVar(), tileBody->getArgument(0));
+    b.setInsertionPointToStart(tileBody);
+    for (Operation *def : inOrder(perTile))
+      b.clone(*def, mapping);
+  }
   producer.walk([&](Operation *op) {
     for (OpOperand &use : op->getOpOperands())
       if (Value inner = mapping.lookupOrNull(use.get()))
@@ -523,6 +592,27 @@ void Planner::rewrite() {
   Value step = loop.getStep();
   bool produced = producerPoint && buildProducer(producerPoint, barriers, lb,
                                                  ub, step);
+  // Over a persistent kernel's tiles, the consumers count fills on from
+  // the tiles before too: the loop over tiles carries that count.
+  Value base;
+  if (produced && tiles) {
+    IRRewriter rewriter(loop->getContext());
+    rewriter.setInsertionPoint(tiles);
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    FailureOr<LoopLikeOpInterface> counted = tiles.replaceWithAdditionalYields(
+        rewriter, ValueRange{zero}, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &yb, Location, ArrayRef<BlockArgument> args)
+            -> SmallVector<Value> {
+          return {arith::AddIOp::create(yb, loc, args[0],
+                                        getTripCount(yb, loc, lb, ub, step))};
+        });
+    if (failed(counted)) {
+      loop.emitError("cannot count pipeline fills across persistent tiles");
+      return;
+    }
+    tiles = cast<scf::ForOp>(counted->getOperation());
+    base = tiles.getRegionIterArgs()[0];
+  }
   // Ping-pong: the warpgroups take turns issuing the body's first run of
   // consecutive gemms, so that one's softmax runs under the other's gemms.
   auto kernel = loop->getParentOfType<KernelOp>();
@@ -599,14 +689,16 @@ void Planner::rewrite() {
   Value iv = loop.getInductionVar();
   Value i = arith::DivUIOp::create(b, loc,
                                    arith::SubIOp::create(b, loc, iv, lb), step);
-  Value current = arith::RemUIOp::create(b, loc, i, index(stages));
+  // The fill this iteration reads: i, or over persistent tiles i + base.
+  Value fill = base ? arith::AddIOp::create(b, loc, i, base).getResult() : i;
+  Value current = arith::RemUIOp::create(b, loc, fill, index(stages));
   // Buffer i mod S is filled for the (i floordiv S)-th time: that phase of
   // its barrier.
   if (barriers)
     BarrierWaitOp::create(
         b, loc, barriers, current,
         arith::RemUIOp::create(
-            b, loc, arith::DivUIOp::create(b, loc, i, index(stages)),
+            b, loc, arith::DivUIOp::create(b, loc, fill, index(stages)),
             index(2)));
   // The prefetch clones the original copies: issue it before they go
   // (unless the producer issues every iteration's copies).
@@ -648,7 +740,7 @@ void Planner::rewrite() {
             then, loc, released,
             arith::RemUIOp::create(
                 then, loc,
-                arith::AddIOp::create(then, loc, i, index(stages - 1)),
+                arith::AddIOp::create(then, loc, fill, index(stages - 1)),
                 index(stages)));
         scf::YieldOp::create(then, loc);
       });
@@ -671,8 +763,28 @@ void Planner::rewrite() {
 
   // Nothing may still be in flight once the loop is done.
   b.setInsertionPointAfter(loop);
-  if (!overlapped.empty())
+  bool lastUnreleased =
+      released && (!overlapped.empty() || !waitAcrossIterations.empty());
+  if (!overlapped.empty() || (base && lastUnreleased))
     GemmWaitOp::create(b, loc, 0);
+  // The next tile's fills reuse the last iteration's buffer, which work in
+  // flight kept from being released in the loop: release it now.
+  if (base && lastUnreleased) {
+    Value count = getTripCount(b, loc, lb, ub, step);
+    Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
+                                      count, index(0));
+    scf::IfOp::create(b, loc, any, [&](OpBuilder &then, Location) {
+      Value last = arith::SubIOp::create(
+          then, loc, arith::AddIOp::create(then, loc, base, count),
+          arith::ConstantIndexOp::create(then, loc, 1));
+      BarrierArriveOp::create(
+          then, loc, released,
+          arith::RemUIOp::create(
+              then, loc, last,
+              arith::ConstantIndexOp::create(then, loc, stages)));
+      scf::YieldOp::create(then, loc);
+    });
+  }
   // With barriers nothing is in flight: every issued stage was waited for.
   if (!barriers)
     AsyncWaitOp::create(b, loc, 0);

@@ -175,6 +175,13 @@ echo "== --persistent (experimental): one block per multiprocessor looping over 
 run persistent_gemm_relu $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --persistent --arg=1000x200 --arg=200x1700 --arg=1000x1700
 run persistent_wgmma_5_k1000 /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --persistent --arg=2000x1000 --arg=3100x1000 --arg=2000x3100
 run persistent_fa_causal $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --persistent --arg=2x3x700x64 --arg=2x3x700x64 --arg=2x3x700x64 --arg=2x3x700x64
+# Persistent and warp-specialized: the producer loops over the tiles too
+# and fills the next tile's stages during the consumers' epilogue (fills
+# counted across tiles). 2x3x700: 36 tiles of 128 rows over the
+# multiprocessors, causal trip counts differing per tile.
+for entry in flash_attention flash_attention_causal; do
+  RUN_TIMEOUT=60 run persistent_ws_$entry bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --persistent --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128
+done
 echo "== --tma-release forced on every pipeline (the default only in kernels of 2+ warpgroups whose pipelines have at most 2 stages): warps release pipeline stages on mbarriers, thread 0 waits for them before refilling (no block barrier per stage)"
 for k in 64 1000; do
   run release_wgmma_5_k$k /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 $RELEASE_ALL --arg=600x$k --arg=1100x$k --arg=600x1100
@@ -435,6 +442,17 @@ for n in 4096 8192; do
     echo "TN $n^3 $flag: $(kernel_ms "$LOGS/time-persist-$n$flag.log") ms"
   done
   echo "cuBLAS TN $n^3: $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nt) ms"
+done
+echo "== --persistent with warp specialization: the overlapped d128 attention at b8 h32 s4096, with and without (sanitizers first, on a small shape)"
+for tool in racecheck synccheck; do
+  timeout 60 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention_causal --persistent --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/persist-ws-$tool.log" 2>&1
+  echo "persistent ws $tool: exit $? ($(grep -E 'SUMMARY' "$LOGS/persist-ws-$tool.log"))"
+done
+for entry in flash_attention flash_attention_causal; do
+  for flag in --persistent=false --persistent --persistent=false --persistent; do
+    timeout 60 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-persist-$entry$flag.log" 2>&1
+    echo "attention $entry $flag: $(kernel_ms "$LOGS/time-persist-$entry$flag.log") ms"
+  done
 done
 fi
 if want overlap; then

@@ -6,7 +6,8 @@
 // tile-make-persistent: min(tiles, 4) blocks; the allocations move in front
 // of a loop over the tiles p, p + B, ... (x fastest), whose coordinates go
 // through the kernel's rasterization (tile.use_swizzle is consumed: the
-// panel arithmetic is in the loop). With blocks = 0 on a GPU target the
+// panel arithmetic is in the loop); the loop is marked
+// tile.persistent_tiles for pipeline planning. With blocks = 0 on a GPU target the
 // count comes from the runtime; on the CPU it must be given.
 // CHECK-LABEL: func.func @tiles
 // CHECK: %[[TOTAL:.*]] = arith.muli %[[GX:.*]], %[[GY:.*]] : index
@@ -20,6 +21,7 @@
 // CHECK-NOT: tile.use_swizzle
 // CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}] to %[[S]]
 // CHECK: tile.copy %[[S]] to
+// CHECK-NEXT: } {tile.persistent_tiles}
 // GPU-LABEL: func.func private @tileMultiprocessorCount() -> i64
 // GPU: %[[COUNT:.*]] = call @tileMultiprocessorCount() : () -> i64
 // GPU: %[[C:.*]] = arith.index_cast %[[COUNT]] : i64 to index

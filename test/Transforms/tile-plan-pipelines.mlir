@@ -11,6 +11,7 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers warp-specialize" | FileCheck %s --check-prefix=WS
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers warp-specialize pingpong" | FileCheck %s --check-prefix=WS-ONE
 // RUN: tile-opt %s --split-input-file --tile-plan-pipelines=prefetch-first | FileCheck %s --check-prefix=FIRST
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="overlap-gemms tma release-barriers warp-specialize" | FileCheck %s --check-prefix=PERSISTENT
 
 // A GEMM main loop over three stages: both copies get three buffers; the
 // copies of iterations 0 and 1 are issued before the loop (each behind a
@@ -485,6 +486,76 @@ func.func @read_after(%A: memref<?x?xf16>, %kt: index, %n: index) {
       tile.copy %s to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
     }
     tile.copy %s to %f : memref<16x64xf16, #tile.mem<shared>> to memref<16x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+// A persistent kernel (tile-make-persistent's loop over tiles, marked
+// tile.persistent_tiles) with warp-specialize: the producer goes in front
+// of the loop over tiles and loops over the same tiles, recomputing what
+// its copies need from each tile (the row offset, the tile's trip count);
+// fills count on across tiles (%BASE, the previous tiles' trip counts), so
+// that buffer (base + i) mod S and its phase match the consumers'. Their
+// loop over tiles carries the same count. With the gemm's work kept in
+// flight across iterations, iteration i releases the buffer of i - 1; the
+// last iteration's is released after the loop (once that work is done),
+// before the next tile's fills wait for it.
+// PERSISTENT-LABEL: func.func @persistent_tiles
+// PERSISTENT: tile.barrier_init %[[BARS:.*]] arrivals(2)
+// PERSISTENT-NEXT: tile.barrier_init %[[REL:.*]] arrivals(8)
+// PERSISTENT-NEXT: tile.producer {
+// PERSISTENT: scf.for %[[T:.*]] = %bx to %{{.*}} step %{{.*}} iter_args(%[[BASE:.*]] = %{{.*}}) -> (index) {
+// PERSISTENT-DAG: %[[ROW:.*]] = arith.muli %[[T]], %c128
+// PERSISTENT-DAG: %[[KT:.*]] = arith.addi %[[T]], %c1
+// PERSISTENT: scf.for %{{.*}} = %c0 to %[[KT]] step %c1 {
+// PERSISTENT: %[[FILL:.*]] = arith.addi %{{.*}}, %[[BASE]]
+// PERSISTENT: %[[S:.*]] = arith.remui %[[FILL]], %c4
+// PERSISTENT: tile.barrier_wait %[[REL]][%[[S]]] parity(%{{.*}}) {issuer}
+// PERSISTENT: tile.copy %{{.*}}[%[[ROW]], %{{.*}}] to %{{.*}} arrive(%[[BARS]][%[[S]]]
+// PERSISTENT: %[[N:.*]] = arith.maxsi
+// PERSISTENT: %[[NEXTBASE:.*]] = arith.addi %[[BASE]], %[[N]]
+// PERSISTENT: scf.yield %[[NEXTBASE]] : index
+// PERSISTENT: scf.for %{{.*}} = %bx to %{{.*}} step %{{.*}} iter_args(%[[CBASE:.*]] = %{{.*}}) -> (index) {
+// PERSISTENT: tile.pipelined
+// PERSISTENT: %[[CFILL:.*]] = arith.addi %{{.*}}, %[[CBASE]]
+// PERSISTENT: %[[CUR:.*]] = arith.remui %[[CFILL]], %c4
+// PERSISTENT: tile.barrier_wait %[[BARS]][%[[CUR]]]
+// PERSISTENT: tile.gemm {{.*}}wg_wait = 1
+// PERSISTENT: scf.if
+// PERSISTENT: %[[PREV:.*]] = arith.addi %[[CFILL]], %c3
+// PERSISTENT: arith.remui %[[PREV]], %c4
+// PERSISTENT: tile.barrier_arrive %[[REL]]
+// PERSISTENT: tile.gemm_wait pending(0)
+// PERSISTENT: scf.if
+// PERSISTENT: %[[LAST:.*]] = arith.subi
+// PERSISTENT: %[[LS:.*]] = arith.remui %[[LAST]], %c4
+// PERSISTENT: tile.barrier_arrive %[[REL]][%[[LS]]]
+// PERSISTENT: tile.copy
+// PERSISTENT: scf.yield
+// PERSISTENT-NEXT: } {tile.persistent_tiles}
+func.func @persistent_tiles(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>, %tiles: index, %blocks: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%blocks) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    scf.for %t = %bx to %tiles step %blocks {
+      %row = arith.muli %t, %c128 : index
+      %kt = arith.addi %t, %c1 : index
+      tile.clear %c : memref<128x128xf32, #tile.mem<fragment>>
+      tile.pipelined %k = %c0 to %kt step %c1 num_stages = 4 {
+        %kk = arith.muli %k, %c64 : index
+        tile.copy %A[%row, %kk] to %a : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
+        tile.copy %B[%c0, %kk] to %b : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
+        tile.gemm %a, %b, %c {transpose_b, policy = #tile.policy<full_row>} : memref<128x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+      }
+      tile.copy %c to %C[%row, %c0] : memref<128x128xf32, #tile.mem<fragment>> to memref<?x?xf16>
+    } {tile.persistent_tiles}
   }
   return
 }

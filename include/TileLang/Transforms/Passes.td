@@ -259,7 +259,9 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
            "With release barriers, a tile.producer warpgroup issues every "
            "stage's copies (waiting for the stage's release) and the "
            "kernel's threads only consume them, for a pipeline directly in "
-           "a kernel with one-dimensional threads (experimental)">,
+           "a kernel with one-dimensional threads, or in a persistent "
+           "kernel's loop over tiles (the producer then loops over the "
+           "same tiles and fills count on across them; experimental)">,
     Option<"pingpong", "pingpong", "bool", /*default=*/"false",
            "With warp-specialize and two or more consumer warpgroups, they "
            "take turns issuing the loop body's first consecutive gemms "
@@ -353,7 +355,9 @@ def TileMakePersistent : Pass<"tile-make-persistent", "::mlir::ModuleOp"> {
     `p` takes tiles `p, p + B, ...` in linear order (x fastest), with the
     kernel's `tile.use_swizzle` rasterization applied to each tile's
     coordinates. The kernel's allocations move in front of the loop (each
-    block reuses its tiles from one grid tile to the next). `B` is the
+    block reuses its tiles from one grid tile to the next), which carries
+    `tile.persistent_tiles` (pipeline planning may give it a
+    warp-specialized producer that loops over the same tiles). `B` is the
     `blocks` option, or with `blocks = 0` the device's multiprocessor count
     at run time (tileMultiprocessorCount on the host; GPU targets only).
     What the kernel computes does not change.

@@ -54,7 +54,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       attr.getName() == getLoweredTmaCopyAttrName() ||
       attr.getName() == getRegisterOnlyAsmAttrName() ||
       attr.getName() == getIssuerWaitAttrName() ||
-      attr.getName() == getReduceScratchAttrName()) {
+      attr.getName() == getReduceScratchAttrName() ||
+      attr.getName() == getPersistentTilesAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a unit attribute";

@@ -86,6 +86,13 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getThreadRangeAttrName() {
       return ::llvm::StringLiteral("tile.thread_range");
     }
+    /// Unit attribute on the scf.for of a persistent kernel
+    /// (tile-make-persistent) that runs the kernel body once per tile of the
+    /// original grid: pipeline planning may put a warp-specialized
+    /// producer beside it, which loops over the same tiles.
+    static constexpr ::llvm::StringLiteral getPersistentTilesAttrName() {
+      return ::llvm::StringLiteral("tile.persistent_tiles");
+    }
     /// Extra threads a kernel launches for its `tile.producer`.
     static constexpr ::llvm::StringLiteral getProducerThreadsAttrName() {
       return ::llvm::StringLiteral("tile.producer_threads");
