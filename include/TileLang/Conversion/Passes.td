@@ -105,9 +105,11 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     shared-memory writes for the asynchronous proxy (`fence.proxy.async`),
     a block barrier, then thread 0 issues one `cp.async.bulk.tensor` per
     box (TMA clips the elements outside the buffer), commits and waits
-    until the boxes have read the tile (`cp.async.bulk.wait_group.read`)
-    when nothing after the copy in the kernel touches memory; otherwise
-    until global memory is written, and a block barrier follows. The
+    until the boxes have read the tile (`cp.async.bulk.wait_group.read`),
+    or, when the kernel may read the destination buffer (any use of that
+    value but writes and metadata), until global memory is written; unless
+    nothing after the copy in the kernel touches memory, a block barrier
+    then releases the tile. The
     tensor map is created on the host before the launch; when it is null
     at run time (a start or row stride not a multiple of 16 bytes) the
     block copies synchronously.

@@ -109,9 +109,10 @@ void populateTmaPatterns(RewritePatternSet &patterns,
 /// its shared-memory writes for the asynchronous proxy, a block barrier,
 /// then thread 0 issues one cp.async.bulk.tensor per box (TMA clips what
 /// falls outside the buffer), commits and waits until they have read the
-/// tile (and, when anything follows in the kernel, until they have written
-/// global memory; a block barrier then releases the tile). A null map at
-/// run time takes the block's synchronous copy instead.
+/// tile (and, when the kernel may read the destination afterwards, until
+/// they have written global memory); unless nothing follows in the
+/// kernel, a block barrier then releases the tile. A null map at run time
+/// takes the block's synchronous copy instead.
 void populateTmaStorePatterns(RewritePatternSet &patterns,
                               const TmaDescriptors &descriptors);
 

@@ -30,6 +30,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
@@ -514,6 +515,39 @@ bool isLastMemoryAccess(Operation *op) {
   return true;
 }
 
+/// Whether the kernel (or launch) around `op` may read `buffer` through
+/// that value: any use but writes (tile.copy into it, stores) and its
+/// metadata, followed through views and casts.
+bool mayReadInKernel(Operation *op, Value buffer) {
+  Operation *kernel = op->getParentOp();
+  while (kernel && !isa<KernelOp, gpu::LaunchOp>(kernel))
+    kernel = kernel->getParentOp();
+  if (!kernel)
+    return true;
+  SmallVector<Value> worklist = {buffer};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (!kernel->isAncestor(user))
+        continue;
+      if (auto copy = dyn_cast<CopyOp>(user); copy && copy.getDst() == value)
+        continue;
+      if (isa<memref::StoreOp, vector::StoreOp, memref::DimOp,
+              memref::ExtractStridedMetadataOp,
+              memref::ExtractAlignedPointerAsIndexOp>(user))
+        continue;
+      if (isa<memref::CastOp, memref::SubViewOp, memref::ReinterpretCastOp>(
+              user)) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
 /// A synchronous copy of a whole shared tile into global memory with a
 /// tensor map: a TMA store (see populateTmaStorePatterns).
 struct CopyToTMAStore : OpRewritePattern<CopyOp> {
@@ -541,10 +575,12 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
         NVVM::SharedSpaceAttr::get(getContext(),
                                    NVVM::SharedSpace::shared_cta));
     gpu::BarrierOp::create(rewriter, loc);
-    // Last in the kernel, the issuing thread only has to keep the tile
-    // alive until TMA has read it; otherwise the copy completes (global
-    // memory written) before the block goes on, as a synchronous copy.
+    // The issuing thread waits until TMA has read the tile, and, when the
+    // kernel may read the destination afterwards, until global memory is
+    // written (as after a synchronous copy); unless the copy is the
+    // kernel's last memory access, a block barrier then releases the tile.
     bool last = isLastMemoryAccess(op);
+    bool readAfter = !last && mayReadInKernel(op, op.getDst());
     Value usable = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::ne, descriptor,
         arith::ConstantIntOp::create(rewriter, loc, 0, 64));
@@ -581,7 +617,7 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
           }
         NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
         NVVM::CpAsyncBulkWaitGroupOp::create(
-            b, loc, /*group=*/0, last ? b.getUnitAttr() : UnitAttr());
+            b, loc, /*group=*/0, readAfter ? UnitAttr() : b.getUnitAttr());
       });
       if (!last)
         gpu::BarrierOp::create(rewriter, loc);

@@ -49,9 +49,9 @@ module attributes {tile.target = #tile.target<cuda, "sm_90a", "+ptx80">} {
 
 // Rows wider than 128 bytes in the blocked layout's column panels: one box
 // of 32 x 64 per panel (the second panel 4 KiB further in shared memory and
-// 64 columns further in C). Inside a loop, the copy completes before the
-// block goes on: the full wait (global memory written), then a barrier
-// releases the tile for the next iteration.
+// 64 columns further in C). Inside a loop, a barrier after the wait
+// releases the tile for the next iteration; the kernel never reads C, so
+// the wait is only until TMA has read the tile.
 // CHECK-LABEL: func.func @panels_in_loop
 // CHECK: %[[MAP:.*]] = call @tileTensorMapEncode(%{{.*}}, %c6_i64, %c2_i64, {{.*}}, %c32_i64, %c64_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c3_i64)
 // CHECK: gpu.launch
@@ -63,8 +63,7 @@ module attributes {tile.target = #tile.target<cuda, "sm_90a", "+ptx80">} {
 // CHECK: arith.constant 4096 : index
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr, <3>
 // CHECK-NEXT: nvvm.cp.async.bulk.commit.group
-// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0
-// CHECK-NOT: read
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
 // CHECK: }
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: } else {
@@ -109,6 +108,36 @@ module attributes {tile.target = #tile.target<cuda, "sm_90a", "+ptx80">} {
       tile.fill %t, %h : memref<64x4xf16, #tile.mem<shared>>
       tile.copy %s to %C[%c0, %c0] : memref<64x64xf32, #tile.mem<shared>> to memref<?x?xf16>
       tile.copy %t to %C[%c0, %c0] : memref<64x4xf16, #tile.mem<shared>> to memref<?x?xf16>
+    }
+    return
+  }
+}
+
+// -----
+
+// The kernel reads C after storing it: the store completes (global memory
+// written: the full wait) and a barrier follows, as after a synchronous
+// copy.
+// CHECK-LABEL: func.func @read_back
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0{{$}}
+// CHECK: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: } else {
+module attributes {tile.target = #tile.target<cuda, "sm_90a", "+ptx80">} {
+  func.func @read_back(%C: memref<?x?xf16>, %n: index) {
+    tile.kernel grid(%n) threads(128) -> (%bx) {
+      %c0 = arith.constant 0 : index
+      %one = arith.constant 1.0 : f16
+      %f = tile.alloc_fragment : memref<64x64xf16, #tile.mem<fragment>>
+      %s = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<64x64xf16, #tile.mem<shared>>
+      %g = tile.alloc_fragment : memref<64x64xf16, #tile.mem<fragment>>
+      tile.fill %f, %one : memref<64x64xf16, #tile.mem<fragment>>
+      tile.copy %f to %s : memref<64x64xf16, #tile.mem<fragment>> to memref<64x64xf16, #tile.mem<shared>>
+      tile.copy %s to %C[%c0, %c0] : memref<64x64xf16, #tile.mem<shared>> to memref<?x?xf16>
+      tile.copy %C[%c0, %c0] to %g : memref<?x?xf16> to memref<64x64xf16, #tile.mem<fragment>>
+      tile.copy %g to %C[%c0, %c0] : memref<64x64xf16, #tile.mem<fragment>> to memref<?x?xf16>
     }
     return
   }
