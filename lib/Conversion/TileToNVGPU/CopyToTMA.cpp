@@ -275,6 +275,31 @@ Value i32Const(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 32);
 }
 
+/// Calls `each` for every box of `box` (blocked tiles: per 8-row group and
+/// block, 1 KiB apart in that order) with its coordinates in the global
+/// buffer (i32, innermost first, from the copy's `offsets`) and its byte
+/// offset in the shared tile (null for the first).
+void forEachBox(OpBuilder &b, Location loc, const TmaBox &box,
+                ValueRange offsets, int64_t elementBits,
+                function_ref<void(ValueRange, Value)> each) {
+  int64_t boxBytes = box.rows * box.cols * elementBits / 8;
+  for (int64_t g = 0; g < box.rowBoxes; ++g)
+    for (int64_t p = 0; p < box.colBoxes; ++p) {
+      SmallVector<Value> coordinates;
+      for (auto [d, offset] : llvm::enumerate(llvm::reverse(offsets))) {
+        int64_t shift = d == 0 ? p * box.cols : d == 1 ? g * box.rows : 0;
+        Value at = shift ? arith::AddIOp::create(b, loc, offset,
+                                                 indexConst(b, loc, shift))
+                               .getResult()
+                         : offset;
+        coordinates.push_back(
+            arith::IndexCastOp::create(b, loc, b.getI32Type(), at));
+      }
+      int64_t byteOffset = (g * box.colBoxes + p) * boxBytes;
+      each(coordinates, byteOffset ? indexConst(b, loc, byteOffset) : Value());
+    }
+}
+
 /// Builds `body` under `if (thread id mod every == 0)`: thread 0 of the
 /// block, or with `every` = 32 lane 0 of each warp.
 scf::IfOp onThreadZero(OpBuilder &b, Location loc, Operation *op,
@@ -458,38 +483,22 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
             b.getBoolAttr(false), /*predicate=*/Value());
         Value map = LLVM::IntToPtrOp::create(
             b, loc, LLVM::LLVMPointerType::get(b.getContext()), descriptor);
-        // One transfer per box (blocked tiles: per 8-row group and block,
-        // 1 KiB apart in that order), coordinates innermost first.
-        ValueRange offsets = op.getSrcOffsets();
-        int64_t boxBytesEach =
-            box.rows * box.cols * tile.getElementTypeBitWidth() / 8;
-        for (int64_t g = 0; g < box.rowBoxes; ++g)
-          for (int64_t p = 0; p < box.colBoxes; ++p) {
-            SmallVector<Value> coordinates;
-            for (auto [d, offset] : llvm::enumerate(llvm::reverse(offsets))) {
-              int64_t shift = d == 0 ? p * box.cols : d == 1 ? g * box.rows : 0;
-              Value at = shift ? arith::AddIOp::create(
-                                     b, loc, offset, indexConst(b, loc, shift))
-                                     .getResult()
-                               : offset;
-              coordinates.push_back(
-                  arith::IndexCastOp::create(b, loc, b.getI32Type(), at));
-            }
-            int64_t byteOffset = (g * box.colBoxes + p) * boxBytesEach;
-            // The destination as a shared::cluster address (this CTA's own
-            // shared memory is part of its cluster's window).
-            Value dst = LLVM::AddrSpaceCastOp::create(
-                b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
-                sharedPointer(b, loc, op.getDst(),
-                              byteOffset ? indexConst(b, loc, byteOffset)
-                                         : Value()));
-            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                b, loc, dst, map, coordinates, barrier,
-                /*im2colOffsets=*/ValueRange(),
-                /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
-                NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
-                /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
-          }
+        // One transfer per box.
+        forEachBox(
+            b, loc, box, op.getSrcOffsets(), tile.getElementTypeBitWidth(),
+            [&](ValueRange coordinates, Value byteOffset) {
+              // The destination as a shared::cluster address (this CTA's own
+              // shared memory is part of its cluster's window).
+              Value dst = LLVM::AddrSpaceCastOp::create(
+                  b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
+                  sharedPointer(b, loc, op.getDst(), byteOffset));
+              NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                  b, loc, dst, map, coordinates, barrier,
+                  /*im2colOffsets=*/ValueRange(),
+                  /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+                  NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+                  /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
+            });
       });
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
       emitFallback(rewriter);
@@ -591,30 +600,14 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
       onThreadZero(rewriter, loc, op, [&](OpBuilder &b) {
         Value map = LLVM::IntToPtrOp::create(
             b, loc, LLVM::LLVMPointerType::get(b.getContext()), descriptor);
-        int64_t boxBytes =
-            box.rows * box.cols * tile.getElementTypeBitWidth() / 8;
-        ValueRange offsets = op.getDstOffsets();
-        for (int64_t g = 0; g < box.rowBoxes; ++g)
-          for (int64_t p = 0; p < box.colBoxes; ++p) {
-            SmallVector<Value> coordinates;
-            for (auto [d, offset] : llvm::enumerate(llvm::reverse(offsets))) {
-              int64_t shift = d == 0 ? p * box.cols : d == 1 ? g * box.rows : 0;
-              Value at = shift ? arith::AddIOp::create(
-                                     b, loc, offset, indexConst(b, loc, shift))
-                                     .getResult()
-                               : offset;
-              coordinates.push_back(
-                  arith::IndexCastOp::create(b, loc, b.getI32Type(), at));
-            }
-            int64_t byteOffset = (g * box.colBoxes + p) * boxBytes;
-            NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-                b, loc, map,
-                sharedPointer(b, loc, op.getSrc(),
-                              byteOffset ? indexConst(b, loc, byteOffset)
-                                         : Value()),
-                coordinates, /*l2CacheHint=*/Value(),
-                NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
-          }
+        forEachBox(
+            b, loc, box, op.getDstOffsets(), tile.getElementTypeBitWidth(),
+            [&](ValueRange coordinates, Value byteOffset) {
+              NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+                  b, loc, map, sharedPointer(b, loc, op.getSrc(), byteOffset),
+                  coordinates, /*l2CacheHint=*/Value(),
+                  NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+            });
         NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
         NVVM::CpAsyncBulkWaitGroupOp::create(
             b, loc, /*group=*/0, readAfter ? UnitAttr() : b.getUnitAttr());
