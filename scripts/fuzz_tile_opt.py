@@ -79,11 +79,21 @@ PASSES = [
      '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
      'blocked-operands=true panel-blocks=true',
      '--convert-tile-to-gpu=wgmma=true'],
+    # Persistent and warp-specialized (the producer loops over the tiles),
+    # staging tiles swizzled by layout inference, TMA stores.
+    ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--tile-make-persistent=blocks=3',
+     '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
+     'blocked-operands=true panel-blocks=true warp-specialize=true',
+     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
+     'blocked-operands=true panel-blocks=true',
+     '--convert-tile-to-gpu=wgmma=true tma-store=true'],
 ]
 LOWERINGS = [
     ['--tile-to-cpu'],
     ['--tile-to-nvvm=chip=sm_90a format=isa'],
     ['--tile-to-nvvm=chip=sm_90a format=isa warp-specialize pingpong'],
+    ['--tile-to-nvvm=chip=sm_90a format=isa persistent'],
     ['--tile-to-rocdl=chip=gfx1100 format=isa'],
 ]
 
