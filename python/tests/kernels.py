@@ -5,10 +5,11 @@ import tilelang_mlir.language as T
 
 
 def matmul_func(M, N, K, block_M=32, block_N=32, block_K=16, threads=64,
-                dtype=T.float16, stages=2):
+                dtype=T.float16, stages=2, out_dtype=T.float32,
+                stage_epilogue=False):
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
-             C: T.Tensor((M, N), T.float32)):
+             C: T.Tensor((M, N), out_dtype)):
         with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M),
                       threads=threads) as (bx, by):
             A_s = T.alloc_shared((block_M, block_K), dtype)
@@ -19,7 +20,13 @@ def matmul_func(M, N, K, block_M=32, block_N=32, block_K=16, threads=64,
                 T.copy(A[by * block_M, k * block_K], A_s)
                 T.copy(B[k * block_K, bx * block_N], B_s)
                 T.gemm(A_s, B_s, C_f)
-            T.copy(C_f, C[by * block_M, bx * block_N])
+            if stage_epilogue:
+                # Through a shared tile (its layout is the compiler's).
+                C_s = T.alloc_shared((block_M, block_N), out_dtype)
+                T.copy(C_f, C_s)
+                T.copy(C_s, C[by * block_M, bx * block_N])
+            else:
+                T.copy(C_f, C[by * block_M, bx * block_N])
 
     return main
 

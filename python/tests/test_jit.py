@@ -239,6 +239,29 @@ def test_pass_configs_are_checked():
         tilelang_mlir.compile(func, pass_configs={"opt_level": 7})
 
 
+def test_staged_epilogue_is_a_tma_store():
+    # C through a shared tile: layout inference swizzles it, and on sm_90a
+    # the copy to C is a TMA store (tma_store=False: the threads' stores).
+    main = matmul_func(200, 136, 72, block_M=128, block_N=64, block_K=64,
+                       threads=128, stages=2, out_dtype=T.float16,
+                       stage_epilogue=True)
+    store = "cp.async.bulk.tensor.2d.global.shared::cta"
+    tma = tilelang_mlir.compile(main, out_idx=[-1], target="sm_90a")
+    plain = tilelang_mlir.compile(main, out_idx=[-1], target="sm_90a",
+                                  pass_configs={"tma_store": False})
+    assert store in tma.get_kernel_source("ptx")
+    assert "cp.async.bulk.wait_group.read" in tma.get_kernel_source("ptx")
+    assert store not in plain.get_kernel_source("ptx")
+    # The same kernel on the CPU, edge tiles included.
+    rng = np.random.default_rng()
+    kernel = tilelang_mlir.compile(main, out_idx=[-1])
+    a = rng.standard_normal((200, 72)).astype(np.float16)
+    b = rng.standard_normal((72, 136)).astype(np.float16)
+    np.testing.assert_allclose(
+        kernel(a, b).astype(np.float32),
+        a.astype(np.float32) @ b.astype(np.float32), rtol=2e-2, atol=2e-2)
+
+
 def test_pass_configs_shape_the_ptx():
     # Two warpgroups, a 2-stage TMA pipeline: warp specialization applies
     # (by default on sm_90a).
