@@ -600,7 +600,9 @@ int main(int argc, char **argv) {
       buffer.shape.push_back(size);
     }
     buffer.bytes.resize(buffer.numElements() * getByteSize(param.dtype));
-    fillRandom(buffer, seed, i);
+    // A compile needs shapes (and where the data starts), not values.
+    if (!compileOnly)
+      fillRandom(buffer, seed, i);
   }
   if (outputs.empty())
     for (unsigned i = params.size(); i-- > 0;)
@@ -686,10 +688,9 @@ int main(int argc, char **argv) {
   };
 
   // Compile (or load) and explain.
-  std::vector<HostBuffer> results = initial;
   if (compileOnly) {
     Expected<CompileReport> report =
-        (*kernel)->compile(argsFor(results, nullptr));
+        (*kernel)->compile(argsFor(initial, nullptr));
     if (!report)
       return fail(llvm::toString(report.takeError()));
     if (explain)
@@ -697,6 +698,7 @@ int main(int argc, char **argv) {
     llvm::outs() << "compiled for " << target->str() << "\n";
     return 0;
   }
+  std::vector<HostBuffer> results = initial;
   {
     // Compiling needs no device memory: shapes and values suffice.
     Expected<const CompileReport &> report =
