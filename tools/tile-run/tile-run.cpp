@@ -614,7 +614,7 @@ int main(int argc, char **argv) {
     if (o >= params.size() || !params[o].isBuffer)
       return fail("--outputs: argument #" + llvm::Twine(o) +
                   " is not a buffer argument");
-    if (!noPoison)
+    if (!noPoison && !compileOnly)
       poison(initial[o]);
   }
 
