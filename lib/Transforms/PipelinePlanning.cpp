@@ -436,25 +436,25 @@ bool Planner::buildProducer(Operation *point, Value barriers, Value lb,
   // before (`base`), as the consumers' waits do.
   auto emitFills = [&](OpBuilder &outer, Value base) {
     scf::ForOp::create(
-      outer, loc, lb, ub, step, ValueRange{},
-      [&](OpBuilder &bld, Location, Value iv, ValueRange) {
-        Value i = arith::DivUIOp::create(
-            bld, loc, arith::SubIOp::create(bld, loc, iv, lb), step);
-        if (base)
-          i = arith::AddIOp::create(bld, loc, i, base);
-        Value stage = arith::RemUIOp::create(bld, loc, i, index(bld, stages));
-        Value parity = arith::RemUIOp::create(
-            bld, loc,
-            arith::AddIOp::create(
-                bld, loc,
-                arith::DivUIOp::create(bld, loc, i, index(bld, stages)),
-                index(bld, 1)),
-            index(bld, 2));
-        BarrierWaitOp::create(bld, loc, released, stage, parity)
-            .setIssuer(true);
-        emitCopies(bld, loc, iv, stage, barriers);
-        scf::YieldOp::create(bld, loc);
-      });
+        outer, loc, lb, ub, step, ValueRange{},
+        [&](OpBuilder &bld, Location, Value iv, ValueRange) {
+          Value i = arith::DivUIOp::create(
+              bld, loc, arith::SubIOp::create(bld, loc, iv, lb), step);
+          if (base)
+            i = arith::AddIOp::create(bld, loc, i, base);
+          Value stage = arith::RemUIOp::create(bld, loc, i, index(bld, stages));
+          Value parity = arith::RemUIOp::create(
+              bld, loc,
+              arith::AddIOp::create(
+                  bld, loc,
+                  arith::DivUIOp::create(bld, loc, i, index(bld, stages)),
+                  index(bld, 1)),
+              index(bld, 2));
+          BarrierWaitOp::create(bld, loc, released, stage, parity)
+              .setIssuer(true);
+          emitCopies(bld, loc, iv, stage, barriers);
+          scf::YieldOp::create(bld, loc);
+        });
   };
   Block *tileBody = nullptr;
   if (!tiles) {
@@ -474,9 +474,8 @@ bool Planner::buildProducer(Operation *point, Value barriers, Value lb,
   }
   // The producer runs beside the kernel body's other ops: the values it
   // takes from there are recomputed inside (ops free of memory effects
-  // only); so are those it
-  // takes from the body of the loop over tiles, inside its own loop over
-  // the same tiles.
+  // only); so are those it takes from the body of the loop over tiles,
+  // inside its own loop over the same tiles.
   llvm::SetVector<Operation *> outside, perTile;
   SmallVector<Value> worklist;
   producer.walk([&](Operation *op) {
@@ -601,8 +600,8 @@ void Planner::rewrite() {
     Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
     FailureOr<LoopLikeOpInterface> counted = tiles.replaceWithAdditionalYields(
         rewriter, ValueRange{zero}, /*replaceInitOperandUsesInLoop=*/false,
-        [&](OpBuilder &yb, Location, ArrayRef<BlockArgument> args)
-            -> SmallVector<Value> {
+        [&](OpBuilder &yb, Location,
+            ArrayRef<BlockArgument> args) -> SmallVector<Value> {
           return {arith::AddIOp::create(yb, loc, args[0],
                                         getTripCount(yb, loc, lb, ub, step))};
         });
@@ -771,8 +770,8 @@ void Planner::rewrite() {
   // flight kept from being released in the loop: release it now.
   if (base && lastUnreleased) {
     Value count = getTripCount(b, loc, lb, ub, step);
-    Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
-                                      count, index(0));
+    Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, count,
+                                      index(0));
     scf::IfOp::create(b, loc, any, [&](OpBuilder &then, Location) {
       Value last = arith::SubIOp::create(
           then, loc, arith::AddIOp::create(then, loc, base, count),
