@@ -780,7 +780,8 @@ static constexpr PipelineOption<TileToNVVMOptions> kCudaLateOptions[] = {
     {&CompileOptions::warpSpecialize, &TileToNVVMOptions::warpSpecialize},
     {&CompileOptions::pingpong, &TileToNVVMOptions::pingpong},
     {&CompileOptions::wgmmaPanels, &TileToNVVMOptions::wgmmaPanels},
-    {&CompileOptions::tmaStore, &TileToNVVMOptions::tmaStore}};
+    {&CompileOptions::tmaStore, &TileToNVVMOptions::tmaStore},
+    {&CompileOptions::stmatrix, &TileToNVVMOptions::stmatrix}};
 
 /// Sets `gpu` from `options`; with `text`, appends " name=value" for each
 /// option that differs from the pipeline's default.

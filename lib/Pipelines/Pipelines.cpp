@@ -135,6 +135,8 @@ struct GPUTargetSpec {
   bool pingpong = false;
   /// Copies of whole shared tiles to global memory as TMA stores (sm_90).
   bool tmaStore = false;
+  /// Register fragments stored to 16-bit shared tiles by stmatrix (sm_90).
+  bool stmatrix = false;
 };
 } // namespace
 
@@ -190,6 +192,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   toGPU.wgmma = spec.wgmma;
   toGPU.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
   toGPU.tmaStore = spec.tmaStore;
+  toGPU.stmatrix = spec.stmatrix;
   pm.addPass(createConvertTileToGPU(toGPU));
   // Outline before canonicalizing (the canonicalizer hoists constants to
   // the function), and first sink the constants and index computations the
@@ -259,7 +262,8 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
        options.tma, options.wgmmaTallRows, options.persistent,
        options.tmaBlocked, options.tmaRelease, options.wgmmaPanels,
        options.tmaReleaseMinWarpgroups, options.tmaReleaseMaxStages,
-       options.warpSpecialize, options.pingpong, options.tmaStore});
+       options.warpSpecialize, options.pingpong, options.tmaStore,
+       options.stmatrix});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

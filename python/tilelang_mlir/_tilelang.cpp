@@ -208,6 +208,7 @@ static void applyPassConfigs(CompileOptions &options, const py::dict &configs) {
       {"tma", &CompileOptions::tma},
       {"tma_blocked", &CompileOptions::tmaBlocked},
       {"tma_store", &CompileOptions::tmaStore},
+      {"stmatrix", &CompileOptions::stmatrix},
       {"tma_release", &CompileOptions::tmaRelease},
       {"warp_specialize", &CompileOptions::warpSpecialize},
       {"pingpong", &CompileOptions::pingpong},

@@ -130,6 +130,12 @@ for shape in "300x200 170x200 300x170" "1000x1000 900x1000 1000x900" "1000x1000 
   run wgmma_8_staged_$1_$3 /tmp/gemm_wg8.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=$1 --arg=$2 --arg=$3
 done
 run wgmma_9_staged_nn_1000_904 /tmp/gemm_wg9.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=1000x1000 --arg=1000x904 --arg=1000x904
+# --stmatrix (experimental): the accumulators go to the staged tile by
+# stmatrix.x4 (the GEMM's C, the overlapped attention's O).
+run wgmma_8_staged_stmatrix /tmp/gemm_wg8.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --stmatrix --arg=1000x1000 --arg=904x1000 --arg=1000x904
+for entry in flash_attention flash_attention_causal; do
+  run stmatrix_fa128overlap_$entry bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --stmatrix --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
+done
 run wgmma_8_staged_no_tma_store /tmp/gemm_wg8.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-store=false --arg=1000x1000 --arg=904x1000 --arg=1000x904
 # The overlapped kernels with one k tile (nothing to overlap), two (the
 # prologue only) and many (K = 1000: 16 tiles, a partial last one), on a
@@ -269,6 +275,7 @@ done
 echo "-- the same TN GEMM with C stored straight from the accumulators (no --stage-epilogue: 4-byte stores), and with the staged tile stored by the threads' vector stores instead of TMA (--tma-store=false)"
 for n in 4096 8192; do WG_GEN= wg_time gemm-wgmma-direct $n $n $n f16; done
 for n in 4096 8192; do WG_FLAGS=--tma-store=false wg_time gemm-wgmma-no-tma-store $n $n $n f16; done
+for n in 4096 8192; do WG_FLAGS=--stmatrix wg_time gemm-wgmma-stmatrix $n $n $n f16; done
 echo "-- NN (B stored K x N: MN-major, 512-byte rows, blocked layout in 64-column panels on TMA) on wgmma vs cuBLAS NN"
 for n in 4096 8192; do TRITON_PEER=1 wg_time gemm-wgmma $n $n $n f16 nn; done
 echo "-- Llama-3-8B projections at 4096 tokens on wgmma (Y = X W^T, W stored N x K, f16)"

@@ -177,6 +177,11 @@ static cl::opt<bool> tmaStoreOpt(
     cl::desc("CUDA sm_90: copies of whole shared tiles to global memory are "
              "TMA stores (=false: the threads' vector stores)"),
     cl::cat(category));
+static cl::opt<bool> stmatrixOpt(
+    "stmatrix", cl::init(false),
+    cl::desc("CUDA sm_90: register fragments in the accumulator order store "
+             "into 16-bit shared tiles with stmatrix (experimental)"),
+    cl::cat(category));
 static cl::opt<bool> tmaBlockedOpt(
     "tma-blocked", cl::init(false),
     cl::desc("CUDA sm_90: blocked tiles load through TMA too, one 8-row box "
@@ -452,6 +457,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.persistent = persistentOpt;
   options.tmaBlocked = tmaBlockedOpt;
   options.tmaStore = tmaStoreOpt;
+  options.stmatrix = stmatrixOpt;
   options.tmaRelease = tmaReleaseOpt;
   options.tmaReleaseMinWarpgroups = tmaReleaseMinWarpgroupsOpt;
   options.tmaReleaseMaxStages = tmaReleaseMaxStagesOpt;

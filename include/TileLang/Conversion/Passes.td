@@ -137,6 +137,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            "With wgmma, also gemms whose warpgroups own 128 rows of C (two "
            "m64 blocks in the layout of getWgmmaAccumulatorLayout; "
            "experimental)">,
+    Option<"stmatrix", "stmatrix", "bool", /*default=*/"false",
+           "On sm_90: copies of whole register fragments in the "
+           "mma/wgmma accumulator order into 16-bit shared tiles store "
+           "with stmatrix (experimental)">,
     Option<"tmaStore", "tma-store", "bool", /*default=*/"false",
            "On sm_90: a synchronous copy of a whole shared tile into a "
            "global buffer of rank 2 to 5 is a TMA store "

@@ -60,6 +60,12 @@ private:
   llvm::DenseMap<Attribute, std::shared_ptr<const FragmentTable>> tables;
 };
 
+/// The coordinates (index values) of the element in slot `slot` of thread
+/// `tid` of a register fragment laid out as `table` (separable tables).
+SmallVector<Value> emitFragmentCoords(OpBuilder &b, Location loc,
+                                      const FragmentTable &table, Value tid,
+                                      int64_t slot);
+
 /// The per-thread lowering of fill, copy, reduce and tile.parallel on
 /// register fragments (taking precedence over the Block-mode patterns).
 void populateRegisterFragmentPatterns(RewritePatternSet &patterns,

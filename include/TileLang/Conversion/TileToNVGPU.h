@@ -104,6 +104,13 @@ private:
 void populateTmaPatterns(RewritePatternSet &patterns,
                          const TmaDescriptors &descriptors);
 
+/// sm_90: a tile.copy of a whole register fragment into a 16-bit shared
+/// tile whose every group of eight slots is stmatrix's order (four 8x8
+/// matrices, a lane's two consecutive elements of row lane / 4 of each: the
+/// mma/wgmma accumulator layout) as stmatrix.sync.aligned.m8n8.x4 stores.
+void populateStmatrixPatterns(RewritePatternSet &patterns,
+                              const RegisterFragments &fragments);
+
 /// sm_90: a synchronous tile.copy of a whole shared tile into global memory
 /// whose tensor map `descriptors` has, as a TMA store: every thread fences
 /// its shared-memory writes for the asynchronous proxy, a block barrier,

@@ -141,6 +141,9 @@ struct CompileOptions {
   /// CUDA sm_90: copies of whole shared tiles to global memory as TMA
   /// stores (the pipeline's `tma-store`).
   bool tmaStore = true;
+  /// CUDA sm_90: register fragments stored to 16-bit shared tiles with
+  /// stmatrix (the pipeline's `stmatrix`; experimental).
+  bool stmatrix = false;
   /// CUDA sm_90: blocked tiles on TMA too (the pipeline's `tma-blocked`;
   /// experimental).
   bool tmaBlocked = false;

@@ -112,6 +112,12 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "panel, and wgmma reads them one panel apart "
                      "(=false: blocked tiles stay on cp.async)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> stmatrix{
+      *this, "stmatrix",
+      llvm::cl::desc("sm_90: register fragments in the accumulator order "
+                     "store into 16-bit shared tiles with stmatrix "
+                     "(convert-tile-to-gpu{stmatrix}; experimental)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> tmaStore{
       *this, "tma-store",
       llvm::cl::desc("sm_90: synchronous copies of whole shared tiles into "

@@ -931,6 +931,12 @@ LogicalResult RegisterFragments::eraseAllocations() {
   return result;
 }
 
+SmallVector<Value> mlir::tile::emitFragmentCoords(OpBuilder &b, Location loc,
+                                                  const FragmentTable &table,
+                                                  Value tid, int64_t slot) {
+  return emitCoords(b, loc, table, emitThreadParts(b, loc, table, tid), slot);
+}
+
 void mlir::tile::populateRegisterFragmentPatterns(
     RewritePatternSet &patterns, const RegisterFragments &fragments) {
   patterns.add<FillRegisters, CopyRegisters, ReduceRegisters,

@@ -441,6 +441,8 @@ struct ConvertTileToGPUPass
       populateTmaPatterns(patterns, tma);
       if (tmaStore)
         populateTmaStorePatterns(patterns, tma);
+      if (stmatrix && registerFragments)
+        populateStmatrixPatterns(patterns, fragments);
       populateTakeTurnsPatterns(patterns);
     }
     if (rocm)
