@@ -87,13 +87,13 @@ PASSES = [
      'blocked-operands=true panel-blocks=true warp-specialize=true',
      '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
      'blocked-operands=true panel-blocks=true',
-     '--convert-tile-to-gpu=wgmma=true tma-store=true'],
+     '--convert-tile-to-gpu=wgmma=true tma-store=true stmatrix=true'],
 ]
 LOWERINGS = [
     ['--tile-to-cpu'],
     ['--tile-to-nvvm=chip=sm_90a format=isa'],
     ['--tile-to-nvvm=chip=sm_90a format=isa warp-specialize pingpong'],
-    ['--tile-to-nvvm=chip=sm_90a format=isa persistent'],
+    ['--tile-to-nvvm=chip=sm_90a format=isa persistent stmatrix'],
     ['--tile-to-rocdl=chip=gfx1100 format=isa'],
 ]
 
