@@ -10,6 +10,7 @@ the committed file is current.
   python3 bench/gen_attention.py --dim 128 --stages 3 | tile-opt > bench/kernels/flash_attention_d128.mlir
   python3 bench/gen_attention.py --dim 128 --split 64 | tile-opt > bench/kernels/flash_attention_d128_split.mlir
   python3 bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output | tile-opt > bench/kernels/flash_attention_d128_overlap.mlir
+  python3 bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output --longest-first | tile-opt > bench/kernels/flash_attention_d128_overlap_lpt.mlir
 """
 
 import argparse
@@ -48,6 +49,10 @@ def main():
     parser.add_argument("--stage-output", action="store_true",
                         help="write the output through a shared tile (TMA "
                              "stores on sm_90)")
+    parser.add_argument("--longest-first", action="store_true",
+                        help="causal kernel: blocks in order of decreasing "
+                             "work (grid heads x batch x query tiles, last "
+                             "query tile first)")
     args = parser.parse_args()
     bodies = []
     sizes = (T.symbolic("B"), T.symbolic("H"), T.symbolic("S"))
@@ -62,7 +67,8 @@ def main():
                                overlap=args.overlap,
                                peel_first="first" in peel,
                                peel_last="last" in peel,
-                               stage_output=args.stage_output).script()
+                               stage_output=args.stage_output,
+                               longest_first=args.longest_first).script()
         # The function of each traced module, side by side in one module.
         bodies.append(re.search(r"^module \{\n(.*)\n\}\n?$", text, re.S).group(1))
     print("module {\n" + "\n".join(bodies) + "\n}")

@@ -9,7 +9,8 @@ import tilelang_mlir.language as T
 def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     block_N=64, num_stages=2, threads=128,
                     name="flash_attention", split=None, overlap=False,
-                    peel_first=False, peel_last=True, stage_output=False):
+                    peel_first=False, peel_last=True, stage_output=False,
+                    longest_first=False):
     """The traced kernel; sizes are ints or T.symbolic(). With split=w, Q,
     K, V and the output accumulator are held as dim // w tiles of w columns
     each: Q K^T sums one gemm per pair of parts, P V is one gemm per part.
@@ -27,7 +28,12 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
     result is dropped). With peel_last, the last P V comes after the loop
     (its V copied there); otherwise the loop runs once more, on a wholly
     masked S (a Q K^T whose result is dropped, but the last V copy stays
-    in the pipeline)."""
+    in the pipeline).
+
+    With longest_first (causal only), the grid is (heads, batch, query
+    tiles) with the last query tile first: blocks start in order of
+    decreasing work (query tile i sees i + 1 key tiles), which a persistent
+    kernel's blocks then take in turn (longest processing time first)."""
     parts = dim // split if split else 1
     width = dim // parts
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
@@ -35,8 +41,16 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
 
     def main(Q: T.Tensor(shape, T.float16), K: T.Tensor(shape, T.float16),
              V: T.Tensor(shape, T.float16), Output: T.Tensor(shape, T.float16)):
-        with T.Kernel(T.ceildiv(seq_len, block_M), heads, batch,
-                      threads=threads) as (bx, by, bz):
+        query_tiles = T.ceildiv(seq_len, block_M)
+        reverse = longest_first and is_causal
+        grid = ((heads, batch, query_tiles) if reverse
+                else (query_tiles, heads, batch))
+        with T.Kernel(*grid, threads=threads) as ids:
+            if reverse:
+                by, bz, order = ids
+                bx = query_tiles - 1 - order
+            else:
+                bx, by, bz = ids
             Q_parts = [T.alloc_shared((block_M, width), T.float16)
                        for _ in range(parts)]
             K_parts = [T.alloc_shared((block_N, width), T.float16)

@@ -188,6 +188,9 @@ run persistent_fa_causal $E/flash_attention.mlir --entry=flash_attention_causal 
 for entry in flash_attention flash_attention_causal; do
   RUN_TIMEOUT=60 run persistent_ws_$entry bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --persistent --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128
 done
+# ... with the causal blocks longest first (flash_attention_d128_overlap_lpt).
+RUN_TIMEOUT=60 run persistent_ws_lpt_causal bench/kernels/flash_attention_d128_overlap_lpt.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --persistent --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128
+run lpt_causal bench/kernels/flash_attention_d128_overlap_lpt.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128
 echo "== --tma-release forced on every pipeline (the default only in kernels of 2+ warpgroups whose pipelines have at most 2 stages): warps release pipeline stages on mbarriers, thread 0 waits for them before refilling (no block barrier per stage)"
 for k in 64 1000; do
   run release_wgmma_5_k$k /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 $RELEASE_ALL --arg=600x$k --arg=1100x$k --arg=600x1100
@@ -463,6 +466,11 @@ for entry in flash_attention flash_attention_causal; do
     timeout 60 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-persist-$entry$flag.log" 2>&1
     echo "attention $entry $flag: $(kernel_ms "$LOGS/time-persist-$entry$flag.log") ms"
   done
+done
+# Longest first (the causal kernel's blocks in order of decreasing work).
+for flag in --persistent=false --persistent --persistent=false --persistent; do
+  timeout 60 "$TR" bench/kernels/flash_attention_d128_overlap_lpt.mlir --entry=flash_attention_causal --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-persist-lpt$flag.log" 2>&1
+  echo "attention causal longest-first $flag: $(kernel_ms "$LOGS/time-persist-lpt$flag.log") ms"
 done
 fi
 if want overlap; then
