@@ -104,6 +104,11 @@ private:
 void populateTmaPatterns(RewritePatternSet &patterns,
                          const TmaDescriptors &descriptors);
 
+/// An !llvm.ptr<3> to byte `byteOffset` (null: 0) of the shared tile
+/// `tile` (a view, whose offset counts).
+Value getSharedPointer(OpBuilder &b, Location loc, Value tile,
+                       Value byteOffset = Value());
+
 /// sm_90: a tile.copy of a whole register fragment into a 16-bit shared
 /// tile whose every group of eight slots is stmatrix's order (four 8x8
 /// matrices, a lane's two consecutive elements of row lane / 4 of each: the

@@ -146,11 +146,10 @@ static std::optional<TmaCopy> getTmaCopy(CopyOp copy) {
   if (copy.getBarriers())
     return TmaCopy{copy.getSrc(), copy.getSrcOffsets(), copy.getDst()};
   auto tile = cast<MemRefType>(copy.getSrc().getType());
-  auto space = dyn_cast_or_null<MemorySpaceAttr>(tile.getMemorySpace());
-  if (copy.getAsync() || !copy.getSrcOffsets().empty() || !space ||
-      space.getValue() != MemorySpace::Shared ||
+  if (copy.getAsync() || !copy.getSrcOffsets().empty() ||
+      !isInSpace(tile, MemorySpace::Shared) ||
       !tile.getLayout().isIdentity() ||
-      copy.getDst().getType().getMemorySpace() ||
+      getMemorySpace(copy.getDst().getType()) ||
       tile.getElementType() != copy.getDst().getType().getElementType())
     return std::nullopt;
   return TmaCopy{copy.getDst(), copy.getDstOffsets(), copy.getSrc()};
@@ -183,6 +182,16 @@ static Value getStartAddress(OpBuilder &b, Location loc, Value buffer) {
       b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer),
       arith::MulIOp::create(b, loc, metadata.getOffset(),
                             indexConst(b, loc, bytes)));
+}
+
+Value mlir::tile::getSharedPointer(OpBuilder &b, Location loc, Value tile,
+                                   Value byteOffset) {
+  Value address = getStartAddress(b, loc, tile);
+  if (byteOffset)
+    address = arith::AddIOp::create(b, loc, address, byteOffset);
+  return LLVM::IntToPtrOp::create(b, loc,
+                                  LLVM::LLVMPointerType::get(b.getContext(), 3),
+                                  toI64(b, loc, address));
 }
 
 void TmaDescriptors::create(Operation *root, bool stores) {
@@ -249,20 +258,9 @@ void TmaDescriptors::create(Operation *root, bool stores) {
 
 namespace {
 
-/// An !llvm.ptr<3> to byte `byteOffset` of the shared tile `tile` (a view,
-/// whose offset counts).
-Value sharedPointer(OpBuilder &b, Location loc, Value tile, Value byteOffset) {
-  Value address = getStartAddress(b, loc, tile);
-  if (byteOffset)
-    address = arith::AddIOp::create(b, loc, address, byteOffset);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
-      toI64(b, loc, address));
-}
-
 /// Barrier `index` of the barrier array `barriers`.
 Value barrierPointer(OpBuilder &b, Location loc, Value barriers, Value index) {
-  return sharedPointer(
+  return getSharedPointer(
       b, loc, barriers,
       arith::MulIOp::create(b, loc, index, indexConst(b, loc, 8)));
 }
@@ -491,7 +489,7 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
               // shared memory is part of its cluster's window).
               Value dst = LLVM::AddrSpaceCastOp::create(
                   b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
-                  sharedPointer(b, loc, op.getDst(), byteOffset));
+                  getSharedPointer(b, loc, op.getDst(), byteOffset));
               NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
                   b, loc, dst, map, coordinates, barrier,
                   /*im2colOffsets=*/ValueRange(),
@@ -604,7 +602,7 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
             b, loc, box, op.getDstOffsets(), tile.getElementTypeBitWidth(),
             [&](ValueRange coordinates, Value byteOffset) {
               NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-                  b, loc, map, sharedPointer(b, loc, op.getSrc(), byteOffset),
+                  b, loc, map, getSharedPointer(b, loc, op.getSrc(), byteOffset),
                   coordinates, /*l2CacheHint=*/Value(),
                   NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
             });

@@ -20,7 +20,6 @@
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -78,10 +77,9 @@ struct FragmentToStmatrix : OpRewritePattern<CopyOp> {
     Value array = fragments.getArray(op.getSrc());
     const FragmentTable *table = fragments.getTable(op.getSrc());
     MemRefType dstType = op.getDst().getType();
-    auto space = dyn_cast_or_null<MemorySpaceAttr>(dstType.getMemorySpace());
     Type element = dstType.getElementType();
-    if (!array || !table || !op.getDstOffsets().empty() || !space ||
-        space.getValue() != MemorySpace::Shared ||
+    if (!array || !table || !op.getDstOffsets().empty() ||
+        !isInSpace(dstType, MemorySpace::Shared) ||
         !dstType.getLayout().isIdentity() ||
         !(element.isF16() || element.isBF16()) ||
         !holdsStmatrixGroups(*table))
@@ -101,13 +99,10 @@ struct FragmentToStmatrix : OpRewritePattern<CopyOp> {
     Value warp = arith::SubIOp::create(rewriter, loc, tid, lane);
     Value matrix = arith::DivUIOp::create(rewriter, loc, lane, index(8));
     Value rowInMatrix = arith::RemUIOp::create(rewriter, loc, lane, index(8));
-    // The shared tile's first element as an address, and its row stride.
+    // The shared tile's strides (elements), for each lane's row address.
     Value dst = op.getDst();
     auto metadata = memref::ExtractStridedMetadataOp::create(rewriter, loc, dst);
-    Value base = arith::AddIOp::create(
-        rewriter, loc,
-        memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, dst),
-        arith::MulIOp::create(rewriter, loc, metadata.getOffset(), index(2)));
+    int64_t bytes = dstType.getElementTypeBitWidth() / 8;
     auto i32 = rewriter.getI32Type();
     auto pair = VectorType::get({2}, element);
     for (int64_t s0 = 0; s0 < table->getNumSlots(); s0 += kGroupSlots) {
@@ -130,14 +125,9 @@ struct FragmentToStmatrix : OpRewritePattern<CopyOp> {
           rewriter, loc,
           arith::MulIOp::create(rewriter, loc, at[0], metadata.getStrides()[0]),
           arith::MulIOp::create(rewriter, loc, at[1], metadata.getStrides()[1]));
-      Value address = arith::AddIOp::create(
-          rewriter, loc, base,
-          arith::MulIOp::create(rewriter, loc, linear, index(2)));
-      Value pointer = LLVM::IntToPtrOp::create(
-          rewriter, loc, LLVM::LLVMPointerType::get(ctx, 3),
-          arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
-                                     address)
-              .getResult());
+      Value pointer = getSharedPointer(
+          rewriter, loc, dst,
+          arith::MulIOp::create(rewriter, loc, linear, index(bytes)));
       // Each register: the thread's two elements of one matrix row.
       SmallVector<Value> registers;
       for (int64_t r = 0; r < 4; ++r) {
