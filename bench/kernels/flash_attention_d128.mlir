@@ -99,10 +99,12 @@ module {
         }
       }
       tile.parallel (%arg4, %arg5) in (64, 128) {
-        %16 = memref.load %6[%arg4, %arg5] : memref<64x128xf32, #tile.mem<fragment>>
-        %17 = memref.load %11[%arg4] : memref<64xf32, #tile.mem<fragment>>
-        %18 = arith.divf %16, %17 : f32
-        memref.store %18, %6[%arg4, %arg5] : memref<64x128xf32, #tile.mem<fragment>>
+        %cst_11 = arith.constant 1.000000e+00 : f32
+        %16 = memref.load %11[%arg4] : memref<64xf32, #tile.mem<fragment>>
+        %17 = arith.divf %cst_11, %16 : f32
+        %18 = memref.load %6[%arg4, %arg5] : memref<64x128xf32, #tile.mem<fragment>>
+        %19 = arith.mulf %18, %17 : f32
+        memref.store %19, %6[%arg4, %arg5] : memref<64x128xf32, #tile.mem<fragment>>
       }
       %c64_9 = arith.constant 64 : index
       %15 = arith.muli %bx, %c64_9 : index
@@ -226,10 +228,12 @@ module {
         }
       }
       tile.parallel (%arg4, %arg5) in (64, 128) {
-        %20 = memref.load %6[%arg4, %arg5] : memref<64x128xf32, #tile.mem<fragment>>
-        %21 = memref.load %11[%arg4] : memref<64xf32, #tile.mem<fragment>>
-        %22 = arith.divf %20, %21 : f32
-        memref.store %22, %6[%arg4, %arg5] : memref<64x128xf32, #tile.mem<fragment>>
+        %cst_14 = arith.constant 1.000000e+00 : f32
+        %20 = memref.load %11[%arg4] : memref<64xf32, #tile.mem<fragment>>
+        %21 = arith.divf %cst_14, %20 : f32
+        %22 = memref.load %6[%arg4, %arg5] : memref<64x128xf32, #tile.mem<fragment>>
+        %23 = arith.mulf %22, %21 : f32
+        memref.store %23, %6[%arg4, %arg5] : memref<64x128xf32, #tile.mem<fragment>>
       }
       %c64_12 = arith.constant 64 : index
       %19 = arith.muli %bx, %c64_12 : index

@@ -117,10 +117,12 @@ module {
       tile.copy %5 to %6 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
       tile.gemm %6, %3, %7 {policy = #tile.policy<full_row>} : memref<128x128xf16, #tile.mem<fragment>>, memref<128x128xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
       tile.parallel (%arg4, %arg5) in (128, 128) {
-        %19 = memref.load %7[%arg4, %arg5] : memref<128x128xf32, #tile.mem<fragment>>
-        %20 = memref.load %12[%arg4] : memref<128xf32, #tile.mem<fragment>>
-        %21 = arith.divf %19, %20 : f32
-        memref.store %21, %7[%arg4, %arg5] : memref<128x128xf32, #tile.mem<fragment>>
+        %cst_15 = arith.constant 1.000000e+00 : f32
+        %19 = memref.load %12[%arg4] : memref<128xf32, #tile.mem<fragment>>
+        %20 = arith.divf %cst_15, %19 : f32
+        %21 = memref.load %7[%arg4, %arg5] : memref<128x128xf32, #tile.mem<fragment>>
+        %22 = arith.mulf %21, %20 : f32
+        memref.store %22, %7[%arg4, %arg5] : memref<128x128xf32, #tile.mem<fragment>>
       }
       tile.copy %7 to %4 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<shared>>
       %c128_13 = arith.constant 128 : index
@@ -266,10 +268,12 @@ module {
       tile.copy %7 to %8 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
       tile.gemm %8, %5, %9 {policy = #tile.policy<full_row>} : memref<128x128xf16, #tile.mem<fragment>>, memref<128x128xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
       tile.parallel (%arg4, %arg5) in (128, 128) {
-        %25 = memref.load %9[%arg4, %arg5] : memref<128x128xf32, #tile.mem<fragment>>
-        %26 = memref.load %14[%arg4] : memref<128xf32, #tile.mem<fragment>>
-        %27 = arith.divf %25, %26 : f32
-        memref.store %27, %9[%arg4, %arg5] : memref<128x128xf32, #tile.mem<fragment>>
+        %cst_19 = arith.constant 1.000000e+00 : f32
+        %25 = memref.load %14[%arg4] : memref<128xf32, #tile.mem<fragment>>
+        %26 = arith.divf %cst_19, %25 : f32
+        %27 = memref.load %9[%arg4, %arg5] : memref<128x128xf32, #tile.mem<fragment>>
+        %28 = arith.mulf %27, %26 : f32
+        memref.store %28, %9[%arg4, %arg5] : memref<128x128xf32, #tile.mem<fragment>>
       }
       tile.copy %9 to %6 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<shared>>
       %c128_17 = arith.constant 128 : index

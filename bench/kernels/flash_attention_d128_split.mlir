@@ -125,20 +125,24 @@ module {
         }
       }
       tile.parallel (%arg4, %arg5) in (64, 64) {
-        %22 = memref.load %9[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
-        %23 = memref.load %15[%arg4] : memref<64xf32, #tile.mem<fragment>>
-        %24 = arith.divf %22, %23 : f32
-        memref.store %24, %9[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
+        %cst_16 = arith.constant 1.000000e+00 : f32
+        %22 = memref.load %15[%arg4] : memref<64xf32, #tile.mem<fragment>>
+        %23 = arith.divf %cst_16, %22 : f32
+        %24 = memref.load %9[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
+        %25 = arith.mulf %24, %23 : f32
+        memref.store %25, %9[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
       }
       %c64_12 = arith.constant 64 : index
       %20 = arith.muli %bx, %c64_12 : index
       %c0_13 = arith.constant 0 : index
       tile.copy %9 to %arg3[%bz, %by, %20, %c0_13] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?x?x128xf16>
       tile.parallel (%arg4, %arg5) in (64, 64) {
-        %22 = memref.load %10[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
-        %23 = memref.load %15[%arg4] : memref<64xf32, #tile.mem<fragment>>
-        %24 = arith.divf %22, %23 : f32
-        memref.store %24, %10[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
+        %cst_16 = arith.constant 1.000000e+00 : f32
+        %22 = memref.load %15[%arg4] : memref<64xf32, #tile.mem<fragment>>
+        %23 = arith.divf %cst_16, %22 : f32
+        %24 = memref.load %10[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
+        %25 = arith.mulf %24, %23 : f32
+        memref.store %25, %10[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
       }
       %c64_14 = arith.constant 64 : index
       %21 = arith.muli %bx, %c64_14 : index
@@ -288,20 +292,24 @@ module {
         }
       }
       tile.parallel (%arg4, %arg5) in (64, 64) {
-        %26 = memref.load %9[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
-        %27 = memref.load %15[%arg4] : memref<64xf32, #tile.mem<fragment>>
-        %28 = arith.divf %26, %27 : f32
-        memref.store %28, %9[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
+        %cst_19 = arith.constant 1.000000e+00 : f32
+        %26 = memref.load %15[%arg4] : memref<64xf32, #tile.mem<fragment>>
+        %27 = arith.divf %cst_19, %26 : f32
+        %28 = memref.load %9[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
+        %29 = arith.mulf %28, %27 : f32
+        memref.store %29, %9[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
       }
       %c64_15 = arith.constant 64 : index
       %24 = arith.muli %bx, %c64_15 : index
       %c0_16 = arith.constant 0 : index
       tile.copy %9 to %arg3[%bz, %by, %24, %c0_16] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?x?x128xf16>
       tile.parallel (%arg4, %arg5) in (64, 64) {
-        %26 = memref.load %10[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
-        %27 = memref.load %15[%arg4] : memref<64xf32, #tile.mem<fragment>>
-        %28 = arith.divf %26, %27 : f32
-        memref.store %28, %10[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
+        %cst_19 = arith.constant 1.000000e+00 : f32
+        %26 = memref.load %15[%arg4] : memref<64xf32, #tile.mem<fragment>>
+        %27 = arith.divf %cst_19, %26 : f32
+        %28 = memref.load %10[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
+        %29 = arith.mulf %28, %27 : f32
+        memref.store %29, %10[%arg4, %arg5] : memref<64x64xf32, #tile.mem<fragment>>
       }
       %c64_17 = arith.constant 64 : index
       %25 = arith.muli %bx, %c64_17 : index

@@ -177,8 +177,11 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     output_p_v(0)
                     update_logsum()
             for p in range(parts):
+                # One reciprocal per row (the thread's copies of logsum[i]
+                # are one register: CSE leaves one division per row) and a
+                # multiply per element, instead of a division per element.
                 for i, j in T.Parallel(block_M, width):
-                    acc_o[p][i, j] /= logsum[i]
+                    acc_o[p][i, j] *= 1.0 / logsum[i]
                 if not stage_output:
                     T.copy(acc_o[p], Output[bz, by, bx * block_M, p * width])
                     continue

@@ -42,6 +42,10 @@ BlockThreads getBlockThreads(OpBuilder &b, Operation *op);
 /// `op` when it is known at compile time.
 std::optional<int64_t> getStaticBlockThreads(Operation *op);
 
+/// The registers each thread of the thread range that encloses `op` may use
+/// (its setmaxnreg budget), when the range says.
+std::optional<int64_t> getThreadRegisters(Operation *op);
+
 /// Patterns for tile.copy, gemm, fill, clear, reduce, cumsum, atomic_add,
 /// parallel, pipelined and the hints.
 void populateTileOpLoweringPatterns(RewritePatternSet &patterns,

@@ -160,6 +160,31 @@ std::optional<int64_t> mlir::tile::getStaticBlockThreads(Operation *op) {
   return threads;
 }
 
+/// The coordinates of row-major position `linear` in [0, extents).
+static SmallVector<Value> delinearize(OpBuilder &b, Location loc,
+                                      ArrayRef<int64_t> extents,
+                                      Value linear) {
+  SmallVector<Value> coords(extents.size());
+  Value rest = linear;
+  for (int64_t d = extents.size() - 1; d >= 0; --d) {
+    if (d == 0) {
+      coords[d] = rest;
+      break;
+    }
+    Value extent = indexConst(b, loc, extents[d]);
+    coords[d] = arith::RemUIOp::create(b, loc, rest, extent);
+    rest = arith::DivUIOp::create(b, loc, rest, extent);
+  }
+  return coords;
+}
+
+std::optional<int64_t> mlir::tile::getThreadRegisters(Operation *op) {
+  DenseI64ArrayAttr range = getThreadRange(op);
+  if (!range || range.size() < 3)
+    return std::nullopt;
+  return range[2];
+}
+
 /// Iterates over [0, extents): a loop nest on one thread, or one loop over
 /// the linearized space from `threadId` by `numThreads` when split. `body`
 /// gets the coordinates.
@@ -177,24 +202,12 @@ static void buildTileLoops(
     scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
     return;
   }
-  int64_t total = 1;
-  for (int64_t extent : extents)
-    total *= extent;
   scf::ForOp::create(
-      b, loc, dist.threadId, indexConst(b, loc, total), dist.numThreads,
-      ValueRange{},
+      b, loc, dist.threadId,
+      indexConst(b, loc, ShapedType::getNumElements(extents)),
+      dist.numThreads, ValueRange{},
       [&](OpBuilder &b, Location loc, Value linear, ValueRange) {
-        SmallVector<Value> coords(extents.size());
-        Value rest = linear;
-        for (int64_t d = extents.size() - 1; d >= 0; --d) {
-          Value extent = indexConst(b, loc, extents[d]);
-          coords[d] = d == 0 ? rest
-                             : arith::RemUIOp::create(b, loc, rest, extent)
-                                   .getResult();
-          if (d > 0)
-            rest = arith::DivUIOp::create(b, loc, rest, extent);
-        }
-        body(b, loc, coords);
+        body(b, loc, delinearize(b, loc, extents, linear));
         scf::YieldOp::create(b, loc);
       });
 }
@@ -886,6 +899,9 @@ private:
     Value global = isGlobal(src) ? src : isGlobal(dst) ? dst : Value();
     ValueRange globalOffsets =
         global == src ? op.getSrcOffsets() : op.getDstOffsets();
+    if (global == src && !isGlobal(dst) && dist.isSplit() &&
+        lowerBatchedLoads(b, op, dist, vectorShape, width))
+      return;
     buildTileLoops(
         b, loc, vectorShape, dist,
         [&](OpBuilder &b, Location loc, ValueRange vectorIvs) {
@@ -935,6 +951,90 @@ private:
                 scf::YieldOp::create(b, loc);
               });
         });
+  }
+
+  /// A global-to-on-chip copy whose threads move a few vectors each, with
+  /// every load issued before the first store: a loop of load-store pairs
+  /// waits one memory latency per vector (the store needs its load), here
+  /// the thread has all its loads in flight at once. Vectors at the edge of
+  /// the global buffer gather their elements (zero outside). False when the
+  /// vectors do not split evenly over a static block or a thread would hold
+  /// more than 64 32-bit registers of them (a quarter of its registers in a
+  /// thread range with fewer: a warp-specialized producer's 24 hold none).
+  static bool lowerBatchedLoads(OpBuilder &b, CopyOp op,
+                                const Distribution &dist,
+                                ArrayRef<int64_t> vectorShape, int64_t width) {
+    int64_t maxRegisters =
+        std::min<int64_t>(64, getThreadRegisters(op).value_or(256) / 4);
+    std::optional<int64_t> threads = getStaticBlockThreads(op);
+    int64_t total = ShapedType::getNumElements(vectorShape);
+    if (!threads || total % *threads || total == *threads)
+      return false;
+    int64_t perThread = total / *threads;
+    Value src = op.getSrc(), dst = op.getDst();
+    MemRefType srcType = op.getSrc().getType();
+    auto srcVector = VectorType::get({width}, srcType.getElementType());
+    int64_t vectorRegisters =
+        llvm::divideCeil(width * srcType.getElementTypeBitWidth(), 32);
+    if (perThread * vectorRegisters > maxRegisters)
+      return false;
+    Location loc = op.getLoc();
+    Type dstElement = op.getDst().getType().getElementType();
+    auto alignment = [&](Value side) {
+      return llvm::Align(
+          width * cast<MemRefType>(side.getType()).getElementTypeBitWidth() /
+          8);
+    };
+    SmallVector<SmallVector<Value>> ivs;
+    SmallVector<Value> values;
+    for (int64_t j = 0; j < perThread; ++j) {
+      Value linear =
+          j == 0 ? dist.threadId
+                 : arith::AddIOp::create(b, loc, dist.threadId,
+                                         indexConst(b, loc, j * *threads))
+                       .getResult();
+      SmallVector<Value> at = delinearize(b, loc, vectorShape, linear);
+      at.back() =
+          arith::MulIOp::create(b, loc, at.back(), indexConst(b, loc, width));
+      SmallVector<Value> srcIdx = swizzleIndices(
+          b, loc, src, tileIndices(b, loc, src, op.getSrcOffsets(), at));
+      auto load = scf::IfOp::create(
+          b, loc,
+          isWholeVectorInBounds(b, loc, src, op.getSrcOffsets(), at, width),
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(
+                b, loc,
+                vector::LoadOp::create(b, loc, srcVector, src, srcIdx,
+                                       /*nontemporal=*/false,
+                                       alignment(src))
+                    .getResult());
+          },
+          [&](OpBuilder &b, Location loc) {
+            Value v = arith::ConstantOp::create(b, loc, srcVector,
+                                                b.getZeroAttr(srcVector));
+            for (int64_t e = 0; e < width; ++e) {
+              SmallVector<Value> element(at);
+              element.back() = arith::AddIOp::create(b, loc, at.back(),
+                                                     indexConst(b, loc, e));
+              Value x = guardedLoad(
+                  b, loc, src,
+                  swizzleIndices(b, loc, src,
+                                 tileIndices(b, loc, src, op.getSrcOffsets(),
+                                             element)));
+              v = vector::InsertOp::create(b, loc, x, v, e);
+            }
+            scf::YieldOp::create(b, loc, v);
+          });
+      ivs.push_back(std::move(at));
+      values.push_back(load.getResult(0));
+    }
+    for (auto [at, v] : llvm::zip(ivs, values))
+      vector::StoreOp::create(
+          b, loc, convertScalar(b, loc, v, dstElement), dst,
+          swizzleIndices(b, loc, dst,
+                         tileIndices(b, loc, dst, op.getDstOffsets(), at)),
+          /*nontemporal=*/false, alignment(dst));
+    return true;
   }
 
   static void lowerElements(OpBuilder &b, CopyOp op, const Distribution &dist) {

@@ -66,7 +66,7 @@ LogicalResult mlir::tile::splitProducers(Operation *root, int64_t smVersion) {
                     ArrayRef<Operation *> ops) {
       auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
       ifOp->setAttr(TileDialect::getThreadRangeAttrName(),
-                    b.getDenseI64ArrayAttr({first, count}));
+                    b.getDenseI64ArrayAttr({first, count, registers}));
       Block *then = ifOp.thenBlock();
       OpBuilder inner = OpBuilder::atBlockBegin(then);
       NVVM::SetMaxRegisterOp::create(inner, loc, registers, action);

@@ -21,11 +21,11 @@
 // CHECK: arith.subi %{{.*}}, %{{.*}} : index
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
-// CHECK: } {tile.thread_range = array<i64: 256, 128>}
+// CHECK: } {tile.thread_range = array<i64: 256, 128, 24>}
 // CHECK: scf.if %{{.*}} {
 // CHECK-NEXT: nvvm.setmaxregister{{ +}}increase 240
 // CHECK-NOT: gpu.barrier
-// CHECK: } {tile.thread_range = array<i64: 0, 256>}
+// CHECK: } {tile.thread_range = array<i64: 0, 256, 240>}
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.terminator
 func.func @producer(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %n: index) {
@@ -46,6 +46,40 @@ func.func @producer(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %n: index) {
     tile.barrier_wait %full[%c0] parity(%c0) : memref<2xi64, #tile.mem<shared>>
     tile.copy %a to %B[%c0, %c0] : memref<64x64xf16, #tile.mem<shared>> to memref<?x?xf16>
     tile.barrier_arrive %free[%c0] : memref<2xi64, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+// The registers of a thread range bound the loads a copy batches: a
+// consumer (240 registers) loads its 2 vectors of a 64x64 f16 tile before
+// storing them; the producer (24) moves its 4 vectors one at a time.
+// CHECK-LABEL: func.func @producer_copies
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.setmaxregister{{ +}}decrease 24
+// CHECK: scf.for
+// CHECK: vector.load
+// CHECK-NEXT: vector.store
+// CHECK: } {tile.thread_range = array<i64: 256, 128, 24>}
+// CHECK: nvvm.setmaxregister{{ +}}increase 240
+// CHECK-NOT: scf.for
+// CHECK: vector.load
+// CHECK-NOT: vector.store
+// CHECK: vector.load
+// CHECK: vector.store
+// CHECK: vector.store
+// CHECK: } {tile.thread_range = array<i64: 0, 256, 240>}
+func.func @producer_copies(%A: memref<?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    tile.producer {
+      tile.copy %A[%c0, %c0] to %a : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    }
+    tile.copy %A[%c0, %c0] to %b : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
   }
   return
 }

@@ -29,18 +29,28 @@ func.func @launch(%gx: index, %gy: index, %out: memref<?xi32>) {
 
 // A copy into a shared tile is split over the block, with barriers around:
 // when the global rows are aligned (a run-time check), thread t takes
-// 16-byte vectors t, t + 128, ... (8 f16; a vector crossing the edge of the
-// global buffer moves element by element, guarded); otherwise elements
-// t, t + 128, ..., the global read guarded.
+// 16-byte vectors t and t + 128 (8 f16), both loaded before the first store
+// (a vector crossing the edge of the global buffer gathers its elements,
+// guarded, zero outside); otherwise elements t, t + 128, ..., the global
+// read guarded.
 // CHECK-LABEL: func.func @copy
 // CHECK: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
 // CHECK: gpu.barrier
 // CHECK: scf.if %{{.*}} {
-// CHECK:   scf.for %[[V:.*]] = %[[TX]] to %c256 step %c128 {
-// CHECK:     scf.if %{{.*}} {
-// CHECK:       vector.load %{{.*}} {alignment = 16 : i64} : memref<?x?xf16>, vector<8xf16>
-// CHECK:       vector.store %{{.*}} {alignment = 16 : i64} : memref<64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
-// CHECK:     } else {
+// CHECK-NOT: scf.for
+// CHECK-NOT: vector.store
+// CHECK:   %[[V0:.*]] = scf.if %{{.*}} -> (vector<8xf16>) {
+// CHECK:     vector.load %{{.*}} {alignment = 16 : i64} : memref<?x?xf16>, vector<8xf16>
+// CHECK:   } else {
+// CHECK:     scf.if %{{.*}} -> (f16) {
+// CHECK:       memref.load %{{.*}} : memref<?x?xf16>
+// CHECK:     vector.from_elements
+// CHECK:   arith.addi %[[TX]], %c128
+// CHECK-NOT: vector.store
+// CHECK:   %[[V1:.*]] = scf.if %{{.*}} -> (vector<8xf16>) {
+// CHECK:     vector.load %{{.*}} {alignment = 16 : i64} : memref<?x?xf16>, vector<8xf16>
+// CHECK:   vector.store %[[V0]], %{{.*}} {alignment = 16 : i64} : memref<64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK:   vector.store %[[V1]], %{{.*}} {alignment = 16 : i64} : memref<64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: } else {
 // CHECK:   scf.for %[[E:.*]] = %[[TX]] to %c2048 step %c128 {
 // CHECK:     arith.remui %[[E]]

@@ -290,6 +290,25 @@ module attributes {tile.chip = "sm_90a"} {
 
 // -----
 
+// A thread range's register budget must be positive.
+func.func @thread_range_registers(%c: i1) {
+  // expected-error @+1 {{'tile.thread_range' must be [first, count] of threads, optionally with the registers of each}}
+  scf.if %c {
+  } {tile.thread_range = array<i64: 0, 128, 0>}
+  return
+}
+
+// -----
+
+func.func @thread_range_size(%c: i1) {
+  // expected-error @+1 {{'tile.thread_range' must be [first, count] of threads}}
+  scf.if %c {
+  } {tile.thread_range = array<i64: 0, 128, 24, 1>}
+  return
+}
+
+// -----
+
 func.func @copy_global_to_global(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %n: index) {
   tile.kernel grid(%n) threads(128) -> (%bx) {
     // expected-error @+1 {{cannot copy between two global buffers}}

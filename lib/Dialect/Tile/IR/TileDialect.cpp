@@ -63,9 +63,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getThreadRangeAttrName()) {
     auto range = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
-    if (!range || range.size() != 2 || range[0] < 0 || range[1] <= 0)
-      return op->emitError() << "'" << attr.getName().getValue()
-                             << "' must be [first, count] of threads";
+    if (!range || range.size() < 2 || range.size() > 3 || range[0] < 0 ||
+        llvm::any_of(range.asArrayRef().drop_front(),
+                     [](int64_t v) { return v <= 0; }))
+      return op->emitError()
+             << "'" << attr.getName().getValue()
+             << "' must be [first, count] of threads, optionally with the "
+                "registers of each";
     return success();
   }
   if (attr.getName() == getProducerThreadsAttrName()) {

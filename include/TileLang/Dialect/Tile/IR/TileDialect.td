@@ -80,9 +80,12 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getReduceScratchAttrName() {
       return ::llvm::StringLiteral("tile.reduce_scratch");
     }
-    /// `[first, count]` on the op a warp-specialized kernel runs on part of
-    /// its threads (a `tile.producer`'s warpgroup, or its consumers): the
-    /// tile ops inside are spread over those threads, numbered from 0.
+    /// `[first, count]` or `[first, count, registers]` on the op a
+    /// warp-specialized kernel runs on part of its threads (a
+    /// `tile.producer`'s warpgroup, or its consumers): the tile ops inside
+    /// are spread over those threads, numbered from 0; `registers` is what
+    /// each of those threads may use (setmaxnreg), which lowerings that
+    /// trade registers for speed respect.
     static constexpr ::llvm::StringLiteral getThreadRangeAttrName() {
       return ::llvm::StringLiteral("tile.thread_range");
     }
