@@ -141,10 +141,10 @@ module {
     %dim_1 = memref.dim %arg0, %c2 : memref<?x?x?x128xf16>
     %c128 = arith.constant 128 : index
     %0 = arith.ceildivsi %dim_1, %c128 : index
-    tile.kernel grid(%dim_0, %dim, %0) threads(256) -> (%bx, %by, %bz) {
+    tile.kernel grid(%0, %dim_0, %dim) threads(256) -> (%bx, %by, %bz) {
       %c1_2 = arith.constant 1 : index
       %1 = arith.subi %0, %c1_2 : index
-      %2 = arith.subi %1, %bz : index
+      %2 = arith.subi %1, %bx : index
       %3 = tile.alloc_shared : memref<128x128xf16, #tile.mem<shared>>
       %4 = tile.alloc_shared : memref<128x128xf16, #tile.mem<shared>>
       %5 = tile.alloc_shared : memref<128x128xf16, #tile.mem<shared>>
@@ -161,7 +161,7 @@ module {
       %c128_3 = arith.constant 128 : index
       %15 = arith.muli %2, %c128_3 : index
       %c0_4 = arith.constant 0 : index
-      tile.copy %arg0[%by, %bx, %15, %c0_4] to %3 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
+      tile.copy %arg0[%bz, %by, %15, %c0_4] to %3 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
       %cst = arith.constant 0.000000e+00 : f32
       tile.fill %9, %cst : memref<128x128xf32, #tile.mem<fragment>>
       %cst_5 = arith.constant 0.000000e+00 : f32
@@ -186,7 +186,7 @@ module {
         %c128_19 = arith.constant 128 : index
         %25 = arith.muli %arg4, %c128_19 : index
         %c0_20 = arith.constant 0 : index
-        tile.copy %arg1[%by, %bx, %25, %c0_20] to %4 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
+        tile.copy %arg1[%bz, %by, %25, %c0_20] to %4 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
         %c1_21 = arith.constant 1 : index
         %26 = arith.subi %arg4, %c1_21 : index
         %c0_22 = arith.constant 0 : index
@@ -194,7 +194,7 @@ module {
         %c128_23 = arith.constant 128 : index
         %28 = arith.muli %27, %c128_23 : index
         %c0_24 = arith.constant 0 : index
-        tile.copy %arg2[%by, %bx, %28, %c0_24] to %5 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
+        tile.copy %arg2[%bz, %by, %28, %c0_24] to %5 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
         tile.copy %7 to %8 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
         tile.parallel (%arg5, %arg6) in (128, 128) {
           %c128_25 = arith.constant 128 : index
@@ -264,7 +264,7 @@ module {
       %c128_15 = arith.constant 128 : index
       %23 = arith.muli %22, %c128_15 : index
       %c0_16 = arith.constant 0 : index
-      tile.copy %arg2[%by, %bx, %23, %c0_16] to %5 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
+      tile.copy %arg2[%bz, %by, %23, %c0_16] to %5 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
       tile.copy %7 to %8 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
       tile.gemm %8, %5, %9 {policy = #tile.policy<full_row>} : memref<128x128xf16, #tile.mem<fragment>>, memref<128x128xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
       tile.parallel (%arg4, %arg5) in (128, 128) {
@@ -279,7 +279,7 @@ module {
       %c128_17 = arith.constant 128 : index
       %24 = arith.muli %2, %c128_17 : index
       %c0_18 = arith.constant 0 : index
-      tile.copy %6 to %arg3[%by, %bx, %24, %c0_18] : memref<128x128xf16, #tile.mem<shared>> to memref<?x?x?x128xf16>
+      tile.copy %6 to %arg3[%bz, %by, %24, %c0_18] : memref<128x128xf16, #tile.mem<shared>> to memref<?x?x?x128xf16>
     }
     return
   }

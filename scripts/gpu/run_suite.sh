@@ -31,6 +31,8 @@ gen_wgmma_kernels() {
   # Four stages: one k tile of wgmma work stays in flight (wg_wait = 1).
   python3 $G --dtype f16 --acc f32 --out f16 --tb --block 64x128x64 --threads 128 --stages 4 --policy full_row > /tmp/gemm_wg4.mlir
   python3 $G --dtype f16 --acc f32 --out f16 --tb --block 128x128x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_wg5.mlir
+  # The NN 128x256x64 kernel (B's 512-byte rows: blocked, in panels).
+  python3 $G --dtype f16 --acc f32 --out f16 --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_nn_wide.mlir
   python3 $G --dtype bf16 --acc f32 --out bf16 --tb --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_wg6.mlir
   # NN: B stored K x N, MN-major with all 64 columns in one 128-byte row.
   python3 $G --dtype f16 --acc f32 --out f16 --block 128x64x64 --threads 256 --stages 4 --policy full_row > /tmp/gemm_wg7.mlir
@@ -151,7 +153,6 @@ run blocked_tn $B --entry=tn --reference=@tn_ref --rtol=1e-3 --atol=1e-3 --repea
 run blocked_nn $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma=false --arg=100x70 --arg=70x300 --arg=100x300
 run blocked_tn_wgmma $B --entry=tn --reference=@tn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x300 --arg=90x300 --arg=100x90
 run blocked_nn_wgmma $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=70x300 --arg=100x300
-python3 $G --dtype f16 --acc f32 --out f16 --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 > /tmp/gemm_nn_wide.mlir
 run gemm_nn_wide_wgmma /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=300x200 --arg=200x300 --arg=300x300
 run fa128_mma_sync_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-blocked=false --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 echo "== --wgmma-tall-rows (experimental): one warpgroup owning 128 rows of C as two m64 blocks (the 128-thread example GEMM, TN 128x128x64 overlapped)"
@@ -283,9 +284,11 @@ for dt in f16 bf16; do
   for n in 4096 8192; do TRITON_PEER=1 wg_time gemm-wgmma $n $n $n $dt; done
 done
 echo "-- the same TN GEMM with C stored straight from the accumulators (no --stage-epilogue: 4-byte stores), and with the staged tile stored by the threads' vector stores instead of TMA (--tma-store=false)"
+if [ "${WG_EXTRAS:-1}" = 1 ]; then
 for n in 4096 8192; do WG_GEN= wg_time gemm-wgmma-direct $n $n $n f16; done
 for n in 4096 8192; do WG_FLAGS=--tma-store=false wg_time gemm-wgmma-no-tma-store $n $n $n f16; done
 for n in 4096 8192; do WG_FLAGS=--stmatrix wg_time gemm-wgmma-stmatrix $n $n $n f16; done
+fi
 echo "-- NN (B stored K x N: MN-major, 512-byte rows, blocked layout in 64-column panels on TMA) on wgmma vs cuBLAS NN"
 for n in 4096 8192; do TRITON_PEER=1 wg_time gemm-wgmma $n $n $n f16 nn; done
 echo "-- Llama-3-8B projections at 4096 tokens on wgmma (Y = X W^T, W stored N x K, f16)"
@@ -322,8 +325,10 @@ for entry in flash_attention flash_attention_causal; do
   # for whole tiles, --version-parallel=false.) The overlapped variants
   # run twice, interleaved: one kernel's median moves ~4 % between runs
   # in one call (H200 run 29), which bounds what a comparison can say.
-  for kernel in flash_attention_d128 flash_attention_d128_overlap flash_attention_d128_overlap-ws flash_attention_d128_overlap-nv \
-                flash_attention_d128_overlap flash_attention_d128_overlap-ws flash_attention_d128_overlap-nv; do
+  # ATT_KERNELS replaces the list (WG_EXTRAS=0 drops the epilogue variants
+  # of the GEMM above): a shorter time section.
+  for kernel in ${ATT_KERNELS:-flash_attention_d128 flash_attention_d128_overlap flash_attention_d128_overlap-ws flash_attention_d128_overlap-nv \
+                flash_attention_d128_overlap flash_attention_d128_overlap-ws flash_attention_d128_overlap-nv}; do
     case $kernel in
       *-ws) flags="--warp-specialize=false";;
       *-nv) flags="--version-parallel=false";;

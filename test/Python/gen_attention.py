@@ -31,9 +31,9 @@ rows)."""
 # the producer and ping-pong, is tile-to-nvvm-warp-specialize.test's.
 # RUN: %tile_python %tile_src/bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output | tile-opt > %t.overlap.mlir
 # RUN: grep -v '^//' %tile_src/bench/kernels/flash_attention_d128_overlap.mlir | diff - %t.overlap.mlir
-# The causal kernel with its blocks longest first (grid heads x batch x
-# query tiles, the last query tile first) computes bit for bit what the
-# committed overlapped kernel computes (CPU lowering).
+# The causal kernel with its blocks longest first (each head's query tiles
+# last first) computes bit for bit what the committed overlapped kernel
+# computes (CPU lowering).
 # RUN: %tile_python %tile_src/bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output --longest-first | tile-opt > %t.lpt.mlir
 # RUN: grep -v '^//' %tile_src/bench/kernels/flash_attention_d128_overlap_lpt.mlir | diff - %t.lpt.mlir
 # RUN: tile-run %t.lpt.mlir --entry=flash_attention_causal --reference=%tile_src/bench/kernels/flash_attention_d128_overlap.mlir@flash_attention_causal --outputs=3 --rtol=0 --atol=0 --repeat=0 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 | FileCheck %s --check-prefix=LPT
