@@ -476,6 +476,9 @@ Expected<std::unique_ptr<Kernel>> Kernel::create(llvm::StringRef source,
   impl->context = std::make_unique<MLIRContext>(registry);
   impl->context->disableMultithreading();
   MLIRContext *ctx = impl->context.get();
+  // An error names its problem and location; the whole failing op (a
+  // lowered kernel: megabytes of IR) is for tile-opt's users.
+  ctx->printOpOnDiagnostic(false);
 
   DiagnosticCollector diags(ctx);
   impl->module =
@@ -1310,6 +1313,7 @@ Expected<std::string> jit::lowerToText(StringRef source, StringRef pipeline,
   tile::registerAllDialects(registry);
   tile::registerAllExtensions(registry);
   MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
   DiagnosticCollector diags(&context);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, ParserConfig(&context), bufferName);

@@ -357,6 +357,45 @@ func.func @f8(%out: memref<?xf32>) {
   EXPECT_EQ(countFiles(), 0u);
 }
 
+TEST_F(KernelTest, LoweringErrorsAreShort) {
+  // 3 x 96 KiB of shared tiles exceed sm_90a's 227 KiB: the error names the
+  // problem and its location, without the lowered kernel printed after it.
+  const char *big = R"mlir(
+func.func @big(%A: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<192x128xf32, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<192x128xf32, #tile.mem<shared>>
+    %c = tile.alloc_shared : memref<192x128xf32, #tile.mem<shared>>
+    tile.copy %A[%c0, %c0] to %a : memref<?x?xf32> to memref<192x128xf32, #tile.mem<shared>>
+    tile.copy %A[%c0, %c0] to %b : memref<?x?xf32> to memref<192x128xf32, #tile.mem<shared>>
+    tile.copy %a to %c : memref<192x128xf32, #tile.mem<shared>> to memref<192x128xf32, #tile.mem<shared>>
+    tile.copy %b to %A[%c0, %c0] : memref<192x128xf32, #tile.mem<shared>> to memref<?x?xf32>
+    tile.copy %c to %A[%c0, %c0] : memref<192x128xf32, #tile.mem<shared>> to memref<?x?xf32>
+  }
+  return
+}
+)mlir";
+  CompileOptions opts = options();
+  auto target = Target::parse("sm_90a");
+  ASSERT_TRUE(bool(target));
+  opts.target = *target;
+  auto kernel = Kernel::create(big, opts, "big.mlir");
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  Matrix a(192, 128, 1);
+  auto report = (*kernel)->compile({a.arg()});
+  ASSERT_FALSE(bool(report));
+  std::string message = llvm::toString(report.takeError());
+  EXPECT_NE(message.find("big.mlir:5:3: error: the kernel's shared tiles need"), std::string::npos) << message;
+  EXPECT_NE(message.find("bytes of shared memory"), std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("see current operation"), std::string::npos)
+      << message;
+  EXPECT_LT(message.size(), 1000u) << message;
+  EXPECT_EQ(countFiles(), 0u);
+}
+
 TEST_F(KernelTest, GpuTargetWithoutADriverIsAClearError) {
   CompileOptions opts = options();
   auto target = Target::parse("sm_90a");
