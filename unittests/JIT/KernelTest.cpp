@@ -387,7 +387,9 @@ func.func @big(%A: memref<?x?xf32>) {
   auto report = (*kernel)->compile({a.arg()});
   ASSERT_FALSE(bool(report));
   std::string message = llvm::toString(report.takeError());
-  EXPECT_NE(message.find("big.mlir:5:3: error: the kernel's shared tiles need"), std::string::npos) << message;
+  EXPECT_NE(message.find("big.mlir:5:3: error: the kernel's shared tiles need"),
+            std::string::npos)
+      << message;
   EXPECT_NE(message.find("bytes of shared memory"), std::string::npos)
       << message;
   EXPECT_EQ(message.find("see current operation"), std::string::npos)
