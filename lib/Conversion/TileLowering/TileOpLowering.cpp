@@ -162,8 +162,7 @@ std::optional<int64_t> mlir::tile::getStaticBlockThreads(Operation *op) {
 
 /// The coordinates of row-major position `linear` in [0, extents).
 static SmallVector<Value> delinearize(OpBuilder &b, Location loc,
-                                      ArrayRef<int64_t> extents,
-                                      Value linear) {
+                                      ArrayRef<int64_t> extents, Value linear) {
   SmallVector<Value> coords(extents.size());
   Value rest = linear;
   for (int64_t d = extents.size() - 1; d >= 0; --d) {
@@ -202,14 +201,13 @@ static void buildTileLoops(
     scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
     return;
   }
-  scf::ForOp::create(
-      b, loc, dist.threadId,
-      indexConst(b, loc, ShapedType::getNumElements(extents)),
-      dist.numThreads, ValueRange{},
-      [&](OpBuilder &b, Location loc, Value linear, ValueRange) {
-        body(b, loc, delinearize(b, loc, extents, linear));
-        scf::YieldOp::create(b, loc);
-      });
+  scf::ForOp::create(b, loc, dist.threadId,
+                     indexConst(b, loc, ShapedType::getNumElements(extents)),
+                     dist.numThreads, ValueRange{},
+                     [&](OpBuilder &b, Location loc, Value linear, ValueRange) {
+                       body(b, loc, delinearize(b, loc, extents, linear));
+                       scf::YieldOp::create(b, loc);
+                     });
 }
 
 /// Emits `lower` between barriers in Block mode (the op's reads see every
@@ -1005,8 +1003,7 @@ private:
             scf::YieldOp::create(
                 b, loc,
                 vector::LoadOp::create(b, loc, srcVector, src, srcIdx,
-                                       /*nontemporal=*/false,
-                                       alignment(src))
+                                       /*nontemporal=*/false, alignment(src))
                     .getResult());
           },
           [&](OpBuilder &b, Location loc) {
@@ -1018,9 +1015,9 @@ private:
                                                      indexConst(b, loc, e));
               Value x = guardedLoad(
                   b, loc, src,
-                  swizzleIndices(b, loc, src,
-                                 tileIndices(b, loc, src, op.getSrcOffsets(),
-                                             element)));
+                  swizzleIndices(
+                      b, loc, src,
+                      tileIndices(b, loc, src, op.getSrcOffsets(), element)));
               v = vector::InsertOp::create(b, loc, x, v, e);
             }
             scf::YieldOp::create(b, loc, v);
