@@ -784,7 +784,8 @@ static constexpr PipelineOption<TileToNVVMOptions> kCudaLateOptions[] = {
     {&CompileOptions::pingpong, &TileToNVVMOptions::pingpong},
     {&CompileOptions::wgmmaPanels, &TileToNVVMOptions::wgmmaPanels},
     {&CompileOptions::tmaStore, &TileToNVVMOptions::tmaStore},
-    {&CompileOptions::stmatrix, &TileToNVVMOptions::stmatrix}};
+    {&CompileOptions::stmatrix, &TileToNVVMOptions::stmatrix},
+    {&CompileOptions::prefetchCopies, &TileToNVVMOptions::prefetchCopies}};
 
 /// Sets `gpu` from `options`; with `text`, appends " name=value" for each
 /// option that differs from the pipeline's default.

@@ -137,6 +137,8 @@ struct GPUTargetSpec {
   bool tmaStore = false;
   /// Register fragments stored to 16-bit shared tiles by stmatrix (sm_90).
   bool stmatrix = false;
+  /// One-off copies into shared tiles issued early, asynchronously.
+  bool prefetchCopies = false;
 };
 } // namespace
 
@@ -178,6 +180,10 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     plan.prefetchFirst = spec.kind == "rocm";
     pm.addPass(createTilePlanPipelines(plan));
   }
+  // (After the planner: its staged buffers leave the tiles of copies after
+  // a pipelined loop to those copies.)
+  if (spec.tma && spec.prefetchCopies)
+    pm.addPass(createTilePrefetchCopies());
   // Fragments whose layouts conflict stay in shared memory.
   TileInferLayoutOptions layouts;
   layouts.keepConflictsInMemory = true;
@@ -263,7 +269,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
        options.tmaBlocked, options.tmaRelease, options.wgmmaPanels,
        options.tmaReleaseMinWarpgroups, options.tmaReleaseMaxStages,
        options.warpSpecialize, options.pingpong, options.tmaStore,
-       options.stmatrix});
+       options.stmatrix, options.prefetchCopies});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

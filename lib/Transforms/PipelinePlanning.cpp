@@ -27,27 +27,6 @@ using namespace mlir::tile;
 
 namespace {
 
-bool isGlobalBuffer(Value value) {
-  auto type = dyn_cast<MemRefType>(value.getType());
-  return type && !getMemorySpace(type);
-}
-
-/// True when `op` (or anything nested in it) may write global memory, or
-/// has effects that cannot be told.
-bool mayWriteGlobalMemory(Operation *op) {
-  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
-      getEffectsRecursively(op);
-  if (!effects)
-    return true;
-  return llvm::any_of(*effects, [](const MemoryEffects::EffectInstance &e) {
-    if (!isa<MemoryEffects::Write>(e.getEffect()))
-      return false;
-    if (Value value = e.getValue())
-      return isGlobalBuffer(value);
-    return e.getResource() == SideEffects::DefaultResource::get();
-  });
-}
-
 /// A copy the planner pipelines.
 struct StagedCopy {
   CopyOp copy;

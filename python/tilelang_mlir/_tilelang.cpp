@@ -209,6 +209,7 @@ static void applyPassConfigs(CompileOptions &options, const py::dict &configs) {
       {"tma_blocked", &CompileOptions::tmaBlocked},
       {"tma_store", &CompileOptions::tmaStore},
       {"stmatrix", &CompileOptions::stmatrix},
+      {"prefetch_copies", &CompileOptions::prefetchCopies},
       {"tma_release", &CompileOptions::tmaRelease},
       {"warp_specialize", &CompileOptions::warpSpecialize},
       {"pingpong", &CompileOptions::pingpong},

@@ -182,6 +182,11 @@ static cl::opt<bool> stmatrixOpt(
     cl::desc("CUDA sm_90: register fragments in the accumulator order store "
              "into 16-bit shared tiles with stmatrix (experimental)"),
     cl::cat(category));
+static cl::opt<bool> prefetchCopiesOpt(
+    "prefetch-copies", cl::init(true),
+    cl::desc("CUDA sm_90: a kernel's one-off copies into shared tiles are "
+             "issued early, asynchronously (tile-prefetch-copies)"),
+    cl::cat(category));
 static cl::opt<bool> tmaBlockedOpt(
     "tma-blocked", cl::init(false),
     cl::desc("CUDA sm_90: blocked tiles load through TMA too, one 8-row box "
@@ -458,6 +463,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.tmaBlocked = tmaBlockedOpt;
   options.tmaStore = tmaStoreOpt;
   options.stmatrix = stmatrixOpt;
+  options.prefetchCopies = prefetchCopiesOpt;
   options.tmaRelease = tmaReleaseOpt;
   options.tmaReleaseMinWarpgroups = tmaReleaseMinWarpgroupsOpt;
   options.tmaReleaseMaxStages = tmaReleaseMaxStagesOpt;

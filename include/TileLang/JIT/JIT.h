@@ -144,6 +144,9 @@ struct CompileOptions {
   /// CUDA sm_90: register fragments stored to 16-bit shared tiles with
   /// stmatrix (the pipeline's `stmatrix`; experimental).
   bool stmatrix = false;
+  /// One-off copies into shared tiles issued early, asynchronously (the
+  /// pipeline's `prefetch-copies`).
+  bool prefetchCopies = true;
   /// CUDA sm_90: blocked tiles on TMA too (the pipeline's `tma-blocked`;
   /// experimental).
   bool tmaBlocked = false;

@@ -118,6 +118,13 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "store into 16-bit shared tiles with stmatrix "
                      "(convert-tile-to-gpu{stmatrix}; experimental)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> prefetchCopies{
+      *this, "prefetch-copies",
+      llvm::cl::desc("sm_90 with TMA: a kernel's one-off copies into shared "
+                     "tiles are issued as early as they may be, "
+                     "asynchronously, and waited for where they were "
+                     "(tile-prefetch-copies)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> tmaStore{
       *this, "tma-store",
       llvm::cl::desc("sm_90: synchronous copies of whole shared tiles into "

@@ -346,6 +346,41 @@ def TileVersionParallel : Pass<"tile-version-parallel", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TilePrefetchCopies : Pass<"tile-prefetch-copies", "::mlir::ModuleOp"> {
+  let summary = "Issue a kernel's one-off copies into shared tiles early, "
+                "asynchronously";
+  let description = [{
+    A synchronous `tile.copy` from global memory into a whole shared tile,
+    directly in a `tile.kernel` body (so it runs once per block), is
+    issued as early as its offsets, its tile and global memory allow: above
+    every earlier op of the body that neither uses the tile, nor may write
+    global memory, nor defines one of the copy's operands, nor is the
+    kernel's `tile.producer`. When that moves it above a loop, it becomes
+    an asynchronous copy counted on a barrier of its own (initialized
+    before the producer, if any), and a `tile.barrier_wait` takes its
+    place. On sm_90 the copy is then one TMA transfer whose latency the
+    loop hides (the overlapped attention's last V tile: the loop's buffers
+    hold the other tiles); elsewhere it stays a synchronous copy, one
+    barrier wait later. Runs after pipeline planning (whose staged buffers
+    leave such a tile to the code after the loop).
+
+    ```mlir
+    tile.copy %V[%b, %h, %last, %c0] to %v_last
+        : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
+    ```
+    becomes, above the loop,
+    ```mlir
+    tile.copy %V[%b, %h, %last, %c0] to %v_last
+        arrive(%bar[%c0] : memref<1xi64, #tile.mem<shared>>) {async} ...
+    ```
+    and, where the copy was, `tile.barrier_wait %bar[%c0] parity(%c0)`.
+  }];
+  let dependentDialects = [
+    "::mlir::tile::TileDialect",
+    "::mlir::arith::ArithDialect"
+  ];
+}
+
 def TileMakePersistent : Pass<"tile-make-persistent", "::mlir::ModuleOp"> {
   let summary = "Persistent kernels: a fixed set of blocks loops over the "
                 "grid's tiles";

@@ -9,6 +9,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/InterleavedRange.h"
@@ -87,6 +88,35 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
 //===----------------------------------------------------------------------===//
 // Helpers shared with the ops
 //===----------------------------------------------------------------------===//
+
+bool mlir::tile::isGlobalBuffer(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  return type && !getMemorySpace(type);
+}
+
+bool mlir::tile::mayWriteGlobalMemory(Operation *root, bool barriersOnlyOrder) {
+  WalkResult result = root->walk([&](Operation *op) {
+    if (barriersOnlyOrder && isa<BarrierWaitOp, BarrierArriveOp>(op))
+      return WalkResult::advance();
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return op->hasTrait<::mlir::OpTrait::HasRecursiveMemoryEffects>()
+                 ? WalkResult::advance()
+                 : WalkResult::interrupt();
+    SmallVector<MemoryEffects::EffectInstance> instances;
+    effects.getEffects(instances);
+    for (const MemoryEffects::EffectInstance &e : instances) {
+      if (!isa<MemoryEffects::Write>(e.getEffect()))
+        continue;
+      Value value = e.getValue();
+      if (value ? isGlobalBuffer(value)
+                : e.getResource() == SideEffects::DefaultResource::get())
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
 
 std::optional<MemorySpace> mlir::tile::getMemorySpace(MemRefType type) {
   if (auto space = dyn_cast_or_null<MemorySpaceAttr>(type.getMemorySpace()))

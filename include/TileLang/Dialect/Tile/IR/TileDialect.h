@@ -67,6 +67,15 @@ inline bool isInSpace(MemRefType type, MemorySpace space) {
   return getMemorySpace(type) == space;
 }
 
+/// True when `value` is a memref in global memory (no tile memory space).
+bool isGlobalBuffer(Value value);
+
+/// True when `op` (or anything nested in it) may write global memory, or
+/// has effects that cannot be told. With `barriersOnlyOrder`, arrival
+/// barrier waits and arrives (which order memory, declared as writing it
+/// all) do not count.
+bool mayWriteGlobalMemory(Operation *op, bool barriersOnlyOrder = false);
+
 /// The compute capability in a CUDA chip name ("sm_90a" -> 90), 0 if none.
 int64_t parseSmVersion(StringRef chip);
 
