@@ -26,18 +26,16 @@ using namespace mlir::tile;
 
 namespace {
 
-/// The shared allocation `copy` fills whole from global memory,
-/// synchronously, directly in `kernel`'s body; null otherwise.
-AllocSharedOp getPrefetchableTile(CopyOp copy, KernelOp kernel) {
-  if (copy->getParentOp() != kernel || copy.getAsync() || copy.getBarriers() ||
-      !isGlobalBuffer(copy.getSrc()) || !copy.getDstOffsets().empty())
-    return {};
+/// True when `copy` fills a whole shared allocation of `kernel`'s body from
+/// global memory, synchronously, directly in that body.
+bool isPrefetchable(CopyOp copy, KernelOp kernel) {
   auto alloc = copy.getDst().getDefiningOp<AllocSharedOp>();
-  if (!alloc || alloc->getParentOp() != kernel ||
-      copy.getSrc().getType().getElementType() !=
-          copy.getDst().getType().getElementType())
-    return {};
-  return alloc;
+  return copy->getParentOp() == kernel && !copy.getAsync() &&
+         !copy.getBarriers() && isGlobalBuffer(copy.getSrc()) &&
+         copy.getDstOffsets().empty() && alloc &&
+         alloc->getParentOp() == kernel &&
+         copy.getSrc().getType().getElementType() ==
+             copy.getDst().getType().getElementType();
 }
 
 /// True when `op` or anything nested in it uses `value`.
@@ -103,7 +101,7 @@ struct PrefetchCopiesPass
     Block &body = kernel.getBody().front();
     SmallVector<CopyOp> copies;
     for (auto copy : body.getOps<CopyOp>())
-      if (getPrefetchableTile(copy, kernel))
+      if (isPrefetchable(copy, kernel))
         copies.push_back(copy);
     auto producers = body.getOps<ProducerOp>();
     Operation *producer =
