@@ -79,6 +79,16 @@ PASSES = [
      '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
      'blocked-operands=true panel-blocks=true',
      '--convert-tile-to-gpu=wgmma=true'],
+    # One-off copies prefetched above loops (after the warp-specialized
+    # planner, as in the sm_90a pipeline), and on the CPU path.
+    ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
+     'blocked-operands=true panel-blocks=true warp-specialize=true',
+     '--tile-prefetch-copies',
+     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
+     'blocked-operands=true panel-blocks=true',
+     '--convert-tile-to-gpu=wgmma=true'],
+    ['--tile-prefetch-copies', '--convert-tile-to-scf'],
     # Persistent and warp-specialized (the producer loops over the tiles),
     # staging tiles swizzled by layout inference, TMA stores.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
