@@ -50,9 +50,8 @@ def main():
                         help="write the output through a shared tile (TMA "
                              "stores on sm_90)")
     parser.add_argument("--longest-first", action="store_true",
-                        help="causal kernel: blocks in order of decreasing "
-                             "work (grid heads x batch x query tiles, last "
-                             "query tile first)")
+                        help="causal kernel: each head's query tiles in "
+                             "order of decreasing work (last first)")
     args = parser.parse_args()
     bodies = []
     sizes = (T.symbolic("B"), T.symbolic("H"), T.symbolic("S"))

@@ -77,10 +77,6 @@ static Value add(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   return arith::AddIOp::create(b, loc, lhs, rhs);
 }
 
-static bool isGlobal(Value buffer) {
-  return !getMemorySpace(cast<MemRefType>(buffer.getType()));
-}
-
 static bool isLocal(Value buffer) {
   return getMemorySpace(cast<MemRefType>(buffer.getType())) ==
          MemorySpace::Local;
@@ -438,7 +434,7 @@ Value mlir::tile::isWholeVectorInBounds(OpBuilder &b, Location loc,
 /// zero.
 Value mlir::tile::guardedLoad(OpBuilder &b, Location loc, Value buffer,
                               ValueRange indices) {
-  if (!isGlobal(buffer))
+  if (!isGlobalBuffer(buffer))
     return memref::LoadOp::create(b, loc, buffer, indices);
   Type elementType = cast<MemRefType>(buffer.getType()).getElementType();
   auto ifOp = scf::IfOp::create(
@@ -458,7 +454,7 @@ Value mlir::tile::guardedLoad(OpBuilder &b, Location loc, Value buffer,
 void mlir::tile::guardedWrite(
     OpBuilder &b, Location loc, Value buffer, ValueRange indices,
     function_ref<void(OpBuilder &, Location)> write) {
-  if (!isGlobal(buffer))
+  if (!isGlobalBuffer(buffer))
     return write(b, loc);
   scf::IfOp::create(b, loc, inBounds(b, loc, buffer, indices),
                     [&](OpBuilder &b, Location loc) {
@@ -686,25 +682,11 @@ SmallVector<Value> mlir::tile::getVectorCoords(OpBuilder &b, Location loc,
                                                ArrayRef<int64_t> shape,
                                                Value vector,
                                                int64_t vectorElements) {
-  int64_t rank = shape.size();
-  int64_t vectorsPerRow = shape.back() / vectorElements;
-  SmallVector<Value> coords(rank);
-  coords[rank - 1] = arith::MulIOp::create(
-      b, loc,
-      arith::RemUIOp::create(b, loc, vector,
-                             indexConst(b, loc, vectorsPerRow)),
-      indexConst(b, loc, vectorElements));
-  Value rest = arith::DivUIOp::create(b, loc, vector,
-                                      indexConst(b, loc, vectorsPerRow));
-  for (int64_t d = rank - 2; d >= 0; --d) {
-    if (d == 0) {
-      coords[d] = rest;
-      break;
-    }
-    coords[d] =
-        arith::RemUIOp::create(b, loc, rest, indexConst(b, loc, shape[d]));
-    rest = arith::DivUIOp::create(b, loc, rest, indexConst(b, loc, shape[d]));
-  }
+  SmallVector<int64_t> vectorShape(shape);
+  vectorShape.back() /= vectorElements;
+  SmallVector<Value> coords = delinearize(b, loc, vectorShape, vector);
+  coords.back() = arith::MulIOp::create(b, loc, coords.back(),
+                                        indexConst(b, loc, vectorElements));
   return coords;
 }
 
@@ -836,7 +818,7 @@ static int64_t getCopyVectorWidth(CopyOp op) {
       SwizzleAttr swizzle = getTileSwizzle(side);
       if (swizzle && (int64_t(1) << swizzle.getBase()) < width)
         ok = false;
-      if (isGlobal(side))
+      if (isGlobalBuffer(side))
         continue;
       SmallVector<int64_t> strides;
       int64_t offset;
@@ -894,10 +876,12 @@ private:
     auto srcVector =
         VectorType::get({width}, op.getSrc().getType().getElementType());
     Type dstElement = op.getDst().getType().getElementType();
-    Value global = isGlobal(src) ? src : isGlobal(dst) ? dst : Value();
+    Value global = isGlobalBuffer(src)   ? src
+                   : isGlobalBuffer(dst) ? dst
+                                         : Value();
     ValueRange globalOffsets =
         global == src ? op.getSrcOffsets() : op.getDstOffsets();
-    if (global == src && !isGlobal(dst) && dist.isSplit() &&
+    if (global == src && !isGlobalBuffer(dst) && dist.isSplit() &&
         lowerBatchedLoads(b, op, dist, vectorShape, width))
       return;
     buildTileLoops(
@@ -991,9 +975,8 @@ private:
                  : arith::AddIOp::create(b, loc, dist.threadId,
                                          indexConst(b, loc, j * *threads))
                        .getResult();
-      SmallVector<Value> at = delinearize(b, loc, vectorShape, linear);
-      at.back() =
-          arith::MulIOp::create(b, loc, at.back(), indexConst(b, loc, width));
+      SmallVector<Value> at =
+          getVectorCoords(b, loc, op.getTileShape(), linear, width);
       SmallVector<Value> srcIdx = swizzleIndices(
           b, loc, src, tileIndices(b, loc, src, op.getSrcOffsets(), at));
       auto load = scf::IfOp::create(
