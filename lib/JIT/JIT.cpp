@@ -735,6 +735,7 @@ Kernel::Impl::specialize(ArrayRef<KernelArg> args) {
     if (other != func)
       other.setPrivate();
   PassManager pm(clone->getContext());
+  pm.enableVerifier(options.verifyPasses);
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -840,8 +841,13 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
   // goes to stderr when it is destroyed; the host compile is timed below.
   if (options.timePasses)
     pm.enableTiming();
+  pm.enableVerifier(options.verifyPasses);
   if (failed(pm.run(specialized)))
     return diags.makeError("cannot lower '" + entry + "' with " + pipeline);
+  // Without the verifier between passes, once before the translation.
+  if (!options.verifyPasses && failed(verify(specialized)))
+    return diags.makeError("lowering '" + entry + "' with " + pipeline +
+                           " produced invalid IR");
 
   initializeNativeTargetOnce();
   ExecutionEngineOptions engineOptions;

@@ -260,14 +260,15 @@ FragmentLayoutAttr getReducedLayout(FragmentLayoutAttr src, int64_t dim,
     SmallVector<int64_t> expected = rowThreads(coords, nullptr);
     if (static_cast<int64_t>(expected.size()) != replicas)
       return {};
-    SmallVector<int64_t> slot = index.compose(coords);
+    SmallVector<int64_t> slot =
+        llvm::to_vector(evaluateAffineMap(index, coords));
     for (int64_t v : slot)
       factor = std::gcd(factor, v);
     SmallVector<int64_t> point(coords);
     point.push_back(0);
     for (int64_t r = 0; r < replicas; ++r) {
       point.back() = r;
-      int64_t t = thread.compose(point).front();
+      int64_t t = evaluateAffineMap(thread, point).front();
       if (!llvm::is_contained(expected, t) || !taken.insert({t, slot}).second)
         return {};
     }

@@ -213,7 +213,8 @@ static void applyPassConfigs(CompileOptions &options, const py::dict &configs) {
       {"tma_release", &CompileOptions::tmaRelease},
       {"warp_specialize", &CompileOptions::warpSpecialize},
       {"pingpong", &CompileOptions::pingpong},
-      {"persistent", &CompileOptions::persistent}};
+      {"persistent", &CompileOptions::persistent},
+      {"verify_passes", &CompileOptions::verifyPasses}};
   static const std::pair<const char *, int64_t CompileOptions::*> counts[] = {
       {"tma_release_min_warpgroups",
        &CompileOptions::tmaReleaseMinWarpgroups},

@@ -219,6 +219,11 @@ static cl::opt<bool> timePassesOpt(
     cl::desc("Print the compile's wall time per pass and the host code's "
              "to stderr (on a cache miss)"),
     cl::cat(category));
+static cl::opt<bool> verifyPassesOpt(
+    "verify-passes", cl::init(false),
+    cl::desc("Verify the IR after every pass of the lowering (=false: the "
+             "input and the lowered module only; the binary is the same)"),
+    cl::cat(category));
 static cl::opt<int64_t> tmaReleaseMaxStagesOpt(
     "tma-release-max-stages", cl::init(2),
     cl::desc("CUDA sm_90: the most stages a pipeline may have for release "
@@ -468,6 +473,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.tmaReleaseMinWarpgroups = tmaReleaseMinWarpgroupsOpt;
   options.tmaReleaseMaxStages = tmaReleaseMaxStagesOpt;
   options.timePasses = timePassesOpt;
+  options.verifyPasses = verifyPassesOpt;
   options.warpSpecialize = warpSpecializeOpt;
   options.pingpong = pingpongOpt;
   options.wgmmaPanels = wgmmaPanelsOpt;

@@ -114,4 +114,41 @@ TEST_F(FragmentTableTest, MixedRadixFit) {
   EXPECT_FALSE(fitMixedRadix({0, 1, 0, 2}, getAffineDimExpr(0, &ctx)));
 }
 
+// Tables looked up through the dialect are built once per context: the
+// same table for the same layout, none for a layout without one.
+TEST_F(FragmentTableTest, LookupBuildsOncePerContext) {
+  FragmentLayoutAttr layout = parse(
+      "#tile.fragment<[16, 8], thread = (i, j) -> ((i mod 8) * 4 + (j mod 8) "
+      "floordiv 2), index = (i, j) -> ((i floordiv 8) * 2 + j mod 2), "
+      "threads = 32>");
+  const FragmentTable *table = FragmentTable::lookup(layout);
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(FragmentTable::lookup(layout), table);
+  EXPECT_EQ(table->getNumSlots(), 4);
+  EXPECT_EQ(FragmentTable::lookup(
+                parse("#tile.fragment<[96], thread = (i) -> (i mod 64), "
+                      "index = (i) -> (i floordiv 64), threads = 64>")),
+            nullptr);
+}
+
+// The integer evaluation of affine maps agrees with MLIR's folding of
+// AffineMap::compose, negative coordinates included (floordiv rounds down,
+// ceildiv up, mod is never negative).
+TEST_F(FragmentTableTest, EvaluateAffineMapAgreesWithCompose) {
+  AffineMap map = cast<AffineMapAttr>(
+                      parseAttribute("affine_map<(i, j, k) -> ((i floordiv 3) "
+                                     "* 5 + j mod 4, (i + 2 * j) ceildiv 7 - "
+                                     "k, k * -3 + (i mod 8) floordiv 2, 11)>",
+                                     &ctx))
+                      .getValue();
+  for (int64_t i = -9; i <= 9; ++i)
+    for (int64_t j = -5; j <= 5; ++j)
+      for (int64_t k = -2; k <= 2; ++k) {
+        SmallVector<int64_t> point{i, j, k};
+        EXPECT_EQ(evaluateAffineMap(map, point),
+                  (SmallVector<int64_t, 4>(map.compose(point))))
+            << "at (" << i << ", " << j << ", " << k << ")";
+      }
+}
+
 } // namespace

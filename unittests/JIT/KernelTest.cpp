@@ -141,6 +141,30 @@ TEST_F(KernelTest, SpecializationsCoexistAndCompileOnce) {
   runScale(**again, 20, 30, 4.0f);
 }
 
+TEST_F(KernelTest, VerifyingEveryPassChangesNothingButTime) {
+  // The verifier between passes is a debugging aid: a kernel compiled with
+  // it runs the same and shares the cache entry of one compiled without.
+  CompileOptions verifying = options();
+  verifying.verifyPasses = true;
+  auto checked = Kernel::create(kScale, verifying);
+  ASSERT_TRUE(bool(checked)) << llvm::toString(checked.takeError());
+  runScale(**checked, 21, 18, 1.5f);
+  EXPECT_EQ(countFiles(), 1u);
+  auto plain = Kernel::create(kScale, options());
+  ASSERT_TRUE(bool(plain)) << llvm::toString(plain.takeError());
+  Matrix in(21, 18, 1), out(21, 18, 0);
+  auto report = (*plain)->prepare({in.arg(), out.arg(), ScalarArg{1.0}});
+  ASSERT_TRUE(bool(report)) << llvm::toString(report.takeError());
+  EXPECT_TRUE(report->cacheHit);
+  runScale(**plain, 21, 18, 1.5f);
+  // A cold compile without the verifier between passes.
+  CompileOptions uncached = options();
+  uncached.cache.enabled = false;
+  auto cold = Kernel::create(kScale, uncached);
+  ASSERT_TRUE(bool(cold)) << llvm::toString(cold.takeError());
+  runScale(**cold, 21, 18, -0.5f);
+}
+
 TEST_F(KernelTest, ViewsStartAtTheirOffset) {
   // `offset` elements past `data`: the kernel (specialized to a static
   // shape with an identity layout) sees the view from there.

@@ -52,12 +52,10 @@ public:
 
 private:
   struct Entry {
-    std::shared_ptr<const FragmentTable> table;
+    const FragmentTable *table;
     Value array;
   };
   llvm::DenseMap<Value, Entry> entries;
-  /// Tables by layout: fragments of a kernel often share layouts.
-  llvm::DenseMap<Attribute, std::shared_ptr<const FragmentTable>> tables;
 };
 
 /// The coordinates (index values) of the element in slot `slot` of thread

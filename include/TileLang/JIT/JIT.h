@@ -166,6 +166,11 @@ struct CompileOptions {
   /// CUDA sm_90: blocked gemm operand tiles in column panels, one TMA box
   /// per panel (the pipeline's `wgmma-panels`).
   bool wgmmaPanels = true;
+  /// Runs MLIR's verifier after every pass of the lowering (a quarter of
+  /// a cold compile). Off: the input is verified when it is parsed and the
+  /// lowered module before its translation to LLVM IR; the binary is the
+  /// same either way.
+  bool verifyPasses = false;
   /// Prints the compile's wall time per pass (MLIR's timing report, the
   /// device binary's serialization included) and the host code's to
   /// stderr.

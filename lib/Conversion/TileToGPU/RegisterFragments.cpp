@@ -851,7 +851,7 @@ static bool canLiveInRegisters(Value fragment, TableOf tableOf,
 void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
   root->walk([&](KernelOp kernel) {
     int64_t threads = kernel.getNumThreads();
-    llvm::MapVector<Value, std::shared_ptr<const FragmentTable>> candidates;
+    llvm::MapVector<Value, const FragmentTable *> candidates;
     for (AllocFragmentOp alloc :
          kernel.getBody().front().getOps<AllocFragmentOp>()) {
       auto layout =
@@ -861,13 +861,7 @@ void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
           !type.getElementType().isIntOrFloat() ||
           layout.getShape() != type.getShape())
         continue;
-      auto [cached, inserted] = tables.try_emplace(layout);
-      if (inserted)
-        if (FailureOr<FragmentTable> built = FragmentTable::get(layout);
-            succeeded(built))
-          cached->second =
-              std::make_shared<const FragmentTable>(std::move(*built));
-      std::shared_ptr<const FragmentTable> table = cached->second;
+      const FragmentTable *table = FragmentTable::lookup(layout);
       if (!table || table->getNumThreads() != threads ||
           !table->isSeparable() ||
           table->getNumSlots() * type.getElementTypeBitWidth() >
@@ -877,7 +871,7 @@ void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
     }
     auto tableOf = [&](Value v) -> const FragmentTable * {
       auto it = candidates.find(v);
-      return it == candidates.end() ? nullptr : it->second.get();
+      return it == candidates.end() ? nullptr : it->second;
     };
     // Drop what cannot stay in registers until the rest agrees.
     while (true) {
@@ -899,14 +893,14 @@ void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
           {table->getNumSlots()},
           cast<MemRefType>(fragment.getType()).getElementType());
       Value array = memref::AllocaOp::create(b, alloc->getLoc(), type);
-      entries[fragment] = Entry{std::move(table), array};
+      entries[fragment] = Entry{table, array};
     }
   });
 }
 
 const FragmentTable *RegisterFragments::getTable(Value fragment) const {
   auto it = entries.find(fragment);
-  return it == entries.end() ? nullptr : it->second.table.get();
+  return it == entries.end() ? nullptr : it->second.table;
 }
 
 Value RegisterFragments::getArray(Value fragment) const {

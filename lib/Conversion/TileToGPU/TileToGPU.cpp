@@ -348,19 +348,15 @@ static LogicalResult placeAllocations(ModuleOp module, bool reuse,
 
 namespace {
 /// Whether a gemm lowering's expected layout places elements like a
-/// fragment's table (tables of the expected layouts built once).
+/// fragment's table.
 class LayoutMatcher {
 public:
   /// Whether `layout` (null: none) puts every element where `table` does.
   bool placesLike(FragmentLayoutAttr layout, const FragmentTable &table) {
     if (!layout)
       return false;
-    auto [it, inserted] = tables.try_emplace(layout);
-    if (inserted)
-      if (FailureOr<FragmentTable> built = FragmentTable::get(layout);
-          succeeded(built))
-        it->second = std::make_unique<FragmentTable>(std::move(*built));
-    return it->second && it->second->placesLike(table);
+    const FragmentTable *expected = FragmentTable::lookup(layout);
+    return expected && expected->placesLike(table);
   }
 
   /// Whether the tensor-core lowering takes `fragment`, the A or C tile of
@@ -377,9 +373,6 @@ public:
   }
   /// Accumulators in wgmma's m64-block layout qualify too.
   bool wgmmaTallRows = false;
-
-private:
-  llvm::DenseMap<Attribute, std::unique_ptr<FragmentTable>> tables;
 };
 } // namespace
 

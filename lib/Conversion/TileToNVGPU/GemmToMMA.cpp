@@ -634,9 +634,8 @@ bool holdsLayout(const RegisterFragments &fragments, Value fragment,
                  FragmentLayoutAttr layout) {
   if (!layout)
     return false;
-  FailureOr<FragmentTable> expected = FragmentTable::get(layout);
-  return succeeded(expected) &&
-         expected->placesLike(*fragments.getTable(fragment));
+  const FragmentTable *expected = FragmentTable::lookup(layout);
+  return expected && expected->placesLike(*fragments.getTable(fragment));
 }
 
 /// The barriers a gemm on register fragments needs, once its loop is an

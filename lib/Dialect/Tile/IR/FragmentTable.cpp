@@ -58,6 +58,10 @@ int64_t FragmentTable::getLinear(ArrayRef<int64_t> coords) const {
   return linear;
 }
 
+const FragmentTable *FragmentTable::lookup(FragmentLayoutAttr layout) {
+  return cast<TileDialect>(layout.getDialect()).getFragmentTable(layout);
+}
+
 FailureOr<FragmentTable> FragmentTable::get(FragmentLayoutAttr layout,
                                             int64_t maxElements) {
   FragmentTable table;

@@ -6,6 +6,8 @@
 
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 
+#include "TileLang/Dialect/Tile/IR/FragmentTable.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -14,10 +16,17 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/InterleavedRange.h"
 
+#include <mutex>
 #include <set>
 
 using namespace mlir;
 using namespace mlir::tile;
+
+/// Fragment tables by layout (TileDialect::getFragmentTable).
+struct TileDialect::FragmentTableCache {
+  std::mutex mutex;
+  llvm::DenseMap<Attribute, std::unique_ptr<const FragmentTable>> tables;
+};
 
 #include "TileLang/Dialect/Tile/IR/TileOpsDialect.cpp.inc"
 
@@ -37,6 +46,17 @@ void TileDialect::initialize() {
 #define GET_OP_LIST
 #include "TileLang/Dialect/Tile/IR/TileOps.cpp.inc"
       >();
+  fragmentTables = std::make_unique<FragmentTableCache>();
+}
+
+const FragmentTable *TileDialect::getFragmentTable(FragmentLayoutAttr layout) {
+  std::lock_guard<std::mutex> lock(fragmentTables->mutex);
+  auto [it, inserted] = fragmentTables->tables.try_emplace(layout);
+  if (inserted)
+    if (FailureOr<FragmentTable> built = FragmentTable::get(layout);
+        succeeded(built))
+      it->second = std::make_unique<const FragmentTable>(std::move(*built));
+  return it->second.get();
 }
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
@@ -259,7 +279,7 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       coords[d] = rem % shape[d];
       rem /= shape[d];
     }
-    SmallVector<int64_t, 4> slot = index.compose(coords);
+    SmallVector<int64_t, 4> slot = evaluateAffineMap(index, coords);
     if (llvm::any_of(slot, [](int64_t i) { return i < 0; }))
       return emitError() << "fragment layout maps element ["
                          << llvm::interleaved(coords)
@@ -270,7 +290,7 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     for (int64_t r = 0; r < replicas; ++r) {
       if (replicaDim)
         point.back() = r;
-      int64_t t = thread.compose(point).front();
+      int64_t t = evaluateAffineMap(thread, point).front();
       if (t < 0 || t >= distinctThreads)
         return emitError() << "fragment layout maps element ["
                            << llvm::interleaved(coords) << "]"
@@ -292,6 +312,51 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+static int64_t evaluateAffineExpr(AffineExpr expr, ArrayRef<int64_t> dims) {
+  switch (expr.getKind()) {
+  case AffineExprKind::Constant:
+    return cast<AffineConstantExpr>(expr).getValue();
+  case AffineExprKind::DimId:
+    return dims[cast<AffineDimExpr>(expr).getPosition()];
+  case AffineExprKind::SymbolId:
+    llvm_unreachable("evaluateAffineMap: maps without symbols only");
+  default:
+    break;
+  }
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  int64_t lhs = evaluateAffineExpr(binary.getLHS(), dims);
+  int64_t rhs = evaluateAffineExpr(binary.getRHS(), dims);
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    return lhs + rhs;
+  case AffineExprKind::Mul:
+    return lhs * rhs;
+  case AffineExprKind::FloorDiv:
+    assert(rhs > 0 && "evaluateAffineMap: positive divisors only");
+    return llvm::divideFloorSigned(lhs, rhs);
+  case AffineExprKind::CeilDiv:
+    assert(rhs > 0 && "evaluateAffineMap: positive divisors only");
+    return llvm::divideCeilSigned(lhs, rhs);
+  case AffineExprKind::Mod: {
+    assert(rhs > 0 && "evaluateAffineMap: positive divisors only");
+    int64_t rem = lhs % rhs;
+    return rem < 0 ? rem + rhs : rem;
+  }
+  default:
+    llvm_unreachable("unknown affine expression kind");
+  }
+}
+
+SmallVector<int64_t, 4> mlir::tile::evaluateAffineMap(AffineMap map,
+                                                      ArrayRef<int64_t> dims) {
+  assert(map.getNumDims() == dims.size() && map.getNumSymbols() == 0 &&
+         "evaluateAffineMap: one value per dimension, no symbols");
+  SmallVector<int64_t, 4> results;
+  for (AffineExpr result : map.getResults())
+    results.push_back(evaluateAffineExpr(result, dims));
+  return results;
+}
+
 bool FragmentLayoutAttr::hasReplicaDim() const {
   return getThread().getNumDims() == getShape().size() + 1;
 }
@@ -308,11 +373,11 @@ FragmentLayoutAttr::getThreadsOf(ArrayRef<int64_t> coords) const {
     point.push_back(0);
     for (int64_t r = 0; r < getReplicate(); ++r) {
       point.back() = r;
-      threads.push_back(getThread().compose(point).front());
+      threads.push_back(evaluateAffineMap(getThread(), point).front());
     }
     return threads;
   }
-  int64_t first = getThread().compose(point).front();
+  int64_t first = evaluateAffineMap(getThread(), point).front();
   int64_t stride = getThreads() / getReplicate();
   for (int64_t k = 0; k < getReplicate(); ++k)
     threads.push_back(first + k * stride);
@@ -321,7 +386,7 @@ FragmentLayoutAttr::getThreadsOf(ArrayRef<int64_t> coords) const {
 
 SmallVector<int64_t>
 FragmentLayoutAttr::getIndexOf(ArrayRef<int64_t> coords) const {
-  return llvm::to_vector(getIndex().compose(coords));
+  return llvm::to_vector(evaluateAffineMap(getIndex(), coords));
 }
 
 //===----------------------------------------------------------------------===//

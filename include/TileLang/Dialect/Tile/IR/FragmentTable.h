@@ -36,6 +36,9 @@ public:
   /// empty or the layout has more than `maxElements` elements.
   static FailureOr<FragmentTable> get(FragmentLayoutAttr layout,
                                       int64_t maxElements = 1 << 16);
+  /// The table of `layout` built once per context (the tile dialect keeps
+  /// it), or null when it has none.
+  static const FragmentTable *lookup(FragmentLayoutAttr layout);
 
   FragmentLayoutAttr getLayout() const { return layout; }
   ArrayRef<int64_t> getShape() const { return layout.getShape(); }

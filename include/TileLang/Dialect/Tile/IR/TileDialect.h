@@ -22,6 +22,9 @@
 namespace mlir {
 namespace tile {
 
+class FragmentLayoutAttr;
+class FragmentTable;
+
 /// The resource written by layout and scheduling hints, so that they are not
 /// erased as dead code before the passes that consume them run.
 struct HintResource : public SideEffects::Resource::Base<HintResource> {
@@ -75,6 +78,14 @@ bool isGlobalBuffer(Value value);
 /// barrier waits and arrives (which order memory, declared as writing it
 /// all) do not count.
 bool mayWriteGlobalMemory(Operation *op, bool barriersOnlyOrder = false);
+
+/// The results of `map` at the integer point `dims` (no symbols), computed
+/// on integers: AffineMap::compose(ArrayRef<int64_t>) builds and uniques an
+/// expression per node, which evaluating a layout at each of a tile's
+/// thousands of elements cannot afford. Divisors (mod, floordiv, ceildiv)
+/// must be positive.
+SmallVector<int64_t, 4> evaluateAffineMap(AffineMap map,
+                                          ArrayRef<int64_t> dims);
 
 /// The compute capability in a CUDA chip name ("sm_90a" -> 90), 0 if none.
 int64_t parseSmVersion(StringRef chip);

@@ -100,6 +100,17 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getProducerThreadsAttrName() {
       return ::llvm::StringLiteral("tile.producer_threads");
     }
+
+    /// The table of `layout` (FragmentTable::get), built once per context
+    /// for every pass that enumerates the layout; null when the layout has
+    /// none. Thread-safe; the table lives as long as the context.
+    const FragmentTable *getFragmentTable(FragmentLayoutAttr layout);
+
+  private:
+    struct FragmentTableCache;
+    std::unique_ptr<FragmentTableCache> fragmentTables;
+
+  public:
   }];
 }
 
