@@ -35,8 +35,8 @@ module {
       tile.fill %8, %14 : memref<128xf32, #tile.mem<fragment>>
       %c128_6 = arith.constant 128 : index
       %15 = arith.ceildivsi %dim_1, %c128_6 : index
-      %cst_7 = arith.constant 0.000000e+00 : f32
-      tile.fill %5, %cst_7 : memref<128x128xf32, #tile.mem<fragment>>
+      %cst_7 = arith.constant 0.000000e+00 : f16
+      tile.fill %6, %cst_7 : memref<128x128xf16, #tile.mem<fragment>>
       %c0_8 = arith.constant 0 : index
       %c1_9 = arith.constant 1 : index
       tile.pipelined %arg4 = %c0_8 to %15 step %c1_9 num_stages = 2 {
@@ -52,7 +52,6 @@ module {
         %22 = arith.muli %21, %c128_19 : index
         %c0_20 = arith.constant 0 : index
         tile.copy %arg2[%bz, %by, %22, %c0_20] to %3 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
-        tile.copy %5 to %6 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
         tile.parallel (%arg5, %arg6) in (128, 128) {
           %c128_21 = arith.constant 128 : index
           %23 = arith.muli %arg4, %c128_21 : index
@@ -107,6 +106,7 @@ module {
           %25 = arith.mulf %23, %24 : f32
           memref.store %25, %7[%arg5, %arg6] : memref<128x128xf32, #tile.mem<fragment>>
         }
+        tile.copy %5 to %6 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
       }
       %c1_10 = arith.constant 1 : index
       %16 = arith.subi %15, %c1_10 : index
@@ -114,7 +114,6 @@ module {
       %17 = arith.muli %16, %c128_11 : index
       %c0_12 = arith.constant 0 : index
       tile.copy %arg2[%bz, %by, %17, %c0_12] to %3 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
-      tile.copy %5 to %6 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
       tile.gemm %6, %3, %7 {policy = #tile.policy<full_row>} : memref<128x128xf16, #tile.mem<fragment>>, memref<128x128xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
       tile.parallel (%arg4, %arg5) in (128, 128) {
         %cst_15 = arith.constant 1.000000e+00 : f32
@@ -175,8 +174,8 @@ module {
       %c128_9 = arith.constant 128 : index
       %18 = arith.ceildivsi %dim_1, %c128_9 : index
       %19 = arith.minsi %17, %18 : index
-      %cst_10 = arith.constant 0.000000e+00 : f32
-      tile.fill %5, %cst_10 : memref<128x128xf32, #tile.mem<fragment>>
+      %cst_10 = arith.constant 0.000000e+00 : f16
+      tile.fill %6, %cst_10 : memref<128x128xf16, #tile.mem<fragment>>
       %c0_11 = arith.constant 0 : index
       %c1_12 = arith.constant 1 : index
       tile.pipelined %arg4 = %c0_11 to %19 step %c1_12 num_stages = 2 {
@@ -192,7 +191,6 @@ module {
         %26 = arith.muli %25, %c128_22 : index
         %c0_23 = arith.constant 0 : index
         tile.copy %arg2[%bz, %by, %26, %c0_23] to %3 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
-        tile.copy %5 to %6 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
         tile.parallel (%arg5, %arg6) in (128, 128) {
           %c128_24 = arith.constant 128 : index
           %27 = arith.muli %arg4, %c128_24 : index
@@ -255,6 +253,7 @@ module {
           %29 = arith.mulf %27, %28 : f32
           memref.store %29, %7[%arg5, %arg6] : memref<128x128xf32, #tile.mem<fragment>>
         }
+        tile.copy %5 to %6 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
       }
       %c1_13 = arith.constant 1 : index
       %20 = arith.subi %19, %c1_13 : index
@@ -262,7 +261,6 @@ module {
       %21 = arith.muli %20, %c128_14 : index
       %c0_15 = arith.constant 0 : index
       tile.copy %arg2[%bz, %by, %21, %c0_15] to %3 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
-      tile.copy %5 to %6 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
       tile.gemm %6, %3, %7 {policy = #tile.policy<full_row>} : memref<128x128xf16, #tile.mem<fragment>>, memref<128x128xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
       tile.parallel (%arg4, %arg5) in (128, 128) {
         %cst_18 = arith.constant 1.000000e+00 : f32

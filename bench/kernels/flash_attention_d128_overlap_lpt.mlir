@@ -35,8 +35,8 @@ module {
       tile.fill %8, %14 : memref<128xf32, #tile.mem<fragment>>
       %c128_6 = arith.constant 128 : index
       %15 = arith.ceildivsi %dim_1, %c128_6 : index
-      %cst_7 = arith.constant 0.000000e+00 : f32
-      tile.fill %5, %cst_7 : memref<128x128xf32, #tile.mem<fragment>>
+      %cst_7 = arith.constant 0.000000e+00 : f16
+      tile.fill %6, %cst_7 : memref<128x128xf16, #tile.mem<fragment>>
       %c0_8 = arith.constant 0 : index
       %c1_9 = arith.constant 1 : index
       tile.pipelined %arg4 = %c0_8 to %15 step %c1_9 num_stages = 2 {
@@ -52,7 +52,6 @@ module {
         %22 = arith.muli %21, %c128_19 : index
         %c0_20 = arith.constant 0 : index
         tile.copy %arg2[%bz, %by, %22, %c0_20] to %3 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
-        tile.copy %5 to %6 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
         tile.parallel (%arg5, %arg6) in (128, 128) {
           %c128_21 = arith.constant 128 : index
           %23 = arith.muli %arg4, %c128_21 : index
@@ -107,6 +106,7 @@ module {
           %25 = arith.mulf %23, %24 : f32
           memref.store %25, %7[%arg5, %arg6] : memref<128x128xf32, #tile.mem<fragment>>
         }
+        tile.copy %5 to %6 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
       }
       %c1_10 = arith.constant 1 : index
       %16 = arith.subi %15, %c1_10 : index
@@ -114,7 +114,6 @@ module {
       %17 = arith.muli %16, %c128_11 : index
       %c0_12 = arith.constant 0 : index
       tile.copy %arg2[%bz, %by, %17, %c0_12] to %3 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
-      tile.copy %5 to %6 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
       tile.gemm %6, %3, %7 {policy = #tile.policy<full_row>} : memref<128x128xf16, #tile.mem<fragment>>, memref<128x128xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
       tile.parallel (%arg4, %arg5) in (128, 128) {
         %cst_15 = arith.constant 1.000000e+00 : f32
@@ -178,8 +177,8 @@ module {
       %c128_10 = arith.constant 128 : index
       %20 = arith.ceildivsi %dim_1, %c128_10 : index
       %21 = arith.minsi %19, %20 : index
-      %cst_11 = arith.constant 0.000000e+00 : f32
-      tile.fill %7, %cst_11 : memref<128x128xf32, #tile.mem<fragment>>
+      %cst_11 = arith.constant 0.000000e+00 : f16
+      tile.fill %8, %cst_11 : memref<128x128xf16, #tile.mem<fragment>>
       %c0_12 = arith.constant 0 : index
       %c1_13 = arith.constant 1 : index
       tile.pipelined %arg4 = %c0_12 to %21 step %c1_13 num_stages = 2 {
@@ -195,7 +194,6 @@ module {
         %28 = arith.muli %27, %c128_23 : index
         %c0_24 = arith.constant 0 : index
         tile.copy %arg2[%bz, %by, %28, %c0_24] to %5 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
-        tile.copy %7 to %8 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
         tile.parallel (%arg5, %arg6) in (128, 128) {
           %c128_25 = arith.constant 128 : index
           %29 = arith.muli %arg4, %c128_25 : index
@@ -258,6 +256,7 @@ module {
           %31 = arith.mulf %29, %30 : f32
           memref.store %31, %9[%arg5, %arg6] : memref<128x128xf32, #tile.mem<fragment>>
         }
+        tile.copy %7 to %8 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
       }
       %c1_14 = arith.constant 1 : index
       %22 = arith.subi %21, %c1_14 : index
@@ -265,7 +264,6 @@ module {
       %23 = arith.muli %22, %c128_15 : index
       %c0_16 = arith.constant 0 : index
       tile.copy %arg2[%bz, %by, %23, %c0_16] to %5 : memref<?x?x?x128xf16> to memref<128x128xf16, #tile.mem<shared>>
-      tile.copy %7 to %8 : memref<128x128xf32, #tile.mem<fragment>> to memref<128x128xf16, #tile.mem<fragment>>
       tile.gemm %8, %5, %9 {policy = #tile.policy<full_row>} : memref<128x128xf16, #tile.mem<fragment>>, memref<128x128xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
       tile.parallel (%arg4, %arg5) in (128, 128) {
         %cst_19 = arith.constant 1.000000e+00 : f32

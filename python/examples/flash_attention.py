@@ -132,8 +132,9 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     new_max()
                     exponentials()
                     update_logsum()
+                    T.copy(acc_s, acc_s_cast)
                 else:
-                    T.fill(acc_s, 0)  # P of the tile before the first: zero
+                    T.fill(acc_s_cast, 0)  # P of the tile before the first
                 for k in T.Pipelined(first, last, num_stages=num_stages):
                     k_tile = k if peel_last else T.min(k, tiles - 1)
                     for p in range(parts):
@@ -143,7 +144,6 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     for p in range(parts):
                         T.copy(V[bz, by, v_tile * block_N, p * width],
                                V_parts[p])
-                    T.copy(acc_s, acc_s_cast)  # P_{k-1}
                     mask(k)
                     scores_q_k(-1)
                     output_p_v(-1)
@@ -153,12 +153,17 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     update_logsum()
                     T.wait_wgmma(0)  # O += P_{k-1} V_{k-1}
                     rescale_output()
+                    # P_k in 16 bits once P_{k-1} V_{k-1} is done: the loop
+                    # carries P in the registers the gemm read (a cast at
+                    # the top of the next iteration would carry the 32-bit
+                    # P, and ptxas, short of registers, would wait for the
+                    # P V gemm before the softmax to reuse P_{k-1}'s).
+                    T.copy(acc_s, acc_s_cast)
                 if peel_last:
                     for p in range(parts):
                         T.copy(V[bz, by, (tiles - 1) * block_N, p * width],
                                V_parts[p])
-                    T.copy(acc_s, acc_s_cast)  # P_{last}
-                    output_p_v(0)
+                    output_p_v(0)  # P_{last}
             else:
                 for k in T.Pipelined(tiles, num_stages=num_stages):
                     for p in range(parts):
