@@ -786,7 +786,8 @@ static constexpr PipelineOption<TileToNVVMOptions> kCudaLateOptions[] = {
     {&CompileOptions::wgmmaPanels, &TileToNVVMOptions::wgmmaPanels},
     {&CompileOptions::tmaStore, &TileToNVVMOptions::tmaStore},
     {&CompileOptions::stmatrix, &TileToNVVMOptions::stmatrix},
-    {&CompileOptions::prefetchCopies, &TileToNVVMOptions::prefetchCopies}};
+    {&CompileOptions::prefetchCopies, &TileToNVVMOptions::prefetchCopies},
+    {&CompileOptions::flushDenormals, &TileToNVVMOptions::ftz}};
 
 /// Sets `gpu` from `options`; with `text`, appends " name=value" for each
 /// option that differs from the pipeline's default.

@@ -139,6 +139,8 @@ struct GPUTargetSpec {
   bool stmatrix = false;
   /// One-off copies into shared tiles issued early, asynchronously.
   bool prefetchCopies = false;
+  /// libdevice's math functions flush f32 denormals (NVIDIA).
+  bool flushDenormals = false;
 };
 } // namespace
 
@@ -222,6 +224,8 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   spec.attachTarget(pm);
+  if (spec.flushDenormals)
+    pm.addNestedPass<gpu::GPUModuleOp>(createTileNVVMFlushDenormals());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
@@ -260,16 +264,29 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
     device.hasRedux = parseSmVersion(options.chip) >= 80;
     kernels.addPass(createConvertGpuOpsToNVVMOps(device));
   };
-  buildTileToGPUPipeline(
-      pm, options,
-      {"cuda",
-       options.cudaPath.empty() ? findCUDAToolkit() : options.cudaPath.getValue(),
-       attachTarget, lowerKernels, options.wgmma, options.wgmmaBlocked,
-       options.tma, options.wgmmaTallRows, options.persistent,
-       options.tmaBlocked, options.tmaRelease, options.wgmmaPanels,
-       options.tmaReleaseMinWarpgroups, options.tmaReleaseMaxStages,
-       options.warpSpecialize, options.pingpong, options.tmaStore,
-       options.stmatrix, options.prefetchCopies});
+  buildTileToGPUPipeline(pm, options,
+                         {"cuda",
+                          options.cudaPath.empty()
+                              ? findCUDAToolkit()
+                              : options.cudaPath.getValue(),
+                          attachTarget,
+                          lowerKernels,
+                          options.wgmma,
+                          options.wgmmaBlocked,
+                          options.tma,
+                          options.wgmmaTallRows,
+                          options.persistent,
+                          options.tmaBlocked,
+                          options.tmaRelease,
+                          options.wgmmaPanels,
+                          options.tmaReleaseMinWarpgroups,
+                          options.tmaReleaseMaxStages,
+                          options.warpSpecialize,
+                          options.pingpong,
+                          options.tmaStore,
+                          options.stmatrix,
+                          options.prefetchCopies,
+                          options.ftz});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

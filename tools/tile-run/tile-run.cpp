@@ -219,6 +219,11 @@ static cl::opt<bool> timePassesOpt(
     cl::desc("Print the compile's wall time per pass and the host code's "
              "to stderr (on a cache miss)"),
     cl::cat(category));
+static cl::opt<bool> ftzOpt(
+    "ftz", cl::init(true),
+    cl::desc("CUDA: libdevice's math functions (exp2f, expf, rsqrtf, ...) "
+             "flush f32 denormals to zero (=false: IEEE denormals)"),
+    cl::cat(category));
 static cl::opt<bool> verifyPassesOpt(
     "verify-passes", cl::init(false),
     cl::desc("Verify the IR after every pass of the lowering (=false: the "
@@ -474,6 +479,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.tmaReleaseMaxStages = tmaReleaseMaxStagesOpt;
   options.timePasses = timePassesOpt;
   options.verifyPasses = verifyPassesOpt;
+  options.flushDenormals = ftzOpt;
   options.warpSpecialize = warpSpecializeOpt;
   options.pingpong = pingpongOpt;
   options.wgmmaPanels = wgmmaPanelsOpt;

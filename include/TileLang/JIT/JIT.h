@@ -147,6 +147,9 @@ struct CompileOptions {
   /// One-off copies into shared tiles issued early, asynchronously (the
   /// pipeline's `prefetch-copies`).
   bool prefetchCopies = true;
+  /// CUDA: libdevice's math functions flush f32 denormals to zero (the
+  /// pipeline's `ftz`).
+  bool flushDenormals = true;
   /// CUDA sm_90: blocked tiles on TMA too (the pipeline's `tma-blocked`;
   /// experimental).
   bool tmaBlocked = false;

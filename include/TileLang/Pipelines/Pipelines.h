@@ -118,6 +118,12 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "store into 16-bit shared tiles with stmatrix "
                      "(convert-tile-to-gpu{stmatrix}; experimental)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> ftz{
+      *this, "ftz",
+      llvm::cl::desc("libdevice's math functions (exp2f, expf, rsqrtf, ...) "
+                     "flush f32 denormals to zero, as nvcc -ftz=true and "
+                     "Triton do (tile-nvvm-ftz; =false: IEEE denormals)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> prefetchCopies{
       *this, "prefetch-copies",
       llvm::cl::desc("sm_90 with TMA: a kernel's one-off copies into shared "
