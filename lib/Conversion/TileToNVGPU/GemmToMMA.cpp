@@ -925,23 +925,35 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
                                                                   loc, tile);
       int64_t bytes = cast<MemRefType>(tile.getType())
                           .getElementTypeBitWidth() / 8;
-      Value address = arith::AddIOp::create(
+      Value start = arith::AddIOp::create(
           rewriter, loc, base,
           arith::MulIOp::create(rewriter, loc, metadata.getOffset(),
                                 index(bytes)));
-      address = arith::AddIOp::create(
-          rewriter, loc, address,
-          arith::MulIOp::create(rewriter, loc, row, index(rowStride)));
-      address = addIndex(rewriter, loc, address, offset);
-      Value field = arith::ShRUIOp::create(
+      Value startField = arith::ShRUIOp::create(
           rewriter, loc,
           arith::AndIOp::create(
               rewriter, loc,
-              arith::IndexCastOp::create(rewriter, loc,
-                                         rewriter.getI64Type(), address),
+              arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                         start),
               i64(0x3FFFF)),
           i64(4));
-      return arith::OrIOp::create(rewriter, loc, field, i64(constantBits));
+      // The tile's descriptor plus the 16-byte units to the row and offset:
+      // shared addresses stay below 2^18 bytes, so the address field never
+      // carries into the others, and every wgmma of a tile adds a constant
+      // to one descriptor (instead of masking and shifting its own
+      // address).
+      assert(rowStride % 16 == 0 && offset % 16 == 0 &&
+             "wgmma operands start on 16-byte boundaries");
+      Value units = addIndex(
+          rewriter, loc,
+          arith::MulIOp::create(rewriter, loc, row, index(rowStride / 16)),
+          offset / 16);
+      Value tileDescriptor =
+          arith::OrIOp::create(rewriter, loc, startField, i64(constantBits));
+      return arith::AddIOp::create(
+          rewriter, loc, tileDescriptor,
+          arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                     units));
     };
 
     // The accumulators of each m64 block, in wgmma order (= the fragment's

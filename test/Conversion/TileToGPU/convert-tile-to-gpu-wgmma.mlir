@@ -132,7 +132,8 @@ func.func @no_wait(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x
 // (the f16 copy of S) in registers, in the mma operand layout that is
 // wgmma's register-A layout, and V stored K x N (MN-major: one 128-byte row
 // holds all 64 columns, so the descriptor is the K-major one with the
-// transposed-B flag, moving 16 rows = 2048 bytes per k step). MLIR's wgmma
+// transposed-B flag, moving 16 rows = 2048 bytes = 16 x 8 descriptor units
+// per k step). MLIR's wgmma
 // op takes A only through a descriptor: the register form is inline PTX,
 // scale-d true, trans-b 1, the accumulators tied.
 func.func @attention_gemms(%Q: memref<64x64xf16>, %K: memref<64x64xf16>, %V: memref<64x64xf16>, %O: memref<64x64xf32>) {
@@ -163,7 +164,7 @@ func.func @attention_gemms(%Q: memref<64x64xf16>, %K: memref<64x64xf16>, %V: mem
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: llvm.inline_asm has_side_effects {{.*}}"{\0A.reg .pred p;\0Asetp.ne.b32 p, 1, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, {$32, $33, $34, $35}, $36, p, 1, 1, 1;\0A}", "=f,{{.*}},=f,r,r,r,r,l,0,{{.*}},31"
 // CHECK: %[[ROW:.*]] = arith.constant 16 : index
-// CHECK: arith.muli %[[ROW]], %c128
+// CHECK: arith.muli %[[ROW]], %c8
 // CHECK-COUNT-3: llvm.inline_asm
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // OFF-LABEL: func.func @attention_gemms
