@@ -21,10 +21,12 @@
 // through both blocks (8 k steps), nn reads its K x N B transposed (trans-b)
 // with N = 128 across two atoms.
 // WGMMA-LABEL: func.func @tn
-// WGMMA: arith.constant 4611686568187396096 : i64
+// WGMMA-DAG: arith.constant 4194304 : i32
+// WGMMA-DAG: arith.constant 4611686568183201792 : i64
 // WGMMA-COUNT-8: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // WGMMA-LABEL: func.func @nn
-// WGMMA: arith.constant 4611686568187396096 : i64
+// WGMMA-DAG: arith.constant 4194304 : i32
+// WGMMA-DAG: arith.constant 4611686568183201792 : i64
 // WGMMA-COUNT-2: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <row>]
 // WGMMA-PTX-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // WGMMA-PTX-COUNT-2: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16

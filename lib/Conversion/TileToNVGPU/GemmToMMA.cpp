@@ -929,14 +929,21 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
           rewriter, loc, base,
           arith::MulIOp::create(rewriter, loc, metadata.getOffset(),
                                 index(bytes)));
+      // In 32-bit halves: the low one holds the address field and the
+      // leading byte offset, the high one (the stride byte offset and the
+      // swizzle mode) is a constant, which ptxas moves into the uniform
+      // registers wgmma reads without computing it.
+      auto i32 = [&](int64_t v) -> Value {
+        return arith::ConstantIntOp::create(rewriter, loc, v, 32);
+      };
       Value startField = arith::ShRUIOp::create(
           rewriter, loc,
           arith::AndIOp::create(
               rewriter, loc,
-              arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+              arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(),
                                          start),
-              i64(0x3FFFF)),
-          i64(4));
+              i32(0x3FFFF)),
+          i32(4));
       // The tile's descriptor plus the 16-byte units to the row and offset:
       // shared addresses stay below 2^18 bytes, so the address field never
       // carries into the others, and every wgmma of a tile adds a constant
@@ -948,12 +955,16 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
           rewriter, loc,
           arith::MulIOp::create(rewriter, loc, row, index(rowStride / 16)),
           offset / 16);
-      Value tileDescriptor =
-          arith::OrIOp::create(rewriter, loc, startField, i64(constantBits));
-      return arith::AddIOp::create(
-          rewriter, loc, tileDescriptor,
-          arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+      Value low = arith::AddIOp::create(
+          rewriter, loc,
+          arith::OrIOp::create(rewriter, loc, startField,
+                               i32(constantBits & 0xFFFFFFFF)),
+          arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(),
                                      units));
+      return arith::OrIOp::create(
+          rewriter, loc,
+          arith::ExtUIOp::create(rewriter, loc, rewriter.getI64Type(), low),
+          i64(constantBits & ~int64_t(0xFFFFFFFF)));
     };
 
     // The accumulators of each m64 block, in wgmma order (= the fragment's

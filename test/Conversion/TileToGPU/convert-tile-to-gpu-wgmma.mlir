@@ -10,9 +10,10 @@
 // A (M x K) and B (N x K) are K-major shared tiles with the swizzle of their
 // 128-byte rows issues wgmma.mma_async m64n128k16 on matrix descriptors:
 // start address >> 4, leading byte offset 1, stride byte offset 1024 >> 4,
-// 128-byte swizzle (mode 1): 1 << 16 | 64 << 32 | 1 << 62 =
-// 4611686293305360384; successive k steps move the start address by 32
-// bytes. The proxy fence comes first (the operands were written through the
+// 128-byte swizzle (mode 1): 1 << 16 | 64 << 32 | 1 << 62, built as a low
+// half (address field | 1 << 16 = 65536) and a constant high half
+// (4611686293305294848); successive k steps add 32 bytes = 2 units to the
+// low half. The proxy fence comes first (the operands were written through the
 // generic proxy), the commit and the wait last. Without the option, or
 // before sm_90, the same gemm runs on mma.sync.
 func.func @tn(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x128xf32>) {
@@ -36,7 +37,8 @@ func.func @tn(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x128xf
 // CHECK: %[[C:.*]] = memref.alloca() : memref<64xf32>
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: nvvm.wgmma.fence.aligned
-// CHECK: arith.constant 4611686293305360384 : i64
+// CHECK-DAG: arith.constant 65536 : i32
+// CHECK-DAG: arith.constant 4611686293305294848 : i64
 // CHECK: %[[D0:.*]] = nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK-COUNT-3: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
