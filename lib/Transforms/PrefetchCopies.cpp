@@ -46,8 +46,9 @@ bool usesValue(Operation *op, Value value) {
 
 /// Where `copy` may be issued: right before the earliest of the body's ops
 /// above it that neither uses its tile, nor may write global memory, nor is
-/// the producer, nor defines one of its operands (unless side-effect free:
-/// such an op moves up with the copy, into `operands`, in order).
+/// the producer or an allocation (the kernel's allocations stay first),
+/// nor defines one of its operands (unless side-effect free: such an op
+/// moves up with the copy, into `operands`, in order).
 Operation *findIssuePoint(CopyOp copy, SmallVectorImpl<Operation *> &operands) {
   Operation *point = copy;
   llvm::SmallPtrSet<Operation *, 8> moving = {copy};
@@ -65,7 +66,8 @@ Operation *findIssuePoint(CopyOp copy, SmallVectorImpl<Operation *> &operands) {
       point = prev;
       continue;
     }
-    if (isa<ProducerOp>(prev) || usesValue(prev, copy.getDst()) ||
+    if (isa<ProducerOp, TileAllocationOpInterface>(prev) ||
+        usesValue(prev, copy.getDst()) ||
         mayWriteGlobalMemory(prev, /*barriersOnlyOrder=*/true))
       break;
     point = prev;

@@ -113,3 +113,35 @@ func.func @no_loop_or_in_loop(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %n: inde
   }
   return
 }
+
+// -----
+
+// Without a producer, the copy stops below the kernel's allocations: they
+// stay first (the register lowering's per-thread arrays stay in the
+// kernel's entry block, where LLVM keeps them in registers).
+// CHECK-LABEL: func.func @no_producer
+// CHECK: tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+// CHECK-NEXT: tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+// CHECK-NEXT: %[[LAST:.*]] = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+// CHECK-NEXT: tile.alloc_fragment
+// CHECK-NEXT: tile.barrier_init
+// CHECK: tile.copy %{{.*}} to %[[LAST]] arrive(
+// CHECK: scf.for
+// CHECK: tile.barrier_wait
+func.func @no_producer(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %last = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %acc = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    scf.for %i = %c0 to %n step %c1 {
+      tile.copy %A[%i, %c0] to %a : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+      tile.gemm %a, %a, %acc : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    }
+    tile.copy %B[%c0, %c0] to %last : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.gemm %a, %last, %acc : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    tile.copy %acc to %B[%c0, %c0] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?xf16>
+  }
+  return
+}

@@ -885,10 +885,13 @@ void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
       for (Value fragment : rejected)
         candidates.erase(fragment);
     }
+    // The arrays open the kernel body, whatever the passes before moved
+    // above the allocations: in the kernel's entry block LLVM keeps them
+    // in registers (it promotes only entry-block allocas; elsewhere every
+    // access would go through local memory).
+    OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
     for (auto &[fragment, table] : candidates) {
       Operation *alloc = fragment.getDefiningOp();
-      OpBuilder b(alloc->getContext());
-      b.setInsertionPointAfter(alloc);
       auto type = MemRefType::get(
           {table->getNumSlots()},
           cast<MemRefType>(fragment.getType()).getElementType());

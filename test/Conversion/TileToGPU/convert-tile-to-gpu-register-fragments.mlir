@@ -42,11 +42,11 @@ func.func @attention_block(%Q: memref<32x16xf16>, %K: memref<16x16xf16>, %V: mem
 // shared by the four lanes of a group) are registers.
 // CHECK-LABEL: func.func @attention_block
 // CHECK: gpu.launch {{.*}} dynamic_shared_memory_size %c2048_i32
-// CHECK-COUNT-3: memref.view
 // CHECK: %[[S:.*]] = memref.alloca() : memref<8xf32>
 // CHECK: %[[P:.*]] = memref.alloca() : memref<8xf16>
 // CHECK: %[[O:.*]] = memref.alloca() : memref<8xf32>
 // CHECK: %[[M:.*]] = memref.alloca() : memref<2xf32>
+// CHECK-COUNT-3: memref.view
 // CHECK-NOT: memref.view
 // tile.clear: eight stores of zero.
 // CHECK-COUNT-8: memref.store %{{.*}}, %[[O]][%{{.*}}] : memref<8xf32>
