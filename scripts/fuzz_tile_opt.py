@@ -104,6 +104,7 @@ LOWERINGS = [
     ['--tile-to-nvvm=chip=sm_90a format=isa'],
     ['--tile-to-nvvm=chip=sm_90a format=isa warp-specialize pingpong'],
     ['--tile-to-nvvm=chip=sm_90a format=isa persistent stmatrix'],
+    ['--tile-to-nvvm=chip=sm_90a format=isa warp-specialize=false ftz=false'],
     ['--tile-to-rocdl=chip=gfx1100 format=isa'],
 ]
 
