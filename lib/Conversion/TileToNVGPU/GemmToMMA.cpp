@@ -452,14 +452,14 @@ struct WarpTiles {
 /// visible only after a tile.async_wait, which synchronizes the block.
 bool writesOnChipSynchronously(Operation *op,
                                const RegisterFragments *fragments) {
-  WalkResult result = op->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+  auto classify = [](Operation *inner) {
     // Asynchronous copies, before and after their lowering (whose
     // misaligned fallback writes synchronously, but before the wait).
     if (auto copy = dyn_cast<CopyOp>(inner); copy && copy.getAsync())
-      return WalkResult::skip();
+      return EffectCheck::Skip;
     if (inner->hasAttr(TileDialect::getLoweredAsyncCopyAttrName()) ||
         isa<nvgpu::DeviceAsyncCopyOp>(inner))
-      return WalkResult::skip();
+      return EffectCheck::Skip;
     // Barrier waits touch only their barrier words, named barriers (the
     // turns of tile.take_turns) none; tensor-core work on wgmma (and its
     // fences, commits and waits) writes only registers.
@@ -472,25 +472,17 @@ bool writesOnChipSynchronously(Operation *op,
             NVVM::WgmmaWaitGroupSyncOp, NVVM::BarrierOp,
             NVVM::BarrierArriveOp>(inner) ||
         inner->hasAttr(TileDialect::getRegisterOnlyAsmAttrName()))
-      return WalkResult::advance();
-    auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
-    if (!effects)
-      return inner->hasTrait<::mlir::OpTrait::HasRecursiveMemoryEffects>()
-                 ? WalkResult::advance()
-                 : WalkResult::interrupt();
-    SmallVector<MemoryEffects::EffectInstance> instances;
-    effects.getEffects(instances);
-    for (const MemoryEffects::EffectInstance &effect : instances) {
-      if (!isa<MemoryEffects::Write>(effect.getEffect()))
-        continue;
-      Value value = effect.getValue();
-      if (!value || (getMemorySpace(cast<MemRefType>(value.getType())) &&
-                     !(fragments && fragments->getArray(value))))
-        return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return result.wasInterrupted();
+      return EffectCheck::Ignore;
+    return EffectCheck::Check;
+  };
+  // An effect on a tile-memory buffer (not a fragment kept in registers),
+  // or on no value.
+  return mayWriteMemory(
+      op, classify, [&](const MemoryEffects::EffectInstance &effect) {
+        Value value = effect.getValue();
+        return !value || (getMemorySpace(cast<MemRefType>(value.getType())) &&
+                          !(fragments && fragments->getArray(value)));
+      });
 }
 
 /// The barriers a gemm in a pipelined body needs: before it, unless the

@@ -114,10 +114,18 @@ bool mlir::tile::isGlobalBuffer(Value value) {
   return type && !getMemorySpace(type);
 }
 
-bool mlir::tile::mayWriteGlobalMemory(Operation *root, bool barriersOnlyOrder) {
-  WalkResult result = root->walk([&](Operation *op) {
-    if (barriersOnlyOrder && isa<BarrierWaitOp, BarrierArriveOp>(op))
+bool mlir::tile::mayWriteMemory(
+    Operation *root, function_ref<EffectCheck(Operation *)> classify,
+    function_ref<bool(const MemoryEffects::EffectInstance &)> counts) {
+  WalkResult result = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    switch (classify(op)) {
+    case EffectCheck::Skip:
+      return WalkResult::skip();
+    case EffectCheck::Ignore:
       return WalkResult::advance();
+    case EffectCheck::Check:
+      break;
+    }
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effects)
       return op->hasTrait<::mlir::OpTrait::HasRecursiveMemoryEffects>()
@@ -125,17 +133,27 @@ bool mlir::tile::mayWriteGlobalMemory(Operation *root, bool barriersOnlyOrder) {
                  : WalkResult::interrupt();
     SmallVector<MemoryEffects::EffectInstance> instances;
     effects.getEffects(instances);
-    for (const MemoryEffects::EffectInstance &e : instances) {
-      if (!isa<MemoryEffects::Write>(e.getEffect()))
-        continue;
-      Value value = e.getValue();
-      if (value ? isGlobalBuffer(value)
-                : e.getResource() == SideEffects::DefaultResource::get())
+    for (const MemoryEffects::EffectInstance &e : instances)
+      if (isa<MemoryEffects::Write>(e.getEffect()) && counts(e))
         return WalkResult::interrupt();
-    }
     return WalkResult::advance();
   });
   return result.wasInterrupted();
+}
+
+bool mlir::tile::mayWriteGlobalMemory(Operation *root, bool barriersOnlyOrder) {
+  return mayWriteMemory(
+      root,
+      [&](Operation *op) {
+        return barriersOnlyOrder && isa<BarrierWaitOp, BarrierArriveOp>(op)
+                   ? EffectCheck::Ignore
+                   : EffectCheck::Check;
+      },
+      [](const MemoryEffects::EffectInstance &e) {
+        Value value = e.getValue();
+        return value ? isGlobalBuffer(value)
+                     : e.getResource() == SideEffects::DefaultResource::get();
+      });
 }
 
 std::optional<MemorySpace> mlir::tile::getMemorySpace(MemRefType type) {

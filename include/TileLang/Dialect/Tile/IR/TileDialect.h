@@ -73,6 +73,24 @@ inline bool isInSpace(MemRefType type, MemorySpace space) {
 /// True when `value` is a memref in global memory (no tile memory space).
 bool isGlobalBuffer(Value value);
 
+/// How mayWriteMemory treats an op it walks to.
+enum class EffectCheck {
+  /// Its write effects count (unknown effects count as writing).
+  Check,
+  /// It writes nothing that counts (its nested ops are still walked).
+  Ignore,
+  /// Neither it nor anything nested in it counts.
+  Skip
+};
+
+/// True when `root` or an op nested in it may write memory that `counts`
+/// accepts (a write effect; one without a value is on `getResource()`), or
+/// has memory effects that cannot be told (no MemoryEffectOpInterface, not
+/// recursive). `classify` tells which ops to look at.
+bool mayWriteMemory(
+    Operation *root, function_ref<EffectCheck(Operation *)> classify,
+    function_ref<bool(const MemoryEffects::EffectInstance &)> counts);
+
 /// True when `op` (or anything nested in it) may write global memory, or
 /// has effects that cannot be told. With `barriersOnlyOrder`, arrival
 /// barrier waits and arrives (which order memory, declared as writing it
