@@ -214,6 +214,8 @@ run fa128overlap_causal_vs_cpu $F128O --entry=flash_attention_causal --outputs=3
 # ... without the producer warpgroup (its last V tile prefetched above the
 # loop, the fragments still in registers).
 run fa128overlap_nows_causal_vs_cpu $F128O --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --warp-specialize=false --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
+# ... with IEEE denormals in the exponentials (ftz is the default).
+run fa128overlap_noftz_vs_cpu $F128O --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --ftz=false --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
 # The same with Q, K, V and O in two 64-column parts (every gemm on wgmma).
 F128S=bench/kernels/flash_attention_d128_split.mlir
 run fa128split_vs_cpu $F128S --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
