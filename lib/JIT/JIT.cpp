@@ -744,12 +744,32 @@ Kernel::Impl::specialize(ArrayRef<KernelArg> args) {
   return clone;
 }
 
-/// The mgpu* functions the host code of `kind` calls: the HIP twins for
-/// ROCm, the CUDA driver's otherwise (unused on the CPU).
+/// f32 -> bf16, rounding to nearest even (NaNs stay quiet NaNs): the
+/// compiler-runtime routine LLVM calls for such conversions on hosts
+/// without native ones (x86 without AVX512-BF16 or AVX-NE-CONVERT), as in
+/// CPU kernels that move bf16 vectors. Debian's libgcc (GCC 12) does not
+/// have it, so the JIT provides it.
+static __bf16 truncateF32ToBF16(float value) {
+  auto bits = llvm::bit_cast<uint32_t>(value);
+  uint16_t result =
+      (bits & 0x7fffffffu) > 0x7f800000u
+          ? static_cast<uint16_t>((bits >> 16) | 0x40u)
+          : static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >>
+                                  16);
+  return llvm::bit_cast<__bf16>(result);
+}
+
+/// The functions the host code of `kind` calls: the mgpu* functions (the
+/// HIP twins for ROCm, the CUDA driver's otherwise; unused on the CPU) and
+/// the compiler-runtime routines the host may lack.
 static llvm::SmallVector<std::pair<llvm::StringRef, void *>>
 getRuntimeSymbols(TargetKind kind) {
-  return kind == TargetKind::ROCm ? runtime::hip::getSymbols()
-                                  : runtime::getSymbols();
+  llvm::SmallVector<std::pair<llvm::StringRef, void *>> symbols =
+      kind == TargetKind::ROCm ? runtime::hip::getSymbols()
+                               : runtime::getSymbols();
+  symbols.push_back(
+      {"__truncsfbf2", reinterpret_cast<void *>(&truncateF32ToBF16)});
+  return symbols;
 }
 
 /// Sets the options of a GPU pipeline (tile-to-nvvm, tile-to-rocdl) that the
@@ -787,6 +807,7 @@ static constexpr PipelineOption<TileToNVVMOptions> kCudaLateOptions[] = {
     {&CompileOptions::tmaStore, &TileToNVVMOptions::tmaStore},
     {&CompileOptions::stmatrix, &TileToNVVMOptions::stmatrix},
     {&CompileOptions::prefetchCopies, &TileToNVVMOptions::prefetchCopies},
+    {&CompileOptions::producerCopies, &TileToNVVMOptions::producerCopies},
     {&CompileOptions::flushDenormals, &TileToNVVMOptions::ftz}};
 
 /// Sets `gpu` from `options`; with `text`, appends " name=value" for each

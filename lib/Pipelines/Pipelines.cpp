@@ -139,6 +139,8 @@ struct GPUTargetSpec {
   bool stmatrix = false;
   /// One-off copies into shared tiles issued early, asynchronously.
   bool prefetchCopies = false;
+  /// ... issued by the producer warpgroup.
+  bool producerCopies = false;
   /// libdevice's math functions flush f32 denormals (NVIDIA).
   bool flushDenormals = false;
 };
@@ -184,8 +186,11 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   }
   // (After the planner: its staged buffers leave the tiles of copies after
   // a pipelined loop to those copies.)
-  if (spec.tma && spec.prefetchCopies)
-    pm.addPass(createTilePrefetchCopies());
+  if (spec.tma && spec.prefetchCopies) {
+    TilePrefetchCopiesOptions prefetch;
+    prefetch.useProducer = spec.producerCopies;
+    pm.addPass(createTilePrefetchCopies(prefetch));
+  }
   // Fragments whose layouts conflict stay in shared memory.
   TileInferLayoutOptions layouts;
   layouts.keepConflictsInMemory = true;
@@ -286,6 +291,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
                           options.tmaStore,
                           options.stmatrix,
                           options.prefetchCopies,
+                          options.producerCopies,
                           options.ftz});
 }
 

@@ -10,6 +10,8 @@
 
 #include "TileLang/Transforms/Passes.h"
 
+#include "ProducerOperands.h"
+
 #include "TileLang/Conversion/TileToNVGPU.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -435,7 +437,6 @@ bool Planner::buildProducer(Operation *point, Value barriers, Value lb,
           scf::YieldOp::create(bld, loc);
         });
   };
-  Block *tileBody = nullptr;
   if (!tiles) {
     emitFills(b, Value());
   } else {
@@ -449,65 +450,15 @@ bool Planner::buildProducer(Operation *point, Value barriers, Value lb,
               ValueRange{arith::AddIOp::create(
                   bld, loc, counted[0], getTripCount(bld, loc, lb, ub, step))});
         });
-    tileBody = producerTiles.getBody();
+    producerTiles->setAttr(TileDialect::getPersistentTilesAttrName(),
+                           b.getUnitAttr());
   }
-  // The producer runs beside the kernel body's other ops: the values it
-  // takes from there are recomputed inside (ops free of memory effects
-  // only); so are those it takes from the body of the loop over tiles,
-  // inside its own loop over the same tiles.
-  llvm::SetVector<Operation *> outside, perTile;
-  SmallVector<Value> worklist;
-  producer.walk([&](Operation *op) {
-    for (Value operand : op->getOperands())
-      worklist.push_back(operand);
-  });
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    Operation *def = value.getDefiningOp();
-    if (tiles && !def && value.getParentBlock() == tiles.getBody() &&
-        value != tiles.getInductionVar()) {
-      producer.erase();
-      return false;
-    }
-    if (!def || producer->isAncestor(def))
-      continue;
-    bool inTile = tiles && def->getBlock() == tiles.getBody();
-    if (!inTile && (def->getBlock() != producer->getBlock() ||
-                    def->isBeforeInBlock(producer)))
-      continue;
-    if (outside.contains(def) || perTile.contains(def))
-      continue;
-    // Free of memory effects is enough (divisions are not speculatable,
-    // but each clone runs wherever its original runs unconditionally).
-    if (!isMemoryEffectFree(def) || def->getNumRegions()) {
-      producer.erase();
-      return false;
-    }
-    (inTile ? perTile : outside).insert(def);
-    llvm::append_range(worklist, def->getOperands());
+  // Its ops take values from the kernel body (and the consumers' loop over
+  // tiles): recomputed inside.
+  if (failed(recomputeProducerOperands(producer, tiles))) {
+    producer.erase();
+    return false;
   }
-  auto inOrder = [](const llvm::SetVector<Operation *> &defs) {
-    SmallVector<Operation *> ordered(defs.begin(), defs.end());
-    llvm::sort(ordered, [](Operation *x, Operation *y) {
-      return x->isBeforeInBlock(y);
-    });
-    return ordered;
-  };
-  IRMapping mapping;
-  b.setInsertionPointToStart(block);
-  for (Operation *def : inOrder(outside))
-    b.clone(*def, mapping);
-  if (tileBody) {
-    mapping.map(tiles.getInductionVar(), tileBody->getArgument(0));
-    b.setInsertionPointToStart(tileBody);
-    for (Operation *def : inOrder(perTile))
-      b.clone(*def, mapping);
-  }
-  producer.walk([&](Operation *op) {
-    for (OpOperand &use : op->getOpOperands())
-      if (Value inner = mapping.lookupOrNull(use.get()))
-        use.set(inner);
-  });
   return true;
 }
 

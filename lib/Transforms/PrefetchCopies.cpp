@@ -10,6 +10,9 @@
 
 #include "TileLang/Transforms/Passes.h"
 
+#include "ProducerOperands.h"
+
+#include "TileLang/Conversion/TileToNVGPU.h"
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
@@ -27,10 +30,11 @@ using namespace mlir::tile;
 namespace {
 
 /// True when `copy` fills a whole shared allocation of `kernel`'s body from
-/// global memory, synchronously, directly in that body.
-bool isPrefetchable(CopyOp copy, KernelOp kernel) {
+/// global memory, synchronously, directly in `body` (the kernel's, or that
+/// of its loop over persistent tiles).
+bool isPrefetchable(CopyOp copy, KernelOp kernel, Block *body) {
   auto alloc = copy.getDst().getDefiningOp<AllocSharedOp>();
-  return copy->getParentOp() == kernel && !copy.getAsync() &&
+  return copy->getBlock() == body && !copy.getAsync() &&
          !copy.getBarriers() && isGlobalBuffer(copy.getSrc()) &&
          copy.getDstOffsets().empty() && alloc &&
          alloc->getParentOp() == kernel &&
@@ -101,10 +105,6 @@ struct PrefetchCopiesPass
 
   void prefetch(KernelOp kernel) {
     Block &body = kernel.getBody().front();
-    SmallVector<CopyOp> copies;
-    for (auto copy : body.getOps<CopyOp>())
-      if (isPrefetchable(copy, kernel))
-        copies.push_back(copy);
     auto producers = body.getOps<ProducerOp>();
     Operation *producer =
         producers.empty() ? nullptr : (*producers.begin()).getOperation();
@@ -112,6 +112,12 @@ struct PrefetchCopiesPass
     // memory would be unordered with an earlier read.
     if (producer && mayWriteGlobalMemory(producer, /*barriersOnlyOrder=*/true))
       return;
+    if (producer && useProducer)
+      produceCopies(kernel, cast<ProducerOp>(producer));
+    SmallVector<CopyOp> copies;
+    for (auto copy : body.getOps<CopyOp>())
+      if (isPrefetchable(copy, kernel, &body))
+        copies.push_back(copy);
     for (CopyOp copy : copies) {
       SmallVector<Operation *> operands;
       Operation *point = findIssuePoint(copy, operands);
@@ -139,6 +145,153 @@ struct PrefetchCopiesPass
       early.getBarrierIndexMutable().assign(zero);
       b.setInsertionPoint(copy);
       BarrierWaitOp::create(b, loc, barrier, zero, zero, UnitAttr());
+      copy.erase();
+    }
+  }
+
+  /// The producer issues the one-off copies of the kernel body, or of the
+  /// body of the persistent kernel's loop over tiles that it mirrors (once
+  /// per tile, after the consumers released the tile the tile before
+  /// filled), that may be issued from the top of that body: those before
+  /// the pipelined loop ahead of its fills, those after it behind them.
+  void produceCopies(KernelOp kernel, ProducerOp producer) {
+    Block &kernelBody = kernel.getBody().front();
+    scf::ForOp producerTiles = getProducerTiles(producer);
+    scf::ForOp tiles;
+    if (producerTiles) {
+      for (auto loop : kernelBody.getOps<scf::ForOp>())
+        if (loop->hasAttr(TileDialect::getPersistentTilesAttrName()))
+          tiles = loop;
+      if (!tiles)
+        return;
+    }
+    Block *body = tiles ? tiles.getBody() : &kernelBody;
+    Block *producerBody = producerTiles ? producerTiles.getBody()
+                                        : &producer.getBody().front();
+    // The pipelined loop the producer fills, and its loop of fills.
+    Operation *pipelined = nullptr;
+    for (Operation &op : *body) {
+      op.walk([&](PipelinedOp) { pipelined = &op; });
+      if (pipelined)
+        break;
+    }
+    scf::ForOp fills;
+    for (auto loop : producerBody->getOps<scf::ForOp>())
+      fills = loop;
+    if (!pipelined || !fills)
+      return;
+    SmallVector<CopyOp> copies;
+    for (auto copy : body->getOps<CopyOp>())
+      if (isPrefetchable(copy, kernel, body))
+        copies.push_back(copy);
+    // The index of the current tile, counted from 0.
+    auto tileIndex = [](OpBuilder &b, Location loc, scf::ForOp loop) -> Value {
+      return arith::DivUIOp::create(
+          b, loc,
+          arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                                loop.getLowerBound()),
+          loop.getStep());
+    };
+    auto index = [](OpBuilder &b, Location loc, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    for (CopyOp copy : copies) {
+      SmallVector<Operation *> operands;
+      Operation *point = findIssuePoint(copy, operands);
+      bool fromTop = tiles ? point == &body->front()
+                           : point->getPrevNode() == producer.getOperation();
+      if (!fromTop || copy->getBlock() != pipelined->getBlock())
+        continue;
+      // The last op of the body that uses the tile, whose end releases it.
+      Operation *lastUse = nullptr;
+      bool readByGemm = false;
+      bool inBody = llvm::all_of(copy.getDst().getUsers(), [&](Operation *user) {
+        if (user == copy)
+          return true;
+        Operation *top = body->findAncestorOpInBlock(*user);
+        if (!top || !copy->isBeforeInBlock(top))
+          return false;
+        readByGemm |= isa<GemmOp>(user);
+        if (!lastUse || lastUse->isBeforeInBlock(top))
+          lastUse = top;
+        return true;
+      });
+      if (!inBody || (tiles && !lastUse))
+        continue;
+
+      Location loc = copy.getLoc();
+      OpBuilder b(&kernelBody, kernelBody.begin());
+      auto barrierType = MemRefType::get(
+          {1}, b.getI64Type(), MemRefLayoutAttrInterface(),
+          MemorySpaceAttr::get(b.getContext(), MemorySpace::Shared));
+      Value full = AllocSharedOp::create(b, loc, barrierType, Attribute());
+      Value released =
+          tiles ? AllocSharedOp::create(b, loc, barrierType, Attribute())
+                      .getResult()
+                : Value();
+
+      // The producer's side: before its fills or after them (the ops it
+      // creates recorded, to be undone if the producer cannot compute the
+      // copy's operands).
+      struct Recorder : OpBuilder::Listener {
+        SmallVector<Operation *> ops;
+        void notifyOperationInserted(Operation *op,
+                                     OpBuilder::InsertPoint) override {
+          ops.push_back(op);
+        }
+      } recorder;
+      OpBuilder p(b.getContext(), &recorder);
+      if (copy->isBeforeInBlock(pipelined))
+        p.setInsertionPoint(fills);
+      else
+        p.setInsertionPoint(producerBody->getTerminator());
+      if (tiles) {
+        // The n-th fill waits for phase n - 1 of the release (parity 1 of
+        // a fresh barrier counts as completed: the first does not wait).
+        Value parity = arith::RemUIOp::create(
+            p, loc,
+            arith::AddIOp::create(p, loc, tileIndex(p, loc, producerTiles),
+                                  index(p, loc, 1)),
+            index(p, loc, 2));
+        BarrierWaitOp::create(p, loc, released, index(p, loc, 0), parity)
+            .setIssuer(true);
+      }
+      Value zero = index(p, loc, 0);
+      auto issued = cast<CopyOp>(p.clone(*copy));
+      issued.setAsync(true);
+      issued.getBarriersMutable().assign(full);
+      issued.getBarrierIndexMutable().assign(zero);
+      if (failed(recomputeProducerOperands(producer, tiles))) {
+        for (Operation *op : llvm::reverse(recorder.ops))
+          op->erase();
+        if (released)
+          released.getDefiningOp()->erase();
+        full.getDefiningOp()->erase();
+        continue;
+      }
+      b.setInsertionPoint(producer);
+      BarrierInitOp::create(b, loc, full, 1);
+      if (released)
+        BarrierInitOp::create(
+            b, loc, released,
+            kernel.getNumThreads() / getWarpSize(TargetKind::CUDA, ""));
+
+      // The consumers' side: the wait where the copy was; with tiles, the
+      // release once the last use is done (and gemms reading the tile).
+      b.setInsertionPoint(copy);
+      zero = index(b, loc, 0);
+      Value parity =
+          tiles ? arith::RemUIOp::create(b, loc, tileIndex(b, loc, tiles),
+                                         index(b, loc, 2))
+                      .getResult()
+                : zero;
+      BarrierWaitOp::create(b, loc, full, zero, parity, UnitAttr());
+      if (tiles) {
+        b.setInsertionPointAfter(lastUse);
+        if (readByGemm)
+          GemmWaitOp::create(b, loc, 0);
+        BarrierArriveOp::create(b, loc, released, index(b, loc, 0));
+      }
       copy.erase();
     }
   }

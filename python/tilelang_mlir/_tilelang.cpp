@@ -210,6 +210,7 @@ static void applyPassConfigs(CompileOptions &options, const py::dict &configs) {
       {"tma_store", &CompileOptions::tmaStore},
       {"stmatrix", &CompileOptions::stmatrix},
       {"prefetch_copies", &CompileOptions::prefetchCopies},
+      {"producer_copies", &CompileOptions::producerCopies},
       {"ftz", &CompileOptions::flushDenormals},
       {"tma_release", &CompileOptions::tmaRelease},
       {"warp_specialize", &CompileOptions::warpSpecialize},

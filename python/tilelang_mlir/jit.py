@@ -112,7 +112,7 @@ class JITKernel:
                     "register_fragments", "fp_contract", "version_parallel")
     _CUDA_OPTIONS = _GPU_OPTIONS + (
         "wgmma", "wgmma_blocked", "wgmma_panels", "wgmma_tall_rows", "tma",
-        "tma_blocked", "tma_store", "stmatrix", "prefetch_copies", "ftz", "tma_release", "tma_release_min_warpgroups",
+        "tma_blocked", "tma_store", "stmatrix", "prefetch_copies", "producer_copies", "ftz", "tma_release", "tma_release_min_warpgroups",
         "tma_release_max_stages", "warp_specialize", "pingpong", "persistent")
 
     def _pipeline_options(self, kind):

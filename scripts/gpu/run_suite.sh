@@ -44,7 +44,7 @@ gen_wgmma_kernels() {
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
-# overlap release panels attprofile profile sass launch compile ws.
+# overlap release panels attprofile profile sass launch compile ws producer.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -699,6 +699,36 @@ for entry in flash_attention flash_attention_causal; do
 done
 fi
 echo "ws correctness: $pass passed, $fail failed"
+fi
+if want producer; then
+echo "== --producer-copies: the producer warpgroup issues the one-off copies (Q, the last V) by TMA, once per tile in persistent kernels (released after their last use); checked against the CPU lowering on edge shapes, sanitized, then timed at b8 h32 s4096 interleaved next to cuDNN"
+pass=0; fail=0
+for entry in flash_attention flash_attention_causal; do
+  for flag in --producer-copies "--persistent --producer-copies"; do
+    for shape in 2x3x700x128 1x2x130x128; do
+      RUN_TIMEOUT=60 run producer_${entry}_${flag//[ -]/}_$shape bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 $flag --arg=$shape --arg=$shape --arg=$shape --arg=$shape
+    done
+  done
+done
+RUN_TIMEOUT=60 run producer_persistent_lpt_causal bench/kernels/flash_attention_d128_overlap_lpt.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --persistent --producer-copies --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128
+# More tiles than blocks many times over (the release barriers' phases).
+RUN_TIMEOUT=60 run producer_persistent_many_tiles bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --persistent --producer-copies --arg=4x32x1000x128 --arg=4x32x1000x128 --arg=4x32x1000x128 --arg=4x32x1000x128
+echo "producer correctness: $pass passed, $fail failed"
+for tool in racecheck synccheck; do
+  timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention_causal --persistent --producer-copies --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/producer-$tool.log" 2>&1
+  echo "persistent producer-copies $tool: exit $? ($(grep -E 'SUMMARY' "$LOGS/producer-$tool.log"))"
+done
+for causal in full causal; do
+  entry=flash_attention; [ $causal = causal ] && entry=flash_attention_causal
+  for rep in 1 2 3; do
+    for flag in --producer-copies=false --producer-copies "--persistent --producer-copies=false" "--persistent --producer-copies"; do
+      tag="${flag//[ -=]/}"
+      timeout 60 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/producer-$entry-$tag-$rep.log" 2>&1
+      echo "rep $rep $entry $flag: $(kernel_ms "$LOGS/producer-$entry-$tag-$rep.log") ms"
+    done
+    echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
+  done
+done
 fi
 if want compile; then
 echo "== cold compile of the example GEMM (4096^3 specialization for $CHIP: tile-to-nvvm, PTX, module load; empty cache each run) vs Triton's cold compile of its GEMM"

@@ -187,6 +187,12 @@ static cl::opt<bool> prefetchCopiesOpt(
     cl::desc("CUDA sm_90: a kernel's one-off copies into shared tiles are "
              "issued early, asynchronously (tile-prefetch-copies)"),
     cl::cat(category));
+static cl::opt<bool> producerCopiesOpt(
+    "producer-copies", cl::init(false),
+    cl::desc("CUDA sm_90: with --prefetch-copies and warp specialization, "
+             "the producer warpgroup issues those copies, once per tile in "
+             "persistent kernels (experimental)"),
+    cl::cat(category));
 static cl::opt<bool> tmaBlockedOpt(
     "tma-blocked", cl::init(false),
     cl::desc("CUDA sm_90: blocked tiles load through TMA too, one 8-row box "
@@ -474,6 +480,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.tmaStore = tmaStoreOpt;
   options.stmatrix = stmatrixOpt;
   options.prefetchCopies = prefetchCopiesOpt;
+  options.producerCopies = producerCopiesOpt;
   options.tmaRelease = tmaReleaseOpt;
   options.tmaReleaseMinWarpgroups = tmaReleaseMinWarpgroupsOpt;
   options.tmaReleaseMaxStages = tmaReleaseMaxStagesOpt;

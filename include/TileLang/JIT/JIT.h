@@ -147,6 +147,9 @@ struct CompileOptions {
   /// One-off copies into shared tiles issued early, asynchronously (the
   /// pipeline's `prefetch-copies`).
   bool prefetchCopies = true;
+  /// ... issued by the producer warpgroup, per tile in persistent kernels
+  /// (the pipeline's `producer-copies`).
+  bool producerCopies = false;
   /// CUDA: libdevice's math functions flush f32 denormals to zero (the
   /// pipeline's `ftz`).
   bool flushDenormals = true;

@@ -131,6 +131,13 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "asynchronously, and waited for where they were "
                      "(tile-prefetch-copies)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> producerCopies{
+      *this, "producer-copies",
+      llvm::cl::desc("sm_90 with prefetch-copies and warp-specialize: the "
+                     "producer warpgroup issues those one-off copies, once "
+                     "per tile in persistent kernels "
+                     "(tile-prefetch-copies{producer})"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> tmaStore{
       *this, "tma-store",
       llvm::cl::desc("sm_90: synchronous copies of whole shared tiles into "

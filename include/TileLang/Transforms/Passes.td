@@ -374,7 +374,43 @@ def TilePrefetchCopies : Pass<"tile-prefetch-copies", "::mlir::ModuleOp"> {
         arrive(%bar[%c0] : memref<1xi64, #tile.mem<shared>>) {async} ...
     ```
     and, where the copy was, `tile.barrier_wait %bar[%c0] parity(%c0)`.
+
+    With `producer`, a kernel whose `tile.producer` fills a pipelined loop
+    of its body hands it such copies that may be issued from the top of the
+    body: the producer issues each one (one TMA transfer) ahead of its
+    fills when the copy comes before the pipelined loop (FlashAttention's Q
+    tile), behind them when it comes after (the last V tile), and the
+    consumers wait for it where the copy was. In a persistent kernel (the
+    producer mirrors the loop over tiles of tile-make-persistent) the copy
+    runs once per tile, from the body of that loop: the consumers release
+    the tile after the body's last use of it (a `tile.gemm_wait pending(0)`
+    first when a gemm reads it) on a second barrier, and the producer waits
+    for the release of the tile before filling it for the next tile (the
+    next tile's Q loads while the consumers finish the last P V and store
+    the output; the copies of different tiles, whose blocks the grid did not
+    order, may run in any order):
+
+    ```mlir
+    tile.producer {
+      scf.for %t = ... {                          // the tiles
+        tile.barrier_wait %free[%c0] parity((n + 1) mod 2) {issuer}
+        tile.copy %Q[...] to %q arrive(%full[%c0] ...) {async}
+        scf.for ... { the pipeline's fills }
+      }
+    }
+    scf.for %t = ... {
+      tile.barrier_wait %full[%c0] parity(n mod 2)   // n: the tile's index
+      ... the pipelined loop, the last use of %q ...
+      tile.gemm_wait pending(0)
+      tile.barrier_arrive %free[%c0]
+    }
+    ```
   }];
+  let options = [
+    Option<"useProducer", "producer", "bool", /*default=*/"false",
+           "The kernel's tile.producer issues the copies it can (once per "
+           "tile in persistent kernels, on release barriers)">
+  ];
   let dependentDialects = [
     "::mlir::tile::TileDialect",
     "::mlir::arith::ArithDialect"
