@@ -12,6 +12,8 @@
 #include "TileLang/Conversion/TileToNVGPU.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -346,6 +348,31 @@ static LogicalResult placeAllocations(ModuleOp module, bool reuse,
   return success();
 }
 
+/// Drops each block barrier that another follows with nothing between but
+/// ops free of memory effects and proxy fences (a fence orders only its own
+/// thread's accesses, so it may come before the barrier the other way too):
+/// the second orders everything the first did. The lowerings put a barrier
+/// after each op that writes a shared tile and before each that reads one
+/// (a staged epilogue: the copy into the shared tile ends with one, the TMA
+/// store of it starts with its fence and one).
+static void dropBackToBackBarriers(ModuleOp module) {
+  SmallVector<gpu::BarrierOp> redundant;
+  module.walk([&](gpu::BarrierOp barrier) {
+    for (Operation *next = barrier->getNextNode(); next;
+         next = next->getNextNode()) {
+      if (isa<gpu::BarrierOp>(next)) {
+        redundant.push_back(barrier);
+        return;
+      }
+      if (!isa<NVVM::FenceProxyOp>(next) &&
+          (next->getNumRegions() || !isMemoryEffectFree(next)))
+        return;
+    }
+  });
+  for (gpu::BarrierOp barrier : redundant)
+    barrier.erase();
+}
+
 namespace {
 /// Whether a gemm lowering's expected layout places elements like a
 /// fragment's table.
@@ -422,6 +449,8 @@ struct ConvertTileToGPUPass
     // own thread range (NVIDIA sm_90 only).
     if (failed(splitProducers(module, cuda ? targetAttr.getSmVersion() : 0)))
       return signalPassFailure();
+    if (hopper && registerFragments)
+      markGemmsOnArrivedTiles(module, fragments);
     RewritePatternSet patterns(ctx);
     patterns.add<KernelToLaunch>(ctx, targetAttr);
     populateTileOpLoweringPatterns(patterns, TileLoweringMode::Block);
@@ -444,6 +473,7 @@ struct ConvertTileToGPUPass
     if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
         failed(fragments.eraseAllocations()))
       return signalPassFailure();
+    dropBackToBackBarriers(module);
     if (cuda)
       nameThreadRangeBarriers(module);
 
@@ -454,6 +484,8 @@ struct ConvertTileToGPUPass
         /*localSpace=*/nullptr);
     if (failed(placeAllocations(module, reuseSharedMemory, targetAttr)))
       return signalPassFailure();
+    // (Again: the barriers before reused bytes may follow another.)
+    dropBackToBackBarriers(module);
   }
 };
 

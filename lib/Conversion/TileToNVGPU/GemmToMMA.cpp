@@ -635,6 +635,8 @@ bool holdsLayout(const RegisterFragments &fragments, Value fragment,
 /// shared operands are fenced on both sides.
 std::pair<bool, bool> getBarriersAround(GemmOp op,
                                         const RegisterFragments &fragments) {
+  if (op->hasAttr(TileDialect::getArrivedOperandsAttrName()))
+    return {false, false};
   // Taking turns: the barriers the loop body needs around the whole turn
   // (the lowering refuses them: a warpgroup waiting for its turn would
   // never reach a block barrier inside it).
@@ -1308,4 +1310,35 @@ SwizzleAttr mlir::tile::getLdmatrixSwizzle(MemRefType type) {
   unsigned bits = std::min(3u, rowBits - base);
   unsigned source = std::max(rowBits, llvm::Log2_64(128 / bytes));
   return SwizzleAttr::get(type.getContext(), bits, base, source - base);
+}
+
+void mlir::tile::markGemmsOnArrivedTiles(Operation *root,
+                                         const RegisterFragments &fragments) {
+  // Only copies that arrive on barriers write `tile`; the rest only read it
+  // (copies from it, gemm operands).
+  auto onlyArrivedWrites = [](Value tile) {
+    if (!tile.getDefiningOp<AllocSharedOp>())
+      return false;
+    return llvm::all_of(tile.getUses(), [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      if (auto copy = dyn_cast<CopyOp>(user))
+        return copy.getSrc() == tile ||
+               (copy.getBarriers() && copy.getDst() == tile);
+      if (auto gemm = dyn_cast<GemmOp>(user))
+        return gemm.getC() != tile;
+      return false;
+    });
+  };
+  root->walk([&](GemmOp gemm) {
+    // (Pipelined bodies and turns place their barriers themselves; a gemm
+    // that leaves work in flight keeps its conservative barriers.)
+    if (isa<PipelinedOp, TakeTurnsOp>(gemm->getParentOp()) ||
+        gemm.getWgWaitAttr().getInt() != 0 || !fragments.getArray(gemm.getC()))
+      return;
+    bool registerA = static_cast<bool>(fragments.getArray(gemm.getA()));
+    if ((registerA || onlyArrivedWrites(gemm.getA())) &&
+        onlyArrivedWrites(gemm.getB()))
+      gemm->setAttr(TileDialect::getArrivedOperandsAttrName(),
+                    UnitAttr::get(gemm.getContext()));
+  });
 }

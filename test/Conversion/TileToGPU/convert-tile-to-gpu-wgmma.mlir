@@ -55,6 +55,58 @@ func.func @tn(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x128xf
 // PTX: wgmma.commit_group.sync.aligned
 // PTX: wgmma.wait_group.sync.aligned
 
+// Operands that only TMA copies write (they arrive on barriers, which each
+// thread waits for): no block barrier before or after the gemm (the
+// tile.arrived_operands mark). With one of them written by a synchronous
+// copy, the gemm keeps its barriers.
+func.func @arrived_operands(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x128xf32, #tile.mem<fragment>>
+    tile.barrier_init %bars arrivals(2) : memref<1xi64, #tile.mem<shared>>
+    tile.copy %A[%c0, %c0] to %a arrive(%bars[%c0] : memref<1xi64, #tile.mem<shared>>) {async} : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b arrive(%bars[%c0] : memref<1xi64, #tile.mem<shared>>) {async} : memref<128x64xf16> to memref<128x64xf16, #tile.mem<shared>>
+    tile.barrier_wait %bars[%c0] parity(%c0) : memref<1xi64, #tile.mem<shared>>
+    tile.gemm %a, %b, %c {clear_accum, transpose_b, policy = #tile.policy<full_row>} : memref<64x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
+    tile.copy %c to %C[%c0, %c0] : memref<64x128xf32, #tile.mem<fragment>> to memref<64x128xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @arrived_operands
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK-NOT: gpu.barrier
+// CHECK: return
+
+func.func @synchronous_operand(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x128xf32, #tile.mem<fragment>>
+    tile.barrier_init %bars arrivals(1) : memref<1xi64, #tile.mem<shared>>
+    tile.copy %A[%c0, %c0] to %a arrive(%bars[%c0] : memref<1xi64, #tile.mem<shared>>) {async} : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<128x64xf16> to memref<128x64xf16, #tile.mem<shared>>
+    tile.barrier_wait %bars[%c0] parity(%c0) : memref<1xi64, #tile.mem<shared>>
+    tile.gemm %a, %b, %c {clear_accum, transpose_b, policy = #tile.policy<full_row>} : memref<64x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
+    tile.copy %c to %C[%c0, %c0] : memref<64x128xf32, #tile.mem<fragment>> to memref<64x128xf32>
+  }
+  return
+}
+// CHECK-LABEL: func.func @synchronous_operand
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: gpu.barrier
+// CHECK: nvvm.fence.proxy
+// CHECK: nvvm.wgmma.mma_async
+
 // A gemm with wg_wait = 1 (as tile-plan-pipelines{overlap-gemms} sets it)
 // leaves one group in flight: its wait is wait_group 1, and tile.gemm_wait
 // becomes wait_group 0 before C is read. Without wgmma the gemm computes

@@ -76,7 +76,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       attr.getName() == getRegisterOnlyAsmAttrName() ||
       attr.getName() == getIssuerWaitAttrName() ||
       attr.getName() == getReduceScratchAttrName() ||
-      attr.getName() == getPersistentTilesAttrName()) {
+      attr.getName() == getPersistentTilesAttrName() ||
+      attr.getName() == getArrivedOperandsAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a unit attribute";

@@ -73,6 +73,15 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getIssuerWaitAttrName() {
       return ::llvm::StringLiteral("tile.issuer_wait");
     }
+    /// Unit attribute the NVIDIA lowering puts on a synchronous `tile.gemm`
+    /// outside pipelined loops whose C (and A, unless shared) is a register fragment and
+    /// whose shared operands only copies that arrive on barriers write
+    /// (TMA: each thread waits for the barrier before reading; a refill
+    /// follows a block barrier or the consumers' release): the gemm needs
+    /// no block barrier before or after it.
+    static constexpr ::llvm::StringLiteral getArrivedOperandsAttrName() {
+      return ::llvm::StringLiteral("tile.arrived_operands");
+    }
     /// Unit attribute on the shared scratch tile the register lowering of
     /// reductions exchanges partial results through: every reduction of
     /// the kernel with the same scratch shape uses the one tile (each
