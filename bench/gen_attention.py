@@ -11,6 +11,7 @@ the committed file is current.
   python3 bench/gen_attention.py --dim 128 --split 64 | tile-opt > bench/kernels/flash_attention_d128_split.mlir
   python3 bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output | tile-opt > bench/kernels/flash_attention_d128_overlap.mlir
   python3 bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output --longest-first | tile-opt > bench/kernels/flash_attention_d128_overlap_lpt.mlir
+  python3 bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output --peel first,last | tile-opt > bench/kernels/flash_attention_d128_overlap_peel.mlir
 """
 
 import argparse

@@ -54,6 +54,15 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                        for _ in range(parts)]
             V_parts = [T.alloc_shared((block_N, width), T.float16)
                        for _ in range(parts)]
+            # The tiles the peeled ends read (the loop's own copies get
+            # their buffers from pipeline planning): with both ends peeled,
+            # K_0 (read by S_0 before the loop) and the last V (after it)
+            # take turns in one tile, so peeling the first iteration costs
+            # no shared memory.
+            both = overlap and peel_first and peel_last
+            K_first = ([T.alloc_shared((block_N, width), T.float16)
+                        for _ in range(parts)] if both else K_parts)
+            V_last = K_first if both else V_parts
             if stage_output:
                 O_shared = [T.alloc_shared((block_M, width), T.float16)
                             for _ in range(parts)]
@@ -89,14 +98,14 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     acc_s[i, j] = T.if_then_else(visible, 0.0,
                                                  -T.infinity(T.float32))
 
-            def scores_q_k(wg_wait):
+            def scores_q_k(wg_wait, K_tiles=K_parts):
                 for p in range(parts):
-                    T.gemm(Q_parts[p], K_parts[p], acc_s, transpose_B=True,
+                    T.gemm(Q_parts[p], K_tiles[p], acc_s, transpose_B=True,
                            policy=T.GemmWarpPolicy.FullRow, wg_wait=wg_wait)
 
-            def output_p_v(wg_wait):
+            def output_p_v(wg_wait, V_tiles=V_parts):
                 for p in range(parts):
-                    T.gemm(acc_s_cast, V_parts[p], acc_o[p],
+                    T.gemm(acc_s_cast, V_tiles[p], acc_o[p],
                            policy=T.GemmWarpPolicy.FullRow, wg_wait=wg_wait)
 
             def new_max():
@@ -126,9 +135,9 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                 last = tiles if peel_last else tiles + 1
                 if peel_first:
                     for p in range(parts):
-                        T.copy(K[bz, by, 0, p * width], K_parts[p])
+                        T.copy(K[bz, by, 0, p * width], K_first[p])
                     mask(0)
-                    scores_q_k(0)
+                    scores_q_k(0, K_first)
                     new_max()
                     exponentials()
                     update_logsum()
@@ -162,8 +171,8 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                 if peel_last:
                     for p in range(parts):
                         T.copy(V[bz, by, (tiles - 1) * block_N, p * width],
-                               V_parts[p])
-                    output_p_v(0)  # P_{last}
+                               V_last[p])
+                    output_p_v(0, V_last)  # P_{last}
             else:
                 for k in T.Pipelined(tiles, num_stages=num_stages):
                     for p in range(parts):

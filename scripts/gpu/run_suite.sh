@@ -44,7 +44,8 @@ gen_wgmma_kernels() {
 gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
-# overlap release panels attprofile profile sass launch compile ws producer.
+# overlap release panels attprofile profile sass launch compile ws producer
+# ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -729,6 +730,72 @@ for causal in full causal; do
     echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
   done
 done
+fi
+if want peel; then
+echo "== both ends of the overlapped attention's loop peeled (flash_attention_d128_overlap_peel: S_0 before the loop, no P V of a zero P; K_0 and the last V share a tile): checked against the CPU lowering, then timed at b8 h32 s4096 interleaved with the committed kernel, next to cuDNN"
+pass=0; fail=0
+P=bench/kernels/flash_attention_d128_overlap_peel.mlir
+for entry in flash_attention flash_attention_causal; do
+  for flag in "" --producer-copies "--persistent --producer-copies" --warp-specialize=false; do
+    for shape in 2x3x700x128 1x2x130x128; do
+      RUN_TIMEOUT=60 run peel_${entry}_${flag//[ -=]/}_$shape $P --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 $flag --arg=$shape --arg=$shape --arg=$shape --arg=$shape
+    done
+  done
+done
+echo "peel correctness: $pass passed, $fail failed"
+timeout 90 compute-sanitizer --tool racecheck --error-exitcode 9 "$TR" $P --entry=flash_attention_causal --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/peel-racecheck.log" 2>&1
+echo "peel racecheck: exit $? ($(grep -E 'SUMMARY' "$LOGS/peel-racecheck.log"))"
+for rep in 1 2 3; do
+  for entry in flash_attention flash_attention_causal; do
+    for k in overlap overlap_peel; do
+      for flag in "" "--persistent --producer-copies"; do
+        tag="$k${flag//[ -=]/}"
+        timeout 60 "$TR" bench/kernels/flash_attention_d128_$k.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/peel-$entry-$tag-$rep.log" 2>&1
+        echo "rep $rep $entry $k $flag: $(kernel_ms "$LOGS/peel-$entry-$tag-$rep.log") ms"
+      done
+    done
+  done
+  for causal in full causal; do
+    echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
+  done
+done
+fi
+if want ab; then
+# Two compilers in one call: .bundle/tile-run-prev.xz (the state before a
+# change) against the current bundle, interleaved, on the attention and the
+# TN GEMMs, next to the peers.
+if [ -f .bundle/tile-run-prev.xz ]; then
+  xz -dc .bundle/tile-run-prev.xz > /tmp/tile-bundle/tile-run-prev && chmod +x /tmp/tile-bundle/tile-run-prev
+  echo "== A/B: previous compiler (prev) vs this one (new), b8 h32 s4096 d128 attention and TN GEMMs, interleaved (median of 10 after 3)"
+  for rep in 1 2 3; do
+    for entry in flash_attention flash_attention_causal; do
+      # AB_EXTRA: flags of a third variant of the new compiler (e.g.
+      # "--persistent --producer-copies").
+      for which in prev new ${AB_EXTRA:+extra}; do
+        bin="$TR"; [ $which = prev ] && bin=/tmp/tile-bundle/tile-run-prev
+        flags="${AB_FLAGS:-}"; [ $which = extra ] && flags="$AB_EXTRA"
+        TILE_CACHE_DIR=/tmp/tile-cache-$which timeout 60 "$bin" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --target=$CHIP $flags --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/ab-$entry-$which-$rep.log" 2>&1
+        echo "rep $rep $entry $which $flags: $(kernel_ms "$LOGS/ab-$entry-$which-$rep.log") ms"
+      done
+    done
+    for causal in full causal; do
+      echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
+    done
+  done
+  python3 test/Integration/Inputs/gen_gemm.py --dtype f16 --acc f32 --out f16 --tb --policy full_row --block 128x256x64 --threads 256 --stages 4 --raster 8 --stage-epilogue > /tmp/ab-tn.mlir
+  for n in 4096 8192; do
+    for rep in 1 2; do
+      for which in prev new; do
+        bin="$TR"; [ $which = prev ] && bin=/tmp/tile-bundle/tile-run-prev
+        TILE_CACHE_DIR=/tmp/tile-cache-$which "$bin" /tmp/ab-tn.mlir --entry=gemm --target=$CHIP --arg=${n}x${n} --arg=${n}x${n} --arg=${n}x${n} --repeat=20 --warmup=5 --no-check >"$LOGS/ab-tn-$n-$which-$rep.log" 2>&1
+        echo "TN $n^3 rep $rep $which: $(kernel_ms "$LOGS/ab-tn-$n-$which-$rep.log") ms"
+      done
+    done
+    echo "cuBLAS TN $n^3: $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nt) ms"
+  done
+else
+  echo "SKIP ab: no .bundle/tile-run-prev.xz"
+fi
 fi
 if want compile; then
 echo "== cold compile of the example GEMM (4096^3 specialization for $CHIP: tile-to-nvvm, PTX, module load; empty cache each run) vs Triton's cold compile of its GEMM"
