@@ -11,7 +11,6 @@ the committed file is current.
   python3 bench/gen_attention.py --dim 128 --split 64 | tile-opt > bench/kernels/flash_attention_d128_split.mlir
   python3 bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output | tile-opt > bench/kernels/flash_attention_d128_overlap.mlir
   python3 bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output --longest-first | tile-opt > bench/kernels/flash_attention_d128_overlap_lpt.mlir
-  python3 bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output --peel first,last | tile-opt > bench/kernels/flash_attention_d128_overlap_peel.mlir
 """
 
 import argparse
@@ -40,10 +39,12 @@ def main():
     parser.add_argument("--overlap", action="store_true",
                         help="softmax of each K tile under the previous "
                              "tile's P V (FlashAttention-3's overlap)")
-    parser.add_argument("--peel", default="last",
+    parser.add_argument("--peel", default="first,last",
                         help="with --overlap, which ends of the loop come "
                              "out of it (first: S_0 before it, last: the "
-                             "last P V after it; comma-separated, or none)")
+                             "last P V after it; comma-separated, or none; "
+                             "both by default: no P V of a zero P, and K_0 "
+                             "and the last V share a tile)")
     parser.add_argument("--causal-peel", default=None,
                         help="--peel for the causal kernel (default: "
                              "--peel)")

@@ -28,7 +28,10 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
     result is dropped). With peel_last, the last P V comes after the loop
     (its V copied there); otherwise the loop runs once more, on a wholly
     masked S (a Q K^T whose result is dropped, but the last V copy stays
-    in the pipeline).
+    in the pipeline). With both, K_0 and the last V take turns in one tile
+    (K_0 is dead once S_0 is computed), so peeling the first iteration
+    costs no shared memory (bench/gen_attention.py's default: -0.4 to -0.8 %
+    on the H200, run 51).
 
     With longest_first (causal only), each head's query tiles run last
     first (query tile i sees i + 1 key tiles): blocks start in order of

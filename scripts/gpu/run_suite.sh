@@ -732,9 +732,9 @@ for causal in full causal; do
 done
 fi
 if want peel; then
-echo "== both ends of the overlapped attention's loop peeled (flash_attention_d128_overlap_peel: S_0 before the loop, no P V of a zero P; K_0 and the last V share a tile): checked against the CPU lowering, then timed at b8 h32 s4096 interleaved with the committed kernel, next to cuDNN"
+echo "== the committed overlapped attention (both ends of its loop peeled: S_0 before the loop, K_0 and the last V in one tile) under its lowering variants, against the CPU lowering on edge shapes; racecheck"
 pass=0; fail=0
-P=bench/kernels/flash_attention_d128_overlap_peel.mlir
+P=bench/kernels/flash_attention_d128_overlap.mlir
 for entry in flash_attention flash_attention_causal; do
   for flag in "" --producer-copies "--persistent --producer-copies" --warp-specialize=false; do
     for shape in 2x3x700x128 1x2x130x128; do
@@ -745,20 +745,6 @@ done
 echo "peel correctness: $pass passed, $fail failed"
 timeout 90 compute-sanitizer --tool racecheck --error-exitcode 9 "$TR" $P --entry=flash_attention_causal --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/peel-racecheck.log" 2>&1
 echo "peel racecheck: exit $? ($(grep -E 'SUMMARY' "$LOGS/peel-racecheck.log"))"
-for rep in 1 2 3; do
-  for entry in flash_attention flash_attention_causal; do
-    for k in overlap overlap_peel; do
-      for flag in "" "--persistent --producer-copies"; do
-        tag="$k${flag//[ -=]/}"
-        timeout 60 "$TR" bench/kernels/flash_attention_d128_$k.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/peel-$entry-$tag-$rep.log" 2>&1
-        echo "rep $rep $entry $k $flag: $(kernel_ms "$LOGS/peel-$entry-$tag-$rep.log") ms"
-      done
-    done
-  done
-  for causal in full causal; do
-    echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
-  done
-done
 fi
 if want ab; then
 # Two compilers in one call: .bundle/tile-run-prev.xz (the state before a
