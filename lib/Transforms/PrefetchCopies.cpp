@@ -42,6 +42,14 @@ bool isPrefetchable(CopyOp copy, KernelOp kernel, Block *body) {
              copy.getDst().getType().getElementType();
 }
 
+/// A shared array of one arrival barrier.
+Value allocateBarrier(OpBuilder &b, Location loc) {
+  auto type = MemRefType::get(
+      {1}, b.getI64Type(), MemRefLayoutAttrInterface(),
+      MemorySpaceAttr::get(b.getContext(), MemorySpace::Shared));
+  return AllocSharedOp::create(b, loc, type, Attribute()).getResult();
+}
+
 /// True when `op` or anything nested in it uses `value`.
 bool usesValue(Operation *op, Value value) {
   return llvm::any_of(value.getUsers(),
@@ -127,11 +135,7 @@ struct PrefetchCopiesPass
       OpBuilder b(&body, body.begin());
       // A barrier of its own, initialized where every thread runs (before
       // the producer splits them).
-      auto barrierType = MemRefType::get(
-          {1}, b.getI64Type(), MemRefLayoutAttrInterface(),
-          MemorySpaceAttr::get(b.getContext(), MemorySpace::Shared));
-      Value barrier =
-          AllocSharedOp::create(b, loc, barrierType, Attribute()).getResult();
+      Value barrier = allocateBarrier(b, loc);
       b.setInsertionPoint(producer ? producer : point);
       BarrierInitOp::create(b, loc, barrier, 1);
       b.setInsertionPoint(point);
@@ -202,33 +206,21 @@ struct PrefetchCopiesPass
                            : point->getPrevNode() == producer.getOperation();
       if (!fromTop || copy->getBlock() != pipelined->getBlock())
         continue;
-      // The last op of the body that uses the tile, whose end releases it.
-      Operation *lastUse = nullptr;
-      bool readByGemm = false;
-      bool inBody = llvm::all_of(copy.getDst().getUsers(), [&](Operation *user) {
-        if (user == copy)
-          return true;
-        Operation *top = body->findAncestorOpInBlock(*user);
-        if (!top || !copy->isBeforeInBlock(top))
-          return false;
-        readByGemm |= isa<GemmOp>(user);
-        if (!lastUse || lastUse->isBeforeInBlock(top))
-          lastUse = top;
-        return true;
-      });
-      if (!inBody || (tiles && !lastUse))
+      // Every use of the tile follows the copy in the body; the last one's
+      // end releases it.
+      auto uses = getUseSpanInBlock(copy.getDst(), body, copy);
+      if (uses ? !copy->isBeforeInBlock(uses->first)
+               : (tiles || !copy.getDst().hasOneUse()))
         continue;
+      Operation *lastUse = uses ? uses->second : nullptr;
+      bool readByGemm =
+          llvm::any_of(copy.getDst().getUsers(),
+                       [](Operation *user) { return isa<GemmOp>(user); });
 
       Location loc = copy.getLoc();
       OpBuilder b(&kernelBody, kernelBody.begin());
-      auto barrierType = MemRefType::get(
-          {1}, b.getI64Type(), MemRefLayoutAttrInterface(),
-          MemorySpaceAttr::get(b.getContext(), MemorySpace::Shared));
-      Value full = AllocSharedOp::create(b, loc, barrierType, Attribute());
-      Value released =
-          tiles ? AllocSharedOp::create(b, loc, barrierType, Attribute())
-                      .getResult()
-                : Value();
+      Value full = allocateBarrier(b, loc);
+      Value released = tiles ? allocateBarrier(b, loc) : Value();
 
       // The producer's side: before its fills or after them (the ops it
       // creates recorded, to be undone if the producer cannot compute the

@@ -714,6 +714,9 @@ done
 RUN_TIMEOUT=60 run producer_persistent_lpt_causal bench/kernels/flash_attention_d128_overlap_lpt.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --persistent --producer-copies --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128
 # More tiles than blocks many times over (the release barriers' phases).
 RUN_TIMEOUT=60 run producer_persistent_many_tiles bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --persistent --producer-copies --arg=4x32x1000x128 --arg=4x32x1000x128 --arg=4x32x1000x128 --arg=4x32x1000x128
+# The staged-epilogue TN GEMM persistent: its TMA store's read wait moves
+# to the next tile's epilogue (deferTmaStoreReadWaits).
+run producer_persistent_staged_gemm /tmp/gemm_wg8.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --persistent --arg=1000x1000 --arg=3100x1000 --arg=1000x3100
 echo "producer correctness: $pass passed, $fail failed"
 for tool in racecheck synccheck; do
   timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention_causal --persistent --producer-copies --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/producer-$tool.log" 2>&1

@@ -124,6 +124,16 @@ Value getSharedPointer(OpBuilder &b, Location loc, Value tile,
 void populateStmatrixPatterns(RewritePatternSet &patterns,
                               const RegisterFragments &fragments);
 
+/// sm_90: a TMA store of a shared tile in a loop body (the loop over a
+/// persistent kernel's tiles) whose every other use comes before it in the
+/// body need not wait for TMA to read the tile before the next iteration:
+/// the wait (cp.async.bulk.wait_group.read 0, which only the issuing
+/// thread has groups for) and a block barrier go before the tile's first
+/// use in the body instead (the next tile's epilogue), one more wait after
+/// the loop, and the store is marked to skip its own
+/// (TileDialect::getDeferredStoreWaitAttrName). Runs before the conversion.
+void deferTmaStoreReadWaits(Operation *root, const TmaDescriptors &descriptors);
+
 /// sm_90: a synchronous tile.copy of a whole shared tile into global memory
 /// whose tensor map `descriptors` has, as a TMA store: every thread fences
 /// its shared-memory writes for the asynchronous proxy, a block barrier,

@@ -444,6 +444,8 @@ struct ConvertTileToGPUPass
     TmaDescriptors tma;
     if (hopper)
       tma.create(module, /*stores=*/tmaStore);
+    if (hopper && tmaStore)
+      deferTmaStoreReadWaits(module, tma);
     bool cuda = targetAttr && targetAttr.getKind() == TargetKind::CUDA;
     // Warp specialization: each side of a kernel with a producer under its
     // own thread range (NVIDIA sm_90 only).

@@ -588,6 +588,8 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
     // kernel's last memory access, a block barrier then releases the tile.
     bool last = isLastMemoryAccess(op);
     bool readAfter = !last && mayReadInKernel(op, op.getDst());
+    // deferTmaStoreReadWaits placed the wait before the tile's next write.
+    bool deferred = op->hasAttr(TileDialect::getDeferredStoreWaitAttrName());
     Value usable = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::ne, descriptor,
         arith::ConstantIntOp::create(rewriter, loc, 0, 64));
@@ -607,10 +609,11 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
                   NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
             });
         NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
-        NVVM::CpAsyncBulkWaitGroupOp::create(
-            b, loc, /*group=*/0, readAfter ? UnitAttr() : b.getUnitAttr());
+        if (!deferred)
+          NVVM::CpAsyncBulkWaitGroupOp::create(
+              b, loc, /*group=*/0, readAfter ? UnitAttr() : b.getUnitAttr());
       });
-      if (!last)
+      if (!last && !deferred)
         gpu::BarrierOp::create(rewriter, loc);
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
       rewriter.clone(*op); // No map: the generic lowering takes the clone.
@@ -621,6 +624,39 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
 };
 
 } // namespace
+
+void mlir::tile::deferTmaStoreReadWaits(Operation *root,
+                                        const TmaDescriptors &descriptors) {
+  SmallVector<CopyOp> stores;
+  root->walk([&](CopyOp copy) {
+    if (!copy.getBarriers() && descriptors.lookup(copy) &&
+        copy.getSrc().getDefiningOp<AllocSharedOp>() &&
+        isGlobalBuffer(copy.getDst()))
+      stores.push_back(copy);
+  });
+  for (CopyOp copy : stores) {
+    auto loop = dyn_cast<scf::ForOp>(copy->getParentOp());
+    if (!loop || isLastMemoryAccess(copy) ||
+        mayReadInKernel(copy, copy.getDst()))
+      continue;
+    // The tile's first use in the body (the write that refills it), with
+    // every use before the store in the same body.
+    auto uses = getUseSpanInBlock(copy.getSrc(), copy->getBlock(), copy);
+    if (!uses || !uses->second->isBeforeInBlock(copy))
+      continue;
+    Operation *first = uses->first;
+    // Every thread waits (only the issuing one has bulk groups to wait
+    // for), then the block barrier lets the others overwrite the tile.
+    Location loc = copy.getLoc();
+    OpBuilder b(first);
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, /*group=*/0, b.getUnitAttr());
+    gpu::BarrierOp::create(b, loc);
+    // The tile stays allocated until the last store read it.
+    b.setInsertionPointAfter(loop);
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, /*group=*/0, b.getUnitAttr());
+    copy->setAttr(TileDialect::getDeferredStoreWaitAttrName(), b.getUnitAttr());
+  }
+}
 
 void mlir::tile::populateTmaStorePatterns(RewritePatternSet &patterns,
                                           const TmaDescriptors &descriptors) {

@@ -49,13 +49,18 @@ module attributes {tile.target = #tile.target<cuda, "sm_90a", "+ptx80">} {
 
 // Rows wider than 128 bytes in the blocked layout's column panels: one box
 // of 32 x 64 per panel (the second panel 4 KiB further in shared memory and
-// 64 columns further in C). Inside a loop, a barrier after the wait
-// releases the tile for the next iteration; the kernel never reads C, so
-// the wait is only until TMA has read the tile.
+// 64 columns further in C). Inside a loop whose body uses the tile only
+// before the store, the wait for TMA to read it moves to its next write
+// (deferTmaStoreReadWaits): every thread waits (only the issuing one has
+// bulk groups) and a block barrier releases the tile there; the store only
+// commits, and one more wait follows the loop. The kernel never reads C,
+// so the waits are only until TMA has read the tile.
 // CHECK-LABEL: func.func @panels_in_loop
 // CHECK: %[[MAP:.*]] = call @tileTensorMapEncode(%{{.*}}, %c6_i64, %c2_i64, {{.*}}, %c32_i64, %c64_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c3_i64)
 // CHECK: gpu.launch
-// CHECK: scf.for
+// CHECK: arith.muli %{{.*}}, %c32
+// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: gpu.barrier
 // CHECK: nvvm.fence.proxy
 // CHECK: scf.if
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, %{{.*}}, box[%[[X0:.*]], %{{.*}}] : !llvm.ptr, <3>
@@ -63,10 +68,10 @@ module attributes {tile.target = #tile.target<cuda, "sm_90a", "+ptx80">} {
 // CHECK: arith.constant 4096 : index
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr, <3>
 // CHECK-NEXT: nvvm.cp.async.bulk.commit.group
-// CHECK-NEXT: nvvm.cp.async.bulk.wait_group 0 {read}
-// CHECK: }
-// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: }
 // CHECK-NEXT: } else {
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK-NEXT: gpu.terminator
 module attributes {tile.target = #tile.target<cuda, "sm_90a", "+ptx80">} {
   func.func @panels_in_loop(%C: memref<?x?xf16>, %n: index) {
     tile.kernel grid(%n) threads(128) -> (%bx) {

@@ -77,7 +77,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       attr.getName() == getIssuerWaitAttrName() ||
       attr.getName() == getReduceScratchAttrName() ||
       attr.getName() == getPersistentTilesAttrName() ||
-      attr.getName() == getArrivedOperandsAttrName()) {
+      attr.getName() == getArrivedOperandsAttrName() ||
+      attr.getName() == getDeferredStoreWaitAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << attr.getName().getValue()
                              << "' must be a unit attribute";
@@ -113,6 +114,25 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
 bool mlir::tile::isGlobalBuffer(Value value) {
   auto type = dyn_cast<MemRefType>(value.getType());
   return type && !getMemorySpace(type);
+}
+
+std::optional<std::pair<Operation *, Operation *>>
+mlir::tile::getUseSpanInBlock(Value value, Block *block, Operation *except) {
+  Operation *first = nullptr, *last = nullptr;
+  for (Operation *user : value.getUsers()) {
+    if (user == except)
+      continue;
+    Operation *top = block->findAncestorOpInBlock(*user);
+    if (!top)
+      return std::nullopt;
+    if (!first || top->isBeforeInBlock(first))
+      first = top;
+    if (!last || last->isBeforeInBlock(top))
+      last = top;
+  }
+  if (!first)
+    return std::nullopt;
+  return std::make_pair(first, last);
 }
 
 bool mlir::tile::mayWriteMemory(

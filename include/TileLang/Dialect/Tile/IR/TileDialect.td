@@ -82,6 +82,12 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getArrivedOperandsAttrName() {
       return ::llvm::StringLiteral("tile.arrived_operands");
     }
+    /// Unit attribute on a `tile.copy` that becomes a TMA store in a loop:
+    /// the wait for TMA to read its shared tile was placed before the
+    /// tile's next write (deferTmaStoreReadWaits), not after the store.
+    static constexpr ::llvm::StringLiteral getDeferredStoreWaitAttrName() {
+      return ::llvm::StringLiteral("tile.deferred_store_wait");
+    }
     /// Unit attribute on the shared scratch tile the register lowering of
     /// reductions exchanges partial results through: every reduction of
     /// the kernel with the same scratch shape uses the one tile (each
