@@ -45,7 +45,8 @@ gen_wgmma_kernels
 # SECTIONS picks what runs: correct sanitize time python (the default),
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
 # overlap release panels attprofile profile sass launch compile ws producer
-# ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel.
+# ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel
+# deferred.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -714,10 +715,20 @@ done
 RUN_TIMEOUT=60 run producer_persistent_lpt_causal bench/kernels/flash_attention_d128_overlap_lpt.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --persistent --producer-copies --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128
 # More tiles than blocks many times over (the release barriers' phases).
 RUN_TIMEOUT=60 run producer_persistent_many_tiles bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --persistent --producer-copies --arg=4x32x1000x128 --arg=4x32x1000x128 --arg=4x32x1000x128 --arg=4x32x1000x128
-# The staged-epilogue TN GEMM persistent: its TMA store's read wait moves
-# to the next tile's epilogue (deferTmaStoreReadWaits).
-run producer_persistent_staged_gemm /tmp/gemm_wg8.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --persistent --arg=1000x1000 --arg=3100x1000 --arg=1000x3100
 echo "producer correctness: $pass passed, $fail failed"
+fi
+if want producer || want deferred; then
+# A staged-epilogue TN GEMM persistent (128x128x64: the 128x256 one needs
+# 263 KiB of shared memory persistent): its TMA store's read wait moves to
+# the next tile's epilogue (deferTmaStoreReadWaits).
+python3 test/Integration/Inputs/gen_gemm.py --dtype f16 --acc f32 --out f16 --tb --block 128x128x64 --threads 256 --stages 4 --policy full_row --raster 8 --stage-epilogue > /tmp/gemm_ps.mlir
+pass=0; fail=0
+run deferred_persistent_staged_gemm /tmp/gemm_ps.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --persistent --arg=1000x1000 --arg=3100x1000 --arg=1000x3100
+echo "deferred store wait correctness: $pass passed, $fail failed"
+timeout 90 compute-sanitizer --tool racecheck --error-exitcode 9 "$TR" /tmp/gemm_ps.mlir --entry=gemm --persistent --arg=300x256 --arg=1100x256 --arg=300x1100 --outputs=2 --target=$CHIP --repeat=0 --warmup=0 --no-check >"$LOGS/deferred-racecheck.log" 2>&1
+echo "deferred store wait racecheck: exit $? ($(grep -E 'SUMMARY' "$LOGS/deferred-racecheck.log"))"
+fi
+if want producer; then
 for tool in racecheck synccheck; do
   timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention_causal --persistent --producer-copies --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/producer-$tool.log" 2>&1
   echo "persistent producer-copies $tool: exit $? ($(grep -E 'SUMMARY' "$LOGS/producer-$tool.log"))"
