@@ -98,6 +98,16 @@ PASSES = [
      '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
      'blocked-operands=true panel-blocks=true',
      '--convert-tile-to-gpu=wgmma=true tma-store=true stmatrix=true'],
+    # ... with the producer issuing the one-off copies once per tile, and
+    # the TMA stores' read waits deferred to the next tile.
+    ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--tile-make-persistent=blocks=3',
+     '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
+     'blocked-operands=true panel-blocks=true warp-specialize=true',
+     '--tile-prefetch-copies=producer=true',
+     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
+     'blocked-operands=true panel-blocks=true',
+     '--convert-tile-to-gpu=wgmma=true tma-store=true'],
 ]
 LOWERINGS = [
     ['--tile-to-cpu'],
