@@ -5,6 +5,12 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${TILE_ASAN_BUILD_DIR:-$ROOT/build-asan}"
+# clang-22's AddressSanitizer runtime is Debian's libclang-rt-22-dev.
+if ! ls /usr/lib/llvm-22/lib/clang/22/lib/*/libclang_rt.asan*x86_64*.a \
+     /usr/lib/llvm-22/lib/clang/22/lib/*/libclang_rt.asan.a >/dev/null 2>&1; then
+  echo "asan-check: clang-22's ASan runtime is missing; install libclang-rt-22-dev" >&2
+  exit 1
+fi
 TILE_BUILD_DIR="$BUILD" "$ROOT/scripts/build.sh" -DTILE_ENABLE_ASAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 # allow_user_poisoning=0: the LLVM headers our instrumented code inlines
 # poison and unpoison BumpPtrAllocator slabs that the uninstrumented
