@@ -16,6 +16,7 @@
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir {
 namespace tile {
@@ -61,7 +62,8 @@ bool usesValue(Operation *op, Value value) {
 /// the producer or an allocation (the kernel's allocations stay first),
 /// nor defines one of its operands (unless side-effect free: such an op
 /// moves up with the copy, into `operands`, in order).
-Operation *findIssuePoint(CopyOp copy, SmallVectorImpl<Operation *> &operands) {
+Operation *findIssuePoint(CopyOp copy, SmallVectorImpl<Operation *> &operands,
+                          bool ignoreTileUses = false) {
   Operation *point = copy;
   llvm::SmallPtrSet<Operation *, 8> moving = {copy};
   auto feedsMoving = [&](Operation *op) {
@@ -79,7 +81,7 @@ Operation *findIssuePoint(CopyOp copy, SmallVectorImpl<Operation *> &operands) {
       continue;
     }
     if (isa<ProducerOp, TileAllocationOpInterface>(prev) ||
-        usesValue(prev, copy.getDst()) ||
+        (!ignoreTileUses && usesValue(prev, copy.getDst())) ||
         mayWriteGlobalMemory(prev, /*barriersOnlyOrder=*/true))
       break;
     point = prev;
@@ -184,10 +186,11 @@ struct PrefetchCopiesPass
       fills = loop;
     if (!pipelined || !fills)
       return;
-    SmallVector<CopyOp> copies;
+    // The copies by tile, in body order.
+    llvm::MapVector<Value, SmallVector<CopyOp>> byTile;
     for (auto copy : body->getOps<CopyOp>())
       if (isPrefetchable(copy, kernel, body))
-        copies.push_back(copy);
+        byTile[copy.getDst()].push_back(copy);
     // The index of the current tile, counted from 0.
     auto tileIndex = [](OpBuilder &b, Location loc, scf::ForOp loop) -> Value {
       return arith::DivUIOp::create(
@@ -199,32 +202,57 @@ struct PrefetchCopiesPass
     auto index = [](OpBuilder &b, Location loc, int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
-    for (CopyOp copy : copies) {
-      SmallVector<Operation *> operands;
-      Operation *point = findIssuePoint(copy, operands);
-      bool fromTop = tiles ? point == &body->front()
-                           : point->getPrevNode() == producer.getOperation();
-      if (!fromTop || copy->getBlock() != pipelined->getBlock())
+    for (auto &entry : byTile) {
+      Value tile = entry.first;
+      SmallVector<CopyOp> &group = entry.second;
+      // A tile filled more than once per tile (the last V in K_0's tile):
+      // each fill waits for the release of the one before, over persistent
+      // tiles only.
+      size_t count = group.size();
+      if (count > 1 && !tiles)
         continue;
-      // Every use of the tile follows the copy in the body; the last one's
-      // end releases it.
-      auto uses = getUseSpanInBlock(copy.getDst(), body, copy);
-      if (uses ? !copy->isBeforeInBlock(uses->first)
-               : (tiles || !copy.getDst().hasOneUse()))
+      bool issuable = llvm::all_of(group, [&](CopyOp copy) {
+        SmallVector<Operation *> operands;
+        Operation *point = findIssuePoint(copy, operands, count > 1);
+        bool fromTop = tiles ? point == &body->front()
+                             : point->getPrevNode() == producer.getOperation();
+        return fromTop && copy->getBlock() == pipelined->getBlock();
+      });
+      // Each fill's uses come after it, up to the next fill; the last one's
+      // end releases the tile.
+      SmallVector<Operation *> lastUses(count, nullptr);
+      SmallVector<bool> readByGemm(count, false);
+      for (Operation *user : tile.getUsers()) {
+        if (!issuable)
+          break;
+        if (llvm::any_of(group, [&](CopyOp copy) { return copy == user; }))
+          continue;
+        Operation *top = body->findAncestorOpInBlock(*user);
+        if (!top || !group.front()->isBeforeInBlock(top)) {
+          issuable = false;
+          break;
+        }
+        size_t i = count - 1;
+        while (top->isBeforeInBlock(group[i]))
+          --i;
+        if (!lastUses[i] || lastUses[i]->isBeforeInBlock(top))
+          lastUses[i] = top;
+        readByGemm[i] = readByGemm[i] || isa<GemmOp>(user);
+      }
+      if (!issuable || (tiles && llvm::is_contained(lastUses, nullptr)))
         continue;
-      Operation *lastUse = uses ? uses->second : nullptr;
-      bool readByGemm =
-          llvm::any_of(copy.getDst().getUsers(),
-                       [](Operation *user) { return isa<GemmOp>(user); });
 
-      Location loc = copy.getLoc();
+      Location loc = group.front().getLoc();
       OpBuilder b(&kernelBody, kernelBody.begin());
-      Value full = allocateBarrier(b, loc);
-      Value released = tiles ? allocateBarrier(b, loc) : Value();
-
-      // The producer's side: before its fills or after them (the ops it
-      // creates recorded, to be undone if the producer cannot compute the
-      // copy's operands).
+      SmallVector<Value> full, released;
+      for (size_t i = 0; i < count; ++i) {
+        full.push_back(allocateBarrier(b, loc));
+        if (tiles)
+          released.push_back(allocateBarrier(b, loc));
+      }
+      // The producer's side: each fill before its fills or after them (the
+      // ops it creates recorded, to be undone if the producer cannot
+      // compute the copies' operands).
       struct Recorder : OpBuilder::Listener {
         SmallVector<Operation *> ops;
         void notifyOperationInserted(Operation *op,
@@ -233,58 +261,65 @@ struct PrefetchCopiesPass
         }
       } recorder;
       OpBuilder p(b.getContext(), &recorder);
-      if (copy->isBeforeInBlock(pipelined))
-        p.setInsertionPoint(fills);
-      else
-        p.setInsertionPoint(producerBody->getTerminator());
-      if (tiles) {
-        // The n-th fill waits for phase n - 1 of the release (parity 1 of
-        // a fresh barrier counts as completed: the first does not wait).
-        Value parity = arith::RemUIOp::create(
-            p, loc,
-            arith::AddIOp::create(p, loc, tileIndex(p, loc, producerTiles),
-                                  index(p, loc, 1)),
-            index(p, loc, 2));
-        BarrierWaitOp::create(p, loc, released, index(p, loc, 0), parity)
-            .setIssuer(true);
+      for (auto [i, copy] : llvm::enumerate(group)) {
+        if (copy->isBeforeInBlock(pipelined))
+          p.setInsertionPoint(fills);
+        else
+          p.setInsertionPoint(producerBody->getTerminator());
+        if (tiles) {
+          // Fill i of tile n waits for the release of fill i - 1 of tile n
+          // (phase n: parity n mod 2), the first for that of the last fill
+          // of tile n - 1 (phase n - 1; parity 1 of a fresh barrier counts
+          // as completed: tile 0 does not wait).
+          Value n = tileIndex(p, loc, producerTiles);
+          if (i == 0)
+            n = arith::AddIOp::create(p, loc, n, index(p, loc, 1));
+          Value parity = arith::RemUIOp::create(p, loc, n, index(p, loc, 2));
+          BarrierWaitOp::create(p, loc, released[(i + count - 1) % count],
+                                index(p, loc, 0), parity)
+              .setIssuer(true);
+        }
+        Value zero = index(p, loc, 0);
+        auto issued = cast<CopyOp>(p.clone(*copy));
+        issued.setAsync(true);
+        issued.getBarriersMutable().assign(full[i]);
+        issued.getBarrierIndexMutable().assign(zero);
       }
-      Value zero = index(p, loc, 0);
-      auto issued = cast<CopyOp>(p.clone(*copy));
-      issued.setAsync(true);
-      issued.getBarriersMutable().assign(full);
-      issued.getBarrierIndexMutable().assign(zero);
       if (failed(recomputeProducerOperands(producer, tiles))) {
         for (Operation *op : llvm::reverse(recorder.ops))
           op->erase();
-        if (released)
-          released.getDefiningOp()->erase();
-        full.getDefiningOp()->erase();
+        for (Value barrier : llvm::concat<Value>(full, released))
+          barrier.getDefiningOp()->erase();
         continue;
       }
       b.setInsertionPoint(producer);
-      BarrierInitOp::create(b, loc, full, 1);
-      if (released)
-        BarrierInitOp::create(
-            b, loc, released,
-            kernel.getNumThreads() / getWarpSize(TargetKind::CUDA, ""));
-
-      // The consumers' side: the wait where the copy was; with tiles, the
-      // release once the last use is done (and gemms reading the tile).
-      b.setInsertionPoint(copy);
-      zero = index(b, loc, 0);
-      Value parity =
-          tiles ? arith::RemUIOp::create(b, loc, tileIndex(b, loc, tiles),
-                                         index(b, loc, 2))
-                      .getResult()
-                : zero;
-      BarrierWaitOp::create(b, loc, full, zero, parity, UnitAttr());
-      if (tiles) {
-        b.setInsertionPointAfter(lastUse);
-        if (readByGemm)
-          GemmWaitOp::create(b, loc, 0);
-        BarrierArriveOp::create(b, loc, released, index(b, loc, 0));
+      for (size_t i = 0; i < count; ++i) {
+        BarrierInitOp::create(b, loc, full[i], 1);
+        if (tiles)
+          BarrierInitOp::create(b, loc, released[i],
+                                kernel.getNumThreads() /
+                                    getWarpSize(TargetKind::CUDA, ""));
       }
-      copy.erase();
+
+      // The consumers' side: the wait where each copy was; with tiles, the
+      // release once its last use is done (and gemms reading the tile).
+      for (auto [i, copy] : llvm::enumerate(group)) {
+        b.setInsertionPoint(copy);
+        Value zero = index(b, loc, 0);
+        Value parity =
+            tiles ? arith::RemUIOp::create(b, loc, tileIndex(b, loc, tiles),
+                                           index(b, loc, 2))
+                        .getResult()
+                  : zero;
+        BarrierWaitOp::create(b, loc, full[i], zero, parity, UnitAttr());
+        if (tiles) {
+          b.setInsertionPointAfter(lastUses[i]);
+          if (readByGemm[i])
+            GemmWaitOp::create(b, loc, 0);
+          BarrierArriveOp::create(b, loc, released[i], index(b, loc, 0));
+        }
+        copy.erase();
+      }
     }
   }
 };

@@ -351,3 +351,83 @@ func.func @producer_cannot_compute(%Q: memref<?x?xf16>, %K: memref<?x?xf16>, %ro
   }
   return
 }
+
+// -----
+
+// A tile filled twice per tile of a persistent kernel (K_0 before the
+// pipelined loop, the last V after it): each fill waits for the release of
+// the one before it (K_0 for the last V of the tile before, parity
+// (n + 1) mod 2; the last V for this tile's K_0, parity n mod 2), and the
+// consumers release each after its own last use.
+// PRODUCER-LABEL: func.func @persistent_two_fills
+// PRODUCER: %[[KFULL:.*]] = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+// PRODUCER-NEXT: %[[KFREE:.*]] = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+// PRODUCER-NEXT: %[[VFULL:.*]] = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+// PRODUCER-NEXT: %[[VFREE:.*]] = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+// PRODUCER: tile.producer {
+// PRODUCER: scf.for %[[PT:.*]] = %bx
+// PRODUCER: %[[N1:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// PRODUCER-NEXT: %[[TWO:.*]] = arith.constant 2 : index
+// PRODUCER-NEXT: %[[P1:.*]] = arith.remui %[[N1]], %[[TWO]]
+// PRODUCER: tile.barrier_wait %[[VFREE]][%{{.*}}] parity(%[[P1]]) {issuer}
+// PRODUCER: tile.copy %arg1{{.*}} to %[[KV:.*]] arrive(%[[KFULL]]
+// PRODUCER-NEXT: scf.for
+// PRODUCER: %[[N2:.*]] = arith.divui
+// PRODUCER-NEXT: %{{.*}} = arith.constant 2 : index
+// PRODUCER-NEXT: %[[P2:.*]] = arith.remui %[[N2]]
+// PRODUCER: tile.barrier_wait %[[KFREE]][%{{.*}}] parity(%[[P2]]) {issuer}
+// PRODUCER: tile.copy %arg2{{.*}} to %[[KV]] arrive(%[[VFULL]]
+// PRODUCER: } {tile.persistent_tiles}
+// PRODUCER: tile.barrier_wait %[[KFULL]]
+// PRODUCER-NEXT: tile.gemm %{{.*}}, %[[KV]]
+// PRODUCER-NEXT: tile.gemm_wait pending(0)
+// PRODUCER-NEXT: %{{.*}} = arith.constant 0 : index
+// PRODUCER-NEXT: tile.barrier_arrive %[[KFREE]]
+// PRODUCER: tile.pipelined
+// PRODUCER: tile.barrier_wait %[[VFULL]]
+// PRODUCER-NEXT: tile.gemm %{{.*}}, %[[KV]]
+// PRODUCER-NEXT: tile.gemm_wait pending(0)
+// PRODUCER-NEXT: %{{.*}} = arith.constant 0 : index
+// PRODUCER-NEXT: tile.barrier_arrive %[[VFREE]]
+func.func @persistent_two_fills(%Q: memref<?x?xf16>, %K: memref<?x?xf16>, %V: memref<?x?xf16>, %O: memref<?x?xf32>, %n: index, %tiles: index, %nb: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel grid(%nb) threads(256) -> (%bx) {
+    %q = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %kv = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %k = tile.alloc_shared : memref<2x64x64xf16, #tile.mem<shared>>
+    %full = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
+    %free = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
+    %acc = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    tile.barrier_init %full arrivals(1) : memref<2xi64, #tile.mem<shared>>
+    tile.barrier_init %free arrivals(8) : memref<2xi64, #tile.mem<shared>>
+    tile.producer {
+      scf.for %t = %bx to %tiles step %nb {
+        scf.for %i = %c0 to %n step %c1 {
+          %s = arith.remui %i, %c2 : index
+          tile.barrier_wait %free[%s] parity(%c0) {issuer} : memref<2xi64, #tile.mem<shared>>
+          %kb = memref.subview %k[%s, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #tile.mem<shared>> to memref<64x64xf16, strided<[64, 1], offset: ?>, #tile.mem<shared>>
+          tile.copy %K[%i, %c0] to %kb arrive(%full[%s] : memref<2xi64, #tile.mem<shared>>) {async} : memref<?x?xf16> to memref<64x64xf16, strided<[64, 1], offset: ?>, #tile.mem<shared>>
+        }
+      } {tile.persistent_tiles}
+    }
+    scf.for %t = %bx to %tiles step %nb {
+      %row = arith.muli %t, %c64 : index
+      tile.copy %K[%c0, %c0] to %kv : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+      tile.gemm %q, %kv, %acc {transpose_b} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+      tile.pipelined %i = %c0 to %n step %c1 num_stages = 2 {
+        %s = arith.remui %i, %c2 : index
+        tile.barrier_wait %full[%s] parity(%c0) : memref<2xi64, #tile.mem<shared>>
+        %kb = memref.subview %k[%s, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xf16, #tile.mem<shared>> to memref<64x64xf16, strided<[64, 1], offset: ?>, #tile.mem<shared>>
+        tile.gemm %q, %kb, %acc {transpose_b} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, strided<[64, 1], offset: ?>, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+        tile.barrier_arrive %free[%s] : memref<2xi64, #tile.mem<shared>>
+      }
+      tile.copy %V[%row, %c0] to %kv : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+      tile.gemm %q, %kv, %acc : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+      tile.copy %acc to %O[%row, %c0] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?xf32>
+    } {tile.persistent_tiles}
+  }
+  return
+}
