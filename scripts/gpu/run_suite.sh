@@ -46,7 +46,7 @@ gen_wgmma_kernels
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
 # overlap release panels attprofile profile sass launch compile ws producer
 # ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel
-# deferred.
+# deferred twofills.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -701,6 +701,24 @@ for entry in flash_attention flash_attention_causal; do
 done
 fi
 echo "ws correctness: $pass passed, $fail failed"
+fi
+if want twofills; then
+echo "== the persistent peeled attention with producer copies (K_0 and the last V filled by the producer in turn): correctness, racecheck, one timing against the default"
+pass=0; fail=0
+for entry in flash_attention flash_attention_causal; do
+  for shape in 2x3x700x128 1x2x130x128; do
+    RUN_TIMEOUT=60 run twofills_${entry}_$shape bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --persistent --producer-copies --arg=$shape --arg=$shape --arg=$shape --arg=$shape
+  done
+done
+echo "twofills correctness: $pass passed, $fail failed"
+timeout 60 compute-sanitizer --tool racecheck --error-exitcode 9 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention_causal --persistent --producer-copies --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/twofills-racecheck.log" 2>&1
+echo "twofills racecheck: exit $? ($(grep -E 'SUMMARY' "$LOGS/twofills-racecheck.log"))"
+for entry in flash_attention flash_attention_causal; do
+  for flag in "" "--persistent --producer-copies"; do
+    timeout 60 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/twofills-$entry-${flag//[ -]/}.log" 2>&1
+    echo "$entry $flag: $(kernel_ms "$LOGS/twofills-$entry-${flag//[ -]/}.log") ms"
+  done
+done
 fi
 if want producer; then
 echo "== --producer-copies: the producer warpgroup issues the one-off copies (Q, the last V) by TMA, once per tile in persistent kernels (released after their last use); checked against the CPU lowering on edge shapes, sanitized, then timed at b8 h32 s4096 interleaved next to cuDNN"
