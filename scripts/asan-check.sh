@@ -6,8 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${TILE_ASAN_BUILD_DIR:-$ROOT/build-asan}"
 # clang-22's AddressSanitizer runtime is Debian's libclang-rt-22-dev.
-if ! ls /usr/lib/llvm-22/lib/clang/22/lib/*/libclang_rt.asan*x86_64*.a \
-     /usr/lib/llvm-22/lib/clang/22/lib/*/libclang_rt.asan.a >/dev/null 2>&1; then
+if ! compgen -G "/usr/lib/llvm-22/lib/clang/22/lib/*/libclang_rt.asan*.a" >/dev/null; then
   echo "asan-check: clang-22's ASan runtime is missing; install libclang-rt-22-dev" >&2
   exit 1
 fi
