@@ -750,13 +750,14 @@ Kernel::Impl::specialize(ArrayRef<KernelArg> args) {
 /// CPU kernels that move bf16 vectors. Debian's libgcc (GCC 12) does not
 /// have it, so the JIT provides it.
 static __bf16 truncateF32ToBF16(float value) {
+  return llvm::bit_cast<__bf16>(truncateToBFloat16(value));
+}
+
+uint16_t mlir::tile::jit::truncateToBFloat16(float value) {
   auto bits = llvm::bit_cast<uint32_t>(value);
-  uint16_t result =
-      (bits & 0x7fffffffu) > 0x7f800000u
-          ? static_cast<uint16_t>((bits >> 16) | 0x40u)
-          : static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >>
-                                  16);
-  return llvm::bit_cast<__bf16>(result);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((bits >> 16) | 0x40u);
+  return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
 }
 
 /// The functions the host code of `kind` calls: the mgpu* functions (the

@@ -12,7 +12,9 @@
 #include "TileLang/Runtime/CUDARuntime.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/Support/FileSystem.h"
 
 #include "gtest/gtest.h"
@@ -91,6 +93,30 @@ void runScale(Kernel &kernel, int64_t rows, int64_t cols, float s) {
   ASSERT_FALSE(err) << llvm::toString(std::move(err));
   for (size_t i = 0; i < in.data.size(); ++i)
     ASSERT_EQ(out.data[i], in.data[i] * s) << "element " << i;
+}
+
+// The JIT's __truncsfbf2 rounds as APFloat does (to nearest, ties to
+// even): around every bf16 step (below, at, above the halfway point, at
+// each end of the f32 range between), through denormals, the largest
+// finite values (rounding up to infinity) and infinities; NaNs stay NaNs.
+TEST(BFloat16Test, TruncationRoundsToNearestEven) {
+  const uint32_t lows[] = {0x0000, 0x0001, 0x7fff, 0x8000, 0x8001, 0xffff};
+  for (uint32_t high = 0; high <= 0xffff; ++high)
+    for (uint32_t low : lows) {
+      float value = llvm::bit_cast<float>((high << 16) | low);
+      uint16_t bits = truncateToBFloat16(value);
+      if (std::isnan(value)) {
+        ASSERT_EQ(bits & 0x7f80u, 0x7f80u) << "NaN stays NaN";
+        ASSERT_NE(bits & 0x7fu, 0u) << "NaN stays NaN";
+        continue;
+      }
+      llvm::APFloat expected(value);
+      bool lost;
+      expected.convert(llvm::APFloat::BFloat(),
+                       llvm::APFloat::rmNearestTiesToEven, &lost);
+      ASSERT_EQ(bits, expected.bitcastToAPInt().getZExtValue())
+          << "f32 bits " << ((high << 16) | low);
+    }
 }
 
 TEST_F(KernelTest, RunsWithEdgeTiles) {

@@ -269,6 +269,11 @@ private:
 /// The project version and the LLVM version, as they enter cache keys.
 llvm::StringRef getProjectVersion();
 
+/// The bits of `value` as a bfloat16, rounded to nearest even (a NaN stays
+/// a quiet NaN): what the JIT's `__truncsfbf2` returns, the routine LLVM
+/// calls for f32 -> bf16 conversions on hosts without native ones.
+uint16_t truncateToBFloat16(float value);
+
 } // namespace jit
 } // namespace tile
 } // namespace mlir
