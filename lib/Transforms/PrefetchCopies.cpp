@@ -12,7 +12,6 @@
 
 #include "ProducerOperands.h"
 
-#include "TileLang/Conversion/TileToNVGPU.h"
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"

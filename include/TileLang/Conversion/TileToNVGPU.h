@@ -16,9 +16,10 @@ namespace tile {
 class RegisterFragments;
 
 /// Marks (TileDialect::getArrivedOperandsAttrName) the synchronous gemms of
-/// `root` outside pipelined loops that need no block barrier around them: C, and A unless
-/// it is a shared tile, are register fragments of `fragments`, and only
-/// tile.copy ops that arrive on barriers write their shared operands.
+/// `root` outside pipelined loops that need no block barrier around them:
+/// C, and A unless it is a shared tile, are register fragments of
+/// `fragments`, and only tile.copy ops that arrive on barriers write their
+/// shared operands.
 /// Runs before the conversion, while every write is still a tile op.
 void markGemmsOnArrivedTiles(Operation *root,
                              const RegisterFragments &fragments);

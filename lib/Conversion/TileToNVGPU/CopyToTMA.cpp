@@ -625,6 +625,28 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
 
 } // namespace
 
+/// The first and the last op of `block` that hold a use of `value` (other
+/// than by `except`), in block order; std::nullopt when a use is not in
+/// `block` or there is none.
+static std::optional<std::pair<Operation *, Operation *>>
+getUseSpanInBlock(Value value, Block *block, Operation *except) {
+  Operation *first = nullptr, *last = nullptr;
+  for (Operation *user : value.getUsers()) {
+    if (user == except)
+      continue;
+    Operation *top = block->findAncestorOpInBlock(*user);
+    if (!top)
+      return std::nullopt;
+    if (!first || top->isBeforeInBlock(first))
+      first = top;
+    if (!last || last->isBeforeInBlock(top))
+      last = top;
+  }
+  if (!first)
+    return std::nullopt;
+  return std::make_pair(first, last);
+}
+
 void mlir::tile::deferTmaStoreReadWaits(Operation *root,
                                         const TmaDescriptors &descriptors) {
   SmallVector<CopyOp> stores;

@@ -116,25 +116,6 @@ bool mlir::tile::isGlobalBuffer(Value value) {
   return type && !getMemorySpace(type);
 }
 
-std::optional<std::pair<Operation *, Operation *>>
-mlir::tile::getUseSpanInBlock(Value value, Block *block, Operation *except) {
-  Operation *first = nullptr, *last = nullptr;
-  for (Operation *user : value.getUsers()) {
-    if (user == except)
-      continue;
-    Operation *top = block->findAncestorOpInBlock(*user);
-    if (!top)
-      return std::nullopt;
-    if (!first || top->isBeforeInBlock(first))
-      first = top;
-    if (!last || last->isBeforeInBlock(top))
-      last = top;
-  }
-  if (!first)
-    return std::nullopt;
-  return std::make_pair(first, last);
-}
-
 bool mlir::tile::mayWriteMemory(
     Operation *root, function_ref<EffectCheck(Operation *)> classify,
     function_ref<bool(const MemoryEffects::EffectInstance &)> counts) {

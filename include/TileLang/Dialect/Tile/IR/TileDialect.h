@@ -73,12 +73,6 @@ inline bool isInSpace(MemRefType type, MemorySpace space) {
 /// True when `value` is a memref in global memory (no tile memory space).
 bool isGlobalBuffer(Value value);
 
-/// The first and the last op of `block` that hold a use of `value` (other
-/// than by `except`), in block order; std::nullopt when a use is not in
-/// `block` or there is none.
-std::optional<std::pair<Operation *, Operation *>>
-getUseSpanInBlock(Value value, Block *block, Operation *except);
-
 /// How mayWriteMemory treats an op it walks to.
 enum class EffectCheck {
   /// Its write effects count (unknown effects count as writing).

@@ -74,8 +74,9 @@ def Tile_Dialect : Dialect {
       return ::llvm::StringLiteral("tile.issuer_wait");
     }
     /// Unit attribute the NVIDIA lowering puts on a synchronous `tile.gemm`
-    /// outside pipelined loops whose C (and A, unless shared) is a register fragment and
-    /// whose shared operands only copies that arrive on barriers write
+    /// outside pipelined loops whose C (and A, unless shared) is a register
+    /// fragment and whose shared operands only copies that arrive on
+    /// barriers write
     /// (TMA: each thread waits for the barrier before reading; a refill
     /// follows a block barrier or the consumers' release): the gemm needs
     /// no block barrier before or after it.
