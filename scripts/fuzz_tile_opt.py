@@ -108,12 +108,26 @@ PASSES = [
      '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
      'blocked-operands=true panel-blocks=true',
      '--convert-tile-to-gpu=wgmma=true tma-store=true'],
+    # The dynamic tile schedule: on the CPU, and warp-specialized (the
+    # producer takes each tile and hands it to the consumers).
+    ['--tile-make-persistent=blocks=3 dynamic=true', '--tile-plan-pipelines',
+     '--convert-tile-to-scf'],
+    ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--tile-make-persistent=blocks=3 dynamic=true',
+     '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
+     'blocked-operands=true panel-blocks=true warp-specialize=true',
+     '--tile-prefetch-copies=producer=true',
+     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
+     'blocked-operands=true panel-blocks=true',
+     '--convert-tile-to-gpu=wgmma=true tma-store=true'],
 ]
 LOWERINGS = [
     ['--tile-to-cpu'],
     ['--tile-to-nvvm=chip=sm_90a format=isa'],
     ['--tile-to-nvvm=chip=sm_90a format=isa warp-specialize pingpong'],
     ['--tile-to-nvvm=chip=sm_90a format=isa persistent stmatrix'],
+    ['--tile-to-nvvm=chip=sm_90a format=isa persistent dynamic-tiles '
+     'producer-copies'],
     ['--tile-to-nvvm=chip=sm_90a format=isa warp-specialize=false ftz=false'],
     ['--tile-to-rocdl=chip=gfx1100 format=isa'],
 ]

@@ -794,6 +794,7 @@ static constexpr PipelineOption<TileToNVVMOptions> kCudaOptions[] = {
     {&CompileOptions::tma, &TileToNVVMOptions::tma},
     {&CompileOptions::wgmmaTallRows, &TileToNVVMOptions::wgmmaTallRows},
     {&CompileOptions::persistent, &TileToNVVMOptions::persistent},
+    {&CompileOptions::dynamicTiles, &TileToNVVMOptions::dynamicTiles},
     {&CompileOptions::tmaBlocked, &TileToNVVMOptions::tmaBlocked},
     {&CompileOptions::tmaRelease, &TileToNVVMOptions::tmaRelease}};
 static constexpr PipelineCount<TileToNVVMOptions> kCudaCounts[] = {

@@ -143,6 +143,8 @@ struct GPUTargetSpec {
   bool producerCopies = false;
   /// libdevice's math functions flush f32 denormals (NVIDIA).
   bool flushDenormals = false;
+  /// Persistent kernels take their tiles from a global counter.
+  bool dynamicTiles = false;
 };
 } // namespace
 
@@ -162,8 +164,11 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   // checked against stays free of it.)
   if (options.versionParallel)
     pm.addPass(createTileVersionParallel());
-  if (spec.persistent)
-    pm.addPass(createTileMakePersistent());
+  if (spec.persistent) {
+    TileMakePersistentOptions persistent;
+    persistent.dynamic = spec.dynamicTiles;
+    pm.addPass(createTileMakePersistent(persistent));
+  }
   if (options.pipelineCopies) {
     // wgmma gemms keep a k tile of work in flight across iterations.
     TilePlanPipelinesOptions plan;
@@ -292,7 +297,8 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
                           options.stmatrix,
                           options.prefetchCopies,
                           options.producerCopies,
-                          options.ftz});
+                          options.ftz,
+                          options.dynamicTiles});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

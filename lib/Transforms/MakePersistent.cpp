@@ -25,6 +25,9 @@ using namespace mlir::tile;
 static constexpr llvm::StringLiteral kCountFunction =
     "tileMultiprocessorCount";
 
+/// The name of a dynamic schedule's counters (made unique per kernel).
+static constexpr llvm::StringLiteral kCountersName = "tile_tile_counters";
+
 namespace {
 
 /// The declaration of the multiprocessor-count function in `module`.
@@ -66,6 +69,63 @@ struct MakePersistentPass
       rewrite(kernel, module);
   }
 
+  /// The dynamic schedule's loop at `b`'s point in `persistent`: an
+  /// scf.while over (tile, iteration) from (block id, 0) while the tile is
+  /// below `total`, whose body ends taking the next tile (its index in
+  /// `tileIndex`); tile.finish_tiles after it. Returns the tile.next_tile,
+  /// which the body's work goes in front of.
+  NextTileOp buildDynamicLoop(OpBuilder &b, Location loc, ModuleOp module,
+                              KernelOp persistent, Value total, Value running,
+                              Value &tileIndex) {
+    // The counters: a zero-initialized global of their own.
+    OpBuilder top(module.getContext());
+    auto countersType = MemRefType::get({2}, top.getI32Type());
+    auto global = memref::GlobalOp::create(
+        top, loc, kCountersName, top.getStringAttr("private"), countersType,
+        DenseIntElementsAttr::get(RankedTensorType::get({2}, top.getI32Type()),
+                                  ArrayRef<int32_t>{0, 0}),
+        /*constant=*/false, /*alignment=*/IntegerAttr());
+    // (Renamed when the name is taken.)
+    SymbolTable(module).insert(global, module.getBody()->begin());
+
+    // The slot that passes the index to every thread, with the
+    // allocations.
+    Block &body = persistent.getBody().front();
+    OpBuilder alloc = OpBuilder::atBlockBegin(&body);
+    Value slot = AllocSharedOp::create(
+        alloc, loc,
+        MemRefType::get(
+            {1}, b.getI32Type(), AffineMap(),
+            MemorySpaceAttr::get(b.getContext(), MemorySpace::Shared)),
+        Attribute());
+    Value counters =
+        memref::GetGlobalOp::create(b, loc, countersType, global.getSymName());
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Type index = b.getIndexType();
+    NextTileOp next;
+    auto loop = scf::WhileOp::create(
+        b, loc, TypeRange{index, index},
+        ValueRange{persistent.getBlockIds()[0], zero},
+        [&](OpBuilder &before, Location, ValueRange args) {
+          Value more = arith::CmpIOp::create(
+              before, loc, arith::CmpIPredicate::ult, args[0], total);
+          scf::ConditionOp::create(before, loc, more, args);
+        },
+        [&](OpBuilder &after, Location, ValueRange args) {
+          Value count = arith::AddIOp::create(
+              after, loc, args[1],
+              arith::ConstantIndexOp::create(after, loc, 1));
+          next = NextTileOp::create(after, loc, after.getIndexType(), counters,
+                                    running, slot, Value(), Value(), Value(),
+                                    UnitAttr());
+          scf::YieldOp::create(after, loc, ValueRange{next, count});
+        });
+    loop->setAttr(TileDialect::getPersistentTilesAttrName(), b.getUnitAttr());
+    FinishTilesOp::create(b, loc, counters, running);
+    tileIndex = loop.getAfterBody()->getArgument(0);
+    return next;
+  }
+
   void rewrite(KernelOp kernel, ModuleOp module) {
     Location loc = kernel.getLoc();
     OpBuilder b(kernel);
@@ -95,14 +155,23 @@ struct MakePersistentPass
         op.moveBefore(terminator);
 
     b.setInsertionPoint(terminator);
-    Value step = running;
-    auto loop = scf::ForOp::create(b, loc, persistent.getBlockIds()[0], total,
-                                   step);
-    loop->setAttr(TileDialect::getPersistentTilesAttrName(), b.getUnitAttr());
-    b.setInsertionPointToStart(loop.getBody());
+    // The body goes in front of `end`.
+    Value tileIndex;
+    Operation *end;
+    if (!dynamic) {
+      auto loop = scf::ForOp::create(b, loc, persistent.getBlockIds()[0], total,
+                                     running);
+      loop->setAttr(TileDialect::getPersistentTilesAttrName(), b.getUnitAttr());
+      tileIndex = loop.getInductionVar();
+      end = loop.getBody()->getTerminator();
+    } else {
+      end = buildDynamicLoop(b, loc, module, persistent, total, running,
+                             tileIndex);
+    }
+    b.setInsertionPointToStart(end->getBlock());
     // The tile's coordinates, x fastest, then the kernel's rasterization.
     SmallVector<Value> ids;
-    Value rest = loop.getInductionVar();
+    Value rest = tileIndex;
     for (auto [d, extent] : llvm::enumerate(grid)) {
       if (d + 1 == grid.size()) {
         ids.push_back(rest);
@@ -117,10 +186,9 @@ struct MakePersistentPass
          llvm::make_early_inc_range(oldBody.getOps<UseSwizzleOp>()))
       swizzle.erase();
     // The rest of the body runs once per tile.
-    Operation *yield = loop.getBody()->getTerminator();
     for (Operation &op : llvm::make_early_inc_range(oldBody))
       if (!op.hasTrait<::mlir::OpTrait::IsTerminator>())
-        op.moveBefore(yield);
+        op.moveBefore(end);
     for (auto [old, id] : llvm::zip(kernel.getBlockIds(), ids))
       old.replaceAllUsesWith(id);
     kernel.erase();

@@ -163,9 +163,9 @@ private:
 
   PipelinedOp loop;
   /// With a producer beside a persistent kernel's loop over tiles (the
-  /// scf.for of tile-make-persistent that holds the pipelined loop): both
-  /// sides loop over the tiles and count fills across them.
-  scf::ForOp tiles;
+  /// scf.for or scf.while of tile-make-persistent that holds the pipelined
+  /// loop): both sides loop over the tiles and count fills across them.
+  Operation *tiles = nullptr;
   bool swizzleGemmOperands;
   bool overlapGemms;
   bool blockedOperands;
@@ -357,11 +357,8 @@ Operation *Planner::findProducerPoint() {
   // The op of the kernel body that holds the loop: the loop, or the loop
   // over tiles of a persistent kernel whose body holds it.
   Operation *top = loop;
-  auto persistent = dyn_cast<scf::ForOp>(loop->getParentOp());
-  if (persistent &&
-      persistent->hasAttr(TileDialect::getPersistentTilesAttrName()) &&
-      persistent.getInitArgs().empty())
-    top = persistent;
+  if (isPersistentTiles(loop->getParentOp()))
+    top = loop->getParentOp();
   auto kernel = dyn_cast<KernelOp>(top->getParentOp());
   if (!kernel || kernel.getThreads().size() != 1 ||
       kernel.getNumThreads() % ProducerOp::kThreads != 0 ||
@@ -384,7 +381,7 @@ Operation *Planner::findProducerPoint() {
         !isPure(op))
       return nullptr;
   if (top != loop.getOperation())
-    tiles = cast<scf::ForOp>(top);
+    tiles = top;
   return point;
 }
 
@@ -437,12 +434,16 @@ bool Planner::buildProducer(Operation *point, Value barriers, Value lb,
           scf::YieldOp::create(bld, loc);
         });
   };
+  // The dynamic schedule's hand-off of each next tile index (below).
+  NextTileOp next;
+  FinishTilesOp finish;
+  Value full, freed;
   if (!tiles) {
     emitFills(b, Value());
-  } else {
+  } else if (auto forTiles = dyn_cast<scf::ForOp>(tiles)) {
     auto producerTiles = scf::ForOp::create(
-        b, loc, tiles.getLowerBound(), tiles.getUpperBound(), tiles.getStep(),
-        ValueRange{index(b, 0)},
+        b, loc, forTiles.getLowerBound(), forTiles.getUpperBound(),
+        forTiles.getStep(), ValueRange{index(b, 0)},
         [&](OpBuilder &bld, Location, Value, ValueRange counted) {
           emitFills(bld, counted[0]);
           scf::YieldOp::create(
@@ -452,12 +453,88 @@ bool Planner::buildProducer(Operation *point, Value barriers, Value lb,
         });
     producerTiles->setAttr(TileDialect::getPersistentTilesAttrName(),
                            b.getUnitAttr());
+  } else {
+    // The dynamic schedule: the producer takes each next tile and hands it
+    // to the consumers through the slot (full: its one arrival; released:
+    // every warp of the block, producer included, read it).
+    auto whileTiles = cast<scf::WhileOp>(tiles);
+    for (Operation &op : *whileTiles.getAfterBody())
+      if (auto candidate = dyn_cast<NextTileOp>(op);
+          candidate && !candidate.getFull())
+        next = candidate;
+    if (!next) {
+      producer.erase();
+      return false;
+    }
+    OpBuilder outer(producer);
+    auto barrierType = MemRefType::get(
+        {1}, outer.getI64Type(), AffineMap(),
+        MemorySpaceAttr::get(outer.getContext(), MemorySpace::Shared));
+    full = AllocSharedOp::create(outer, loc, barrierType, Attribute());
+    freed = AllocSharedOp::create(outer, loc, barrierType, Attribute());
+    auto producerTiles = scf::WhileOp::create(
+        b, loc, TypeRange{b.getIndexType(), b.getIndexType(), b.getIndexType()},
+        ValueRange{whileTiles.getInits()[0], whileTiles.getInits()[1],
+                   index(b, 0)},
+        [&](OpBuilder &bld, Location, ValueRange args) {
+          IRMapping mapping;
+          mapping.map(whileTiles.getBeforeArguments(), args.take_front(2));
+          for (Operation &op : whileTiles.getBeforeBody()->without_terminator())
+            bld.clone(op, mapping);
+          scf::ConditionOp condition = whileTiles.getConditionOp();
+          scf::ConditionOp::create(
+              bld, loc, mapping.lookup(condition.getCondition()),
+              ValueRange{mapping.lookup(condition.getArgs()[0]),
+                         mapping.lookup(condition.getArgs()[1]), args[2]});
+        },
+        [&](OpBuilder &bld, Location, ValueRange args) {
+          emitFills(bld, args[2]);
+          Value taken = NextTileOp::create(bld, loc, bld.getIndexType(),
+                                           next.getCounters(), next.getOffset(),
+                                           next.getSlot(), full, freed, args[1],
+                                           UnitAttr());
+          scf::YieldOp::create(
+              bld, loc,
+              ValueRange{
+                  taken,
+                  arith::AddIOp::create(bld, loc, args[1], index(bld, 1)),
+                  arith::AddIOp::create(bld, loc, args[2],
+                                        getTripCount(bld, loc, lb, ub, step))});
+        });
+    producerTiles->setAttr(TileDialect::getPersistentTilesAttrName(),
+                           b.getUnitAttr());
+    // The producer, which takes the last index (past the tiles), ends the
+    // block's share.
+    for (Operation *op = tiles->getNextNode(); op && !finish;
+         op = op->getNextNode())
+      finish = dyn_cast<FinishTilesOp>(op);
+    if (finish)
+      b.clone(*finish);
   }
   // Its ops take values from the kernel body (and the consumers' loop over
   // tiles): recomputed inside.
   if (failed(recomputeProducerOperands(producer, tiles))) {
     producer.erase();
+    for (Value barrier : {full, freed})
+      if (barrier)
+        barrier.getDefiningOp()->erase();
     return false;
+  }
+  if (next) {
+    // The consumers receive each index.
+    OpBuilder init(producer);
+    BarrierInitOp::create(init, loc, full, 1);
+    auto kernel = producer->getParentOfType<KernelOp>();
+    BarrierInitOp::create(init, loc, freed,
+                          (kernel.getNumThreads() + ProducerOp::kThreads) /
+                              getWarpSize(TargetKind::CUDA, ""));
+    next.getFullMutable().assign(full);
+    next.getReleasedMutable().assign(freed);
+    next.getCountMutable().assign(
+        cast<scf::WhileOp>(tiles).getAfterArguments()[1]);
+    next.setReceive(true);
+    if (finish)
+      finish.erase();
   }
   return true;
 }
@@ -525,22 +602,18 @@ void Planner::rewrite() {
   // the tiles before too: the loop over tiles carries that count.
   Value base;
   if (produced && tiles) {
-    IRRewriter rewriter(loop->getContext());
-    rewriter.setInsertionPoint(tiles);
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    FailureOr<LoopLikeOpInterface> counted = tiles.replaceWithAdditionalYields(
-        rewriter, ValueRange{zero}, /*replaceInitOperandUsesInLoop=*/false,
-        [&](OpBuilder &yb, Location,
-            ArrayRef<BlockArgument> args) -> SmallVector<Value> {
-          return {arith::AddIOp::create(yb, loc, args[0],
-                                        getTripCount(yb, loc, lb, ub, step))};
+    OpBuilder before(tiles);
+    FailureOr<std::pair<Operation *, Value>> counted = addTilesCarried(
+        tiles, arith::ConstantIndexOp::create(before, loc, 0),
+        [&](OpBuilder &yb, Location, Value count) -> Value {
+          return arith::AddIOp::create(yb, loc, count,
+                                       getTripCount(yb, loc, lb, ub, step));
         });
     if (failed(counted)) {
       loop.emitError("cannot count pipeline fills across persistent tiles");
       return;
     }
-    tiles = cast<scf::ForOp>(counted->getOperation());
-    base = tiles.getRegionIterArgs()[0];
+    std::tie(tiles, base) = *counted;
   }
   // Ping-pong: the warpgroups take turns issuing the body's first run of
   // consecutive gemms, so that one's softmax runs under the other's gemms.

@@ -154,6 +154,15 @@ struct PrefetchCopiesPass
     }
   }
 
+  /// Where the producer's copies behind its fills go in `body`: before the
+  /// hand-off of the next tile index (whose atomic would delay them), else
+  /// at the end.
+  static Operation *getCopiesEnd(Block *body) {
+    for (auto next : body->getOps<NextTileOp>())
+      return next;
+    return body->getTerminator();
+  }
+
   /// The producer issues the one-off copies of the kernel body, or of the
   /// body of the persistent kernel's loop over tiles that it mirrors (once
   /// per tile, after the consumers released the tile the tile before
@@ -161,17 +170,17 @@ struct PrefetchCopiesPass
   /// the pipelined loop ahead of its fills, those after it behind them.
   void produceCopies(KernelOp kernel, ProducerOp producer) {
     Block &kernelBody = kernel.getBody().front();
-    scf::ForOp producerTiles = getProducerTiles(producer);
-    scf::ForOp tiles;
+    Operation *producerTiles = getProducerTiles(producer);
+    Operation *tiles = nullptr;
     if (producerTiles) {
-      for (auto loop : kernelBody.getOps<scf::ForOp>())
-        if (loop->hasAttr(TileDialect::getPersistentTilesAttrName()))
-          tiles = loop;
+      for (Operation &op : kernelBody)
+        if (op.hasAttr(TileDialect::getPersistentTilesAttrName()))
+          tiles = &op;
       if (!tiles)
         return;
     }
-    Block *body = tiles ? tiles.getBody() : &kernelBody;
-    Block *producerBody = producerTiles ? producerTiles.getBody()
+    Block *body = tiles ? getTilesBody(tiles) : &kernelBody;
+    Block *producerBody = producerTiles ? getTilesBody(producerTiles)
                                         : &producer.getBody().front();
     // The pipelined loop the producer fills, and its loop of fills.
     Operation *pipelined = nullptr;
@@ -190,14 +199,6 @@ struct PrefetchCopiesPass
     for (auto copy : body->getOps<CopyOp>())
       if (isPrefetchable(copy, kernel, body))
         byTile[copy.getDst()].push_back(copy);
-    // The index of the current tile, counted from 0.
-    auto tileIndex = [](OpBuilder &b, Location loc, scf::ForOp loop) -> Value {
-      return arith::DivUIOp::create(
-          b, loc,
-          arith::SubIOp::create(b, loc, loop.getInductionVar(),
-                                loop.getLowerBound()),
-          loop.getStep());
-    };
     auto index = [](OpBuilder &b, Location loc, int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
@@ -264,13 +265,13 @@ struct PrefetchCopiesPass
         if (copy->isBeforeInBlock(pipelined))
           p.setInsertionPoint(fills);
         else
-          p.setInsertionPoint(producerBody->getTerminator());
+          p.setInsertionPoint(getCopiesEnd(producerBody));
         if (tiles) {
           // Fill i of tile n waits for the release of fill i - 1 of tile n
           // (phase n: parity n mod 2), the first for that of the last fill
           // of tile n - 1 (phase n - 1; parity 1 of a fresh barrier counts
           // as completed: tile 0 does not wait).
-          Value n = tileIndex(p, loc, producerTiles);
+          Value n = getTileIteration(p, loc, producerTiles);
           if (i == 0)
             n = arith::AddIOp::create(p, loc, n, index(p, loc, 1));
           Value parity = arith::RemUIOp::create(p, loc, n, index(p, loc, 2));
@@ -305,11 +306,11 @@ struct PrefetchCopiesPass
       for (auto [i, copy] : llvm::enumerate(group)) {
         b.setInsertionPoint(copy);
         Value zero = index(b, loc, 0);
-        Value parity =
-            tiles ? arith::RemUIOp::create(b, loc, tileIndex(b, loc, tiles),
-                                           index(b, loc, 2))
-                        .getResult()
-                  : zero;
+        Value parity = tiles ? arith::RemUIOp::create(
+                                   b, loc, getTileIteration(b, loc, tiles),
+                                   index(b, loc, 2))
+                                   .getResult()
+                             : zero;
         BarrierWaitOp::create(b, loc, full[i], zero, parity, UnitAttr());
         if (tiles) {
           b.setInsertionPointAfter(lastUses[i]);

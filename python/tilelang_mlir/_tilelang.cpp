@@ -216,6 +216,7 @@ static void applyPassConfigs(CompileOptions &options, const py::dict &configs) {
       {"warp_specialize", &CompileOptions::warpSpecialize},
       {"pingpong", &CompileOptions::pingpong},
       {"persistent", &CompileOptions::persistent},
+      {"dynamic_tiles", &CompileOptions::dynamicTiles},
       {"verify_passes", &CompileOptions::verifyPasses}};
   static const std::pair<const char *, int64_t CompileOptions::*> counts[] = {
       {"tma_release_min_warpgroups",

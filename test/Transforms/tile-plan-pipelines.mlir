@@ -559,3 +559,87 @@ func.func @persistent_tiles(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref
   }
   return
 }
+
+// -----
+
+// The dynamic schedule (tile-make-persistent{dynamic}: an scf.while over
+// (tile, iteration)) with warp-specialize: the producer loops over the same
+// tiles in a while loop of its own, which takes each next tile index
+// (tile.next_tile with the hand-off barriers and its iteration as the
+// count) after its fills, and ends the block's share (tile.finish_tiles);
+// the consumers' tile.next_tile receives the index (the same barriers, their
+// iteration). The full barrier counts the producer's one arrival, the
+// released one every warp of the block (8 consumer warps + 4 producer
+// warps). Fills count on across tiles on both sides (%BASE, %CBASE), as
+// with the static schedule.
+// PERSISTENT-LABEL: func.func @dynamic_tiles
+// PERSISTENT: %[[FULL:.*]] = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+// PERSISTENT-NEXT: %[[FREED:.*]] = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+// PERSISTENT-NEXT: tile.barrier_init %[[FULL]] arrivals(1)
+// PERSISTENT-NEXT: tile.barrier_init %[[FREED]] arrivals(12)
+// PERSISTENT-NEXT: tile.producer {
+// PERSISTENT: %[[PCOUNTERS:.*]] = memref.get_global @counters
+// PERSISTENT: scf.while (%[[PT:.*]] = %bx, %[[PN:.*]] = %{{.*}}, %[[PB:.*]] = %{{.*}}) : (index, index, index) -> (index, index, index) {
+// PERSISTENT: arith.cmpi ult, %[[PT]], %{{.*}}
+// PERSISTENT: } do {
+// PERSISTENT-NEXT: ^bb0(%[[T:.*]]: index, %[[N:.*]]: index, %[[BASE:.*]]: index):
+// PERSISTENT-DAG: %[[ROW:.*]] = arith.muli %[[T]], %c128
+// PERSISTENT-DAG: %[[KT:.*]] = arith.addi %[[T]], %c1
+// PERSISTENT: scf.for %{{.*}} = %c0 to %[[KT]] step %c1 {
+// PERSISTENT: %[[FILL:.*]] = arith.addi %{{.*}}, %[[BASE]]
+// PERSISTENT: tile.copy %{{.*}}[%[[ROW]], %{{.*}}] to
+// PERSISTENT: %[[NEXT:.*]] = tile.next_tile %[[PCOUNTERS]][%{{.*}}] via %{{.*}} barriers(%[[FULL]], %[[FREED]]) count(%[[N]]) :
+// PERSISTENT: %[[N1:.*]] = arith.addi %[[N]], %c1
+// PERSISTENT: %[[TRIP:.*]] = arith.maxsi
+// PERSISTENT: %[[NEXTBASE:.*]] = arith.addi %[[BASE]], %[[TRIP]]
+// PERSISTENT: scf.yield %[[NEXT]], %[[N1]], %[[NEXTBASE]] : index, index, index
+// PERSISTENT-NEXT: } attributes {tile.persistent_tiles}
+// PERSISTENT-NEXT: tile.finish_tiles %[[PCOUNTERS]] blocks(%{{.*}})
+// PERSISTENT-NEXT: }
+// PERSISTENT: %[[COUNTERS:.*]] = memref.get_global @counters
+// PERSISTENT: scf.while ({{.*}}) : (index, index, index) -> (index, index, index) {
+// PERSISTENT: } do {
+// PERSISTENT-NEXT: ^bb0(%{{.*}}: index, %[[CN:.*]]: index, %[[CBASE:.*]]: index):
+// PERSISTENT: tile.pipelined
+// PERSISTENT: arith.addi %{{.*}}, %[[CBASE]]
+// PERSISTENT: tile.copy
+// PERSISTENT: %[[CNEXT:.*]] = tile.next_tile %[[COUNTERS]][%{{.*}}] via %{{.*}} barriers(%[[FULL]], %[[FREED]]) count(%[[CN]]) {receive}
+// PERSISTENT: scf.yield %[[CNEXT]], %{{.*}}, %{{.*}} : index, index, index
+// PERSISTENT-NEXT: } attributes {tile.persistent_tiles}
+// PERSISTENT-NOT: tile.finish_tiles
+// PERSISTENT: return
+memref.global "private" @counters : memref<2xi32> = dense<0>
+func.func @dynamic_tiles(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>, %tiles: index, %blocks: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%blocks) threads(256) -> (%bx) {
+    %slot = tile.alloc_shared : memref<1xi32, #tile.mem<shared>>
+    %a = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    %counters = memref.get_global @counters : memref<2xi32>
+    %r:2 = scf.while (%t0 = %bx, %n0 = %c0) : (index, index) -> (index, index) {
+      %more = arith.cmpi ult, %t0, %tiles : index
+      scf.condition(%more) %t0, %n0 : index, index
+    } do {
+    ^bb0(%t: index, %n: index):
+      %row = arith.muli %t, %c128 : index
+      %kt = arith.addi %t, %c1 : index
+      tile.clear %c : memref<128x128xf32, #tile.mem<fragment>>
+      tile.pipelined %k = %c0 to %kt step %c1 num_stages = 4 {
+        %kk = arith.muli %k, %c64 : index
+        tile.copy %A[%row, %kk] to %a : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
+        tile.copy %B[%c0, %kk] to %b : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
+        tile.gemm %a, %b, %c {transpose_b, policy = #tile.policy<full_row>} : memref<128x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+      }
+      tile.copy %c to %C[%row, %c0] : memref<128x128xf32, #tile.mem<fragment>> to memref<?x?xf16>
+      %next = tile.next_tile %counters[%blocks] via %slot : memref<2xi32>, memref<1xi32, #tile.mem<shared>>
+      %n1 = arith.addi %n, %c1 : index
+      scf.yield %next, %n1 : index, index
+    } attributes {tile.persistent_tiles}
+    tile.finish_tiles %counters blocks(%blocks) : memref<2xi32>
+  }
+  return
+}

@@ -172,6 +172,12 @@ static cl::opt<bool> persistentOpt(
     cl::desc("CUDA: persistent kernels, one block per multiprocessor looping "
              "over the grid's tiles (experimental)"),
     cl::cat(category));
+static cl::opt<bool> dynamicTilesOpt(
+    "dynamic-tiles", cl::init(false),
+    cl::desc("CUDA: with --persistent, the tiles after the first wave go to "
+             "whichever block asks first, from a global counter "
+             "(experimental)"),
+    cl::cat(category));
 static cl::opt<bool> tmaStoreOpt(
     "tma-store", cl::init(true),
     cl::desc("CUDA sm_90: copies of whole shared tiles to global memory are "
@@ -476,6 +482,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.tma = tmaOpt;
   options.wgmmaTallRows = wgmmaTallRowsOpt;
   options.persistent = persistentOpt;
+  options.dynamicTiles = dynamicTilesOpt;
   options.tmaBlocked = tmaBlockedOpt;
   options.tmaStore = tmaStoreOpt;
   options.stmatrix = stmatrixOpt;

@@ -46,6 +46,21 @@ std::optional<int64_t> getStaticBlockThreads(Operation *op);
 /// (its setmaxnreg budget), when the range says.
 std::optional<int64_t> getThreadRegisters(Operation *op);
 
+/// Takes the next count of a dynamic tile schedule's `counters` (element 0
+/// of the global memref<2xi32>, atomically): the count before, an i32.
+Value takeTileCount(OpBuilder &b, Location loc, Value counters);
+
+/// The tile index a taken count (i32) stands for: `offset` (the blocks,
+/// which start at their own ids) plus the count.
+Value getTileIndexOfCount(OpBuilder &b, Location loc, Value offset,
+                          Value count);
+
+/// The error of a tile.next_tile hand-off where only the NVIDIA sm_90
+/// lowering has one.
+inline constexpr llvm::StringLiteral kNextTileHandoffNVIDIAOnly =
+    "hands the tile index over between a producer and the consumers: "
+    "lowered for NVIDIA sm_90 only";
+
 /// Patterns for tile.copy, gemm, fill, clear, reduce, cumsum, atomic_add,
 /// parallel, pipelined and the hints.
 void populateTileOpLoweringPatterns(RewritePatternSet &patterns,

@@ -138,6 +138,9 @@ struct CompileOptions {
   bool wgmmaTallRows = true;
   /// CUDA: persistent kernels (the pipeline's `persistent`; experimental).
   bool persistent = false;
+  /// CUDA: ... taking their tiles from a global counter (the pipeline's
+  /// `dynamic-tiles`; experimental).
+  bool dynamicTiles = false;
   /// CUDA sm_90: copies of whole shared tiles to global memory as TMA
   /// stores (the pipeline's `tma-store`).
   bool tmaStore = true;

@@ -191,7 +191,13 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
       *this, "persistent",
       llvm::cl::desc("Persistent kernels: one block per multiprocessor "
                      "loops over the grid's tiles (tile-make-persistent; "
-                     "experimental: not yet run on a GPU)"),
+                     "experimental)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> dynamicTiles{
+      *this, "dynamic-tiles",
+      llvm::cl::desc("With persistent: the tiles after the first wave go to "
+                     "whichever block asks first, from a global counter "
+                     "(tile-make-persistent{dynamic}; experimental)"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> wgmmaTallRows{
       *this, "wgmma-tall-rows",

@@ -261,7 +261,9 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
            "kernel's threads only consume them, for a pipeline directly in "
            "a kernel with one-dimensional threads, or in a persistent "
            "kernel's loop over tiles (the producer then loops over the "
-           "same tiles and fills count on across them; experimental)">,
+           "same tiles, on the dynamic schedule taking each next one for "
+           "the consumers, and fills count on across them; "
+           "experimental)">,
     Option<"pingpong", "pingpong", "bool", /*default=*/"false",
            "With warp-specialize and two or more consumer warpgroups, they "
            "take turns issuing the loop body's first consecutive gemms "
@@ -433,18 +435,33 @@ def TileMakePersistent : Pass<"tile-make-persistent", "::mlir::ModuleOp"> {
     at run time (tileMultiprocessorCount on the host; GPU targets only).
     What the kernel computes does not change.
 
+    With `dynamic`, the tiles after the first wave go to whichever block
+    asks first: the loop over tiles becomes an `scf.while` over
+    `(tile, iteration)` (also marked `tile.persistent_tiles`) that ends once
+    the tile index reaches the tile count; block `p` starts at tile `p` and
+    takes each next index with `tile.next_tile` at the end of the body,
+    from a pair of counters in a `memref.global` (one per kernel, zero at
+    load) that `tile.finish_tiles` after the loop resets once the last
+    block is done. Blocks that finish early take more tiles (balance for
+    unequal tiles, as causal attention's), and the tiles in flight are
+    consecutive (L2 locality).
+
     ```
     tile-opt --tile-make-persistent=blocks=132
+    tile-opt --tile-make-persistent="blocks=132 dynamic=1"
     ```
   }];
   let options = [
     Option<"blocks", "blocks", "int64_t", /*default=*/"0",
-           "How many blocks run (0: the multiprocessor count at run time)">
+           "How many blocks run (0: the multiprocessor count at run time)">,
+    Option<"dynamic", "dynamic", "bool", /*default=*/"false",
+           "Hand out the tiles after the first wave from a global counter">
   ];
   let dependentDialects = [
     "::mlir::tile::TileDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];
 }

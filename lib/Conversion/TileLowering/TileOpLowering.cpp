@@ -1499,17 +1499,125 @@ struct CumsumLowering : TilePattern<CumsumOp> {
 
 } // namespace
 
+Value mlir::tile::takeTileCount(OpBuilder &b, Location loc, Value counters) {
+  return memref::AtomicRMWOp::create(
+      b, loc, arith::AtomicRMWKind::addi,
+      arith::ConstantIntOp::create(b, loc, 1, 32), counters,
+      ValueRange{indexConst(b, loc, 0)});
+}
+
+Value mlir::tile::getTileIndexOfCount(OpBuilder &b, Location loc, Value offset,
+                                      Value count) {
+  return arith::AddIOp::create(
+      b, loc, offset,
+      arith::IndexCastUIOp::create(b, loc, b.getIndexType(), count));
+}
+
+namespace {
+
+/// tile.next_tile in its block form: sequentially the atomic increment; in
+/// a block, thread 0's, published through the slot between block barriers.
+/// (The hand-off between a producer and the consumers is NVIDIA's.)
+struct NextTileLowering : TilePattern<NextTileOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(NextTileOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getFull())
+      return op.emitOpError(kNextTileHandoffNVIDIAOnly);
+    Location loc = op.getLoc();
+    Value count;
+    if (mode == TileLoweringMode::Sequential) {
+      count = takeTileCount(rewriter, loc, op.getCounters());
+    } else {
+      Value zero = indexConst(rewriter, loc, 0);
+      withBarriers(rewriter, loc, mode, [&] {
+        Value first =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                  getBlockThreads(rewriter, op).threadId, zero);
+        scf::IfOp::create(
+            rewriter, loc, first, [&](OpBuilder &b, Location loc) {
+              memref::StoreOp::create(b, loc,
+                                      takeTileCount(b, loc, op.getCounters()),
+                                      op.getSlot(), ValueRange{zero});
+              scf::YieldOp::create(b, loc);
+            });
+      });
+      count =
+          memref::LoadOp::create(rewriter, loc, op.getSlot(), ValueRange{zero});
+    }
+    rewriter.replaceOp(
+        op, getTileIndexOfCount(rewriter, loc, op.getOffset(), count));
+    return success();
+  }
+};
+
+/// tile.finish_tiles: thread 0 counts the block done; the last one resets
+/// the counters.
+struct FinishTilesLowering : TilePattern<FinishTilesOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(FinishTilesOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value counters = op.getCounters();
+    // On a GPU, fences order the block's takes before its count and the
+    // other blocks' before the reset (the atomics themselves are relaxed).
+    bool fence = mode != TileLoweringMode::Sequential;
+    auto finish = [&](OpBuilder &b, Location loc) {
+      if (fence)
+        LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel);
+      Value done = memref::AtomicRMWOp::create(
+          b, loc, arith::AtomicRMWKind::addi,
+          arith::ConstantIntOp::create(b, loc, 1, 32), counters,
+          ValueRange{indexConst(b, loc, 1)});
+      Value last = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq,
+          arith::AddIOp::create(
+              b, loc,
+              arith::IndexCastUIOp::create(b, loc, b.getIndexType(), done),
+              indexConst(b, loc, 1)),
+          op.getBlocks());
+      scf::IfOp::create(b, loc, last, [&](OpBuilder &then, Location loc) {
+        if (fence)
+          LLVM::FenceOp::create(then, loc, LLVM::AtomicOrdering::acq_rel);
+        Value zero = arith::ConstantIntOp::create(then, loc, 0, 32);
+        for (int64_t i : {0, 1})
+          memref::AtomicRMWOp::create(then, loc, arith::AtomicRMWKind::assign,
+                                      zero, counters,
+                                      ValueRange{indexConst(then, loc, i)});
+        scf::YieldOp::create(then, loc);
+      });
+    };
+    if (mode == TileLoweringMode::Sequential) {
+      finish(rewriter, loc);
+    } else {
+      Value first = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq,
+          getBlockThreads(rewriter, op).threadId, indexConst(rewriter, loc, 0));
+      scf::IfOp::create(rewriter, loc, first, [&](OpBuilder &b, Location loc) {
+        finish(b, loc);
+        scf::YieldOp::create(b, loc);
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
 void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
                                                 TileLoweringMode mode) {
-  patterns.add<ParallelLowering, PipelinedLowering, TakeTurnsLowering,
-               CopyLowering,
-               AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering,
-               FillLowering, ClearLowering, GemmLowering,
-               ReduceLowering, CumsumLowering, EraseHint<AnnotateLayoutOp>,
-               EraseHint<UseSwizzleOp>,
-               // Synchronous gemms leave nothing to wait for, and
-               // synchronous copies nothing to count.
-               EraseHint<GemmWaitOp>, EraseHint<BarrierInitOp>,
-               EraseHint<BarrierWaitOp>, EraseHint<BarrierArriveOp>>(
-      patterns.getContext(), mode);
+  patterns
+      .add<ParallelLowering, PipelinedLowering, TakeTurnsLowering, CopyLowering,
+           AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering,
+           FillLowering, ClearLowering, GemmLowering, ReduceLowering,
+           CumsumLowering, NextTileLowering, FinishTilesLowering,
+           EraseHint<AnnotateLayoutOp>, EraseHint<UseSwizzleOp>,
+           // Synchronous gemms leave nothing to wait for, and
+           // synchronous copies nothing to count.
+           EraseHint<GemmWaitOp>, EraseHint<BarrierInitOp>,
+           EraseHint<BarrierWaitOp>, EraseHint<BarrierArriveOp>>(
+          patterns.getContext(), mode);
 }

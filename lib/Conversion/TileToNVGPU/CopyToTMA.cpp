@@ -394,6 +394,91 @@ struct BarrierArriveToMBarrier : OpRewritePattern<BarrierArriveOp> {
   }
 };
 
+/// tile.next_tile between a producer and the consumers: in the producer,
+/// thread 0 waits until every warp read the previous index, takes the next
+/// count, writes it into the slot and arrives on `full` (the arrival
+/// releases the write); then, on either side, every thread waits for
+/// `full`, reads the slot, and each warp arrives on `released`.
+struct NextTileHandoff : OpRewritePattern<NextTileOp> {
+  NextTileHandoff(MLIRContext *ctx)
+      : OpRewritePattern<NextTileOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(NextTileOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getFull())
+      return failure();
+    Location loc = op.getLoc();
+    Value zero = indexConst(rewriter, loc, 0);
+    auto parityOf = [&](OpBuilder &b, Value phase) -> Value {
+      return arith::IndexCastOp::create(
+          b, loc, b.getI32Type(),
+          arith::RemUIOp::create(b, loc, phase, indexConst(b, loc, 2)));
+    };
+    Value count = op.getCount();
+    if (!op.getReceive()) {
+      // Thread 0 takes the count at the start of the op's block when the
+      // counters are defined outside it (once per iteration of the
+      // producer's loop over tiles, as the op): the atomic's latency then
+      // overlaps the fills in between instead of delaying the next tile's
+      // first copies, whose addresses need the index.
+      auto take = [&](OpBuilder &b) {
+        return takeTileCount(b, loc, op.getCounters());
+      };
+      Value early;
+      Block *block = op->getBlock();
+      if (op.getCounters().getParentRegion()->isProperAncestor(
+              block->getParent())) {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(block);
+        Value first =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                  getBlockThreads(rewriter, op).threadId,
+                                  indexConst(rewriter, loc, 0));
+        early = scf::IfOp::create(
+                    rewriter, loc, first,
+                    [&](OpBuilder &then, Location) {
+                      scf::YieldOp::create(then, loc, take(then));
+                    },
+                    [&](OpBuilder &otherwise, Location) {
+                      scf::YieldOp::create(otherwise, loc,
+                                           i32Const(otherwise, loc, 0));
+                    })
+                    .getResult(0);
+      }
+      onThreadZero(rewriter, loc, op, [&](OpBuilder &b) {
+        // Phase count - 1 (a fresh barrier's parity 1 counts as done).
+        Value previous =
+            arith::AddIOp::create(b, loc, count, indexConst(b, loc, 1));
+        NVVM::MBarrierTryWaitParityOp::create(
+            b, loc, barrierPointer(b, loc, op.getReleased(), zero),
+            parityOf(b, previous), i32Const(b, loc, kWaitTicks));
+        Value taken = early ? early : take(b);
+        memref::StoreOp::create(b, loc, taken, op.getSlot(), ValueRange{zero});
+        NVVM::MBarrierArriveOp::create(
+            b, loc, Type(), barrierPointer(b, loc, op.getFull(), zero),
+            /*count=*/Value(), ctaScope(b));
+      });
+    }
+    NVVM::MBarrierTryWaitParityOp::create(
+        rewriter, loc, barrierPointer(rewriter, loc, op.getFull(), zero),
+        parityOf(rewriter, count), i32Const(rewriter, loc, kWaitTicks));
+    Value taken =
+        memref::LoadOp::create(rewriter, loc, op.getSlot(), ValueRange{zero});
+    NVVM::SyncWarpOp::create(rewriter, loc, i32Const(rewriter, loc, -1));
+    onThreadZero(
+        rewriter, loc, op,
+        [&](OpBuilder &b) {
+          NVVM::MBarrierArriveOp::create(
+              b, loc, Type(), barrierPointer(b, loc, op.getReleased(), zero),
+              /*count=*/Value(), ctaScope(b));
+        },
+        /*every=*/32);
+    rewriter.replaceOp(
+        op, getTileIndexOfCount(rewriter, loc, op.getOffset(), taken));
+    return success();
+  }
+};
+
 /// tile.copy {async} arrive(...): after a block barrier (no thread still
 /// reads the destination's previous contents), one TMA transfer from thread
 /// 0 when the tensor map exists, else the block's synchronous copy and one
@@ -657,8 +742,8 @@ void mlir::tile::deferTmaStoreReadWaits(Operation *root,
       stores.push_back(copy);
   });
   for (CopyOp copy : stores) {
-    auto loop = dyn_cast<scf::ForOp>(copy->getParentOp());
-    if (!loop || isLastMemoryAccess(copy) ||
+    Operation *loop = copy->getParentOp();
+    if (!isa<scf::ForOp, scf::WhileOp>(loop) || isLastMemoryAccess(copy) ||
         mayReadInKernel(copy, copy.getDst()))
       continue;
     // The tile's first use in the body (the write that refills it), with
@@ -689,6 +774,6 @@ void mlir::tile::populateTmaPatterns(RewritePatternSet &patterns,
                                      const TmaDescriptors &descriptors) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<BarrierInitToMBarrier, BarrierWaitToMBarrier,
-               BarrierArriveToMBarrier>(ctx);
+               BarrierArriveToMBarrier, NextTileHandoff>(ctx);
   patterns.add<CopyWithArriveToTMA>(ctx, descriptors);
 }

@@ -93,6 +93,15 @@ struct ConvertTileToSCFPass
     });
     if (producers.wasInterrupted())
       return signalPassFailure();
+    // ... and so does the hand-off of a dynamic schedule's tile indices.
+    WalkResult handoffs = module.walk([](NextTileOp op) {
+      if (!op.getFull())
+        return WalkResult::advance();
+      op.emitOpError(kNextTileHandoffNVIDIAOnly);
+      return WalkResult::interrupt();
+    });
+    if (handoffs.wasInterrupted())
+      return signalPassFailure();
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TileDialect>();

@@ -316,3 +316,30 @@ func.func @loops(%lb: index, %ub: index, %st: index) {
   }
   return
 }
+
+// -----
+
+// The dynamic schedule on the CPU (blocks run one after another): the next
+// tile is the offset plus the atomic increment of counter 0; finishing
+// counts the block in counter 1 and the last one resets both.
+// CHECK-LABEL: func.func @dynamic_tiles
+// CHECK: %[[COUNTERS:.*]] = memref.get_global @counters
+// CHECK: %[[TAKEN:.*]] = memref.atomic_rmw addi %{{.*}}, %[[COUNTERS]][%c0] : (i32, memref<2xi32>) -> i32
+// CHECK: %[[INDEX:.*]] = arith.index_castui %[[TAKEN]] : i32 to index
+// CHECK: arith.addi %{{.*}}, %[[INDEX]] : index
+// CHECK-NOT: llvm.fence
+// CHECK: %[[DONE:.*]] = memref.atomic_rmw addi %{{.*}}, %[[COUNTERS]][%c1]
+// CHECK: scf.if
+// CHECK: memref.atomic_rmw assign %{{.*}}, %[[COUNTERS]][%c0]
+// CHECK: memref.atomic_rmw assign %{{.*}}, %[[COUNTERS]][%c1]
+memref.global "private" @counters : memref<2xi32> = dense<0>
+func.func @dynamic_tiles(%out: memref<?xindex>, %blocks: index) {
+  tile.kernel grid(%blocks) threads(128) -> (%bx) {
+    %slot = tile.alloc_shared : memref<1xi32, #tile.mem<shared>>
+    %counters = memref.get_global @counters : memref<2xi32>
+    %next = tile.next_tile %counters[%blocks] via %slot : memref<2xi32>, memref<1xi32, #tile.mem<shared>>
+    memref.store %next, %out[%bx] : memref<?xindex>
+    tile.finish_tiles %counters blocks(%blocks) : memref<2xi32>
+  }
+  return
+}

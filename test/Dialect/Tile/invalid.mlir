@@ -1168,3 +1168,98 @@ func.func @take_turns_in_producer(%n: index) {
   }
   return
 }
+
+// -----
+
+func.func @tile_counters_shape(%counters: memref<3xi32>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{the tile counters are a global memref<2xi32>, got 'memref<3xi32>'}}
+    tile.finish_tiles %counters blocks(%n) : memref<3xi32>
+  }
+  return
+}
+
+// -----
+
+func.func @tile_slot_type(%counters: memref<2xi32>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %slot = tile.alloc_shared : memref<2xi32, #tile.mem<shared>>
+    // expected-error @+1 {{the slot is a shared memref<1xi32>, got 'memref<2xi32, #tile.mem<shared>>'}}
+    %t = tile.next_tile %counters[%n] via %slot : memref<2xi32>, memref<2xi32, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @tile_barriers_without_count(%counters: memref<2xi32>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %slot = tile.alloc_shared : memref<1xi32, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+    // expected-error @+1 {{takes a count exactly when it takes barriers}}
+    %t = tile.next_tile %counters[%n] via %slot barriers(%b, %b) {receive} : memref<2xi32>, memref<1xi32, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @tile_receive_without_barriers(%counters: memref<2xi32>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %slot = tile.alloc_shared : memref<1xi32, #tile.mem<shared>>
+    // expected-error @+1 {{receives the index through barriers(%full, %released); none given}}
+    %t = tile.next_tile %counters[%n] via %slot {receive} : memref<2xi32>, memref<1xi32, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @tile_handoff_barrier_array(%counters: memref<2xi32>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %slot = tile.alloc_shared : memref<1xi32, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
+    // expected-error @+1 {{hands the index over on single barriers (memref<1xi64>), got 'memref<2xi64, #tile.mem<shared>>'}}
+    %t = tile.next_tile %counters[%n] via %slot barriers(%b, %b) count(%n) {receive} : memref<2xi32>, memref<1xi32, #tile.mem<shared>>, memref<2xi64, #tile.mem<shared>>, memref<2xi64, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @tile_handoff_outside_producer(%counters: memref<2xi32>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %slot = tile.alloc_shared : memref<1xi32, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+    // expected-error @+1 {{with barriers and no `receive`, takes the index for the consumers: it belongs in a tile.producer}}
+    %t = tile.next_tile %counters[%n] via %slot barriers(%b, %b) count(%n) : memref<2xi32>, memref<1xi32, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @tile_receive_in_producer(%counters: memref<2xi32>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %slot = tile.alloc_shared : memref<1xi32, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+    tile.producer {
+      // expected-error @+1 {{receives the index among the consumers, not in the tile.producer that takes it}}
+      %t = tile.next_tile %counters[%n] via %slot barriers(%b, %b) count(%n) {receive} : memref<2xi32>, memref<1xi32, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @tile_block_form_in_producer(%counters: memref<2xi32>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %slot = tile.alloc_shared : memref<1xi32, #tile.mem<shared>>
+    tile.producer {
+      // expected-error @+1 {{in a tile.producer hands the index to the consumers: it needs barriers(%full, %released) and a count}}
+      %t = tile.next_tile %counters[%n] via %slot : memref<2xi32>, memref<1xi32, #tile.mem<shared>>
+    }
+  }
+  return
+}

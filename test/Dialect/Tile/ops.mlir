@@ -219,6 +219,29 @@ func.func @barriers(%A: memref<?x?xf16>, %i: index, %p: index) {
   return
 }
 
+// The dynamic tile schedule: the block form, the producer's hand-off and
+// the consumers' receipt, the end of a block's share.
+// CHECK-LABEL: func.func @dynamic_tiles
+func.func @dynamic_tiles(%counters: memref<2xi32>, %n: index, %k: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %slot = tile.alloc_shared : memref<1xi32, #tile.mem<shared>>
+    %full = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+    %released = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+    tile.producer {
+      // CHECK: tile.next_tile %{{.*}}[%{{.*}}] via %{{.*}} barriers(%{{.*}}, %{{.*}}) count(%{{.*}}) : memref<2xi32>, memref<1xi32, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>
+      %p = tile.next_tile %counters[%n] via %slot barriers(%full, %released) count(%k) : memref<2xi32>, memref<1xi32, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>
+      // CHECK: tile.finish_tiles %{{.*}} blocks(%{{.*}}) : memref<2xi32>
+      tile.finish_tiles %counters blocks(%n) : memref<2xi32>
+    }
+    // CHECK: tile.next_tile %{{.*}}[%{{.*}}] via %{{.*}} : memref<2xi32>, memref<1xi32, #tile.mem<shared>>
+    %t = tile.next_tile %counters[%n] via %slot : memref<2xi32>, memref<1xi32, #tile.mem<shared>>
+    // CHECK: tile.next_tile %{{.*}}[%{{.*}}] via %{{.*}} barriers(%{{.*}}, %{{.*}}) count(%{{.*}}) {receive} : memref<2xi32>, memref<1xi32, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>
+    %r = tile.next_tile %counters[%n] via %slot barriers(%full, %released) count(%k) {receive} : memref<2xi32>, memref<1xi32, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>
+  }
+  return
+}
+
 // Two warpgroups taking turns issuing their gemms.
 // CHECK-LABEL: func.func @take_turns
 func.func @take_turns(%n: index) {

@@ -152,6 +152,9 @@ bool mlir::tile::mayWriteGlobalMemory(Operation *root, bool barriersOnlyOrder) {
                    : EffectCheck::Check;
       },
       [](const MemoryEffects::EffectInstance &e) {
+        // (A dynamic tile schedule's counters are no kernel data.)
+        if (isa<TileScheduleResource>(e.getResource()))
+          return false;
         Value value = e.getValue();
         return value ? isGlobalBuffer(value)
                      : e.getResource() == SideEffects::DefaultResource::get();

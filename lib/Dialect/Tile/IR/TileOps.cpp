@@ -527,6 +527,69 @@ LogicalResult BarrierWaitOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// NextTileOp / FinishTilesOp
+//===----------------------------------------------------------------------===//
+
+/// The counters of a dynamic tile schedule: a global memref<2xi32>.
+static LogicalResult verifyTileCounters(Operation *op, MemRefType type) {
+  FailureOr<Place> place = getPlace(op, type, "counters");
+  if (failed(place))
+    return failure();
+  if (*place != Place::Global || !type.hasStaticShape() ||
+      type.getDimSize(0) != 2)
+    return op->emitOpError("the tile counters are a global memref<2xi32>, got ")
+           << type;
+  return success();
+}
+
+LogicalResult NextTileOp::verify() {
+  if (failed(verifyTileCounters(*this, getCounters().getType())))
+    return failure();
+  MemRefType slot = getSlot().getType();
+  FailureOr<Place> place = getPlace(*this, slot, "slot");
+  if (failed(place))
+    return failure();
+  if (*place != Place::Shared || slot.getRank() != 1 ||
+      !slot.hasStaticShape() || slot.getDimSize(0) != 1 ||
+      !slot.getElementType().isInteger(32))
+    return emitOpError("the slot is a shared memref<1xi32>, got ") << slot;
+  bool handoff = static_cast<bool>(getFull());
+  if (handoff != static_cast<bool>(getCount()))
+    return emitOpError("takes a count exactly when it takes barriers");
+  bool inProducer = static_cast<bool>((*this)->getParentOfType<ProducerOp>());
+  if (!handoff) {
+    if (getReceive())
+      return emitOpError("receives the index through barriers(%full, "
+                         "%released); none given");
+    if (inProducer)
+      return emitOpError("in a tile.producer hands the index to the "
+                         "consumers: it needs barriers(%full, %released) "
+                         "and a count");
+    return success();
+  }
+  for (Value barrier : {getFull(), getReleased()}) {
+    auto type = cast<MemRefType>(barrier.getType());
+    if (failed(verifyBarriers(*this, type, Value())))
+      return failure();
+    if (type.getDimSize(0) != 1)
+      return emitOpError("hands the index over on single barriers "
+                         "(memref<1xi64>), got ")
+             << type;
+  }
+  if (getReceive() && inProducer)
+    return emitOpError("receives the index among the consumers, not in the "
+                       "tile.producer that takes it");
+  if (!getReceive() && !inProducer)
+    return emitOpError("with barriers and no `receive`, takes the index "
+                       "for the consumers: it belongs in a tile.producer");
+  return success();
+}
+
+LogicalResult FinishTilesOp::verify() {
+  return verifyTileCounters(*this, getCounters().getType());
+}
+
+//===----------------------------------------------------------------------===//
 // ProducerOp
 //===----------------------------------------------------------------------===//
 

@@ -39,6 +39,15 @@ struct TensorCoreResource
   StringRef getName() final { return "TileTensorCore"; }
 };
 
+/// The counters of a persistent kernel's dynamic tile schedule (what
+/// tile.next_tile and tile.finish_tiles read and write): global memory that
+/// no other op of a kernel reads or writes, so their atomics are not taken
+/// for writes of the kernel's buffers (which would pin copies below them).
+struct TileScheduleResource
+    : public SideEffects::Resource::Base<TileScheduleResource> {
+  StringRef getName() final { return "TileSchedule"; }
+};
+
 namespace OpTrait {
 /// The op must be nested, at any depth, inside a `tile.kernel`.
 template <typename ConcreteType>

@@ -105,10 +105,13 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getThreadRangeAttrName() {
       return ::llvm::StringLiteral("tile.thread_range");
     }
-    /// Unit attribute on the scf.for of a persistent kernel
+    /// Unit attribute on the loop of a persistent kernel
     /// (tile-make-persistent) that runs the kernel body once per tile of the
-    /// original grid: pipeline planning may put a warp-specialized
-    /// producer beside it, which loops over the same tiles.
+    /// original grid: an scf.for on the static schedule, an scf.while over
+    /// (tile, iteration) on the dynamic one. Pipeline planning may put a
+    /// warp-specialized producer beside it, which loops over the same
+    /// tiles (on the dynamic schedule taking each next one and handing it
+    /// to the consumers).
     static constexpr ::llvm::StringLiteral getPersistentTilesAttrName() {
       return ::llvm::StringLiteral("tile.persistent_tiles");
     }

@@ -28,6 +28,7 @@ def Tile_InKernel : NativeOpTrait<"InKernel"> {
 // this resource: they have no data effect, but must not be erased as dead.
 def Tile_HintResource : Resource<"::mlir::tile::HintResource">;
 def Tile_TensorCoreResource : Resource<"::mlir::tile::TensorCoreResource">;
+def Tile_ScheduleResource : Resource<"::mlir::tile::TileScheduleResource">;
 
 def Tile_Tile : MemRefOf<[AnyInteger, AnyFloat]>;
 def Tile_StaticTile : Type<And<[Tile_Tile.predicate, HasStaticShapePred]>,
@@ -354,6 +355,90 @@ def Tile_BarrierArriveOp : Tile_Op<"barrier_arrive", [Tile_InKernel,
     Index:$index);
   let assemblyFormat = [{
     $barriers `[` $index `]` attr-dict `:` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_NextTileOp : Tile_Op<"next_tile", [Tile_InKernel,
+    AttrSizedOperandSegments]> {
+  let summary = "Take the next tile of a persistent kernel's dynamic schedule";
+  let description = [{
+    The dynamic tile scheduler of a persistent kernel
+    (`tile-make-persistent{dynamic}`): `counters` is a global
+    `memref<2xi32>` (a `memref.global`, zero when the module loads) whose
+    element 0 counts the tiles handed out after the first wave; the op
+    takes the next one, atomically with respect to every other block, and
+    returns `offset` plus the count before it (with `offset` the number of
+    blocks, each of which starts at its own block id without the op). Every
+    thread gets the same index, passed through the shared `memref<1xi32>`
+    `slot`:
+
+    - Without barriers (the block form), thread 0 takes the index and a
+      block barrier before and after the slot's write publish it.
+    - With `barriers(%full, %released)` (shared `memref<1xi64>` arrival
+      barriers) and `count` (the how-manyth call this is, from 0), the op
+      hands the index from a `tile.producer` to the consumers: in the
+      producer its thread 0 waits until every warp read the slot's previous
+      index (phase `count - 1` of `released`, which counts every warp of
+      the block), takes the next index, writes it and arrives on `full`
+      (one arrival); with `receive`, among the consumers, the op only reads
+      it. Either side waits for phase `count` of `full`, reads the slot and
+      arrives on `released` (once per warp). Lowered for NVIDIA sm_90.
+
+    On the CPU (sequential blocks) the op is the atomic increment.
+
+    ```mlir
+    %next = tile.next_tile %counters[%blocks] via %slot
+        : memref<2xi32>, memref<1xi32, #tile.mem<shared>>
+    %next = tile.next_tile %counters[%blocks] via %slot
+        barriers(%full, %released) count(%n) {receive}
+        : memref<2xi32>, memref<1xi32, #tile.mem<shared>>,
+          memref<1xi64, #tile.mem<shared>>, memref<1xi64, #tile.mem<shared>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<MemRefRankOf<[I32], [1]>, "counters",
+        [MemRead<Tile_ScheduleResource>, MemWrite<Tile_ScheduleResource>]>:
+        $counters,
+    Index:$offset,
+    Arg<Tile_Tile, "slot", [MemRead, MemWrite]>:$slot,
+    Arg<Optional<Tile_Tile>, "full", [MemRead, MemWrite]>:$full,
+    Arg<Optional<Tile_Tile>, "released", [MemRead, MemWrite]>:$released,
+    Optional<Index>:$count,
+    UnitAttr:$receive);
+  let results = (outs Index:$tile);
+  let assemblyFormat = [{
+    $counters `[` $offset `]` `via` $slot
+    (`barriers` `(` $full^ `,` $released `)`)? (`count` `(` $count^ `)`)?
+    attr-dict `:` type($counters) `,` type($slot)
+    (`,` type($full)^ `,` type($released))?
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_FinishTilesOp : Tile_Op<"finish_tiles", [Tile_InKernel]> {
+  let summary = "End a block's share of a persistent kernel's dynamic "
+                "schedule";
+  let description = [{
+    The block takes no more tiles of the schedule whose `counters` (see
+    `tile.next_tile`) it took them from: its thread 0 (in a
+    `tile.producer`, the producer's, which took them) counts the block in
+    element 1 of `counters`; the last of the `blocks` blocks to do so resets
+    both counters to zero, so the next launch of the kernel starts a fresh
+    schedule with nothing done on the host. Launches of one kernel must not
+    overlap (one stream).
+
+    ```mlir
+    tile.finish_tiles %counters blocks(%n) : memref<2xi32>
+    ```
+  }];
+  let arguments = (ins
+    Arg<MemRefRankOf<[I32], [1]>, "counters",
+        [MemRead<Tile_ScheduleResource>, MemWrite<Tile_ScheduleResource>]>:
+        $counters,
+    Index:$blocks);
+  let assemblyFormat = [{
+    $counters `blocks` `(` $blocks `)` attr-dict `:` type($counters)
   }];
   let hasVerifier = 1;
 }
