@@ -46,7 +46,7 @@ gen_wgmma_kernels
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
 # overlap release panels attprofile profile sass launch compile ws producer
 # ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel
-# deferred twofills.
+# deferred twofills dynamic.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -759,6 +759,47 @@ for causal in full causal; do
       timeout 60 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/producer-$entry-$tag-$rep.log" 2>&1
       echo "rep $rep $entry $flag: $(kernel_ms "$LOGS/producer-$entry-$tag-$rep.log") ms"
     done
+    echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
+  done
+done
+fi
+if want dynamic; then
+echo "== --persistent --dynamic-tiles: tiles after the first wave from a global counter (tile.next_tile; the producer hands each index to the consumers), reset by the last block; correctness against the references / the CPU lowering on edge shapes, two launches in a row, sanitizers, then timed at b8 h32 s4096 interleaved with the static schedule, the plain kernel and cuDNN"
+pass=0; fail=0
+DYN="--persistent --dynamic-tiles"
+# 60000 tiles over 132 blocks, launched twice in a row (the counters reset).
+run dynamic_raster_twice test/Integration/raster.mlir --entry=row_panels_twice --reference=@visits_twice_ref --arg=300x200 --outputs=0 --no-poison --repeat=0 $DYN
+run dynamic_raster test/Integration/raster.mlir --entry=column_panels --reference=@visits_ref --arg=170x90 --outputs=0 --no-poison --repeat=0 $DYN
+run dynamic_gemm_relu $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 $DYN --arg=1000x200 --arg=200x1700 --arg=1000x1700
+run dynamic_wgmma_5 /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 $DYN --arg=2000x1000 --arg=3100x1000 --arg=2000x3100
+run dynamic_fa_causal $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 $DYN --arg=2x3x700x64 --arg=2x3x700x64 --arg=2x3x700x64 --arg=2x3x700x64
+for entry in flash_attention flash_attention_causal; do
+  for flag in "" --producer-copies; do
+    for shape in 2x3x700x128 1x2x130x128 4x32x1000x128; do
+      RUN_TIMEOUT=90 run dynamic_ws_${entry}_${flag//[ -]/}_$shape bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 $DYN $flag --arg=$shape --arg=$shape --arg=$shape --arg=$shape
+    done
+  done
+done
+RUN_TIMEOUT=90 run dynamic_ws_lpt_causal bench/kernels/flash_attention_d128_overlap_lpt.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 $DYN --producer-copies --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128
+echo "dynamic correctness: $pass passed, $fail failed"
+for tool in racecheck synccheck memcheck; do
+  timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention_causal $DYN --producer-copies --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/dynamic-$tool.log" 2>&1
+  echo "dynamic producer-copies $tool: exit $? ($(grep -E 'SUMMARY' "$LOGS/dynamic-$tool.log"))"
+done
+timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$TR" /tmp/gemm_wg5.mlir --entry=gemm $DYN --arg=300x256 --arg=1100x256 --arg=300x1100 --outputs=2 --target=$CHIP --repeat=0 --warmup=0 --no-check >"$LOGS/dynamic-gemm-racecheck.log" 2>&1
+echo "dynamic block-form gemm racecheck: exit $? ($(grep -E 'SUMMARY' "$LOGS/dynamic-gemm-racecheck.log"))"
+for causal in full causal; do
+  entry=flash_attention; [ $causal = causal ] && entry=flash_attention_causal
+  for rep in 1 2 3; do
+    for flag in "" "--persistent --producer-copies" "$DYN --producer-copies" "$DYN"; do
+      tag="${flag//[ -=]/}"
+      timeout 60 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --target=$CHIP $flag --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/dynamic-$entry-$tag-$rep.log" 2>&1
+      echo "rep $rep $entry [$flag]: $(kernel_ms "$LOGS/dynamic-$entry-$tag-$rep.log") ms"
+    done
+    if [ $causal = causal ]; then
+      timeout 60 "$TR" bench/kernels/flash_attention_d128_overlap_lpt.mlir --entry=$entry --target=$CHIP $DYN --producer-copies --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/dynamic-lpt-$rep.log" 2>&1
+      echo "rep $rep $entry longest-first [$DYN --producer-copies]: $(kernel_ms "$LOGS/dynamic-lpt-$rep.log") ms"
+    fi
     echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
   done
 done
