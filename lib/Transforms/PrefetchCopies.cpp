@@ -155,8 +155,8 @@ struct PrefetchCopiesPass
   }
 
   /// Where the producer's copies behind its fills go in `body`: before the
-  /// hand-off of the next tile index (whose atomic would delay them), else
-  /// at the end.
+  /// hand-off of the next tile index (which may wait for the consumers to
+  /// read the previous one), else at the end.
   static Operation *getCopiesEnd(Block *body) {
     for (auto next : body->getOps<NextTileOp>())
       return next;

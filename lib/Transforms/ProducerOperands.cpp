@@ -22,7 +22,6 @@ bool mlir::tile::isPersistentTiles(Operation *op) {
     return loop.getInitArgs().empty();
   auto loop = dyn_cast<scf::WhileOp>(op);
   return loop && loop.getInits().size() == 2 &&
-         loop.getBeforeArguments().size() == 2 &&
          loop.getAfterArguments().size() == 2;
 }
 

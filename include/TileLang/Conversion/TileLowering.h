@@ -12,6 +12,7 @@
 #define TILELANG_CONVERSION_TILELOWERING_H
 
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
@@ -46,9 +47,17 @@ std::optional<int64_t> getStaticBlockThreads(Operation *op);
 /// (its setmaxnreg budget), when the range says.
 std::optional<int64_t> getThreadRegisters(Operation *op);
 
-/// Takes the next count of a dynamic tile schedule's `counters` (element 0
-/// of the global memref<2xi32>, atomically): the count before, an i32.
-Value takeTileCount(OpBuilder &b, Location loc, Value counters);
+/// Builds `body` under `if (thread id mod every == 0)` at `b`'s point in
+/// the thread range of `op` (getBlockThreads): its thread 0, or with
+/// `every` = 32 lane 0 of each warp.
+scf::IfOp onThreadZero(OpBuilder &b, Location loc, Operation *op,
+                       function_ref<void(OpBuilder &)> body, int64_t every = 0);
+
+/// Adds 1 to counter `counter` of a dynamic tile schedule's `counters` (the
+/// global memref<2xi32>; 0 counts the tiles taken, 1 the blocks done),
+/// atomically: the count before, an i32.
+Value takeTileCount(OpBuilder &b, Location loc, Value counters,
+                    int64_t counter = 0);
 
 /// The tile index a taken count (i32) stands for: `offset` (the blocks,
 /// which start at their own ids) plus the count.

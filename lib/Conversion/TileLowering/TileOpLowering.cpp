@@ -1499,11 +1499,26 @@ struct CumsumLowering : TilePattern<CumsumOp> {
 
 } // namespace
 
-Value mlir::tile::takeTileCount(OpBuilder &b, Location loc, Value counters) {
+scf::IfOp mlir::tile::onThreadZero(OpBuilder &b, Location loc, Operation *op,
+                                   function_ref<void(OpBuilder &)> body,
+                                   int64_t every) {
+  Value tid = getBlockThreads(b, op).threadId;
+  if (every)
+    tid = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, every));
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                                      indexConst(b, loc, 0));
+  return scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location) {
+    body(then);
+    scf::YieldOp::create(then, loc);
+  });
+}
+
+Value mlir::tile::takeTileCount(OpBuilder &b, Location loc, Value counters,
+                                int64_t counter) {
   return memref::AtomicRMWOp::create(
       b, loc, arith::AtomicRMWKind::addi,
       arith::ConstantIntOp::create(b, loc, 1, 32), counters,
-      ValueRange{indexConst(b, loc, 0)});
+      ValueRange{indexConst(b, loc, counter)});
 }
 
 Value mlir::tile::getTileIndexOfCount(OpBuilder &b, Location loc, Value offset,
@@ -1532,16 +1547,11 @@ struct NextTileLowering : TilePattern<NextTileOp> {
     } else {
       Value zero = indexConst(rewriter, loc, 0);
       withBarriers(rewriter, loc, mode, [&] {
-        Value first =
-            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                  getBlockThreads(rewriter, op).threadId, zero);
-        scf::IfOp::create(
-            rewriter, loc, first, [&](OpBuilder &b, Location loc) {
-              memref::StoreOp::create(b, loc,
-                                      takeTileCount(b, loc, op.getCounters()),
-                                      op.getSlot(), ValueRange{zero});
-              scf::YieldOp::create(b, loc);
-            });
+        onThreadZero(rewriter, loc, op, [&](OpBuilder &b) {
+          memref::StoreOp::create(b, loc,
+                                  takeTileCount(b, loc, op.getCounters()),
+                                  op.getSlot(), ValueRange{zero});
+        });
       });
       count =
           memref::LoadOp::create(rewriter, loc, op.getSlot(), ValueRange{zero});
@@ -1564,13 +1574,10 @@ struct FinishTilesLowering : TilePattern<FinishTilesOp> {
     // On a GPU, fences order the block's takes before its count and the
     // other blocks' before the reset (the atomics themselves are relaxed).
     bool fence = mode != TileLoweringMode::Sequential;
-    auto finish = [&](OpBuilder &b, Location loc) {
+    auto finish = [&](OpBuilder &b) {
       if (fence)
         LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel);
-      Value done = memref::AtomicRMWOp::create(
-          b, loc, arith::AtomicRMWKind::addi,
-          arith::ConstantIntOp::create(b, loc, 1, 32), counters,
-          ValueRange{indexConst(b, loc, 1)});
+      Value done = takeTileCount(b, loc, counters, /*counter=*/1);
       Value last = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::eq,
           arith::AddIOp::create(
@@ -1589,17 +1596,10 @@ struct FinishTilesLowering : TilePattern<FinishTilesOp> {
         scf::YieldOp::create(then, loc);
       });
     };
-    if (mode == TileLoweringMode::Sequential) {
-      finish(rewriter, loc);
-    } else {
-      Value first = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::eq,
-          getBlockThreads(rewriter, op).threadId, indexConst(rewriter, loc, 0));
-      scf::IfOp::create(rewriter, loc, first, [&](OpBuilder &b, Location loc) {
-        finish(b, loc);
-        scf::YieldOp::create(b, loc);
-      });
-    }
+    if (mode == TileLoweringMode::Sequential)
+      finish(rewriter);
+    else
+      onThreadZero(rewriter, loc, op, finish);
     rewriter.eraseOp(op);
     return success();
   }

@@ -298,22 +298,6 @@ void forEachBox(OpBuilder &b, Location loc, const TmaBox &box,
     }
 }
 
-/// Builds `body` under `if (thread id mod every == 0)`: thread 0 of the
-/// block, or with `every` = 32 lane 0 of each warp.
-scf::IfOp onThreadZero(OpBuilder &b, Location loc, Operation *op,
-                       function_ref<void(OpBuilder &)> body,
-                       int64_t every = 0) {
-  Value tid = getBlockThreads(b, op).threadId;
-  if (every)
-    tid = arith::RemUIOp::create(b, loc, tid, indexConst(b, loc, every));
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                      indexConst(b, loc, 0));
-  return scf::IfOp::create(b, loc, first, [&](OpBuilder &then, Location) {
-    body(then);
-    scf::YieldOp::create(then, loc);
-  });
-}
-
 /// Thread 0 initializes every barrier; the block barrier publishes them.
 /// A block barrier first: no thread still waits on the barriers' previous
 /// use (a persistent kernel initializes them again for each of its tiles).
