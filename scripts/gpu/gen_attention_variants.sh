@@ -25,3 +25,18 @@ for cfg in ${OV_SPLIT_CONFIGS:-128_128_2_256 128_64_3_256 64_64_3_128}; do
   gen "ovsplit_$cfg" --block-m "$m" --block-n "$n" --stages "$s" --threads "$t" --overlap --split 64
 done
 ls "$OUT"
+# Wider key tiles for the committed overlapped kernel (SECTIONS=blockn,
+# BN_DIR=.bundle/bn): 128-row query tiles, 2 stages, 256 threads, the
+# output staged; BLOCKN_CONFIGS entries N_PEEL (PEEL: firstlast or none;
+# both ends peeled need one more K tile, which N >= 160 leaves no room for).
+BN_OUT="$ROOT/.bundle/bn"
+mkdir -p "$BN_OUT"
+rm -f "$BN_OUT"/*.mlir
+for cfg in ${BLOCKN_CONFIGS:-128_none 144_firstlast 144_none 160_none 176_none 192_none}; do
+  IFS=_ read -r n peel <<<"$cfg"
+  [ "$peel" = firstlast ] && peel=first,last
+  PYTHONPATH="$BUILD/python" python3 "$ROOT/bench/gen_attention.py" --dim 128 \
+    --block-m 128 --block-n "$n" --stages 2 --threads 256 --overlap \
+    --stage-output --peel "$peel" | "$BUILD/bin/tile-opt" > "$BN_OUT/bn_$cfg.mlir"
+done
+ls "$BN_OUT"

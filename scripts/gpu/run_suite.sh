@@ -46,7 +46,7 @@ gen_wgmma_kernels
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
 # overlap release panels attprofile profile sass launch compile ws producer
 # ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel
-# deferred twofills dynamic.
+# deferred twofills dynamic blockn.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -800,6 +800,36 @@ for causal in full causal; do
       timeout 60 "$TR" bench/kernels/flash_attention_d128_overlap_lpt.mlir --entry=$entry --target=$CHIP $DYN --producer-copies --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/dynamic-lpt-$rep.log" 2>&1
       echo "rep $rep $entry longest-first [$DYN --producer-copies]: $(kernel_ms "$LOGS/dynamic-lpt-$rep.log") ms"
     fi
+    echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
+  done
+done
+fi
+if want blockn; then
+echo "== the overlapped d128 attention with wider key tiles (BN_DIR, default .bundle/bn: gen_attention_variants.sh's bn_N_PEEL.mlir), against the CPU lowering on edge shapes, racecheck, then timed at b8 h32 s4096 interleaved with the committed kernel and cuDNN"
+pass=0; fail=0
+BN_DIR=${BN_DIR:-.bundle/bn}
+for f in $BN_DIR/*.mlir; do
+  cfg=$(basename $f .mlir)
+  for entry in flash_attention flash_attention_causal; do
+    for shape in 2x3x700x128 1x2x130x128; do
+      RUN_TIMEOUT=90 run blockn_${cfg}_${entry}_$shape $f --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=$shape --arg=$shape --arg=$shape --arg=$shape
+    done
+  done
+done
+echo "blockn correctness: $pass passed, $fail failed"
+for f in bench/kernels/flash_attention_d128_overlap.mlir $BN_DIR/bn_176_none.mlir; do
+  [ -f $f ] || continue
+  timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$TR" $f --entry=flash_attention --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/blockn-racecheck-$(basename $f .mlir).log" 2>&1
+  echo "racecheck $(basename $f .mlir): exit $? ($(grep -E 'SUMMARY' "$LOGS/blockn-racecheck-$(basename $f .mlir).log"))"
+done
+for causal in full causal; do
+  entry=flash_attention; [ $causal = causal ] && entry=flash_attention_causal
+  for rep in 1 2 3; do
+    for f in bench/kernels/flash_attention_d128_overlap.mlir $BN_DIR/*.mlir; do
+      cfg=$(basename $f .mlir)
+      timeout 60 "$TR" $f --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/blockn-$cfg-$entry-$rep.log" 2>&1
+      echo "rep $rep $entry $cfg: $(kernel_ms "$LOGS/blockn-$cfg-$entry-$rep.log") ms"
+    done
     echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
   done
 done

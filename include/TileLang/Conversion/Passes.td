@@ -118,7 +118,12 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     last top-level op of the kernel that touches them) do not overlap share
     dynamic shared memory, first fit, with a `gpu.barrier` before the first
     use of a tile that takes over another's bytes; the launch asks for the
-    smaller total. Off for this pass alone; the GPU pipelines (`tile-to-nvvm`,
+    smaller total. In a warp-specialized kernel, a tile that only one side
+    touches (the producer's or the consumers') lives from the first to the
+    last top-level op of that side, and its barrier is that side's named
+    barrier; the sides run concurrently, so tiles of different sides never
+    share, and a tile that a side and anything else touch lives across
+    both sides. Off for this pass alone; the GPU pipelines (`tile-to-nvvm`,
     `tile-to-rocdl`) turn it on unless `reuse-shared-memory=false`.
   }];
   let options = [

@@ -131,38 +131,118 @@ private:
   TargetAttr target;
 };
 
-/// The first and last top-level ops of `body` (as positions) that touch
-/// `tile`, directly or through a memref derived from it.
-static std::pair<int64_t, int64_t>
-getLiveRange(Value tile, Block &body,
-             const llvm::DenseMap<Operation *, int64_t> &position) {
-  int64_t first = std::numeric_limits<int64_t>::max(), last = -1;
-  SmallVector<Value> worklist = {tile};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (Operation *user : value.getUsers()) {
-      Operation *top = body.findAncestorOpInBlock(*user);
-      if (!top)
+namespace {
+/// The order in which a kernel body's ops bound the lifetimes of its
+/// tiles: its top-level ops, each followed, when it is a thread range (a
+/// side of a warp-specialized kernel, scf.if with
+/// `TileDialect::getThreadRangeAttrName`), by that side's own top-level ops.
+/// The sides of a kernel run concurrently: what one side does is not
+/// ordered with the other's.
+struct Timeline {
+  explicit Timeline(Block &body) {
+    for (Operation &op : body) {
+      position[&op] = ops.size();
+      ops.push_back(&op);
+      if (!isThreadRange(&op))
         continue;
-      int64_t at = position.lookup(top);
-      first = std::min(first, at);
-      last = std::max(last, at);
-      for (Value result : user->getResults())
-        if (isa<BaseMemRefType>(result.getType()))
-          worklist.push_back(result);
+      splitBegin = std::min<int64_t>(splitBegin, position[&op]);
+      for (Operation &inner : op.getRegion(0).front()) {
+        position[&inner] = ops.size();
+        ops.push_back(&inner);
+      }
+      splitEnd = ops.size() - 1;
     }
   }
-  if (last < 0) // Never used: a point lifetime where it stands.
-    first = last = position.lookup(tile.getDefiningOp());
-  return {first, last};
-}
 
-namespace {
+  static bool isThreadRange(Operation *op) {
+    return op->hasAttr(TileDialect::getThreadRangeAttrName());
+  }
+
+  /// Where a tile lives: from the first to the last position that touches
+  /// it; `side`, when every use is in one thread range.
+  struct LiveRange {
+    int64_t first, last;
+    Operation *side;
+  };
+
+  /// The live range of `tile`, used directly or through memrefs derived
+  /// from it. A tile confined to one side lives from its first to its last
+  /// top-level op of that side; one that any side and anything else touch
+  /// lives across every side (the others run meanwhile).
+  LiveRange getLiveRange(Value tile, Block &body) const {
+    int64_t first = std::numeric_limits<int64_t>::max(), last = -1;
+    llvm::SmallPtrSet<Operation *, 2> sides;
+    bool outside = false;
+    SmallVector<Value> worklist = {tile};
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        Operation *top = body.findAncestorOpInBlock(*user);
+        if (!top)
+          continue;
+        if (isThreadRange(top) && top != user) {
+          sides.insert(top);
+          top = top->getRegion(0).front().findAncestorOpInBlock(*user);
+        } else {
+          outside = true;
+        }
+        int64_t at = position.lookup(top);
+        first = std::min(first, at);
+        last = std::max(last, at);
+        for (Value result : user->getResults())
+          if (isa<BaseMemRefType>(result.getType()))
+            worklist.push_back(result);
+      }
+    }
+    if (last < 0) { // Never used: a point lifetime where it stands.
+      first = last = position.lookup(tile.getDefiningOp());
+      return {first, last, nullptr};
+    }
+    if (sides.size() == 1 && !outside)
+      return {first, last, *sides.begin()};
+    if (!sides.empty()) {
+      first = std::min(first, splitBegin);
+      last = std::max(last, splitEnd);
+    }
+    return {first, last, nullptr};
+  }
+
+  /// Where a barrier goes that keeps every thread of `side` (null: of the
+  /// block) from the op at `at` until all are done with what came before:
+  /// at that op within its side; for the whole block, before its top-level
+  /// op, or before the first side when that op is in one (a block barrier
+  /// inside a side would wait for threads that never reach it).
+  Operation *getBarrierPoint(int64_t at, Operation *side) const {
+    Operation *op = ops[at];
+    if (side)
+      return op;
+    Operation *top = op;
+    while (!isa<gpu::LaunchOp>(top->getParentOp()))
+      top = top->getParentOp();
+    if (isThreadRange(top) || top != op)
+      return ops[splitBegin];
+    return top;
+  }
+
+  llvm::DenseMap<Operation *, int64_t> position;
+  SmallVector<Operation *> ops;
+  int64_t splitBegin = std::numeric_limits<int64_t>::max(), splitEnd = -1;
+};
+
 /// Where one on-chip tile goes in dynamic shared memory.
 struct Placement {
   TileAllocationOpInterface alloc;
   int64_t offset = 0, size = 0;
   int64_t first = 0, last = 0;
+  /// The side of a warp-specialized kernel that alone touches the tile.
+  Operation *side = nullptr;
+
+  /// Whether this tile and `other` may be in use at the same time.
+  bool overlapsInTime(const Placement &other) const {
+    if (side && other.side && side != other.side)
+      return true; // Concurrent sides.
+    return first <= other.last && other.first <= last;
+  }
 };
 } // namespace
 
@@ -186,17 +266,17 @@ static int64_t getTileAlignment(TileAllocationOpInterface alloc) {
 /// Offsets of the shared tiles of `body` in dynamic shared memory: one after
 /// another, or, with `reuse`, first fit among the tiles whose lifetimes
 /// overlap. Returns the bytes needed.
-static int64_t assignOffsets(Block &body, MutableArrayRef<Placement> tiles,
-                             bool reuse) {
-  llvm::DenseMap<Operation *, int64_t> position;
-  for (auto [i, op] : llvm::enumerate(body))
-    position[&op] = i;
+static int64_t assignOffsets(Block &body, const Timeline &timeline,
+                             MutableArrayRef<Placement> tiles, bool reuse) {
   int64_t total = 0;
   for (auto [i, tile] : llvm::enumerate(tiles)) {
     tile.size = tile.alloc.getTileSizeInBytes();
     int64_t alignment = getTileAlignment(tile.alloc);
-    std::tie(tile.first, tile.last) =
-        getLiveRange(tile.alloc.getTile(), body, position);
+    Timeline::LiveRange range =
+        timeline.getLiveRange(tile.alloc.getTile(), body);
+    tile.first = range.first;
+    tile.last = range.last;
+    tile.side = range.side;
     int64_t offset = 0;
     if (reuse) {
       // Lowest aligned offset clear of every earlier tile alive at the
@@ -205,7 +285,7 @@ static int64_t assignOffsets(Block &body, MutableArrayRef<Placement> tiles,
       while (moved) {
         moved = false;
         for (const Placement &other : tiles.take_front(i))
-          if (other.first <= tile.last && tile.first <= other.last &&
+          if (tile.overlapsInTime(other) &&
               offset < other.offset + other.size &&
               other.offset < offset + tile.size) {
             offset = llvm::alignTo(other.offset + other.size, alignment);
@@ -277,7 +357,8 @@ static LogicalResult placeAllocations(ModuleOp module, bool reuse,
       if (auto alloc = dyn_cast<TileAllocationOpInterface>(inner);
           alloc && alloc.getTile().getType().getMemorySpace())
         shared.push_back({alloc});
-    int64_t total = assignOffsets(body, shared, reuse);
+    Timeline timeline(body);
+    int64_t total = assignOffsets(body, timeline, shared, reuse);
     if (limit && total > limit)
       return launch.emitError()
              << "the kernel's shared tiles need " << total
@@ -288,13 +369,15 @@ static LogicalResult placeAllocations(ModuleOp module, bool reuse,
 
     if (reuse && !shared.empty()) {
       // A tile that takes over bytes of a dead one waits until every thread
-      // is done with the old tile.
-      llvm::SmallPtrSet<Operation *, 4> barriers;
+      // is done with the old tile: the threads of their side when both are
+      // confined to one (a barrier there is that side's named barrier).
+      llvm::SmallSetVector<Operation *, 4> barriers;
       for (const Placement &a : shared)
         for (const Placement &b : shared)
           if (a.first < b.first && a.last < b.first &&
               a.offset < b.offset + b.size && b.offset < a.offset + a.size)
-            barriers.insert(&*std::next(body.begin(), b.first));
+            barriers.insert(timeline.getBarrierPoint(
+                b.first, a.side == b.side ? b.side : nullptr));
       for (Operation *before : barriers) {
         builder.setInsertionPoint(before);
         gpu::BarrierOp::create(builder, loc);
@@ -476,8 +559,6 @@ struct ConvertTileToGPUPass
         failed(fragments.eraseAllocations()))
       return signalPassFailure();
     dropBackToBackBarriers(module);
-    if (cuda)
-      nameThreadRangeBarriers(module);
 
     // 2. Shared and fragment tiles live in workgroup memory, local tiles in
     //    each thread's private memory; then the allocations are placed.
@@ -486,8 +567,12 @@ struct ConvertTileToGPUPass
         /*localSpace=*/nullptr);
     if (failed(placeAllocations(module, reuseSharedMemory, targetAttr)))
       return signalPassFailure();
-    // (Again: the barriers before reused bytes may follow another.)
+    // (Again: the barriers before reused bytes may follow another.) Then
+    // the block barriers inside a side of a warp-specialized kernel become
+    // that side's named barriers.
     dropBackToBackBarriers(module);
+    if (cuda)
+      nameThreadRangeBarriers(module);
   }
 };
 
