@@ -40,3 +40,9 @@ for cfg in ${BLOCKN_CONFIGS:-128_none 144_firstlast 144_none 160_none 176_none 1
     --stage-output --peel "$peel" | "$BUILD/bin/tile-opt" > "$BN_OUT/bn_$cfg.mlir"
 done
 ls "$BN_OUT"
+# The overlapped kernel with only its last end peeled (K_0 in the pipeline's
+# ring, the last V in a tile of its own), for the persistent schedule
+# (SECTIONS=pdyn).
+PYTHONPATH="$BUILD/python" python3 "$ROOT/bench/gen_attention.py" --dim 128 \
+  --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap \
+  --stage-output --peel last | "$BUILD/bin/tile-opt" > "$ROOT/.bundle/bn/peel_last.mlir"

@@ -46,7 +46,7 @@ gen_wgmma_kernels
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
 # overlap release panels attprofile profile sass launch compile ws producer
 # ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel
-# deferred twofills dynamic blockn.
+# deferred twofills dynamic blockn pdyn.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -832,6 +832,49 @@ for causal in full causal; do
     done
     echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
   done
+done
+fi
+if want pdyn; then
+echo "== the dynamic persistent attention (--persistent --dynamic-tiles --producer-copies) on the committed kernel (both loop ends peeled: K_0 and the last V take turns in one tile) and on PEEL_LAST (default .bundle/bn/peel_last.mlir: K_0 in the pipeline's ring, the last V in its own tile), against the plain kernels: correctness against the CPU lowering, racecheck, timings at S = 2048 / 4096 / 8192 (4096: three interleaved reps), the clocks under ncu --clock-control none at 8192"
+pass=0; fail=0
+PL=${PEEL_LAST:-.bundle/bn/peel_last.mlir}
+C=bench/kernels/flash_attention_d128_overlap.mlir
+PD="--persistent --dynamic-tiles --producer-copies"
+for entry in flash_attention flash_attention_causal; do
+  for shape in 2x3x700x128 1x2x130x128 4x32x1000x128; do
+    RUN_TIMEOUT=90 run pdyn_last_${entry}_$shape $PL --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 $PD --arg=$shape --arg=$shape --arg=$shape --arg=$shape
+  done
+  RUN_TIMEOUT=90 run pdyn_last_plain_${entry} $PL --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128
+done
+echo "pdyn correctness: $pass passed, $fail failed"
+timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$TR" $PL --entry=flash_attention_causal $PD --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/pdyn-racecheck.log" 2>&1
+echo "pdyn racecheck: exit $? ($(grep -E 'SUMMARY' "$LOGS/pdyn-racecheck.log"))"
+pdyn_time() { # tag, shape, entry, file, flags...
+  local tag=$1 shape=$2 entry=$3 f=$4; shift 4
+  timeout 60 "$TR" $f --entry=$entry --target=$CHIP "$@" --arg=$shape --arg=$shape --arg=$shape --arg=$shape --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/pdyn-$tag.log" 2>&1
+  echo "$tag: $(kernel_ms "$LOGS/pdyn-$tag.log") ms"
+}
+for causal in full causal; do
+  entry=flash_attention; [ $causal = causal ] && entry=flash_attention_causal
+  for rep in 1 2 3; do
+    pdyn_time "rep$rep-$entry-committed" 8x32x4096x128 $entry $C
+    pdyn_time "rep$rep-$entry-committed-dynamic" 8x32x4096x128 $entry $C $PD
+    pdyn_time "rep$rep-$entry-last" 8x32x4096x128 $entry $PL
+    pdyn_time "rep$rep-$entry-last-dynamic" 8x32x4096x128 $entry $PL $PD
+    echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
+  done
+  for bs in 16_2048 4_8192; do
+    IFS=_ read -r b s <<<"$bs"
+    pdyn_time "s$s-$entry-committed" ${b}x32x${s}x128 $entry $C
+    pdyn_time "s$s-$entry-committed-dynamic" ${b}x32x${s}x128 $entry $C $PD
+    pdyn_time "s$s-$entry-last-dynamic" ${b}x32x${s}x128 $entry $PL $PD
+    echo "s$s SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention $b 32 $s 128 $causal) ms"
+  done
+done
+# The clock each kernel runs at (ncu without clock control), S = 8192.
+for flags in "" "$PD"; do
+  timeout 120 ncu --clock-control none -k regex:flash -c 3 --metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second "$TR" $C --entry=flash_attention --target=$CHIP $flags --arg=4x32x8192x128 --arg=4x32x8192x128 --arg=4x32x8192x128 --arg=4x32x8192x128 --outputs=3 --repeat=3 --warmup=1 --no-check >"$LOGS/pdyn-ncu-${flags// /}.log" 2>&1
+  echo "ncu [$flags]:"; grep -E "gpu__time_duration|cycles_elapsed" "$LOGS/pdyn-ncu-${flags// /}.log" | tail -6
 done
 fi
 if want peel; then
