@@ -46,7 +46,7 @@ gen_wgmma_kernels
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
 # overlap release panels attprofile profile sass launch compile ws producer
 # ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel
-# deferred twofills dynamic blockn pdyn.
+# deferred twofills dynamic blockn pdyn gemmncu.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -875,6 +875,21 @@ done
 for flags in "" "$PD"; do
   timeout 120 ncu --clock-control none -k regex:flash -c 3 --metrics gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second "$TR" $C --entry=flash_attention --target=$CHIP $flags --arg=4x32x8192x128 --arg=4x32x8192x128 --arg=4x32x8192x128 --arg=4x32x8192x128 --outputs=3 --repeat=3 --warmup=1 --no-check >"$LOGS/pdyn-ncu-${flags// /}.log" 2>&1
   echo "ncu [$flags]:"; grep -E "gpu__time_duration|cycles_elapsed" "$LOGS/pdyn-ncu-${flags// /}.log" | tail -6
+done
+fi
+if want gemmncu; then
+echo "== ncu (free clocks) of cuBLAS (torch.matmul) and of our TN GEMM (128x256x64, 4 stages, staged epilogue) at 8192^3 f16 and bf16: kernel, cluster size, time, clock, L2 and DRAM bytes"
+NCU_METRICS=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,lts__t_bytes.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
+ncu_show() { grep -E "^  [a-zA-Z_0-9]+.*\(|Cluster Size|Grid Size|Registers Per|Dynamic Shared|gpu__time|cycles_elapsed|lts__t_bytes|dram__bytes|sm__throughput" "$1" | head -14; }
+for dt in f16 bf16; do
+  timeout 180 ncu --clock-control none -k regex:"gemm|xmma|sm90|cutlass|Kernel" -c 1 --section LaunchStats --metrics $NCU_METRICS python3 scripts/gpu/peers.py matmul 8192 8192 8192 $dt nt >"$LOGS/gemmncu-cublas-$dt.log" 2>&1
+  echo "-- cuBLAS $dt (exit $?)"; ncu_show "$LOGS/gemmncu-cublas-$dt.log"
+done
+G=test/Integration/Inputs/gen_gemm.py
+python3 $G --dtype bf16 --acc f32 --out bf16 --tb --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 --stage-epilogue > /tmp/gemm_wg8_bf16.mlir
+for f in /tmp/gemm_wg8.mlir /tmp/gemm_wg8_bf16.mlir; do
+  timeout 180 ncu --clock-control none -k regex:gemm -c 1 --section LaunchStats --metrics $NCU_METRICS "$TR" $f --entry=gemm --target=$CHIP --arg=8192x8192 --arg=8192x8192 --arg=8192x8192 --outputs=2 --repeat=1 --warmup=1 --no-check >"$LOGS/gemmncu-ours-$(basename $f .mlir).log" 2>&1
+  echo "-- ours $(basename $f .mlir) (exit $?)"; ncu_show "$LOGS/gemmncu-ours-$(basename $f .mlir).log"
 done
 fi
 if want peel; then
