@@ -46,7 +46,7 @@ gen_wgmma_kernels
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
 # overlap release panels attprofile profile sass launch compile ws producer
 # ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel
-# deferred twofills dynamic blockn pdyn gemmncu.
+# deferred twofills dynamic blockn pdyn gemmncu pgemm.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -891,6 +891,40 @@ for f in /tmp/gemm_wg8.mlir /tmp/gemm_wg8_bf16.mlir; do
   timeout 180 ncu --clock-control none -k regex:gemm -c 1 --section LaunchStats --metrics $NCU_METRICS "$TR" $f --entry=gemm --target=$CHIP --arg=8192x8192 --arg=8192x8192 --arg=8192x8192 --outputs=2 --repeat=1 --warmup=1 --no-check >"$LOGS/gemmncu-ours-$(basename $f .mlir).log" 2>&1
   echo "-- ours $(basename $f .mlir) (exit $?)"; ncu_show "$LOGS/gemmncu-ours-$(basename $f .mlir).log"
 done
+fi
+if want pgemm; then
+echo "== the TN GEMM 128x256x64 as cuBLAS runs it: 3 stages, persistent on the dynamic schedule, warp-specialized (a producer warpgroup: --tma-release-max-stages=0), the staged TMA-store epilogue of one tile under the next tile's loads; against the reference on edge shapes, racecheck, then timed next to the committed 4-stage kernel and cuBLAS"
+pass=0; fail=0
+G=test/Integration/Inputs/gen_gemm.py
+for dt in f16 bf16; do
+  python3 $G --dtype $dt --acc f32 --out $dt --tb --block 128x256x64 --threads 256 --stages 3 --policy full_row --raster 8 --stage-epilogue > /tmp/pgemm3_$dt.mlir
+  python3 $G --dtype $dt --acc f32 --out $dt --tb --block 128x256x64 --threads 256 --stages 4 --policy full_row --raster 8 --stage-epilogue > /tmp/pgemm4_$dt.mlir
+done
+PWS="--persistent --dynamic-tiles --tma-release-max-stages=0"
+run pgemm_ws_f16 /tmp/pgemm3_f16.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 $PWS --arg=1000x1000 --arg=3100x1000 --arg=1000x3100
+run pgemm_ws_f16_b /tmp/pgemm3_f16.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 $PWS --arg=2000x520 --arg=700x520 --arg=2000x700
+run pgemm_ws_bf16 /tmp/pgemm3_bf16.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=2e-2 --atol=2e-2 --repeat=0 $PWS --arg=1000x1000 --arg=3100x1000 --arg=1000x3100
+run pgemm_ws_nopp_f16 /tmp/pgemm3_f16.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 $PWS --pingpong=false --arg=1000x1000 --arg=3100x1000 --arg=1000x3100
+echo "pgemm correctness: $pass passed, $fail failed"
+timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$TR" /tmp/pgemm3_f16.mlir --entry=gemm $PWS --arg=300x256 --arg=1100x256 --arg=300x1100 --outputs=2 --target=$CHIP --repeat=0 --warmup=0 --no-check >"$LOGS/pgemm-racecheck.log" 2>&1
+echo "pgemm racecheck: exit $? ($(grep -E 'SUMMARY' "$LOGS/pgemm-racecheck.log"))"
+pgemm_time() { # tag, m, n, k, file, flags...
+  local tag=$1 m=$2 n=$3 k=$4 f=$5; shift 5
+  timeout 90 "$TR" $f --entry=gemm --target=$CHIP "$@" --arg=${m}x$k --arg=${n}x$k --arg=${m}x$n --outputs=2 --repeat=20 --warmup=5 --no-check >"$LOGS/pgemm-$tag.log" 2>&1
+  echo "$tag: $(kernel_ms "$LOGS/pgemm-$tag.log") ms"
+}
+for mnk in 8192_8192_8192 4096_4096_4096 4096_28672_4096 4096_6144_4096 8192_8192_8192; do
+  IFS=_ read -r m n k <<<"$mnk"
+  pgemm_time "f16-$mnk-committed4" $m $n $k /tmp/pgemm4_f16.mlir
+  pgemm_time "f16-$mnk-plain3" $m $n $k /tmp/pgemm3_f16.mlir
+  pgemm_time "f16-$mnk-ws3" $m $n $k /tmp/pgemm3_f16.mlir $PWS
+  pgemm_time "f16-$mnk-ws3-nopp" $m $n $k /tmp/pgemm3_f16.mlir $PWS --pingpong=false
+  echo "f16 $mnk cuBLAS: $(python3 scripts/gpu/peers.py matmul $m $n $k f16 nt) ms"
+done
+pgemm_time "bf16-8192-committed4" 8192 8192 8192 /tmp/pgemm4_bf16.mlir
+pgemm_time "bf16-8192-ws3" 8192 8192 8192 /tmp/pgemm3_bf16.mlir $PWS
+pgemm_time "bf16-8192-ws3-nopp" 8192 8192 8192 /tmp/pgemm3_bf16.mlir $PWS --pingpong=false
+echo "bf16 8192 cuBLAS: $(python3 scripts/gpu/peers.py matmul 8192 8192 8192 bf16 nt) ms"
 fi
 if want peel; then
 echo "== the committed overlapped attention (both ends of its loop peeled: S_0 before the loop, K_0 and the last V in one tile) under its lowering variants, against the CPU lowering on edge shapes; racecheck"
