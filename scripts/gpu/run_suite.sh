@@ -913,18 +913,20 @@ pgemm_time() { # tag, m, n, k, file, flags...
   timeout 90 "$TR" $f --entry=gemm --target=$CHIP "$@" --arg=${m}x$k --arg=${n}x$k --arg=${m}x$n --outputs=2 --repeat=20 --warmup=5 --no-check >"$LOGS/pgemm-$tag.log" 2>&1
   echo "$tag: $(kernel_ms "$LOGS/pgemm-$tag.log") ms"
 }
+# PGEMM_QUICK=1: the committed kernel and the persistent one without
+# ping-pong only, no cuBLAS.
 for mnk in 8192_8192_8192 4096_4096_4096 4096_28672_4096 4096_6144_4096 8192_8192_8192; do
   IFS=_ read -r m n k <<<"$mnk"
   pgemm_time "f16-$mnk-committed4" $m $n $k /tmp/pgemm4_f16.mlir
-  pgemm_time "f16-$mnk-plain3" $m $n $k /tmp/pgemm3_f16.mlir
-  pgemm_time "f16-$mnk-ws3" $m $n $k /tmp/pgemm3_f16.mlir $PWS
+  [ -z "${PGEMM_QUICK:-}" ] && pgemm_time "f16-$mnk-plain3" $m $n $k /tmp/pgemm3_f16.mlir
+  [ -z "${PGEMM_QUICK:-}" ] && pgemm_time "f16-$mnk-ws3" $m $n $k /tmp/pgemm3_f16.mlir $PWS
   pgemm_time "f16-$mnk-ws3-nopp" $m $n $k /tmp/pgemm3_f16.mlir $PWS --pingpong=false
-  echo "f16 $mnk cuBLAS: $(python3 scripts/gpu/peers.py matmul $m $n $k f16 nt) ms"
+  [ -z "${PGEMM_QUICK:-}" ] && echo "f16 $mnk cuBLAS: $(python3 scripts/gpu/peers.py matmul $m $n $k f16 nt) ms"
 done
 pgemm_time "bf16-8192-committed4" 8192 8192 8192 /tmp/pgemm4_bf16.mlir
-pgemm_time "bf16-8192-ws3" 8192 8192 8192 /tmp/pgemm3_bf16.mlir $PWS
+[ -z "${PGEMM_QUICK:-}" ] && pgemm_time "bf16-8192-ws3" 8192 8192 8192 /tmp/pgemm3_bf16.mlir $PWS
 pgemm_time "bf16-8192-ws3-nopp" 8192 8192 8192 /tmp/pgemm3_bf16.mlir $PWS --pingpong=false
-echo "bf16 8192 cuBLAS: $(python3 scripts/gpu/peers.py matmul 8192 8192 8192 bf16 nt) ms"
+[ -z "${PGEMM_QUICK:-}" ] && echo "bf16 8192 cuBLAS: $(python3 scripts/gpu/peers.py matmul 8192 8192 8192 bf16 nt) ms"
 fi
 if want peel; then
 echo "== the committed overlapped attention (both ends of its loop peeled: S_0 before the loop, K_0 and the last V in one tile) under its lowering variants, against the CPU lowering on edge shapes; racecheck"
