@@ -160,15 +160,6 @@ private:
                      Value step);
   /// The gemms of the body that may keep work in flight across iterations.
   SmallVector<GemmOp> findOverlappableGemms();
-  /// Whether the loop gets release barriers (the kernel's warpgroups and the
-  /// loop's stages within the limits).
-  bool usesReleaseBarriers();
-  /// Whether rewrite() may give the loop a producer warpgroup (release
-  /// barriers in a warp-specialized plan; it still needs TMA copies and a
-  /// producer point).
-  bool mayWarpSpecialize() {
-    return tma && warpSpecialize && usesReleaseBarriers();
-  }
 
   PipelinedOp loop;
   /// With a producer beside a persistent kernel's loop over tiles (the
@@ -300,21 +291,10 @@ bool Planner::analyze() {
       if (gemm.getWgWaitAttr().getInt() < 0)
         waitAcrossIterations.push_back(gemm);
   }
-  // With three buffers, copies would run only one iteration ahead; unless a
-  // producer warpgroup issues them, which refills each buffer as soon as
-  // its release shows the gemms reading it done.
-  int64_t stages = loop.getNumStages();
-  if (!lastInFlight && overlapGemms &&
-      (stages >= 4 || (stages == 3 && mayWarpSpecialize())))
+  // With three buffers, copies would run only one iteration ahead.
+  if (!lastInFlight && overlapGemms && loop.getNumStages() >= 4)
     overlapped = findOverlappableGemms();
   return true;
-}
-
-bool Planner::usesReleaseBarriers() {
-  int64_t warpgroups = loop->getParentOfType<KernelOp>().getNumThreads() / 128;
-  int64_t stages = loop.getNumStages();
-  return releaseBarriers && warpgroups >= releaseMinWarpgroups &&
-         (releaseMaxStages <= 0 || stages <= releaseMaxStages);
 }
 
 SmallVector<GemmOp> Planner::findOverlappableGemms() {
@@ -590,7 +570,10 @@ void Planner::rewrite() {
     // consumed long before, so the block barrier rarely waits (the 4-stage
     // NN GEMM 7-10% slower with release barriers, the 2-stage attention
     // faster).
-    if (usesReleaseBarriers())
+    int64_t warpgroups =
+        loop->getParentOfType<KernelOp>().getNumThreads() / 128;
+    if (releaseBarriers && warpgroups >= releaseMinWarpgroups &&
+        (releaseMaxStages <= 0 || stages <= releaseMaxStages))
       released = AllocSharedOp::create(b, loc, type, Attribute());
   }
 
