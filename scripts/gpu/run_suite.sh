@@ -55,6 +55,13 @@ RELEASE_ALL="--tma-release --tma-release-min-warpgroups=1 --tma-release-max-stag
 # each launch, as the peers are timed) and the wall time of each call.
 kernel_ms() { grep -oE 'median [0-9.]+ ms' "$1" | head -1 | grep -oE '[0-9.]+'; }
 wall_ms() { grep -oE 'wall median [0-9.]+ ms' "$1" | grep -oE '[0-9.]+'; }
+# One attention timing: log tag, shape (BxHxSxD), entry, kernel file,
+# tile-run flags...; prints "tag: N ms".
+attention_time() {
+  local tag=$1 shape=$2 entry=$3 f=$4; shift 4
+  timeout 60 "$TR" $f --entry=$entry --target=$CHIP "$@" --arg=$shape --arg=$shape --arg=$shape --arg=$shape --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/time-$tag.log" 2>&1
+  echo "$tag: $(kernel_ms "$LOGS/time-$tag.log") ms"
+}
 # The split d128 attention kernel timed with and without TMA (log tag $1).
 split_attention_tma_times() {
   local entry flag
@@ -826,9 +833,7 @@ for causal in full causal; do
   entry=flash_attention; [ $causal = causal ] && entry=flash_attention_causal
   for rep in 1 2 3; do
     for f in bench/kernels/flash_attention_d128_overlap.mlir $BN_DIR/*.mlir; do
-      cfg=$(basename $f .mlir)
-      timeout 60 "$TR" $f --entry=$entry --target=$CHIP --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/blockn-$cfg-$entry-$rep.log" 2>&1
-      echo "rep $rep $entry $cfg: $(kernel_ms "$LOGS/blockn-$cfg-$entry-$rep.log") ms"
+      attention_time "blockn-rep$rep-$entry-$(basename $f .mlir)" 8x32x4096x128 $entry $f
     done
     echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
   done
@@ -849,25 +854,20 @@ done
 echo "pdyn correctness: $pass passed, $fail failed"
 timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$TR" $PL --entry=flash_attention_causal $PD --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/pdyn-racecheck.log" 2>&1
 echo "pdyn racecheck: exit $? ($(grep -E 'SUMMARY' "$LOGS/pdyn-racecheck.log"))"
-pdyn_time() { # tag, shape, entry, file, flags...
-  local tag=$1 shape=$2 entry=$3 f=$4; shift 4
-  timeout 60 "$TR" $f --entry=$entry --target=$CHIP "$@" --arg=$shape --arg=$shape --arg=$shape --arg=$shape --outputs=3 --repeat=10 --warmup=3 --no-check >"$LOGS/pdyn-$tag.log" 2>&1
-  echo "$tag: $(kernel_ms "$LOGS/pdyn-$tag.log") ms"
-}
 for causal in full causal; do
   entry=flash_attention; [ $causal = causal ] && entry=flash_attention_causal
   for rep in 1 2 3; do
-    pdyn_time "rep$rep-$entry-committed" 8x32x4096x128 $entry $C
-    pdyn_time "rep$rep-$entry-committed-dynamic" 8x32x4096x128 $entry $C $PD
-    pdyn_time "rep$rep-$entry-last" 8x32x4096x128 $entry $PL
-    pdyn_time "rep$rep-$entry-last-dynamic" 8x32x4096x128 $entry $PL $PD
+    attention_time "pdyn-rep$rep-$entry-committed" 8x32x4096x128 $entry $C
+    attention_time "pdyn-rep$rep-$entry-committed-dynamic" 8x32x4096x128 $entry $C $PD
+    attention_time "pdyn-rep$rep-$entry-last" 8x32x4096x128 $entry $PL
+    attention_time "pdyn-rep$rep-$entry-last-dynamic" 8x32x4096x128 $entry $PL $PD
     echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
   done
   for bs in 16_2048 4_8192; do
     IFS=_ read -r b s <<<"$bs"
-    pdyn_time "s$s-$entry-committed" ${b}x32x${s}x128 $entry $C
-    pdyn_time "s$s-$entry-committed-dynamic" ${b}x32x${s}x128 $entry $C $PD
-    pdyn_time "s$s-$entry-last-dynamic" ${b}x32x${s}x128 $entry $PL $PD
+    attention_time "pdyn-s$s-$entry-committed" ${b}x32x${s}x128 $entry $C
+    attention_time "pdyn-s$s-$entry-committed-dynamic" ${b}x32x${s}x128 $entry $C $PD
+    attention_time "pdyn-s$s-$entry-last-dynamic" ${b}x32x${s}x128 $entry $PL $PD
     echo "s$s SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention $b 32 $s 128 $causal) ms"
   done
 done
