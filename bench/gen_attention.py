@@ -51,6 +51,10 @@ def main():
     parser.add_argument("--stage-output", action="store_true",
                         help="write the output through a shared tile (TMA "
                              "stores on sm_90)")
+    parser.add_argument("--lazy-rescale", action="store_true",
+                        help="rescale O and the row sums only when a row's "
+                             "maximum grows by more than 2^8 "
+                             "(FlashAttention-4's conditional rescale)")
     parser.add_argument("--longest-first", action="store_true",
                         help="causal kernel: each head's query tiles in "
                              "order of decreasing work (last first)")
@@ -69,7 +73,8 @@ def main():
                                peel_first="first" in peel,
                                peel_last="last" in peel,
                                stage_output=args.stage_output,
-                               longest_first=args.longest_first).script()
+                               longest_first=args.longest_first,
+                               lazy_rescale=args.lazy_rescale).script()
         # The function of each traced module, side by side in one module.
         bodies.append(re.search(r"^module \{\n(.*)\n\}\n?$", text, re.S).group(1))
     print("module {\n" + "\n".join(bodies) + "\n}")

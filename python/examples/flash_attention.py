@@ -10,7 +10,7 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     block_N=64, num_stages=2, threads=128,
                     name="flash_attention", split=None, overlap=False,
                     peel_first=False, peel_last=True, stage_output=False,
-                    longest_first=False):
+                    longest_first=False, lazy_rescale=False):
     """The traced kernel; sizes are ints or T.symbolic(). With split=w, Q,
     K, V and the output accumulator are held as dim // w tiles of w columns
     each: Q K^T sums one gemm per pair of parts, P V is one gemm per part.
@@ -38,7 +38,16 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
     decreasing work within a head, and the kernel ends on short blocks. The
     grid keeps the query tiles innermost, so the blocks running at once
     share a few heads' K and V in L2 (heads innermost, 132 blocks read 132
-    heads' K and V: 18 % slower on the H200, run 34)."""
+    heads' K and V: 18 % slower on the H200, run 34).
+
+    With lazy_rescale (FlashAttention-4's conditional rescale), a row keeps
+    its running maximum until the new one exceeds it by more than 8 in
+    log2 units (so its exponentials stay below 2^8): O and the row sum are
+    rescaled only in the iterations where a row's maximum moves, under a
+    T.If per row, which the GPU lowering turns into one branch per row of
+    each thread; once the maxima settle, the 64 multiplies per thread and
+    key tile are skipped. The result is the same up to rounding (O and the
+    sum use the same stale maximum)."""
     parts = dim // split if split else 1
     width = dim // parts
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
@@ -115,13 +124,30 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                 T.copy(scores_max, scores_max_prev)
                 T.reduce_max(acc_s, scores_max, dim=1, clear=False)
                 for i in T.Parallel(block_M):
-                    scores_scale[i] = T.exp2(scores_max_prev[i] * scale -
-                                             scores_max[i] * scale)
+                    if lazy_rescale:
+                        # The old maximum stays unless the new one is more
+                        # than 2^8 larger (-inf on both: NaN, kept too).
+                        grown = (scores_max[i] * scale -
+                                 scores_max_prev[i] * scale > 8.0)
+                        scores_max[i] = T.if_then_else(
+                            grown, scores_max[i], scores_max_prev[i])
+                        scores_scale[i] = T.if_then_else(
+                            grown, T.exp2(scores_max_prev[i] * scale -
+                                          scores_max[i] * scale), 1.0)
+                    else:
+                        scores_scale[i] = T.exp2(scores_max_prev[i] * scale -
+                                                 scores_max[i] * scale)
 
             def rescale_output():
                 for p in range(parts):
                     for i, j in T.Parallel(block_M, width):
-                        acc_o[p][i, j] *= scores_scale[i]
+                        if lazy_rescale:
+                            # Below 2^-8 where the row's maximum moved, 1
+                            # exactly where it did not.
+                            with T.If(scores_scale[i] < 1.0):
+                                acc_o[p][i, j] *= scores_scale[i]
+                        else:
+                            acc_o[p][i, j] *= scores_scale[i]
 
             def exponentials():
                 for i, j in T.Parallel(block_M, block_N):

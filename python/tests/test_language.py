@@ -146,3 +146,36 @@ def test_fragment_layouts():
     # line that annotated the layout.
     with pytest.raises(tilelang_mlir.TileError, match=r"test_language.py:\d+:\d+: error:.*fragment layout"):
         tilelang_mlir.compile(kernel(lambda i, j: j % 128))
+
+
+@tilelang_mlir.jit(out_idx=[1])
+def rows_rescaled_where_positive(M, N):
+    """Y = X with each row scaled by 2 where its first element is positive
+    (T.If on a row condition inside a 2-D T.Parallel: the GPU lowering
+    branches once per row of a thread's elements)."""
+    @T.prim_func
+    def main(X: T.Tensor((M, N), T.float32), Y: T.Tensor((M, N), T.float32)):
+        with T.Kernel(T.ceildiv(M, 16), threads=64) as bx:
+            tile = T.alloc_fragment((16, N), T.float32)
+            T.copy(X[bx * 16, 0], tile)
+            for i, j in T.Parallel(16, N):
+                with T.If(tile[i, 0] > 0.0):
+                    tile[i, j] = tile[i, j] * 2.0
+            T.copy(tile, Y[bx * 16, 0])
+    return main
+
+
+def test_if():
+    x = np.random.default_rng().standard_normal((40, 32)).astype(np.float32)
+    y = rows_rescaled_where_positive(40, 32)(x)
+    np.testing.assert_allclose(y, np.where(x[:, :1] > 0, 2 * x, x), rtol=0)
+
+
+def test_if_needs_a_comparison():
+    with pytest.raises(T.TileLangError, match="T.If needs a comparison"):
+        @T.prim_func
+        def main(X: T.Tensor((64,), T.float32)):
+            with T.Kernel(1, threads=64) as bx:
+                for i in T.Parallel(64):
+                    with T.If(X[i]):
+                        X[i] = 0.0

@@ -23,6 +23,7 @@ loops become IR loops, and conditions on traced values use
 """
 
 import builtins
+import contextlib
 import enum
 import inspect
 import math
@@ -1090,6 +1091,21 @@ def sigmoid(x):
 def clamp(x, lo, hi):
     """min(max(x, lo), hi)."""
     return min(max(x, lo), hi)
+
+
+@contextlib.contextmanager
+def If(condition):
+    """``with T.If(cond):`` the body only where `cond` holds (an scf.if
+    without results: the body may store, not yield values). Inside a
+    T.Parallel whose condition depends on the first index alone, the GPU
+    lowering branches once per row of a thread's elements."""
+    condition = _as_expr(condition)
+    if condition.type != "i1":
+        raise TileLangError("T.If needs a comparison, got %s" % condition.type)
+    builder = _builder()
+    builder.open("scf.if %s" % condition.name)
+    yield
+    builder.close()
 
 
 def if_then_else(condition, a, b):

@@ -46,3 +46,8 @@ ls "$BN_OUT"
 PYTHONPATH="$BUILD/python" python3 "$ROOT/bench/gen_attention.py" --dim 128 \
   --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap \
   --stage-output --peel last | "$BUILD/bin/tile-opt" > "$ROOT/.bundle/bn/peel_last.mlir"
+# The committed kernel with FlashAttention-4's conditional rescale
+# (SECTIONS=lazy).
+PYTHONPATH="$BUILD/python" python3 "$ROOT/bench/gen_attention.py" --dim 128 \
+  --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap \
+  --stage-output --lazy-rescale | "$BUILD/bin/tile-opt" > "$ROOT/.bundle/bn/lazy.mlir"

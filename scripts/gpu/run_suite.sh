@@ -46,7 +46,7 @@ gen_wgmma_kernels
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
 # overlap release panels attprofile profile sass launch compile ws producer
 # ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel
-# deferred twofills dynamic blockn pdyn gemmncu pgemm.
+# deferred twofills dynamic blockn pdyn gemmncu pgemm lazy.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -927,6 +927,30 @@ pgemm_time "bf16-8192-committed4" 8192 8192 8192 /tmp/pgemm4_bf16.mlir
 [ -z "${PGEMM_QUICK:-}" ] && pgemm_time "bf16-8192-ws3" 8192 8192 8192 /tmp/pgemm3_bf16.mlir $PWS
 pgemm_time "bf16-8192-ws3-nopp" 8192 8192 8192 /tmp/pgemm3_bf16.mlir $PWS --pingpong=false
 [ -z "${PGEMM_QUICK:-}" ] && echo "bf16 8192 cuBLAS: $(python3 scripts/gpu/peers.py matmul 8192 8192 8192 bf16 nt) ms"
+fi
+if want lazy; then
+echo "== the overlapped d128 attention with FlashAttention-4's conditional rescale (LAZY, default .bundle/bn/lazy.mlir: O rescaled, behind one branch per row of each thread, only when a row's maximum grows by more than 2^8), against the CPU lowering (random inputs and maxima growing along the keys), racecheck, then timed at b8 h32 s4096 interleaved with the committed kernel and cuDNN"
+pass=0; fail=0
+LZ=${LAZY:-.bundle/bn/lazy.mlir}
+python3 test/Python/Inputs/growing_scores.py /tmp/lazy-in
+for entry in flash_attention flash_attention_causal; do
+  for shape in 2x3x700x128 1x2x130x128; do
+    RUN_TIMEOUT=90 run lazy_${entry}_$shape $LZ --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=$shape --arg=$shape --arg=$shape --arg=$shape
+  done
+  RUN_TIMEOUT=90 run lazy_${entry}_growing $LZ --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=@/tmp/lazy-in/q.npy --arg=@/tmp/lazy-in/k.npy --arg=@/tmp/lazy-in/v.npy --arg=1x2x300x128
+  RUN_TIMEOUT=90 run lazy_${entry}_growing_vs_committed $LZ --entry=$entry --reference=bench/kernels/flash_attention_d128_overlap.mlir@$entry --outputs=3 --rtol=2e-3 --atol=2e-3 --repeat=0 --arg=@/tmp/lazy-in/q.npy --arg=@/tmp/lazy-in/k.npy --arg=@/tmp/lazy-in/v.npy --arg=1x2x300x128
+done
+echo "lazy correctness: $pass passed, $fail failed"
+timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$TR" $LZ --entry=flash_attention_causal --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --outputs=3 --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/lazy-racecheck.log" 2>&1
+echo "lazy racecheck: exit $? ($(grep -E 'SUMMARY' "$LOGS/lazy-racecheck.log"))"
+for causal in full causal; do
+  entry=flash_attention; [ $causal = causal ] && entry=flash_attention_causal
+  for rep in 1 2 3; do
+    attention_time "lazy-rep$rep-$entry-committed" 8x32x4096x128 $entry bench/kernels/flash_attention_d128_overlap.mlir
+    attention_time "lazy-rep$rep-$entry-lazy" 8x32x4096x128 $entry $LZ
+    echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
+  done
+done
 fi
 if want peel; then
 echo "== the committed overlapped attention (both ends of its loop peeled: S_0 before the loop, K_0 and the last V in one tile) under its lowering variants, against the CPU lowering on edge shapes; racecheck"

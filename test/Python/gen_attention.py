@@ -45,6 +45,24 @@ rows)."""
 # RUN: %tile_python %tile_src/bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output --peel last | tile-opt > %t.unpeeled.mlir
 # RUN: tile-run %t.overlap.mlir --entry=flash_attention --reference=%t.unpeeled.mlir@flash_attention --outputs=3 --rtol=0 --atol=0 --repeat=0 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 | FileCheck %s --check-prefix=LPT
 # RUN: tile-run %t.overlap.mlir --entry=flash_attention_causal --reference=%t.unpeeled.mlir@flash_attention_causal --outputs=3 --rtol=0 --atol=0 --repeat=0 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 --arg=1x2x300x128 | FileCheck %s --check-prefix=LPT
+# The lazy-rescale variant (FlashAttention-4's conditional rescale: a row's
+# maximum and O move only when the maximum grows by more than 2^8): on
+# inputs whose maxima grow by more than that per key tile in half of the
+# rows, the committed kernel's output up to rounding (CPU lowering; a
+# kernel that never rescaled differs by 6e-2 there); on the GPU each
+# thread's two rows of O are rescaled behind one branch each.
+# RUN: %tile_python %tile_src/bench/gen_attention.py --dim 128 --block-m 128 --block-n 128 --stages 2 --threads 256 --overlap --stage-output --lazy-rescale | tile-opt > %t.lazy.mlir
+# RUN: %tile_python %S/Inputs/growing_scores.py %t.in
+# RUN: tile-run %t.lazy.mlir --entry=flash_attention --reference=%t.overlap.mlir@flash_attention --outputs=3 --rtol=2e-3 --atol=2e-3 --repeat=0 --arg=@%t.in/q.npy --arg=@%t.in/k.npy --arg=@%t.in/v.npy --arg=1x2x300x128 | FileCheck %s --check-prefix=LPT
+# RUN: tile-run %t.lazy.mlir --entry=flash_attention_causal --reference=%t.overlap.mlir@flash_attention_causal --outputs=3 --rtol=2e-3 --atol=2e-3 --repeat=0 --arg=@%t.in/q.npy --arg=@%t.in/k.npy --arg=@%t.in/v.npy --arg=1x2x300x128 | FileCheck %s --check-prefix=LPT
+# RUN: tile-opt %t.lazy.mlir --tile-to-nvvm="chip=sm_90a format=isa" | %python %tile_src/test/Pipelines/Inputs/ptx_of.py 0 | FileCheck %s --check-prefix=LAZY
+# LAZY: setp.geu.f32 [[P:%p[0-9]+]], [[S:%r[0-9]+]], 0f3F800000;
+# LAZY-NEXT: @[[P]] bra
+# LAZY-COUNT-32: mul.f32 {{%r[0-9]+}}, {{%r[0-9]+}}, [[S]];
+# LAZY-NEXT: L__BB
+# LAZY-NEXT: setp.geu.f32 [[P2:%p[0-9]+]], [[S2:%r[0-9]+]], 0f3F800000;
+# LAZY-NEXT: @[[P2]] bra
+# LAZY-COUNT-32: mul.f32 {{%r[0-9]+}}, {{%r[0-9]+}}, [[S2]];
 # RUN: tile-opt %t.overlap.mlir --tile-to-nvvm="chip=sm_90a format=isa warp-specialize=false" | %python %tile_src/test/Pipelines/Inputs/ptx_of.py 0 > %t.overlap.ptx
 # RUN: FileCheck %s --check-prefix=OVERLAP < %t.overlap.ptx
 # OVERLAP: wgmma.wait_group.sync.aligned 1;

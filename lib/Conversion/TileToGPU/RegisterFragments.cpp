@@ -727,9 +727,58 @@ private:
   }
 };
 
+/// The scf.if that ends a tile.parallel body and guards all of its writes,
+/// when its condition depends on the body's first coordinate alone (through
+/// ops of the body without regions, reading nothing the branch writes) and
+/// the rest of the body only reads: the slots of a thread that share that
+/// coordinate (a row) then share one branch, and a row whose condition
+/// fails costs one branch instead of its elements' work (FlashAttention-4's
+/// conditional rescale of O). Null otherwise.
+static scf::IfOp getRowGuard(Block &body) {
+  Operation *last = body.getTerminator()->getPrevNode();
+  auto guard = dyn_cast_or_null<scf::IfOp>(last);
+  if (!guard || guard.getNumResults() || !guard.getElseRegion().empty())
+    return {};
+  for (Operation &op : body.without_terminator())
+    if (&op != guard && !isa<memref::LoadOp>(op) &&
+        (op.getNumRegions() || !isMemoryEffectFree(&op)))
+      return {};
+  SmallVector<Value> worklist = {guard.getCondition()};
+  llvm::DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (arg.getOwner() == &body && arg.getArgNumber() != 0)
+        return {};
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    if (def->getBlock() != &body)
+      continue; // Defined above the loop.
+    llvm::append_range(worklist, def->getOperands());
+  }
+  // A condition that reads what the branch writes could change from one
+  // element of the row to the next.
+  WalkResult writes = guard.getThenRegion().walk([&](Operation *inner) {
+    if (isa<memref::LoadOp>(inner))
+      return WalkResult::advance();
+    for (Value operand : inner->getOperands())
+      if (isa<MemRefType>(operand.getType()) && seen.contains(operand))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (writes.wasInterrupted())
+    return {};
+  return guard;
+}
+
 /// tile.parallel over the slots of its loop fragment: the body once per
 /// slot, at the coordinates the layout gives this thread there, with its
-/// register fragment accesses turned into constant-slot accesses.
+/// register fragment accesses turned into constant-slot accesses. A body
+/// whose writes a row's condition guards (getRowGuard) gets one branch per
+/// row of the thread, holding the body of each of the row's slots.
 struct ParallelRegisters : RegisterPattern<ParallelOp> {
   using RegisterPattern::RegisterPattern;
 
@@ -758,17 +807,21 @@ struct ParallelRegisters : RegisterPattern<ParallelOp> {
     const FragmentTable &loop = *tableOf(plan.loop);
     Value tid = getBlockThreads(rewriter, op).threadId;
     SmallVector<Value> parts = emitThreadParts(rewriter, loc, loop, tid);
-    for (int64_t s = 0; s < loop.getNumSlots(); ++s) {
+    // Clones `ops` for slot `s` at the rewriter's insertion point; returns
+    // the mapping (its first entry: the coordinates).
+    auto emitSlot = [&](int64_t s, ArrayRef<Operation *> ops) {
       IRMapping mapping;
       mapping.map(body.getArguments(),
                   emitCoords(rewriter, loc, loop, parts, s));
       SmallVector<Value> at;
       for (auto &access : plan.slots)
         at.push_back(indexConstant(rewriter, loc, access.second[s]));
-      for (Operation &inner : body.without_terminator())
-        rewriter.clone(inner, mapping);
+      for (Operation *inner : ops)
+        rewriter.clone(*inner, mapping);
       for (auto [index, access] : llvm::enumerate(plan.slots)) {
-        Operation *clone = mapping.lookup(access.first);
+        Operation *clone = mapping.lookupOrNull(access.first);
+        if (!clone)
+          continue;
         Value array = fragments.getArray(getAccessed(access.first));
         Value slot = at[index];
         rewriter.modifyOpInPlace(clone, [&] {
@@ -777,6 +830,36 @@ struct ParallelRegisters : RegisterPattern<ParallelOp> {
           else
             clone->setOperands({array, slot});
         });
+      }
+      return mapping;
+    };
+    SmallVector<Operation *> ops;
+    for (Operation &inner : body.without_terminator())
+      ops.push_back(&inner);
+    scf::IfOp guard = loop.isSeparable() ? getRowGuard(body) : scf::IfOp();
+    if (!guard) {
+      for (int64_t s = 0; s < loop.getNumSlots(); ++s)
+        emitSlot(s, ops);
+    } else {
+      // The slots of each row (the same slot part of coordinate 0: the
+      // same row in every thread), in order of first appearance.
+      llvm::MapVector<int64_t, SmallVector<int64_t>> rows;
+      for (int64_t s = 0; s < loop.getNumSlots(); ++s)
+        rows[loop.getSlotPart(0, s)].push_back(s);
+      ArrayRef<Operation *> reads = ArrayRef(ops).drop_back();
+      SmallVector<Operation *> guarded(reads);
+      for (Operation &inner :
+           guard.getThenRegion().front().without_terminator())
+        guarded.push_back(&inner);
+      for (auto &row : rows) {
+        IRMapping first = emitSlot(row.second.front(), reads);
+        auto branch =
+            scf::IfOp::create(rewriter, loc, first.lookup(guard.getCondition()),
+                              /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard insertion(rewriter);
+        rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
+        for (int64_t s : row.second)
+          emitSlot(s, guarded);
       }
     }
     if (barriers)
