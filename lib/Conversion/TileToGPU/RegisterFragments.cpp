@@ -853,9 +853,9 @@ struct ParallelRegisters : RegisterPattern<ParallelOp> {
         guarded.push_back(&inner);
       for (auto &row : rows) {
         IRMapping first = emitSlot(row.second.front(), reads);
-        auto branch =
-            scf::IfOp::create(rewriter, loc, first.lookup(guard.getCondition()),
-                              /*withElseRegion=*/false);
+        auto branch = scf::IfOp::create(
+            rewriter, loc, first.lookupOrDefault(guard.getCondition()),
+            /*withElseRegion=*/false);
         OpBuilder::InsertionGuard insertion(rewriter);
         rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
         for (int64_t s : row.second)

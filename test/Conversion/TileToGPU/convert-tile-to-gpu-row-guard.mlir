@@ -167,3 +167,36 @@ func.func @reads_what_it_writes(%Q: memref<32x16xf16>, %K: memref<16x16xf16>, %O
   }
   return
 }
+
+// -----
+
+// A guard the same for every element (defined above the loop) also
+// branches once per row.
+// CHECK-LABEL: func.func @uniform_guard
+// CHECK: nvgpu.mma.sync
+// CHECK: scf.if %[[FLAG:.*]] {
+// CHECK-COUNT-4: memref.store
+// CHECK: scf.if %[[FLAG]] {
+// CHECK-COUNT-4: memref.store
+func.func @uniform_guard(%Q: memref<32x16xf16>, %K: memref<16x16xf16>, %O: memref<32x16xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %flag = arith.cmpi sgt, %n, %c0 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    %q = tile.alloc_shared : memref<32x16xf16, #tile.mem<shared>>
+    %k = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %o = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    tile.copy %Q[%c0, %c0] to %q : memref<32x16xf16> to memref<32x16xf16, #tile.mem<shared>>
+    tile.copy %K[%c0, %c0] to %k : memref<16x16xf16> to memref<16x16xf16, #tile.mem<shared>>
+    tile.gemm %q, %k, %o {clear_accum, transpose_b, policy = #tile.policy<full_row>} : memref<32x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.parallel (%i, %j) in (32, 16) {
+      scf.if %flag {
+        %x = memref.load %o[%i, %j] : memref<32x16xf32, #tile.mem<fragment>>
+        %y = arith.addf %x, %x : f32
+        memref.store %y, %o[%i, %j] : memref<32x16xf32, #tile.mem<fragment>>
+      }
+    }
+    tile.copy %o to %O[%c0, %c0] : memref<32x16xf32, #tile.mem<fragment>> to memref<32x16xf32>
+  }
+  return
+}
