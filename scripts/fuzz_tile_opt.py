@@ -31,6 +31,10 @@ PASSES = [
     ['--tile-attach-target=kind=rocm chip=gfx942', '--convert-tile-to-gpu'],
     ['--tile-attach-target=kind=cuda chip=sm_90a',
      '--convert-tile-to-gpu=reuse-shared-memory=true'],
+    # Layouts first: register fragments (row guards among them) and the
+    # reuse of shared memory inside warp-specialized sides.
+    ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-infer-layout',
+     '--convert-tile-to-gpu=reuse-shared-memory=true'],
     ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-plan-pipelines',
      '--convert-tile-to-gpu=reuse-shared-memory=true'],
     ['--tile-plan-pipelines', '--convert-tile-to-scf'],
