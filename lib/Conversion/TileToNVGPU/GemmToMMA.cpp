@@ -648,6 +648,22 @@ std::pair<bool, bool> getBarriersAround(GemmOp op,
   return {true, true};
 }
 
+/// Emits the block barrier a gemm on register fragments needs before it
+/// (getBarriersAround) and returns whether one must follow it; a located
+/// error inside tile.take_turns, whose warpgroups never reach a block
+/// barrier together.
+static FailureOr<bool> emitBarrierBefore(GemmOp op, PatternRewriter &rewriter,
+                                         const RegisterFragments &fragments) {
+  auto [barrierBefore, barrierAfter] = getBarriersAround(op, fragments);
+  if ((barrierBefore || barrierAfter) && isa<TakeTurnsOp>(op->getParentOp()))
+    return op.emitOpError(
+        "needs a block barrier, which warpgroups taking turns never reach "
+        "together (tile.take_turns)");
+  if (barrierBefore)
+    gpu::BarrierOp::create(rewriter, op.getLoc());
+  return barrierAfter;
+}
+
 /// A gemm whose C tile, A tile or both are register fragments (in the
 /// layouts getMmaAccumulatorLayout and getMmaOperandALayout give): the
 /// accumulators come from and go back to C's registers, the A fragments are
@@ -681,14 +697,9 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
     auto c = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
-    auto [barrierBefore, barrierAfter] = getBarriersAround(op, fragments);
-    if ((barrierBefore || barrierAfter) &&
-        isa<TakeTurnsOp>(op->getParentOp()))
-      return op.emitOpError(
-          "needs a block barrier, which warpgroups taking turns never reach "
-          "together (tile.take_turns)");
-    if (barrierBefore)
-      gpu::BarrierOp::create(rewriter, loc);
+    FailureOr<bool> barrierAfter = emitBarrierBefore(op, rewriter, fragments);
+    if (failed(barrierAfter))
+      return failure();
     tiles->emit(rewriter, loc, op);
     const WarpLanes &lanes = *tiles->lanes;
     int64_t tn = tiles->tn;
@@ -744,7 +755,7 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
                                           ArrayRef<int64_t>{r, e}),
                 cArray, c(4 * (i * tn + j) + 2 * r + e));
       }
-    if (barrierAfter)
+    if (*barrierAfter)
       gpu::BarrierOp::create(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
@@ -872,14 +883,9 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
       return rewriter.notifyMatchFailure(op, "operands not wgmma-swizzled");
 
     Location loc = op.getLoc();
-    auto [barrierBefore, barrierAfter] = getBarriersAround(op, fragments);
-    if ((barrierBefore || barrierAfter) &&
-        isa<TakeTurnsOp>(op->getParentOp()))
-      return op.emitOpError(
-          "needs a block barrier, which warpgroups taking turns never reach "
-          "together (tile.take_turns)");
-    if (barrierBefore)
-      gpu::BarrierOp::create(rewriter, loc);
+    FailureOr<bool> barrierAfter = emitBarrierBefore(op, rewriter, fragments);
+    if (failed(barrierAfter))
+      return failure();
     auto index = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
@@ -1066,7 +1072,7 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
             rewriter, loc,
             LLVM::ExtractValueOp::create(rewriter, loc, accs[blk], s), cArray,
             index(blk * count + s));
-    if (barrierAfter)
+    if (*barrierAfter)
       gpu::BarrierOp::create(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
