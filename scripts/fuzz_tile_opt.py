@@ -22,6 +22,15 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOSTILE = ['0', '-1', '999999999999', 'f16', 'i8', 'index', '?', '[]', '()',
            '#tile.mem<local>', '#tile.mem<shared>', 'cluster(3)']
+# A warp-specialized pipeline whose producer also issues the one-off
+# copies, through layout inference and the GPU conversion with TMA stores.
+PRODUCER_COPIES = [
+    '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
+    'blocked-operands=true panel-blocks=true warp-specialize=true',
+    '--tile-prefetch-copies=producer=true',
+    '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
+    'blocked-operands=true panel-blocks=true',
+    '--convert-tile-to-gpu=wgmma=true tma-store=true']
 PASSES = [
     [],
     ['--canonicalize', '--cse'],
@@ -106,24 +115,14 @@ PASSES = [
     # the TMA stores' read waits deferred to the next tile.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
      '--tile-make-persistent=blocks=3',
-     '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
-     'blocked-operands=true panel-blocks=true warp-specialize=true',
-     '--tile-prefetch-copies=producer=true',
-     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
-     'blocked-operands=true panel-blocks=true',
-     '--convert-tile-to-gpu=wgmma=true tma-store=true'],
+     *PRODUCER_COPIES],
     # The dynamic tile schedule: on the CPU, and warp-specialized (the
     # producer takes each tile and hands it to the consumers).
     ['--tile-make-persistent=blocks=3 dynamic=true', '--tile-plan-pipelines',
      '--convert-tile-to-scf'],
     ['--tile-attach-target=kind=cuda chip=sm_90a',
      '--tile-make-persistent=blocks=3 dynamic=true',
-     '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
-     'blocked-operands=true panel-blocks=true warp-specialize=true',
-     '--tile-prefetch-copies=producer=true',
-     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
-     'blocked-operands=true panel-blocks=true',
-     '--convert-tile-to-gpu=wgmma=true tma-store=true'],
+     *PRODUCER_COPIES],
 ]
 LOWERINGS = [
     ['--tile-to-cpu'],

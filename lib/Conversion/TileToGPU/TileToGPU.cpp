@@ -139,7 +139,7 @@ namespace {
 /// The sides of a kernel run concurrently: what one side does is not
 /// ordered with the other's.
 struct Timeline {
-  explicit Timeline(Block &body) {
+  explicit Timeline(Block &body) : body(body) {
     for (Operation &op : body) {
       position[&op] = ops.size();
       ops.push_back(&op);
@@ -169,7 +169,7 @@ struct Timeline {
   /// from it. A tile confined to one side lives from its first to its last
   /// top-level op of that side; one that any side and anything else touch
   /// lives across every side (the others run meanwhile).
-  LiveRange getLiveRange(Value tile, Block &body) const {
+  LiveRange getLiveRange(Value tile) const {
     int64_t first = std::numeric_limits<int64_t>::max(), last = -1;
     llvm::SmallPtrSet<Operation *, 2> sides;
     bool outside = false;
@@ -209,21 +209,18 @@ struct Timeline {
 
   /// Where a barrier goes that keeps every thread of `side` (null: of the
   /// block) from the op at `at` until all are done with what came before:
-  /// at that op within its side; for the whole block, before its top-level
-  /// op, or before the first side when that op is in one (a block barrier
-  /// inside a side would wait for threads that never reach it).
+  /// at that op within its side; for the whole block, at that op when it
+  /// is a top-level one, before the first side when it is a side or in one
+  /// (a block barrier inside a side would wait for threads that never reach
+  /// it).
   Operation *getBarrierPoint(int64_t at, Operation *side) const {
     Operation *op = ops[at];
-    if (side)
-      return op;
-    Operation *top = op;
-    while (!isa<gpu::LaunchOp>(top->getParentOp()))
-      top = top->getParentOp();
-    if (isThreadRange(top) || top != op)
+    if (!side && (op->getBlock() != &body || isThreadRange(op)))
       return ops[splitBegin];
-    return top;
+    return op;
   }
 
+  Block &body;
   llvm::DenseMap<Operation *, int64_t> position;
   SmallVector<Operation *> ops;
   int64_t splitBegin = std::numeric_limits<int64_t>::max(), splitEnd = -1;
@@ -233,15 +230,13 @@ struct Timeline {
 struct Placement {
   TileAllocationOpInterface alloc;
   int64_t offset = 0, size = 0;
-  int64_t first = 0, last = 0;
-  /// The side of a warp-specialized kernel that alone touches the tile.
-  Operation *side = nullptr;
+  Timeline::LiveRange life = {};
 
   /// Whether this tile and `other` may be in use at the same time.
   bool overlapsInTime(const Placement &other) const {
-    if (side && other.side && side != other.side)
+    if (life.side && other.life.side && life.side != other.life.side)
       return true; // Concurrent sides.
-    return first <= other.last && other.first <= last;
+    return life.first <= other.life.last && other.life.first <= life.last;
   }
 };
 } // namespace
@@ -266,17 +261,13 @@ static int64_t getTileAlignment(TileAllocationOpInterface alloc) {
 /// Offsets of the shared tiles of `body` in dynamic shared memory: one after
 /// another, or, with `reuse`, first fit among the tiles whose lifetimes
 /// overlap. Returns the bytes needed.
-static int64_t assignOffsets(Block &body, const Timeline &timeline,
+static int64_t assignOffsets(const Timeline &timeline,
                              MutableArrayRef<Placement> tiles, bool reuse) {
   int64_t total = 0;
   for (auto [i, tile] : llvm::enumerate(tiles)) {
     tile.size = tile.alloc.getTileSizeInBytes();
     int64_t alignment = getTileAlignment(tile.alloc);
-    Timeline::LiveRange range =
-        timeline.getLiveRange(tile.alloc.getTile(), body);
-    tile.first = range.first;
-    tile.last = range.last;
-    tile.side = range.side;
+    tile.life = timeline.getLiveRange(tile.alloc.getTile());
     int64_t offset = 0;
     if (reuse) {
       // Lowest aligned offset clear of every earlier tile alive at the
@@ -358,7 +349,7 @@ static LogicalResult placeAllocations(ModuleOp module, bool reuse,
           alloc && alloc.getTile().getType().getMemorySpace())
         shared.push_back({alloc});
     Timeline timeline(body);
-    int64_t total = assignOffsets(body, timeline, shared, reuse);
+    int64_t total = assignOffsets(timeline, shared, reuse);
     if (limit && total > limit)
       return launch.emitError()
              << "the kernel's shared tiles need " << total
@@ -374,10 +365,11 @@ static LogicalResult placeAllocations(ModuleOp module, bool reuse,
       llvm::SmallSetVector<Operation *, 4> barriers;
       for (const Placement &a : shared)
         for (const Placement &b : shared)
-          if (a.first < b.first && a.last < b.first &&
+          if (a.life.first < b.life.first && a.life.last < b.life.first &&
               a.offset < b.offset + b.size && b.offset < a.offset + a.size)
             barriers.insert(timeline.getBarrierPoint(
-                b.first, a.side == b.side ? b.side : nullptr));
+                b.life.first,
+                a.life.side == b.life.side ? b.life.side : nullptr));
       for (Operation *before : barriers) {
         builder.setInsertionPoint(before);
         gpu::BarrierOp::create(builder, loc);
