@@ -377,8 +377,7 @@ Operation *Planner::findProducerPoint() {
     return nullptr;
   for (Operation *op = &kernel.getBody().front().front(); op != point;
        op = op->getNextNode())
-    if (!isa<TileAllocationOpInterface, AnnotateLayoutOp, BarrierInitOp>(op) &&
-        !isPure(op))
+    if (!ProducerOp::mayPrecede(op))
       return nullptr;
   if (top != loop.getOperation())
     tiles = top;

@@ -46,7 +46,7 @@ gen_wgmma_kernels
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
 # overlap release panels attprofile profile sass launch compile ws producer
 # ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel
-# deferred twofills dynamic blockn pdyn gemmncu pgemm lazy.
+# deferred twofills dynamic blockn pdyn gemmncu pgemm lazy wsraster.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -949,6 +949,46 @@ for causal in full causal; do
     attention_time "lazy-rep$rep-$entry-committed" 8x32x4096x128 $entry bench/kernels/flash_attention_d128_overlap.mlir
     attention_time "lazy-rep$rep-$entry-lazy" 8x32x4096x128 $entry $LZ
     echo "rep $rep SDPA flash / cuDNN ($causal): $(python3 scripts/gpu/peers.py attention 8 32 4096 128 $causal) ms"
+  done
+done
+fi
+if want wsraster; then
+echo "== warp specialization of kernels with tile.use_swizzle (a producer warpgroup may follow the rasterization now): the example GEMM+ReLU (128 threads, 128x128x32, 3 stages; --tma-release-min-warpgroups=1 --tma-release-max-stages=0 gives it a producer) and the TN 128x256x64 4-stage GEMM (--tma-release-max-stages=0) against the references on edge shapes, racecheck, then timed interleaved with their defaults and cuBLAS"
+pass=0; fail=0
+EWS="--tma-release-min-warpgroups=1 --tma-release-max-stages=0"
+for shape in "300x200 200x170 300x170" "129x37 37x131 129x131" "256x128 128x256 256x256" "1000x520 520x1700 1000x1700"; do
+  set -- $shape
+  run ws_gemm_relu_$1_$2 $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 $EWS --arg=$1 --arg=$2 --arg=$3
+  run ws_persistent_gemm_relu_$1_$2 $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 $EWS --persistent --arg=$1 --arg=$2 --arg=$3
+done
+for shape in "1000x1000 904x1000 1000x904" "2000x520 700x520 2000x700"; do
+  set -- $shape
+  run ws_tn_$1_$2 /tmp/gemm_wg8.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-release-max-stages=0 --arg=$1 --arg=$2 --arg=$3
+  run ws_tn_nopp_$1_$2 /tmp/gemm_wg8.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-release-max-stages=0 --pingpong=false --arg=$1 --arg=$2 --arg=$3
+done
+echo "wsraster correctness: $pass passed, $fail failed"
+timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$TR" $E/gemm_relu.mlir --entry=gemm_relu $EWS --arg=300x200 --arg=200x170 --arg=300x170 --outputs=2 --target=$CHIP --repeat=0 --warmup=0 --no-check >"$LOGS/wsraster-racecheck.log" 2>&1
+echo "wsraster racecheck (example): exit $? ($(grep -E 'SUMMARY' "$LOGS/wsraster-racecheck.log"))"
+timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$TR" /tmp/gemm_wg8.mlir --entry=gemm --tma-release-max-stages=0 --arg=300x256 --arg=1100x256 --arg=300x1100 --outputs=2 --target=$CHIP --repeat=0 --warmup=0 --no-check >"$LOGS/wsraster-racecheck-tn.log" 2>&1
+echo "wsraster racecheck (TN): exit $? ($(grep -E 'SUMMARY' "$LOGS/wsraster-racecheck-tn.log"))"
+ws_time() { # tag, file, entry, A shape, B shape, C shape, flags...
+  local tag=$1 f=$2 entry=$3 a=$4 b=$5 c=$6; shift 6
+  timeout 90 "$TR" $f --entry=$entry --target=$CHIP "$@" --arg=$a --arg=$b --arg=$c --outputs=2 --repeat=20 --warmup=5 --no-check >"$LOGS/ws-$tag.log" 2>&1
+  echo "$tag: $(kernel_ms "$LOGS/ws-$tag.log") ms"
+}
+for rep in 1 2; do
+  for n in 4096 8192; do
+    ws_time "rep$rep-example-$n-default" $E/gemm_relu.mlir gemm_relu ${n}x$n ${n}x$n ${n}x$n
+    ws_time "rep$rep-example-$n-ws" $E/gemm_relu.mlir gemm_relu ${n}x$n ${n}x$n ${n}x$n $EWS
+    ws_time "rep$rep-example-$n-ws-persistent" $E/gemm_relu.mlir gemm_relu ${n}x$n ${n}x$n ${n}x$n $EWS --persistent
+    echo "rep$rep example $n cuBLAS+relu: $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nn relu) ms"
+  done
+  for mnk in 4096_4096_4096 8192_8192_8192 4096_28672_4096; do
+    IFS=_ read -r m n k <<<"$mnk"
+    ws_time "rep$rep-tn-$mnk-default" /tmp/gemm_wg8.mlir gemm ${m}x$k ${n}x$k ${m}x$n
+    ws_time "rep$rep-tn-$mnk-ws" /tmp/gemm_wg8.mlir gemm ${m}x$k ${n}x$k ${m}x$n --tma-release-max-stages=0
+    ws_time "rep$rep-tn-$mnk-ws-nopp" /tmp/gemm_wg8.mlir gemm ${m}x$k ${n}x$k ${m}x$n --tma-release-max-stages=0 --pingpong=false
+    echo "rep$rep tn $mnk cuBLAS: $(python3 scripts/gpu/peers.py matmul $m $n $k f16 nt) ms"
   done
 done
 fi

@@ -76,9 +76,20 @@ LogicalResult mlir::tile::splitProducers(Operation *root, int64_t smVersion) {
     SmallVector<Operation *> produce, consume;
     for (Operation &op : producer.getBody().front().without_terminator())
       produce.push_back(&op);
-    for (Operation *op = producer->getNextNode();
-         op && !op->hasTrait<::mlir::OpTrait::IsTerminator>(); op = op->getNextNode())
-      consume.push_back(op);
+    // Tiles allocated after the producer (an epilogue's staging tile after
+    // the loop) stay in the kernel body, which allocations belong to
+    // directly: they move up before the producer (they take no operands;
+    // shared-memory placement goes by their uses).
+    for (Operation &op : llvm::make_early_inc_range(
+             llvm::make_range(std::next(producer->getIterator()),
+                              kernel.getBody().front().end()))) {
+      if (op.hasTrait<::mlir::OpTrait::IsTerminator>())
+        break;
+      if (isa<TileAllocationOpInterface>(op))
+        op.moveBefore(producer);
+      else
+        consume.push_back(&op);
+    }
     side(isProducer, NVVM::SetMaxRegisterAction::decrease, producerRegisters,
          consumers, threads, produce);
     side(isConsumer, NVVM::SetMaxRegisterAction::increase, consumerRegisters,

@@ -86,6 +86,37 @@ func.func @producer_copies(%A: memref<?x?xf16>) {
 
 // -----
 
+// A kernel rasterized by tile.use_swizzle (whose block ids the producer
+// uses too) with a tile allocated after the producer (an epilogue's
+// staging tile after the loop): the allocation stays a kernel allocation,
+// its tile placed in shared memory after %a; only the copy into it moves
+// to the consumers' side.
+// CHECK-LABEL: func.func @alloc_after_producer
+// CHECK: gpu.dynamic_shared_memory
+// CHECK: memref.view {{.*}} to memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: %[[STAGE_AT:.*]] = arith.constant 8192 : index
+// CHECK: %[[STAGE:.*]] = memref.view %{{.*}}[%[[STAGE_AT]]][] {{.*}} to memref<64x64xf16, #gpu.address_space<workgroup>>
+// CHECK: } {tile.thread_range = array<i64: 256, 128, 24>}
+// CHECK: scf.if
+// CHECK-NEXT: nvvm.setmaxregister{{ +}}increase 240
+// CHECK: vector.store %{{.*}}, %[[STAGE]]
+// CHECK: } {tile.thread_range = array<i64: 0, 256, 240>}
+func.func @alloc_after_producer(%A: memref<?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n, %n) threads(256) -> (%bx, %by) {
+    tile.use_swizzle panel(4)
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    tile.producer {
+      tile.copy %A[%bx, %c0] to %a : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    }
+    %stage = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %A[%by, %c0] to %stage : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
 // SM80: error: 'tile.producer' op needs NVIDIA sm_90 or newer (a warpgroup's setmaxnreg)
 func.func @producer_sm80(%n: index) {
   %c1 = arith.constant 1 : index

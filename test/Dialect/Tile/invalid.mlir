@@ -1087,7 +1087,7 @@ func.func @producer_after_work(%A: memref<?x?xf16>, %n: index) {
     %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
     %c0 = arith.constant 0 : index
     tile.copy %A[%c0, %c0] to %a : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
-    // expected-error @+1 {{may follow only allocations, layout annotations, barrier inits and side-effect-free ops; 'tile.copy' needs threads to run it}}
+    // expected-error @+1 {{may follow only allocations, layout annotations, barrier inits, block rasterization and side-effect-free ops; 'tile.copy' needs threads to run it}}
     tile.producer {
     }
   }

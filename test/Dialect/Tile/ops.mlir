@@ -260,6 +260,22 @@ func.func @take_turns(%n: index) {
   return
 }
 
+// A producer after the block rasterization (which needs no thread: it
+// renames the block ids of the whole kernel, the producer's too).
+// CHECK-LABEL: func.func @producer_after_use_swizzle
+// CHECK: tile.use_swizzle panel(8)
+// CHECK-NEXT: tile.alloc_shared
+// CHECK-NEXT: tile.producer {
+func.func @producer_after_use_swizzle(%n: index) {
+  tile.kernel grid(%n, %n) threads(256) -> (%bx, %by) {
+    tile.use_swizzle panel(8)
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    tile.producer {
+    }
+  }
+  return
+}
+
 // A producer warpgroup issuing a pipeline's copies.
 // CHECK-LABEL: func.func @producer
 func.func @producer(%A: memref<?x?xf16>, %n: index) {

@@ -593,6 +593,12 @@ LogicalResult FinishTilesOp::verify() {
 // ProducerOp
 //===----------------------------------------------------------------------===//
 
+bool ProducerOp::mayPrecede(Operation *op) {
+  return isa<TileAllocationOpInterface, AnnotateLayoutOp, BarrierInitOp,
+             UseSwizzleOp>(op) ||
+         isPure(op);
+}
+
 LogicalResult ProducerOp::verify() {
   auto kernel = dyn_cast<KernelOp>((*this)->getParentOp());
   if (!kernel)
@@ -607,12 +613,11 @@ LogicalResult ProducerOp::verify() {
     if (isa<ProducerOp>(prev))
       return emitOpError("is the second of its kernel: one producer per "
                          "kernel");
-    if (isa<TileAllocationOpInterface, AnnotateLayoutOp, BarrierInitOp>(
-            prev) ||
-        isPure(prev))
+    if (mayPrecede(prev))
       continue;
     return emitOpError("may follow only allocations, layout annotations, "
-                       "barrier inits and side-effect-free ops; '")
+                       "barrier inits, block rasterization and "
+                       "side-effect-free ops; '")
            << prev->getName() << "' needs threads to run it";
   }
   for (Operation *next = (*this)->getNextNode(); next;

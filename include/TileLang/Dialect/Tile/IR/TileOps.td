@@ -463,8 +463,9 @@ def Tile_ProducerOp : Tile_Op<"producer", [Tile_InKernel,
     65536 for one block).
 
     Only ops that need no thread (allocations, `tile.annotate_layout`,
-    `tile.barrier_init`, side-effect-free ops) may precede it in the kernel body, which it
-    belongs to directly; a kernel has at most one, with one-dimensional
+    `tile.barrier_init`, `tile.use_swizzle`, whose renamed block ids the
+    producer sees too, side-effect-free ops) may precede it in the kernel
+    body, which it belongs to directly; a kernel has at most one, with one-dimensional
     `threads` in whole warpgroups. Lowered for NVIDIA sm_90 only.
 
     ```mlir
@@ -488,6 +489,9 @@ def Tile_ProducerOp : Tile_Op<"producer", [Tile_InKernel,
   let extraClassDeclaration = [{
     /// The threads of the producer warpgroup.
     static constexpr int64_t kThreads = 128;
+    /// Whether `op` may precede the producer in the kernel body (it needs
+    /// no thread to run it).
+    static bool mayPrecede(::mlir::Operation *op);
   }];
 }
 
