@@ -801,7 +801,8 @@ static constexpr PipelineCount<TileToNVVMOptions> kCudaCounts[] = {
     {&CompileOptions::tmaReleaseMinWarpgroups,
      &TileToNVVMOptions::tmaReleaseMinWarpgroups},
     {&CompileOptions::tmaReleaseMaxStages,
-     &TileToNVVMOptions::tmaReleaseMaxStages}};
+     &TileToNVVMOptions::tmaReleaseMaxStages},
+    {&CompileOptions::minBlocksPerSM, &TileToNVVMOptions::minBlocksPerSM}};
 static constexpr PipelineOption<TileToNVVMOptions> kCudaLateOptions[] = {
     {&CompileOptions::warpSpecialize, &TileToNVVMOptions::warpSpecialize},
     {&CompileOptions::pingpong, &TileToNVVMOptions::pingpong},

@@ -145,6 +145,9 @@ struct GPUTargetSpec {
   bool flushDenormals = false;
   /// Persistent kernels take their tiles from a global counter.
   bool dynamicTiles = false;
+  /// Blocks per multiprocessor the kernels' registers should allow (NVIDIA;
+  /// 0: the device compiler chooses).
+  int64_t minBlocksPerSM = 0;
 };
 } // namespace
 
@@ -236,6 +239,11 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   spec.attachTarget(pm);
   if (spec.flushDenormals)
     pm.addNestedPass<gpu::GPUModuleOp>(createTileNVVMFlushDenormals());
+  if (spec.minBlocksPerSM > 0) {
+    TileNVVMMinBlocksOptions minBlocks;
+    minBlocks.blocks = spec.minBlocksPerSM;
+    pm.addNestedPass<gpu::GPUModuleOp>(createTileNVVMMinBlocks(minBlocks));
+  }
   pm.addPass(createLowerAffinePass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
@@ -298,7 +306,8 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
                           options.prefetchCopies,
                           options.producerCopies,
                           options.ftz,
-                          options.dynamicTiles});
+                          options.dynamicTiles,
+                          options.minBlocksPerSM});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

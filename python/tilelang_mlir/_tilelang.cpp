@@ -221,7 +221,8 @@ static void applyPassConfigs(CompileOptions &options, const py::dict &configs) {
   static const std::pair<const char *, int64_t CompileOptions::*> counts[] = {
       {"tma_release_min_warpgroups",
        &CompileOptions::tmaReleaseMinWarpgroups},
-      {"tma_release_max_stages", &CompileOptions::tmaReleaseMaxStages}};
+      {"tma_release_max_stages", &CompileOptions::tmaReleaseMaxStages},
+      {"min_blocks_per_sm", &CompileOptions::minBlocksPerSM}};
   for (auto [key, value] : configs) {
     std::string name = py::str(key);
     std::replace(name.begin(), name.end(), '-', '_');

@@ -46,7 +46,8 @@ gen_wgmma_kernels
 # configs wgsweep attsweep blocked tma tmaatt tall persistent tmablocked
 # overlap release panels attprofile profile sass launch compile ws producer
 # ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel
-# deferred twofills dynamic blockn pdyn gemmncu pgemm lazy wsraster.
+# deferred twofills dynamic blockn pdyn gemmncu pgemm lazy wsraster
+# minblocks.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -990,6 +991,35 @@ for rep in 1 2; do
     ws_time "rep$rep-tn-$mnk-ws-nopp" /tmp/gemm_wg8.mlir gemm ${m}x$k ${n}x$k ${m}x$n --tma-release-max-stages=0 --pingpong=false
     echo "rep$rep tn $mnk cuBLAS: $(python3 scripts/gpu/peers.py matmul $m $n $k f16 nt) ms"
   done
+done
+fi
+if want minblocks; then
+echo "== --min-blocks-per-sm (tile-nvvm-min-blocks: ptxas's .minnctapersm) on the 128-thread example kernels: the GEMM+ReLU, the d64 attention and the dequantizing GEMM against their references on edge shapes with 2, 3 and 4 blocks, then timed interleaved with the defaults (and cuBLAS / SDPA)"
+pass=0; fail=0
+for mb in 2 3 4; do
+  run mb${mb}_gemm_relu_edge $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --min-blocks-per-sm=$mb --arg=300x200 --arg=200x170 --arg=300x170
+  run mb${mb}_gemm_relu_oddk $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --min-blocks-per-sm=$mb --arg=129x37 --arg=37x131 --arg=129x131
+  run mb${mb}_fa_edge $E/flash_attention.mlir --entry=flash_attention --reference=$R/flash_attention.mlir@flash_attention_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --min-blocks-per-sm=$mb --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
+done
+echo "minblocks correctness: $pass passed, $fail failed"
+timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 "$TR" $E/gemm_relu.mlir --entry=gemm_relu --min-blocks-per-sm=3 --arg=300x200 --arg=200x170 --arg=300x170 --outputs=2 --target=$CHIP --repeat=0 --warmup=0 --no-check >"$LOGS/minblocks-racecheck.log" 2>&1
+echo "minblocks racecheck: exit $? ($(grep -E 'SUMMARY' "$LOGS/minblocks-racecheck.log"))"
+mb_time() { # tag, file, entry, outputs, flags and args...
+  local tag=$1 f=$2 entry=$3 outs=$4; shift 4
+  timeout 90 "$TR" $f --entry=$entry --target=$CHIP "$@" --outputs=$outs --repeat=20 --warmup=5 --no-check >"$LOGS/mb-$tag.log" 2>&1
+  echo "$tag: $(kernel_ms "$LOGS/mb-$tag.log") ms ($(grep -m1 -oE '[0-9]+ registers' "$LOGS/mb-$tag.log"))"
+}
+for rep in 1 2; do
+  for n in 4096 8192; do
+    for mb in 0 3 4; do
+      mb_time "rep$rep-gemm-$n-mb$mb" $E/gemm_relu.mlir gemm_relu 2 --min-blocks-per-sm=$mb --arg=${n}x$n --arg=${n}x$n --arg=${n}x$n
+    done
+    echo "rep$rep gemm $n cuBLAS+relu: $(python3 scripts/gpu/peers.py matmul $n $n $n f16 nn relu) ms"
+  done
+  for mb in 0 2 3 4; do
+    mb_time "rep$rep-fa64-mb$mb" $E/flash_attention.mlir flash_attention 3 --min-blocks-per-sm=$mb --arg=8x32x1024x64 --arg=8x32x1024x64 --arg=8x32x1024x64 --arg=8x32x1024x64
+  done
+  echo "rep$rep fa d64 8x32x1024 SDPA flash / cuDNN: $(python3 scripts/gpu/peers.py attention 8 32 1024 64 full) ms"
 done
 fi
 if want peel; then

@@ -241,6 +241,11 @@ static cl::opt<bool> verifyPassesOpt(
     cl::desc("Verify the IR after every pass of the lowering (=false: the "
              "input and the lowered module only; the binary is the same)"),
     cl::cat(category));
+static cl::opt<int64_t> minBlocksPerSMOpt(
+    "min-blocks-per-sm", cl::init(0),
+    cl::desc("CUDA: registers for this many blocks per multiprocessor in "
+             "kernels without warp specialization (0: ptxas chooses)"),
+    cl::cat(category));
 static cl::opt<int64_t> tmaReleaseMaxStagesOpt(
     "tma-release-max-stages", cl::init(2),
     cl::desc("CUDA sm_90: the most stages a pipeline may have for release "
@@ -491,6 +496,7 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.tmaRelease = tmaReleaseOpt;
   options.tmaReleaseMinWarpgroups = tmaReleaseMinWarpgroupsOpt;
   options.tmaReleaseMaxStages = tmaReleaseMaxStagesOpt;
+  options.minBlocksPerSM = minBlocksPerSMOpt;
   options.timePasses = timePassesOpt;
   options.verifyPasses = verifyPassesOpt;
   options.flushDenormals = ftzOpt;

@@ -166,6 +166,10 @@ struct CompileOptions {
   bool tmaRelease = true;
   int64_t tmaReleaseMinWarpgroups = 2;
   int64_t tmaReleaseMaxStages = 2;
+  /// CUDA: registers for this many blocks per multiprocessor in kernels
+  /// without warp specialization (the pipeline's `min-blocks-per-sm`; 0:
+  /// ptxas chooses).
+  int64_t minBlocksPerSM = 0;
   /// CUDA sm_90: a producer warpgroup issues the copies of pipelines with
   /// release barriers (the pipeline's `warp-specialize`).
   bool warpSpecialize = true;

@@ -173,6 +173,13 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
                      "take turns issuing the pipelined loop's first gemms "
                      "(tile-plan-pipelines{pingpong})"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> minBlocksPerSM{
+      *this, "min-blocks-per-sm",
+      llvm::cl::desc("Kernels without warp specialization get registers for "
+                     "this many blocks per multiprocessor (ptxas's "
+                     ".minnctapersm, CUDA's __launch_bounds__ minBlocks; "
+                     "tile-nvvm-min-blocks); 0: ptxas chooses"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> tmaReleaseMaxStages{
       *this, "tma-release-max-stages",
       llvm::cl::desc("sm_90: with tma-release, the most stages a pipeline "

@@ -503,6 +503,36 @@ def TileROCDLSchedStrategy
   ];
 }
 
+def TileNVVMMinBlocks
+    : Pass<"tile-nvvm-min-blocks", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Ask ptxas for registers that let several blocks of each "
+                "kernel share a multiprocessor";
+  let description = [{
+    CUDA's `__launch_bounds__(threads, minBlocks)`: gives every kernel of an
+    NVVM GPU module `nvvm.minctasm` = `blocks`, which becomes the PTX
+    directive `.minnctapersm`: ptxas then keeps each thread's registers
+    within 65536 / (blocks x threads per block) (rounded down to its
+    allocation unit), spilling if it must, so that `blocks` blocks fit in
+    one multiprocessor's register file (shared memory and threads
+    permitting). A 128-thread wgmma GEMM of 128 x 128 tiles takes 202
+    registers by itself (two blocks per multiprocessor), 168 with
+    `blocks` = 3. Kernels that set their own bound keep it; warp-specialized
+    kernels (`nvvm.setmaxregister` in their body) are left alone: their
+    register split assumes one block per multiprocessor, and a consumer's
+    `setmaxnreg.inc` would wait for registers another block holds. Modules
+    without an NVVM target are left alone. `tile-to-nvvm` runs it with
+    `min-blocks-per-sm` > 0.
+
+    ```
+    tile-opt --pass-pipeline='builtin.module(gpu.module(tile-nvvm-min-blocks{blocks=3}))'
+    ```
+  }];
+  let options = [
+    Option<"blocks", "blocks", "int64_t", /*default=*/"1",
+           "Blocks each kernel should be able to run per multiprocessor">
+  ];
+}
+
 def TileNVVMFlushDenormals
     : Pass<"tile-nvvm-ftz", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Let libdevice's math functions flush f32 denormals to zero "
