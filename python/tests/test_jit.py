@@ -278,3 +278,13 @@ def test_pass_configs_shape_the_ptx():
     assert ".maxntid 384, 1, 1" in ptx
     assert "cp.async.bulk.tensor" in plain.get_kernel_source("ptx")
     assert "cp.async.bulk.tensor" not in no_tma.get_kernel_source("ptx")
+    # min_blocks_per_sm: ptxas's .minnctapersm on kernels without warp
+    # specialization only.
+    bounded = tilelang_mlir.compile(
+        main, out_idx=[-1], target="sm_90a",
+        pass_configs={"min_blocks_per_sm": 2, "warp_specialize": False})
+    assert ".minnctapersm 2" in bounded.get_kernel_source("ptx")
+    assert ".minnctapersm" not in plain.get_kernel_source("ptx")
+    specialized = tilelang_mlir.compile(main, out_idx=[-1], target="sm_90a",
+                                        pass_configs={"min_blocks_per_sm": 2})
+    assert ".minnctapersm" not in specialized.get_kernel_source("ptx")

@@ -114,7 +114,7 @@ class JITKernel:
         "wgmma", "wgmma_blocked", "wgmma_panels", "wgmma_tall_rows", "tma",
         "tma_blocked", "tma_store", "stmatrix", "prefetch_copies", "producer_copies", "ftz", "tma_release", "tma_release_min_warpgroups",
         "tma_release_max_stages", "warp_specialize", "pingpong", "persistent",
-        "dynamic_tiles")
+        "dynamic_tiles", "min_blocks_per_sm")
 
     def _pipeline_options(self, kind):
         """The pass_configs as options of tile-to-nvvm / tile-to-rocdl (the
