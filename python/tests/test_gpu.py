@@ -188,6 +188,23 @@ def test_profiler_on_the_gpu():
     assert isinstance(profiler.supply_inputs()[0], torch.Tensor)
 
 
+def test_sass_shows_wgmma_and_tma():
+    # The sm_90a lowering's instructions in the machine code: HGMMA (wgmma),
+    # UTMALDG (TMA loads), SYNCS (mbarriers), no LDGSTS (cp.async).
+    _needs_gpu()
+    from tilelang_mlir import device_code
+    if not (device_code.find_cuda_tool("cuobjdump")
+            or device_code.find_cuda_tool("nvdisasm")):
+        _skip("no cuobjdump or nvdisasm")
+    kernel = tilelang_mlir.compile(
+        matmul_func(512, 512, 512, block_M=128, block_N=128, block_K=64,
+                    threads=256, stages=3), out_idx=[-1], target=TARGET)
+    counts = device_code.opcodes(kernel.get_kernel_source("sass"))
+    for op in ("HGMMA", "UTMALDG", "SYNCS"):
+        assert counts.get(op), (op, counts)
+    assert not counts.get("LDGSTS"), counts
+
+
 def test_device_tensor_on_a_cpu_kernel_is_refused():
     torch = _needs_gpu()
     kernel = tilelang_mlir.compile(matmul_func(32, 32, 16), out_idx=[-1])

@@ -1,5 +1,6 @@
 """@jit: outputs, specialization, argument checking."""
 
+import os
 import re
 
 import numpy as np
@@ -108,9 +109,93 @@ def test_kernel_source_at_each_stage():
     assert ".target sm_90a" in ptx and "mma.sync.aligned.m16n8k16" in ptx
     assert "cp.async" in ptx and "ldmatrix" in ptx
     with pytest.raises(ValueError, match="stage is one of"):
-        kernel.get_kernel_source("sass")
+        kernel.get_kernel_source("bitcode")
+    with pytest.raises(ValueError, match="CUBIN exists for NVIDIA targets"):
+        kernel.get_kernel_source("cubin", target="gfx942")
     with pytest.raises(ValueError, match="NVIDIA"):
         kernel.get_kernel_source("ptx", target="gfx942")
+
+
+def _fake_tool(directory, name, lines):
+    """An executable `name` in `directory` that prints its arguments, the
+    first four bytes of its last argument in hex, then `lines`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    tool = directory / name
+    tool.write_text("#!/bin/sh\necho \"args: $*\"\n"
+                    "for last; do :; done\n"
+                    "head -c 4 \"$last\" | od -An -tx1\n"
+                    + "".join("echo '%s'\n" % line for line in lines))
+    tool.chmod(0o755)
+
+
+def _assert_whole_cubin(cubin):
+    """A CUDA ELF whose bytes are all there: its header tables end it."""
+    def field(at, size):
+        return int.from_bytes(cubin[at:at + size], "little")
+    assert cubin[:4] == b"\x7fELF" and field(18, 2) == 190  # EM_CUDA
+    ends = (field(32, 8) + field(54, 2) * field(56, 2),  # program headers
+            field(40, 8) + field(58, 2) * field(60, 2))  # section headers
+    assert max(ends) == len(cubin)
+
+
+def test_cubin_and_its_sass(tmp_path, monkeypatch):
+    from tilelang_mlir import device_code
+    if device_code.find_cuda_tool("ptxas") is None:
+        pytest.skip("no ptxas (CUDA toolkit) here")
+    kernel = matmul(64, 64, 32, block_M=32, block_N=32, block_K=16)
+    cubin = kernel.get_kernel_source("cubin", target="sm_90a")
+    assert isinstance(cubin, bytes) and b"main_kernel" in cubin
+    _assert_whole_cubin(cubin)
+    # A larger kernel, whose cubin holds backslashes (escaped apart).
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "examples",
+                           "gemm_relu.mlir")) as f:
+        [big] = device_code.binaries(tilelang_mlir.lower(
+            f.read(), "tile-to-nvvm{chip=sm_90a format=bin}"))
+    assert b"\\" in big and b"gemm_relu_kernel" in big
+    _assert_whole_cubin(big)
+    # SASS through cuobjdump (here stand-ins that show what they were given).
+    listing = [
+        "        /*0000*/                   LDC R1, c[0x0][0x28] ;",
+        "        /*0010*/              @!P0 UTMALDG.2D [UR8], [UR4] ;",
+        "        /*0020*/                   HGMMA.64x32x16.F32 R24, gdesc[UR4], RZ ;",
+        "        /*0030*/                   HGMMA.64x32x16.F32 R24, gdesc[UR8], R24 ;",
+    ]
+    _fake_tool(tmp_path / "bin", "cuobjdump", listing)
+    monkeypatch.setenv("PATH", "%s:%s" % (tmp_path / "bin", os.environ["PATH"]))
+    sass = kernel.get_kernel_source("sass", target="sm_90a")
+    assert "args: -sass " in sass and "7f 45 4c 46" in sass
+    assert device_code.opcodes(sass) == {"LDC": 1, "UTMALDG": 1, "HGMMA": 2}
+    # Found in $CUDA_HOME/bin and the default root too; nvdisasm when there
+    # is no cuobjdump; a clear error when neither is anywhere.
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path / "cuda"))
+    monkeypatch.setattr(device_code, "DEFAULT_CUDA_HOME", str(tmp_path / "none"))
+    with pytest.raises(RuntimeError, match="SASS needs cuobjdump or nvdisasm"):
+        device_code.sass(cubin)
+    _fake_tool(tmp_path / "none" / "bin", "nvdisasm", listing)
+    assert "args: -c " in device_code.sass(cubin)
+    _fake_tool(tmp_path / "cuda" / "bin", "cuobjdump", ["failing"])
+    (tmp_path / "cuda" / "bin" / "cuobjdump").write_text(
+        "#!/bin/sh\necho 'cuobjdump fatal' >&2\nexit 3\n")
+    with pytest.raises(RuntimeError,
+                       match=r"cuobjdump failed \(exit 3\): cuobjdump fatal"):
+        device_code.sass(cubin)
+    with pytest.raises(ValueError, match="not a cubin"):
+        device_code.sass(b"\x7fELF" + bytes(60))
+
+
+def test_device_code_strings_round_trip():
+    from tilelang_mlir import device_code
+    blob = bytes(range(256)) + b'">,\\'
+    # As MLIR prints a string attribute (llvm::printEscapedString).
+    escaped = "".join("\\\\" if b == 0x5C else
+                      chr(b) if 32 <= b < 127 and b != 0x22 else
+                      "\\%02X" % b for b in blob)
+    text = ('gpu.binary @k [#gpu.object<#nvvm.target<chip = "sm_90a">, '
+            'properties = {O = 3 : i32}, bin = "%s">, #gpu.object<'
+            '#nvvm.target<chip = "sm_80">, bin = "\\00x">]' % escaped)
+    assert device_code.binaries(text) == [blob, b"\x00x"]
+    assert device_code.assembly('assembly = "a\\0Ab\\22"') == ['a\nb"']
 
 
 def test_gpu_targets_compile_here_and_say_why_they_cannot_run():

@@ -30,6 +30,7 @@ import re
 
 import numpy as np
 
+from . import device_code
 from . import language as T
 from ._tilelang import Kernel, TileError, lower
 
@@ -77,7 +78,9 @@ class JITKernel:
         "pipelined" (after tile-plan-pipelines), "loops" (tile ops lowered:
         gpu.launch on GPU targets, scf loops on the CPU), "llvm" (the whole
         module in the LLVM dialect, device code included) or, on NVIDIA
-        targets, "ptx"."""
+        targets, "ptx", "cubin" (bytes; a list of them when the function
+        launches several kernels) or "sass" (cuobjdump's, or nvdisasm's,
+        listing of the cubins: needs the CUDA toolkit)."""
         target = target or self.target
         source = self.func.script()
         if stage == "tile":
@@ -94,17 +97,21 @@ class JITKernel:
                      % ("nvvm" if kind == "cuda" else "rocdl", chip,
                         self._pipeline_options(kind))),
         }
-        if stage == "ptx":
+        if stage in ("ptx", "cubin", "sass"):
             if kind != "cuda":
-                raise ValueError("PTX exists for NVIDIA targets, not %r" % target)
-            text = lower(source, pipelines["llvm"])
-            return "\n".join(
-                re.sub(r"\\([0-9A-Fa-f]{2})",
-                       lambda m: chr(int(m.group(1), 16)), asm)
-                for asm in re.findall(r'assembly = "(.*?)"(?:>|,)', text, re.S))
+                raise ValueError("%s exists for NVIDIA targets, not %r"
+                                 % (stage.upper(), target))
+            if stage == "ptx":
+                return "\n".join(device_code.assembly(
+                    lower(source, pipelines["llvm"])))
+            cubins = device_code.binaries(lower(
+                source, pipelines["llvm"].replace("format=isa", "format=bin")))
+            if stage == "sass":
+                return "\n".join(device_code.sass(c) for c in cubins)
+            return cubins[0] if len(cubins) == 1 else cubins
         if stage not in pipelines:
             raise ValueError("stage is one of tile, pipelined, loops, llvm, "
-                             "ptx; got %r" % (stage,))
+                             "ptx, cubin, sass; got %r" % (stage,))
         return lower(source, pipelines[stage])
 
     # pass_configs that are options of the vendor pipelines, by kind.

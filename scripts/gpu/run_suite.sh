@@ -1089,6 +1089,8 @@ echo "== Python on the GPU: T.* kernels with torch CUDA tensors and numpy arrays
 if [ -f .bundle/python.tar.xz ]; then
   rm -rf /tmp/tile-python && mkdir -p /tmp/tile-python && tar xJf .bundle/python.tar.xz -C /tmp/tile-python
   TILE_CACHE_DIR=/tmp/tile-python-cache PYTHONPATH=/tmp/tile-python timeout 600 python3 python/tests/test_gpu.py 2>&1 | tee "$LOGS/python-gpu.log" | tail -8
+  echo "== SASS of the benchmarked kernels (scripts/gpu/sass_check.py: HGMMA, UTMALDG / UTMASTG, SYNCS, setmaxnreg, no LDGSTS; listings in logs)"
+  PYTHONPATH=/tmp/tile-python timeout 300 python3 scripts/gpu/sass_check.py --out "$LOGS/sass" 2>&1 | tee "$LOGS/sass-check.log"
 else
   echo "SKIP: no .bundle/python.tar.xz (run scripts/gpu/build_python_bundle.sh and carry it)"
 fi
