@@ -87,15 +87,17 @@ class JITKernel:
             return source
         kind, chip = _split_target(target)
         attach = "tile-attach-target{kind=%s chip=%s overwrite=true}" % (kind, chip)
+
+        def vendor(fmt):  # The device code as text (isa) or binary (bin).
+            return "tile-to-%s{chip=%s format=%s%s}" % (
+                "nvvm" if kind == "cuda" else "rocdl", chip, fmt,
+                self._pipeline_options(kind))
         pipelines = {
             "pipelined": attach + ",tile-plan-pipelines",
             "loops": attach + (",convert-tile-to-scf" if kind == "cpu" else
                                ",tile-plan-pipelines,convert-tile-to-gpu"
                                "{reuse-shared-memory=true}") + ",canonicalize,cse",
-            "llvm": ("tile-to-cpu" if kind == "cpu" else
-                     "tile-to-%s{chip=%s format=isa%s}"
-                     % ("nvvm" if kind == "cuda" else "rocdl", chip,
-                        self._pipeline_options(kind))),
+            "llvm": "tile-to-cpu" if kind == "cpu" else vendor("isa"),
         }
         if stage in ("ptx", "cubin", "sass"):
             if kind != "cuda":
@@ -104,8 +106,7 @@ class JITKernel:
             if stage == "ptx":
                 return "\n".join(device_code.assembly(
                     lower(source, pipelines["llvm"])))
-            cubins = device_code.binaries(lower(
-                source, pipelines["llvm"].replace("format=isa", "format=bin")))
+            cubins = device_code.binaries(lower(source, vendor("bin")))
             if stage == "sass":
                 return "\n".join(device_code.sass(c) for c in cubins)
             return cubins[0] if len(cubins) == 1 else cubins
