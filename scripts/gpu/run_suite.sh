@@ -47,7 +47,7 @@ gen_wgmma_kernels
 # overlap release panels attprofile profile sass launch compile ws producer
 # ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel
 # deferred twofills dynamic blockn pdyn gemmncu pgemm lazy wsraster
-# minblocks.
+# minblocks attncu.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -1073,6 +1073,26 @@ if [ -f .bundle/tile-run-prev.xz ]; then
 else
   echo "SKIP ab: no .bundle/tile-run-prev.xz"
 fi
+fi
+if want attncu; then
+echo "== ncu (free clocks) of cuDNN's SDPA and of our d128 attention at b8 h32 s4096, causal and not: launch shape (grid, block, cluster, registers, shared memory), time, clock, instructions, L2 and DRAM bytes"
+NCU_METRICS=gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__cycles_elapsed.max,smsp__inst_executed.sum,lts__t_bytes.sum,dram__bytes_read.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
+ncu_att_show() { grep -E "^  [a-zA-Z_0-9]+.*\(|Cluster Size|Grid Size|Block Size|Registers Per|Shared Memory Config|Dynamic Shared|Static Shared|Waves Per|gpu__time|cycles_elapsed|inst_executed|lts__t_bytes|dram__bytes|sm__throughput" "$1" | head -18; }
+for mode in full causal; do
+  # The first launch builds cuDNN's plan: profile the second.
+  timeout 240 ncu --clock-control none -k regex:"sdpa|fmha|flash|attention|cudnn" --launch-skip 1 -c 1 --section LaunchStats --metrics $NCU_METRICS python3 - $mode >"$LOGS/attncu-cudnn-$mode.log" 2>&1 <<'PY'
+import sys, torch, torch.nn.functional as F
+q, k, v = (torch.randn(8, 32, 4096, 128, device="cuda", dtype=torch.float16) for _ in range(3))
+with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.CUDNN_ATTENTION):
+    for _ in range(2):
+        F.scaled_dot_product_attention(q, k, v, is_causal=sys.argv[1] == "causal")
+torch.cuda.synchronize()
+PY
+  echo "-- cuDNN $mode (exit $?)"; ncu_att_show "$LOGS/attncu-cudnn-$mode.log"
+  entry=flash_attention; [ $mode = causal ] && entry=flash_attention_causal
+  timeout 240 ncu --clock-control none -k regex:flash_attention --launch-skip 1 -c 1 --section LaunchStats --metrics $NCU_METRICS "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --target=$CHIP --repeat=1 --warmup=1 --no-check >"$LOGS/attncu-ours-$mode.log" 2>&1
+  echo "-- ours $mode (exit $?)"; ncu_att_show "$LOGS/attncu-ours-$mode.log"
+done
 fi
 if want compile; then
 echo "== cold compile of the example GEMM (4096^3 specialization for $CHIP: tile-to-nvvm, PTX, module load; empty cache each run) vs Triton's cold compile of its GEMM"
