@@ -47,7 +47,7 @@ gen_wgmma_kernels
 # overlap release panels attprofile profile sass launch compile ws producer
 # ab (with .bundle/tile-run-prev.xz: that compiler against this one) peel
 # deferred twofills dynamic blockn pdyn gemmncu pgemm lazy wsraster
-# minblocks attncu.
+# minblocks attncu attsrc.
 SECTIONS="${SECTIONS:-correct sanitize time python}"
 want() { case " $SECTIONS " in *" $1 "*) return 0;; esac; return 1; }
 # Release barriers on every TMA pipeline, whatever its warpgroups and stages.
@@ -1092,7 +1092,28 @@ PY
   entry=flash_attention; [ $mode = causal ] && entry=flash_attention_causal
   timeout 240 ncu --clock-control none -k regex:flash_attention --launch-skip 1 -c 1 --section LaunchStats --metrics $NCU_METRICS "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --target=$CHIP --repeat=1 --warmup=1 --no-check >"$LOGS/attncu-ours-$mode.log" 2>&1
   echo "-- ours $mode (exit $?)"; ncu_att_show "$LOGS/attncu-ours-$mode.log"
+  # The dynamic persistent form of the same kernel (session 11), whose
+  # blocks cuDNN's launch shape resembles.
+  timeout 240 ncu --clock-control none -k regex:flash_attention --launch-skip 1 -c 1 --section LaunchStats --metrics $NCU_METRICS "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --persistent --dynamic-tiles --producer-copies --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --target=$CHIP --repeat=1 --warmup=1 --no-check >"$LOGS/attncu-dyn-$mode.log" 2>&1
+  echo "-- ours dynamic persistent $mode (exit $?)"; ncu_att_show "$LOGS/attncu-dyn-$mode.log"
 done
+fi
+if want attsrc; then
+echo "== ncu source counters (SASS, per-instruction executions and stall samples, CSV in \$OUT) of our d128 attention and cuDNN's at b8 h32 s4096, causal and not"
+for mode in full causal; do
+  entry=flash_attention; [ $mode = causal ] && entry=flash_attention_causal
+  timeout 280 ncu --clock-control none --section SourceCounters --section WarpStateStats --page source --print-source sass --csv -k regex:flash_attention --launch-skip 1 -c 1 "$TR" bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --arg=8x32x4096x128 --outputs=3 --target=$CHIP --repeat=1 --warmup=1 --no-check >"$OUT/attsrc-ours-$mode.csv" 2>"$LOGS/attsrc-ours-$mode.err"
+  echo "ours $mode: exit $?, $(wc -l < "$OUT/attsrc-ours-$mode.csv") lines"
+done
+timeout 280 ncu --clock-control none --section SourceCounters --section WarpStateStats --page source --print-source sass --csv -k regex:"sdpa|fmha|cudnn" --launch-skip 1 -c 1 python3 - >"$OUT/attsrc-cudnn-causal.csv" 2>"$LOGS/attsrc-cudnn.err" <<'PY'
+import torch, torch.nn.functional as F
+q, k, v = (torch.randn(8, 32, 4096, 128, device="cuda", dtype=torch.float16) for _ in range(3))
+with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.CUDNN_ATTENTION):
+    for _ in range(2):
+        F.scaled_dot_product_attention(q, k, v, is_causal=True)
+torch.cuda.synchronize()
+PY
+echo "cuDNN causal: exit $?, $(wc -l < "$OUT/attsrc-cudnn-causal.csv") lines"
 fi
 if want compile; then
 echo "== cold compile of the example GEMM (4096^3 specialization for $CHIP: tile-to-nvvm, PTX, module load; empty cache each run) vs Triton's cold compile of its GEMM"
