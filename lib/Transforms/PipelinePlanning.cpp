@@ -317,7 +317,8 @@ SmallVector<GemmOp> Planner::findOverlappableGemms() {
     if (!fitsWgmma(gemm, threads, blockedOperands, tallRows) ||
         !isStaged(gemm.getA()) ||
         !isStaged(gemm.getB()) ||
-        gemm.getClearAccum() || !c.getDefiningOp<AllocFragmentOp>() ||
+        gemm.getClearAccum() || gemm.getClearIf() ||
+        !c.getDefiningOp<AllocFragmentOp>() ||
         loop->isAncestor(c.getDefiningOp()))
       return {};
     bool alone = llvm::all_of(c.getUsers(), [&](Operation *user) {

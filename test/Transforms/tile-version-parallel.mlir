@@ -172,3 +172,53 @@ func.func @unknown(%m: index, %x: memref<?xf32>) {
   }
   return
 }
+
+// -----
+
+// A mask that initializes a gemm's accumulators (S = mask; S += Q K^T):
+// the copy for uncut tiles, which only stores zeros, goes, and the gemm
+// clears S instead where the tile is uncut (clear_if on the same
+// condition). A mask followed by something else than its gemm keeps its
+// zeros.
+// CHECK-LABEL: func.func @mask_then_gemm
+// CHECK: %[[ALL:.*]] = arith.cmpi sgt, %{{.*}}, %c63 : index
+// CHECK: scf.if %[[ALL]] {
+// CHECK-NEXT: } else {
+// CHECK: tile.parallel
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[S:.*]] clear_if(%[[ALL]]) {transpose_b}
+// CHECK: scf.if
+// CHECK-NEXT: tile.parallel
+// CHECK-NEXT: memref.store %cst, %[[S]]
+// CHECK: tile.fill
+// CHECK: tile.gemm
+// CHECK-NOT: clear_if
+// CHECK: return
+func.func @mask_then_gemm(%seq: index, %k: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%b) {
+    %q = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %kt = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %s = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    %zero = arith.constant 0.0 : f32
+    %inf = arith.constant 0x7F800000 : f32
+    %ninf = arith.negf %inf : f32
+    %c64 = arith.constant 64 : index
+    %k64 = arith.muli %k, %c64 : index
+    tile.parallel (%i, %j) in (64, 64) {
+      %col = arith.addi %k64, %j : index
+      %in = arith.cmpi sgt, %seq, %col : index
+      %v = arith.select %in, %zero, %ninf : f32
+      memref.store %v, %s[%i, %j] : memref<64x64xf32, #tile.mem<fragment>>
+    }
+    tile.gemm %q, %kt, %s {transpose_b} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    tile.parallel (%i, %j) in (64, 64) {
+      %col = arith.addi %k64, %j : index
+      %in = arith.cmpi sgt, %seq, %col : index
+      %v = arith.select %in, %zero, %ninf : f32
+      memref.store %v, %s[%i, %j] : memref<64x64xf32, #tile.mem<fragment>>
+    }
+    tile.fill %s, %zero : memref<64x64xf32, #tile.mem<fragment>>
+    tile.gemm %q, %kt, %s {transpose_b} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}

@@ -343,6 +343,13 @@ def TileVersionParallel : Pass<"tile-version-parallel", "::mlir::ModuleOp"> {
     (tile coordinates and sizes); anything else leaves the op as it is.
     The copies are simplified (selects and `scf.if`s on the known
     condition folded).
+
+    When the op stores +0.0 to every element of a register fragment on the
+    uncut tiles and the `tile.gemm` right after the `scf.if` accumulates
+    into that fragment (FlashAttention's `S = mask; S += Q K^T`), that copy
+    goes and the gemm gets `clear_if(%all)`: on uncut tiles it overwrites S
+    instead (wgmma's scale-d at run time), so no zeros are moved into the
+    accumulators in each iteration of a loop that also holds cut tiles.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

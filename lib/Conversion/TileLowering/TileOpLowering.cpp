@@ -1149,6 +1149,30 @@ struct ClearLowering : TilePattern<ClearOp> {
   }
 };
 
+/// A gemm that clears C at run time (`clear_if`), where no lowering takes
+/// the condition itself (wgmma's scale-d does): C is filled with zeros
+/// under the condition, then accumulated into. Ahead of the generic
+/// lowering, after the tensor-core ones (which refuse clear_if but wgmma).
+struct ExpandGemmClearIf : OpRewritePattern<GemmOp> {
+  ExpandGemmClearIf(MLIRContext *ctx)
+      : OpRewritePattern<GemmOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(GemmOp op,
+                                PatternRewriter &rewriter) const override {
+    Value clearIf = op.getClearIf();
+    if (!clearIf)
+      return failure();
+    Location loc = op.getLoc();
+    scf::IfOp::create(rewriter, loc, clearIf, [&](OpBuilder &b, Location) {
+      FillOp::create(b, loc, op.getC(),
+                     zeroOf(b, loc, op.getC().getType().getElementType()));
+      scf::YieldOp::create(b, loc);
+    });
+    rewriter.modifyOpInPlace(op, [&] { op.getClearIfMutable().clear(); });
+    return success();
+  }
+};
+
 struct GemmLowering : TilePattern<GemmOp> {
   using TilePattern::TilePattern;
 
@@ -1620,4 +1644,5 @@ void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
            EraseHint<GemmWaitOp>, EraseHint<BarrierInitOp>,
            EraseHint<BarrierWaitOp>, EraseHint<BarrierArriveOp>>(
           patterns.getContext(), mode);
+  patterns.add<ExpandGemmClearIf>(patterns.getContext());
 }

@@ -141,6 +141,8 @@ struct GemmToMatrixCore : OpRewritePattern<GemmOp> {
 
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.getClearIf())
+      return rewriter.notifyMatchFailure(op, "clear_if (expanded first)");
     std::optional<int64_t> threads = getStaticBlockThreads(op);
     if (std::optional<StringRef> why =
             matrixCoreMismatch(op, core.waveSize, threads))

@@ -311,6 +311,8 @@ struct GemmToMmaSync : OpRewritePattern<GemmOp> {
 
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.getClearIf())
+      return rewriter.notifyMatchFailure(op, "clear_if (expanded first)");
     FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
     if (failed(threads))
       return failure();
@@ -543,7 +545,7 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
     FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
     if (failed(threads))
       return failure();
-    if (op.getClearAccum())
+    if (op.getClearAccum() || op.getClearIf())
       return rewriter.notifyMatchFailure(loop, "C is reset every iteration");
     if (fragments && (fragments->getArray(op.getA()) ||
                       fragments->getArray(op.getC())))
@@ -676,6 +678,8 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
 
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.getClearIf())
+      return rewriter.notifyMatchFailure(op, "clear_if (expanded first)");
     Value aArray = fragments.getArray(op.getA());
     Value cArray = fragments.getArray(op.getC());
     if (!aArray && !cArray)
@@ -801,35 +805,57 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     return rowBytes;
   }
 
-  /// The wgmma with A in registers (four 32-bit registers of two 16-bit
-  /// elements each), as inline PTX: MLIR's NVVM op takes A only through a
-  /// descriptor. The accumulators are tied in and out.
-  static Value createRegisterAWgmma(OpBuilder &b, Location loc,
-                                    LLVM::LLVMStructType structType,
-                                    Value acc, ArrayRef<Value> aRegs,
-                                    Value descriptorB, int64_t n,
-                                    StringRef type, bool transposeB) {
+  /// A wgmma as inline PTX, for what MLIR's NVVM op does not take: A in
+  /// registers (`aRegs`: four 32-bit registers of two 16-bit elements
+  /// each; else A through `descriptorA`), or a scale-d known only at run
+  /// time (`clear`: an i1, true where the product overwrites the
+  /// accumulators instead of adding to them). The accumulators are tied in
+  /// and out.
+  static Value createInlineWgmma(OpBuilder &b, Location loc,
+                                 LLVM::LLVMStructType structType, Value acc,
+                                 ArrayRef<Value> aRegs, Value descriptorA,
+                                 Value descriptorB, int64_t n, StringRef type,
+                                 bool transposeB, Value clear) {
     int64_t count = structType.getBody().size();
+    int64_t aCount = aRegs.empty() ? 1 : 4;
     std::string ptx, constraints;
     llvm::raw_string_ostream os(ptx);
-    os << "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-       << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type
+    // scale-d: accumulate unless `clear` (operand count + aCount + 1).
+    os << "{\n.reg .pred p;\n";
+    if (clear)
+      os << "setp.eq.u32 p, $" << count + aCount + 1 << ", 0;\n";
+    else
+      os << "setp.ne.b32 p, 1, 0;\n";
+    os << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type
        << "." << type << " {";
     for (int64_t i = 0; i < count; ++i)
       os << (i ? ", " : "") << "$" << i;
-    os << "}, {";
-    for (int64_t i = 0; i < 4; ++i)
-      os << (i ? ", " : "") << "$" << count + i;
-    // scale-d true (accumulate), scale-a/b 1, B transposed when MN-major.
-    os << "}, $" << count + 4 << ", p, 1, 1, " << (transposeB ? 1 : 0)
-       << ";\n}";
+    os << "}, ";
+    if (aRegs.empty()) {
+      os << "$" << count;
+    } else {
+      os << "{";
+      for (int64_t i = 0; i < 4; ++i)
+        os << (i ? ", " : "") << "$" << count + i;
+      os << "}";
+    }
+    // scale-a/b 1, A K-major (descriptor form), B transposed when MN-major.
+    os << ", $" << count + aCount << ", p, 1, 1, "
+       << (aRegs.empty() ? "0, " : "") << (transposeB ? 1 : 0) << ";\n}";
     for (int64_t i = 0; i < count; ++i)
       constraints += (i ? ",=f" : "=f");
-    constraints += ",r,r,r,r,l";
+    constraints += aRegs.empty() ? ",l,l" : ",r,r,r,r,l";
+    if (clear)
+      constraints += ",r";
     for (int64_t i = 0; i < count; ++i)
       constraints += "," + std::to_string(i);
     SmallVector<Value> operands(aRegs);
+    if (aRegs.empty())
+      operands.push_back(descriptorA);
     operands.push_back(descriptorB);
+    if (clear)
+      operands.push_back(
+          arith::ExtUIOp::create(b, loc, b.getI32Type(), clear));
     for (int64_t i = 0; i < count; ++i)
       operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
     auto asmOp = LLVM::InlineAsmOp::create(
@@ -1039,14 +1065,23 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
       Value descriptorB =
           transposeB ? descriptor(op.getB(), bRowBytes, index(k0), 0)
                      : descriptor(op.getB(), bRowBytes, index(0), k0 * bytes);
+      StringRef typeName = element.isF16() ? "f16" : "bf16";
+      // With clear_if, the first k step's scale-d comes at run time.
+      Value clear = k0 == 0 ? op.getClearIf() : Value();
       if (registerA) {
-        accs[0] = createRegisterAWgmma(rewriter, loc, structType, accs[0],
-                                       aRegs[k0 / 16], descriptorB, n,
-                                       element.isF16() ? "f16" : "bf16",
-                                       transposeB);
+        accs[0] = createInlineWgmma(rewriter, loc, structType, accs[0],
+                                    aRegs[k0 / 16], Value(), descriptorB, n,
+                                    typeName, transposeB, clear);
         continue;
       }
-      for (int64_t blk = 0; blk < blocks; ++blk)
+      for (int64_t blk = 0; blk < blocks && clear; ++blk)
+        accs[blk] = createInlineWgmma(
+            rewriter, loc, structType, accs[blk], {},
+            descriptor(op.getA(), aRowBytes,
+                       blk ? addIndex(rewriter, loc, aRow, 64 * blk) : aRow,
+                       k0 * bytes),
+            descriptorB, n, typeName, transposeB, clear);
+      for (int64_t blk = 0; blk < blocks && !clear; ++blk)
         accs[blk] = NVVM::WgmmaMmaAsyncOp::create(
             rewriter, loc, structType, accs[blk],
             descriptor(op.getA(), aRowBytes,

@@ -446,6 +446,19 @@ func.func @gemm_a_global(%A: memref<64x32xf16>, %n: index) {
 
 // -----
 
+func.func @gemm_clear_twice(%n: index, %c0: i1) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<32x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{takes clear_accum or clear_if, not both}}
+    tile.gemm %a, %b, %c clear_if(%c0) {clear_accum} : memref<64x32xf16, #tile.mem<shared>>, memref<32x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
 func.func @gemm_c_shared(%n: index) {
   tile.kernel grid(%n) threads(128) -> (%bx) {
     %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>

@@ -92,6 +92,9 @@ func.func @gemms(%n: index) {
     %d = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
     // CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {clear_accum, policy = #tile.policy<full_row>, transpose_a} : memref<32x64xbf16, #tile.mem<shared>>, memref<32x64xbf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
     tile.gemm %at, %b, %d {transpose_a, clear_accum, policy = #tile.policy<full_row>} : memref<32x64xbf16, #tile.mem<shared>>, memref<32x64xbf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    %first = arith.cmpi eq, %bx, %n : index
+    // CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} clear_if(%{{.*}}) {transpose_a} : memref<32x64xbf16
+    tile.gemm %at, %b, %d clear_if(%first) {transpose_a} : memref<32x64xbf16, #tile.mem<shared>>, memref<32x64xbf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
     %p = tile.alloc_fragment : memref<64x32xf16, #tile.mem<fragment>>
     %v = tile.alloc_shared : memref<32x64xf16, #tile.mem<shared>>
     %o = tile.alloc_fragment : memref<64x64xf16, #tile.mem<fragment>>

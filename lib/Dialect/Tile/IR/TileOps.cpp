@@ -712,6 +712,8 @@ LogicalResult GemmOp::verify() {
   if (*cPlace != Place::Fragment)
     return emitOpError("C (the accumulator) must be a fragment, got ")
            << placeName(*cPlace) << " memory";
+  if (getClearAccum() && getClearIf())
+    return emitOpError("takes clear_accum or clear_if, not both");
   if (aType.getRank() != 2 || bType.getRank() != 2 || cType.getRank() != 2)
     return emitOpError("A, B and C must be 2-D tiles");
 

@@ -532,7 +532,11 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
   let description = [{
     `C[M, N] (+)= op(A)[M, K] * op(B)[K, N]`, where `op` transposes when
     `transpose_a` / `transpose_b` is set (A is then stored K x M, B N x K).
-    With `clear_accum`, C is overwritten instead of accumulated into.
+    With `clear_accum`, C is overwritten instead of accumulated into; with
+    `clear_if(%cond)` (an i1), when `%cond` is true (the choice is made at
+    run time: wgmma's scale-d predicate on sm_90a, a select of zeros
+    elsewhere; tile-version-parallel sets it where a versioned mask leaves
+    C unwritten on the tiles it does not cut).
 
     A lives in shared memory or in a fragment, B in shared memory, C in a
     fragment. Supported element types (A, B -> C): f16 -> f16 or f32,
@@ -567,10 +571,12 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     UnitAttr:$clear_accum,
     DefaultValuedAttr<Tile_GemmPolicyAttr,
                       "::mlir::tile::GemmPolicy::Square">:$policy,
-    DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<-1>]>, "0">:$wg_wait
+    DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<-1>]>, "0">:$wg_wait,
+    Optional<I1>:$clear_if
   );
   let assemblyFormat = [{
-    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `->` type($c)
+    $a `,` $b `,` $c (`clear_if` `(` $clear_if^ `)`)? attr-dict `:` type($a)
+    `,` type($b) `->` type($c)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
