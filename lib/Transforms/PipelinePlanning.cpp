@@ -315,8 +315,7 @@ SmallVector<GemmOp> Planner::findOverlappableGemms() {
     // iteration.
     Value c = gemm.getC();
     if (!fitsWgmma(gemm, threads, blockedOperands, tallRows) ||
-        !isStaged(gemm.getA()) ||
-        !isStaged(gemm.getB()) ||
+        !isStaged(gemm.getA()) || !isStaged(gemm.getB()) ||
         gemm.getClearAccum() || gemm.getClearIf() ||
         !c.getDefiningOp<AllocFragmentOp>() ||
         loop->isAncestor(c.getDefiningOp()))

@@ -826,8 +826,8 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
       os << "setp.eq.u32 p, $" << count + aCount + 1 << ", 0;\n";
     else
       os << "setp.ne.b32 p, 1, 0;\n";
-    os << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type
-       << "." << type << " {";
+    os << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type << "."
+       << type << " {";
     for (int64_t i = 0; i < count; ++i)
       os << (i ? ", " : "") << "$" << i;
     os << "}, ";
@@ -854,8 +854,7 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
       operands.push_back(descriptorA);
     operands.push_back(descriptorB);
     if (clear)
-      operands.push_back(
-          arith::ExtUIOp::create(b, loc, b.getI32Type(), clear));
+      operands.push_back(arith::ExtUIOp::create(b, loc, b.getI32Type(), clear));
     for (int64_t i = 0; i < count; ++i)
       operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
     auto asmOp = LLVM::InlineAsmOp::create(
