@@ -820,7 +820,7 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     int64_t aCount = aRegs.empty() ? 1 : 4;
     std::string ptx, constraints;
     llvm::raw_string_ostream os(ptx);
-    // scale-d: accumulate unless `clear` (operand count + aCount + 1).
+    // scale-d: accumulate unless `clear` (the operand after A and B).
     os << "{\n.reg .pred p;\n";
     if (clear)
       os << "setp.eq.u32 p, $" << count + aCount + 1 << ", 0;\n";
@@ -1073,26 +1073,25 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
                                     typeName, transposeB, clear);
         continue;
       }
-      for (int64_t blk = 0; blk < blocks && clear; ++blk)
-        accs[blk] = createInlineWgmma(
-            rewriter, loc, structType, accs[blk], {},
-            descriptor(op.getA(), aRowBytes,
-                       blk ? addIndex(rewriter, loc, aRow, 64 * blk) : aRow,
-                       k0 * bytes),
-            descriptorB, n, typeName, transposeB, clear);
-      for (int64_t blk = 0; blk < blocks && !clear; ++blk)
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        Value descriptorA = descriptor(
+            op.getA(), aRowBytes,
+            blk ? addIndex(rewriter, loc, aRow, 64 * blk) : aRow, k0 * bytes);
+        if (clear) {
+          accs[blk] = createInlineWgmma(rewriter, loc, structType, accs[blk],
+                                        {}, descriptorA, descriptorB, n,
+                                        typeName, transposeB, clear);
+          continue;
+        }
         accs[blk] = NVVM::WgmmaMmaAsyncOp::create(
-            rewriter, loc, structType, accs[blk],
-            descriptor(op.getA(), aRowBytes,
-                       blk ? addIndex(rewriter, loc, aRow, 64 * blk) : aRow,
-                       k0 * bytes),
-            descriptorB,
+            rewriter, loc, structType, accs[blk], descriptorA, descriptorB,
             NVVM::MMAShapeAttr::get(rewriter.getContext(), 64, n, 16), type,
             type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
             NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
             NVVM::MMALayout::row,
             transposeB ? NVVM::MMALayout::row : NVVM::MMALayout::col,
             /*satfinite=*/NVVM::MMAIntOverflowAttr());
+      }
     }
     // With wg_wait = n, up to n groups stay in flight (a tile.gemm_wait
     // completes them), with -1 all: the accumulators flow on to the next

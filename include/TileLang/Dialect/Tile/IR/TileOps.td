@@ -534,8 +534,8 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     `transpose_a` / `transpose_b` is set (A is then stored K x M, B N x K).
     With `clear_accum`, C is overwritten instead of accumulated into; with
     `clear_if(%cond)` (an i1), when `%cond` is true (the choice is made at
-    run time: wgmma's scale-d predicate on sm_90a, a select of zeros
-    elsewhere; tile-version-parallel sets it where a versioned mask leaves
+    run time: wgmma's scale-d predicate on sm_90a, a fill of zeros under
+    the condition elsewhere; tile-version-parallel sets it where a versioned mask leaves
     C unwritten on the tiles it does not cut).
 
     A lives in shared memory or in a fragment, B in shared memory, C in a
