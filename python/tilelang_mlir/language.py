@@ -182,6 +182,9 @@ def _constant(value, type_):
             builder.emit("%s = arith.constant %s" % (name, "true" if value else "false"))
         else:
             builder.emit("%s = arith.constant %d : %s" % (name, int(value), type_))
+            expr = Expr(name, type_)
+            expr.lin = (int(value), {})
+            return expr
     return Expr(name, type_)
 
 
@@ -248,7 +251,62 @@ def _binary(kind, a, b):
     builder = _builder()
     name = builder.fresh()
     builder.emit("%s = %s %s, %s : %s" % (name, op, a.name, b.name, a.type))
-    return Expr(name, a.type)
+    result = Expr(name, a.type)
+    if a.type == "index":
+        result.lin = _combine_linear(kind, _linear(a), _linear(b))
+    return result
+
+
+def _combine_linear(kind, a, b):
+    """The linear form of `a kind b` for linear forms a, b (None when it is
+    not linear)."""
+    (ca, ta), (cb, tb) = a, b
+    if kind in ("add", "sub"):
+        sign = 1 if kind == "add" else -1
+        terms = dict(ta)
+        for atom, coefficient in tb.items():
+            terms[atom] = terms.get(atom, 0) + sign * coefficient
+        return ca + sign * cb, {k: v for k, v in terms.items() if v}
+    if kind == "mul" and (not ta or not tb):
+        (c, t), factor = (a, cb) if not tb else (b, ca)
+        return c * factor, {k: v * factor for k, v in t.items() if v * factor}
+    return None
+
+
+def _linear(value):
+    """`value` (an index Expr, a size expression or an int) as constant +
+    sum of coefficient * atom, atoms being the values that are not sums and
+    constant multiples of others: how a slice's extent `stop - start` is
+    known at trace time (`bx * 64:(bx + 1) * 64` has extent 64)."""
+    if isinstance(value, builtins.bool) or not isinstance(value, (int, Expr)):
+        raise TileLangError("an index must be an integer, got %r" % (value,))
+    if isinstance(value, int):
+        return value, {}
+    if isinstance(value, _Symbol):
+        return 0, {("symbol", value.symbol): 1}
+    if isinstance(value, _SizeExpr):
+        parts = [_linear(x) for x in (value.a, value.b)]
+        combined = _combine_linear(value.kind, *parts) \
+            if value.kind in ("add", "sub", "mul") else None
+        return combined if combined is not None else \
+            (0, {("size", repr(value)): 1})
+    lin = getattr(value, "lin", None)
+    if lin is not None:
+        return lin
+    if isinstance(value, _Access) and value._name is None:
+        # An element not loaded yet: the same element read twice is one atom.
+        key = ("load", value.buffer.name,
+               tuple(i.name for i in value.indices))
+        return 0, {key: 1}
+    return 0, {value.name: 1}
+
+
+def _known_difference(stop, start):
+    """`stop - start` when it is known at trace time, else None."""
+    (cs, ts), (cb, tb) = _linear(stop), _linear(start)
+    if ts != tb:
+        return None
+    return cs - cb
 
 
 def _compare(kind, a, b):
@@ -270,6 +328,7 @@ class Expr:
     def __init__(self, name, type_):
         self._name = name
         self.type = type_
+        self.lin = None  # the linear form of an index (see _linear)
 
     @property
     def name(self):
@@ -337,6 +396,9 @@ class _Access(Expr):
     @property
     def name(self):
         if self._name is None:
+            for axis, (k, dim) in enumerate(zip(getattr(self, "static", ()),
+                                                self.buffer.dims)):
+                _check_static_index(k, dim, axis, element=True)
             builder = _builder()
             self._name = builder.fresh()
             builder.emit("%s = memref.load %s[%s] : %s"
@@ -347,11 +409,77 @@ class _Access(Expr):
 
 
 class _Region:
-    """`buffer[a:b, c:d]`: a tile of a buffer for T.copy."""
+    """`buffer[b, s0:s1, h, :]`: a region of a buffer for T.copy and
+    T.atomic_add. Per dimension of the buffer: its start, its extent (an int
+    when known at trace time, else None) and whether it was sliced (a slice
+    may be a dimension of the tile; an index never is)."""
 
-    def __init__(self, buffer, starts):
+    def __init__(self, buffer, starts, extents, sliced):
         self.buffer = buffer
         self.starts = starts
+        self.extents = extents
+        self.sliced = sliced
+
+    def describe(self):
+        """The region as the user wrote it, with extents for slices."""
+        parts = []
+        for extent, sliced in zip(self.extents, self.sliced):
+            if not sliced:
+                parts.append("i")
+            else:
+                parts.append(":%s" % ("?" if extent is None else extent))
+        name = self.buffer.name.lstrip("%")
+        return "%s[%s]" % (name, ", ".join(parts))
+
+    def is_whole(self):
+        """True when the region is every element of its buffer."""
+        return builtins.all(
+            sliced and _known_difference(start, 0) == 0 and
+            isinstance(dim, int) and extent == dim
+            for start, extent, sliced, dim in zip(
+                self.starts, self.extents, self.sliced, self.buffer.dims))
+
+    def match(self, shape, what):
+        """For each dimension of a tile of `shape`, the buffer dimension it
+        runs along (-1 for a leading unit dimension of the tile that no
+        dimension of the region takes): TileLang's rule, the region's
+        extents other than 1 are the tile's extents other than 1, in order;
+        an extent-1 slice or an index takes a unit dimension of the tile or
+        is indexed away; a slice whose extent is not known at trace time
+        takes the tile's extent. Among the ways to match, the one that puts
+        the most slices on tile dimensions."""
+        dims = list(zip(self.extents, self.sliced))
+        best = None
+
+        def search(t, r, taken, score):
+            nonlocal best
+            if t == len(shape):
+                if builtins.all(dims[j][0] == 1 for j in range(r, len(dims))):
+                    if best is None or score > best[0]:
+                        best = (score, list(taken))
+                return
+            if r == len(dims):
+                return
+            extent, sliced = dims[r]
+            if extent is None or extent == shape[t]:
+                taken.append(r)
+                search(t + 1, r + 1, taken, score + (1 if sliced else 0))
+                taken.pop()
+            if extent == 1:
+                search(t, r + 1, taken, score)
+
+        lead = 0
+        while True:
+            search(lead, 0, [-1] * lead, -lead * 100)
+            if lead == len(shape) or shape[lead] != 1:
+                break
+            lead += 1
+        if best is None:
+            raise TileLangError(
+                "%s: the region %s does not match the tile of shape %s: its "
+                "extents other than 1 must be the tile's, in order"
+                % (what, self.describe(), tuple(shape)))
+        return best[1]
 
 
 def _index(value):
@@ -359,6 +487,31 @@ def _index(value):
     if expr.type != "index":
         raise TileLangError("an index must be an integer, got %s" % expr.type)
     return expr
+
+
+def _slice_text(k):
+    text = lambda v: "" if v is None else (str(v) if isinstance(v, int)
+                                            else "<expr>")
+    step = "" if k.step is None else ":" + text(k.step)
+    return "%s:%s%s" % (text(k.start), text(k.stop), step)
+
+
+def _check_static_index(value, dim, axis, element=False):
+    """A Python int index must not be negative: kernel indices do not wrap
+    around as Python's do, so `A[-1]` would silently read outside the
+    buffer. An element access (`element`) must also lie inside the buffer;
+    a tile's start may lie past its edge (the edge rules apply)."""
+    if isinstance(value, builtins.bool) or not isinstance(value, int):
+        return
+    if value < 0:
+        raise TileLangError(
+            "index %d along dimension %d is negative; kernel indices do not "
+            "wrap around as Python's do (write the index from the start)"
+            % (value, axis))
+    if element and isinstance(dim, int) and value >= dim:
+        raise TileLangError(
+            "index %d along dimension %d is outside the buffer's extent %d"
+            % (value, axis, dim))
 
 
 # --------------------------------------------------------------------------
@@ -495,19 +648,47 @@ class TileBuffer:
     def __getitem__(self, key):
         key = self._key(key)
         if any(isinstance(k, slice) for k in key):
-            starts = []
-            for k in key:
-                if isinstance(k, slice):
-                    if k.step not in (None, 1):
-                        raise TileLangError("slices with a step are not tiles")
-                    starts.append(_index(0 if k.start is None else k.start))
-                else:
+            starts, extents, sliced = [], [], []
+            for axis, (k, dim) in enumerate(zip(key, self.dims)):
+                if not isinstance(k, slice):
+                    _check_static_index(k, dim, axis)
                     starts.append(_index(k))
-            return _Region(self, starts)
-        return _Access(self, [_index(k) for k in key])
+                    extents.append(1)
+                    sliced.append(False)
+                    continue
+                if k.step is not None and not (
+                        isinstance(k.step, int) and k.step == 1):
+                    raise TileLangError(
+                        "the slice %s along dimension %d of %s has a step "
+                        "(%r); tiles are contiguous, only steps of 1 are "
+                        "allowed" % (_slice_text(k), axis,
+                                     self.name.lstrip("%"), k.step))
+                start = 0 if k.start is None else k.start
+                stop = dim if k.stop is None else k.stop
+                _check_static_index(start, dim, axis)
+                if k.stop is not None:
+                    _check_static_index(stop, dim, axis)
+                extent = None if stop is None else _known_difference(stop, start)
+                if extent is not None and extent < 1:
+                    raise TileLangError(
+                        "the slice %s along dimension %d of %s is empty "
+                        "(extent %d)" % (_slice_text(k), axis,
+                                         self.name.lstrip("%"), extent))
+                starts.append(_index(start))
+                extents.append(extent)
+                sliced.append(True)
+            return _Region(self, starts, extents, sliced)
+        for axis, (k, dim) in enumerate(zip(key, self.dims)):
+            _check_static_index(k, dim, axis)
+        access = _Access(self, [_index(k) for k in key])
+        access.static = key
+        return access
 
     def __setitem__(self, key, value):
-        indices = [_index(k) for k in self._key(key)]
+        key = self._key(key)
+        for axis, (k, dim) in enumerate(zip(key, self.dims)):
+            _check_static_index(k, dim, axis, element=True)
+        indices = [_index(k) for k in key]
         value = _convert(_as_expr(value, self.type), self.type)
         _builder().emit("memref.store %s, %s[%s] : %s"
                         % (value.name, self.name,
@@ -693,29 +874,65 @@ def alloc_var(dtype):
     return _alloc("alloc_local", "local", (1,), dtype)
 
 
-def _copy_side(value):
-    """(buffer, offsets) of one side of a T.copy."""
+def _copy_side(value, what):
+    """(buffer, placement) of one side of a T.copy or T.atomic_add: the
+    placement is None for a whole buffer, a list of offsets for a head
+    address (`A[y, x]`), or a _Region for a slice."""
     if isinstance(value, TileBuffer):
-        return value, []
+        return value, None
     if isinstance(value, _Region):
-        return value.buffer, value.starts
+        # A slice of every element of an on-chip tile is the tile.
+        if value.buffer.space is not None and value.is_whole():
+            return value.buffer, None
+        return value.buffer, value
     if isinstance(value, _Access) and value._name is None:
         return value.buffer, value.indices
-    raise TileLangError("T.copy takes buffers, A[y, x] head addresses or "
-                        "A[a:b, c:d] slices, got %r" % (value,))
+    raise TileLangError("%s takes buffers, A[y, x] head addresses or "
+                        "A[a:b, i, c:d] slices, got %r" % (what, value))
+
+
+def _placed(buffer, placement, shape, what):
+    """`buffer` with its offsets (and a region's extents) as tile-dialect
+    text, for a tile of `shape`."""
+    if placement is None:
+        return buffer.name
+    if isinstance(placement, list):
+        return "%s[%s]" % (buffer.name, ", ".join(o.name for o in placement))
+    dims = placement.match(shape, what)
+    rank = len(placement.starts)
+    offsets = [start.name for start in placement.starts]
+    if len(shape) <= rank and dims == list(range(rank - len(shape), rank)):
+        # Along the trailing dimensions: the head-address form.
+        return "%s[%s]" % (buffer.name, ", ".join(offsets))
+    extents = {d: shape[t] for t, d in enumerate(dims) if d >= 0}
+    return "%s[%s]" % (buffer.name, ", ".join(
+        "%s : %d" % (o, extents[d]) if d in extents else o
+        for d, o in enumerate(offsets)))
+
+
+def _tile_shape(buffer, what):
+    if not builtins.all(isinstance(d, int) for d in buffer.dims):
+        raise TileLangError("%s: the tile %s needs a static shape, got %r"
+                            % (what, buffer.name.lstrip("%"), buffer.dims))
+    return [int(d) for d in buffer.dims]
 
 
 def copy(src, dst):
-    """Copies a tile: ``T.copy(A[by * 128, k * 32], A_shared)``."""
-    (s, s_off), (d, d_off) = _copy_side(src), _copy_side(dst)
-
-    def side(buffer, offsets):
-        if not offsets:
-            return buffer.name
-        return "%s[%s]" % (buffer.name, ", ".join(o.name for o in offsets))
-
+    """Copies a tile: ``T.copy(A[by * 128, k * 32], A_shared)`` (a head
+    address: the tile lies along A's trailing dimensions) or
+    ``T.copy(Q[b, s0:s1, h, :], Q_shared)`` (a region: the tile runs along
+    the sliced dimensions, the indexed ones are dropped)."""
+    (s, s_at), (d, d_at) = _copy_side(src, "T.copy"), _copy_side(dst, "T.copy")
+    if s_at is not None and d_at is not None:
+        raise TileLangError(
+            "T.copy: both sides are slices or head addresses; one side must "
+            "be a whole tile, whose shape is the shape of the copy")
+    # The side without offsets is the tile (the source when both are whole).
+    tile = d if s_at is not None else s
+    shape = _tile_shape(tile, "T.copy")
     _builder().emit("tile.copy %s to %s : %s to %s" % (
-        side(s, s_off), side(d, d_off), s.memref_type, d.memref_type))
+        _placed(s, s_at, shape, "T.copy"), _placed(d, d_at, shape, "T.copy"),
+        s.memref_type, d.memref_type))
 
 
 class GemmWarpPolicy(enum.Enum):
@@ -818,16 +1035,20 @@ def cumsum(src, dst=None, dim=0, reverse=False):
 
 
 def atomic_add(dst, value):
-    """dst += value atomically: ``T.atomic_add(C[i, j], v)`` or a tile at a
-    head address ``T.atomic_add(C[by * 64, 0], frag)``."""
-    if not isinstance(dst, _Access):
-        raise TileLangError("T.atomic_add's destination is buffer[indices]")
-    offsets = ", ".join(i.name for i in dst.indices)
+    """dst += value atomically: an element ``T.atomic_add(C[i, j], v)``, or
+    a tile placed as T.copy places it, ``T.atomic_add(C[by * 64, 0], frag)``
+    or ``T.atomic_add(dQ[b, m0:m1, h, :], frag)``."""
     if isinstance(value, TileBuffer):
-        _builder().emit("tile.atomic_add %s to %s[%s] : %s to %s" % (
-            value.name, dst.buffer.name, offsets, value.memref_type,
-            dst.buffer.memref_type))
+        buffer, at = _copy_side(dst, "T.atomic_add")
+        shape = _tile_shape(value, "T.atomic_add")
+        _builder().emit("tile.atomic_add %s to %s : %s to %s" % (
+            value.name, _placed(buffer, at, shape, "T.atomic_add"),
+            value.memref_type, buffer.memref_type))
         return
+    if not isinstance(dst, _Access):
+        raise TileLangError("T.atomic_add of a scalar adds to one element: "
+                            "its destination is buffer[indices]")
+    offsets = ", ".join(i.name for i in dst.indices)
     value = _convert(_as_expr(value, dst.buffer.type), dst.buffer.type)
     _builder().emit("tile.atomic_add %s to %s[%s] : %s to %s" % (
         value.name, dst.buffer.name, offsets, value.type,

@@ -93,12 +93,12 @@ void rasterizeBlockIds(OpBuilder &b, Location loc, KernelOp kernel,
 void replaceTileMemorySpaces(Operation *root, Attribute sharedSpace,
                              Attribute localSpace);
 
-/// Indices into `buffer` of the tile element at `ivs`: the tile sits at
-/// `offsets` (one per buffer dimension) aligned to the trailing dimensions,
-/// or, without offsets, covers the buffer (unit dimensions that only one
-/// side has are index 0).
-SmallVector<Value> tileIndices(OpBuilder &b, Location loc, Value buffer,
-                               ValueRange offsets, ValueRange ivs);
+/// Indices into `region.buffer` of the tile element at `ivs` (one per tile
+/// dimension): the offset plus the tile coordinate along each tile
+/// dimension of the region, the offset alone (0 without offsets) along the
+/// dimensions it indexes away.
+SmallVector<Value> tileIndices(OpBuilder &b, Location loc,
+                               const TileRegion &region, ValueRange ivs);
 
 /// True at run time when every `width`-element vector of `op` starts
 /// aligned on both sides: bases on whole vectors, rows contiguous with
@@ -106,20 +106,29 @@ SmallVector<Value> tileIndices(OpBuilder &b, Location loc, Value buffer,
 /// facts of on-chip sides fold away.)
 Value canCopyVectors(OpBuilder &b, Location loc, CopyOp op, int64_t width);
 
-/// The same for one side of a copy: `side`, with its tile at `offsets`.
-Value canAccessVectors(OpBuilder &b, Location loc, Value side,
-                       ValueRange offsets, int64_t width);
+/// True when the innermost dimension of the tile at `region` runs along the
+/// buffer's last dimension: what vector loads and stores (and cp.async,
+/// buffer loads, TMA boxes) need, since they move consecutive elements of
+/// that dimension.
+bool isAlongLastDim(const TileRegion &region);
+
+/// The same for one side of a copy, the tile at `region`: the buffer
+/// dimension the tile's innermost dimension runs along is contiguous and
+/// its offset a whole vector, every other stride a whole vector.
+Value canAccessVectors(OpBuilder &b, Location loc, const TileRegion &region,
+                       int64_t width);
 
 /// True at run time when `indices` lie inside `buffer` (unsigned compare:
 /// negative indices are out of bounds too).
 Value inBounds(OpBuilder &b, Location loc, Value buffer, ValueRange indices);
 
 /// True at run time when the `width` elements from tile coordinates `ivs`
-/// along the innermost dimension all lie inside `buffer` (the tile at
-/// `offsets`, as tileIndices places it): the vector's last element is in
+/// along the tile's innermost dimension all lie inside the region's buffer
+/// (placed as tileIndices places them): the vector's last element is in
 /// bounds.
-Value isWholeVectorInBounds(OpBuilder &b, Location loc, Value buffer,
-                            ValueRange offsets, ValueRange ivs, int64_t width);
+Value isWholeVectorInBounds(OpBuilder &b, Location loc,
+                            const TileRegion &region, ValueRange ivs,
+                            int64_t width);
 
 /// The swizzle (`#tile.swizzle` layout of its allocation) that places the
 /// elements of the on-chip tile `tile`, seen directly or through a

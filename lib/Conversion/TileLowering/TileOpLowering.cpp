@@ -222,20 +222,26 @@ static void withBarriers(OpBuilder &b, Location loc, TileLoweringMode mode,
 //===----------------------------------------------------------------------===//
 
 SmallVector<Value> mlir::tile::tileIndices(OpBuilder &b, Location loc,
-                                           Value buffer, ValueRange offsets,
+                                           const TileRegion &region,
                                            ValueRange ivs) {
-  int64_t rank = cast<MemRefType>(buffer.getType()).getRank();
-  int64_t tileRank = ivs.size();
+  assert(ivs.size() == region.tileDims.size() &&
+         "one coordinate per tile dimension");
+  int64_t rank = region.getBufferRank();
+  // The tile coordinate along each buffer dimension, if it is the tile's
+  // (a leading unit dimension of the tile that the buffer lacks is none).
+  SmallVector<Value> along(rank);
+  for (auto [t, d] : llvm::enumerate(region.tileDims))
+    if (d >= 0)
+      along[d] = ivs[t];
   SmallVector<Value> indices;
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t t = d - (rank - tileRank);
-    if (!offsets.empty())
-      indices.push_back(t < 0 ? offsets[d]
-                              : arith::AddIOp::create(b, loc, offsets[d],
-                                                      ivs[t])
-                                    .getResult());
+    if (region.offsets.empty())
+      indices.push_back(along[d] ? along[d] : indexConst(b, loc, 0));
     else
-      indices.push_back(t < 0 ? indexConst(b, loc, 0) : ivs[t]);
+      indices.push_back(along[d] ? arith::AddIOp::create(
+                                       b, loc, region.offsets[d], along[d])
+                                       .getResult()
+                                 : region.offsets[d]);
   }
   return indices;
 }
@@ -422,12 +428,12 @@ Value mlir::tile::inBounds(OpBuilder &b, Location loc, Value buffer,
 }
 
 Value mlir::tile::isWholeVectorInBounds(OpBuilder &b, Location loc,
-                                        Value buffer, ValueRange offsets,
+                                        const TileRegion &region,
                                         ValueRange ivs, int64_t width) {
   SmallVector<Value> last(ivs);
   last.back() = arith::AddIOp::create(b, loc, ivs.back(),
                                       indexConst(b, loc, width - 1));
-  return inBounds(b, loc, buffer, tileIndices(b, loc, buffer, offsets, last));
+  return inBounds(b, loc, region.buffer, tileIndices(b, loc, region, last));
 }
 
 /// Loads `buffer[indices]`; for a global buffer, out-of-bounds reads give
@@ -566,8 +572,14 @@ static int64_t getKnownAlignment(Value buffer) {
   return align ? align.getInt() : 1;
 }
 
-Value mlir::tile::canAccessVectors(OpBuilder &b, Location loc, Value side,
-                                   ValueRange offsets, int64_t width) {
+bool mlir::tile::isAlongLastDim(const TileRegion &region) {
+  return region.getBufferRank() > 0 &&
+         region.getInnerDim() == region.getBufferRank() - 1;
+}
+
+Value mlir::tile::canAccessVectors(OpBuilder &b, Location loc,
+                                   const TileRegion &region, int64_t width) {
+  Value side = region.buffer;
   Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
   auto all = [&](Value condition) {
     ok = arith::AndIOp::create(b, loc, ok, condition);
@@ -594,21 +606,26 @@ Value mlir::tile::canAccessVectors(OpBuilder &b, Location loc, Value side,
                                              indexConst(b, loc, bytes))),
                    width * bytes));
   }
+  // Vector accesses run along the buffer's last dimension: the tile's
+  // innermost dimension must run along it, contiguous, with whole vectors
+  // between the rows of every other dimension.
+  if (!isAlongLastDim(region))
+    return arith::ConstantIntOp::create(b, loc, 0, 1);
   ValueRange strides = metadata.getStrides();
   for (Value stride : strides.drop_back())
     all(isMultiple(stride, width));
   all(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, strides.back(),
                             indexConst(b, loc, 1)));
-  if (!offsets.empty())
-    all(isMultiple(offsets.back(), width));
+  if (!region.offsets.empty())
+    all(isMultiple(region.offsets.back(), width));
   return ok;
 }
 
 Value mlir::tile::canCopyVectors(OpBuilder &b, Location loc, CopyOp op,
                                  int64_t width) {
   return arith::AndIOp::create(
-      b, loc, canAccessVectors(b, loc, op.getSrc(), op.getSrcOffsets(), width),
-      canAccessVectors(b, loc, op.getDst(), op.getDstOffsets(), width));
+      b, loc, canAccessVectors(b, loc, op.getSrcRegion(), width),
+      canAccessVectors(b, loc, op.getDstRegion(), width));
 }
 
 FailureOr<CopyVectors> mlir::tile::matchCopyVectors(CopyOp op,
@@ -620,6 +637,9 @@ FailureOr<CopyVectors> mlir::tile::matchCopyVectors(CopyOp op,
   unsigned bits = dstType.getElementTypeBitWidth();
   if (bits % 8)
     return rewriter.notifyMatchFailure(op, "sub-byte elements");
+  if (!isAlongLastDim(op.getSrcRegion()) || !isAlongLastDim(op.getDstRegion()))
+    return rewriter.notifyMatchFailure(
+        op, "the tile's rows do not run along the buffers' last dimension");
   int64_t elementBytes = bits / 8;
   int64_t rowBytes = op.getTileShape().back() * elementBytes;
   SmallVector<int64_t> strides;
@@ -803,6 +823,8 @@ static int64_t getCopyVectorWidth(CopyOp op) {
   Value src = op.getSrc(), dst = op.getDst();
   if (isLocal(src) || isLocal(dst))
     return 0;
+  if (!isAlongLastDim(op.getSrcRegion()) || !isAlongLastDim(op.getDstRegion()))
+    return 0;
   int64_t inner = op.getTileShape().back();
   int64_t bytes = std::max(op.getSrc().getType().getElementTypeBitWidth(),
                            op.getDst().getType().getElementTypeBitWidth()) /
@@ -879,8 +901,8 @@ private:
     Value global = isGlobalBuffer(src)   ? src
                    : isGlobalBuffer(dst) ? dst
                                          : Value();
-    ValueRange globalOffsets =
-        global == src ? op.getSrcOffsets() : op.getDstOffsets();
+    TileRegion srcRegion = op.getSrcRegion(), dstRegion = op.getDstRegion();
+    const TileRegion &globalRegion = global == src ? srcRegion : dstRegion;
     if (global == src && !isGlobalBuffer(dst) && dist.isSplit() &&
         lowerBatchedLoads(b, op, dist, vectorShape, width))
       return;
@@ -890,10 +912,10 @@ private:
           SmallVector<Value> ivs(vectorIvs);
           ivs.back() = arith::MulIOp::create(b, loc, ivs.back(),
                                              indexConst(b, loc, width));
-          auto indices = [&](OpBuilder &b, Value side, ValueRange offsets,
+          auto indices = [&](OpBuilder &b, const TileRegion &region,
                              ValueRange at) {
-            return swizzleIndices(b, loc, side,
-                                  tileIndices(b, loc, side, offsets, at));
+            return swizzleIndices(b, loc, region.buffer,
+                                  tileIndices(b, loc, region, at));
           };
           // The run-time check made both sides' vectors aligned: say so,
           // or the device compiler splits them into scalar accesses.
@@ -905,18 +927,18 @@ private:
           auto moveVector = [&](OpBuilder &b, Location loc) {
             Value v = vector::LoadOp::create(
                 b, loc, srcVector, src,
-                indices(b, src, op.getSrcOffsets(), ivs),
+                indices(b, srcRegion, ivs),
                 /*nontemporal=*/false, alignment(src));
             vector::StoreOp::create(b, loc,
                                     convertScalar(b, loc, v, dstElement), dst,
-                                    indices(b, dst, op.getDstOffsets(), ivs),
+                                    indices(b, dstRegion, ivs),
                                     /*nontemporal=*/false, alignment(dst));
           };
           if (!global)
             return moveVector(b, loc);
           // Whole inside the global side.
           Value whole =
-              isWholeVectorInBounds(b, loc, global, globalOffsets, ivs, width);
+              isWholeVectorInBounds(b, loc, globalRegion, ivs, width);
           scf::IfOp::create(
               b, loc, whole,
               [&](OpBuilder &b, Location loc) {
@@ -954,6 +976,7 @@ private:
       return false;
     int64_t perThread = total / *threads;
     Value src = op.getSrc(), dst = op.getDst();
+    TileRegion srcRegion = op.getSrcRegion(), dstRegion = op.getDstRegion();
     MemRefType srcType = op.getSrc().getType();
     auto srcVector = VectorType::get({width}, srcType.getElementType());
     int64_t vectorRegisters =
@@ -977,11 +1000,10 @@ private:
                        .getResult();
       SmallVector<Value> at =
           getVectorCoords(b, loc, op.getTileShape(), linear, width);
-      SmallVector<Value> srcIdx = swizzleIndices(
-          b, loc, src, tileIndices(b, loc, src, op.getSrcOffsets(), at));
+      SmallVector<Value> srcIdx =
+          swizzleIndices(b, loc, src, tileIndices(b, loc, srcRegion, at));
       auto load = scf::IfOp::create(
-          b, loc,
-          isWholeVectorInBounds(b, loc, src, op.getSrcOffsets(), at, width),
+          b, loc, isWholeVectorInBounds(b, loc, srcRegion, at, width),
           [&](OpBuilder &b, Location loc) {
             scf::YieldOp::create(
                 b, loc,
@@ -998,9 +1020,8 @@ private:
                                                      indexConst(b, loc, e));
               Value x = guardedLoad(
                   b, loc, src,
-                  swizzleIndices(
-                      b, loc, src,
-                      tileIndices(b, loc, src, op.getSrcOffsets(), element)));
+                  swizzleIndices(b, loc, src,
+                                 tileIndices(b, loc, srcRegion, element)));
               v = vector::InsertOp::create(b, loc, x, v, e);
             }
             scf::YieldOp::create(b, loc, v);
@@ -1011,8 +1032,7 @@ private:
     for (auto [at, v] : llvm::zip(ivs, values))
       vector::StoreOp::create(
           b, loc, convertScalar(b, loc, v, dstElement), dst,
-          swizzleIndices(b, loc, dst,
-                         tileIndices(b, loc, dst, op.getDstOffsets(), at)),
+          swizzleIndices(b, loc, dst, tileIndices(b, loc, dstRegion, at)),
           /*nontemporal=*/false, alignment(dst));
     return true;
   }
@@ -1029,10 +1049,10 @@ private:
                           ValueRange ivs) {
     Value src = op.getSrc(), dst = op.getDst();
     Type dstElement = op.getDst().getType().getElementType();
-    SmallVector<Value> srcIdx = swizzleIndices(
-        b, loc, src, tileIndices(b, loc, src, op.getSrcOffsets(), ivs));
-    SmallVector<Value> dstIdx = swizzleIndices(
-        b, loc, dst, tileIndices(b, loc, dst, op.getDstOffsets(), ivs));
+    SmallVector<Value> srcIdx =
+        swizzleIndices(b, loc, src, tileIndices(b, loc, op.getSrcRegion(), ivs));
+    SmallVector<Value> dstIdx =
+        swizzleIndices(b, loc, dst, tileIndices(b, loc, op.getDstRegion(), ivs));
     Value value =
         convertScalar(b, loc, guardedLoad(b, loc, src, srcIdx), dstElement);
     guardedWrite(b, loc, dst, dstIdx, [&](OpBuilder &b, Location loc) {
@@ -1106,7 +1126,7 @@ struct AtomicAddLowering : TilePattern<AtomicAddOp> {
             Value v = convertScalar(
                 b, loc, memref::LoadOp::create(b, loc, tile, ivs), dstElement);
             SmallVector<Value> indices =
-                tileIndices(b, loc, dst, op.getDstOffsets(), ivs);
+                tileIndices(b, loc, op.getDstRegion(), ivs);
             guardedWrite(b, loc, dst, indices,
                          [&](OpBuilder &b, Location loc) {
                            accumulate(b, loc, mode, dst, indices, v);

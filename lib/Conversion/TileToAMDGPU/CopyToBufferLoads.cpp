@@ -124,8 +124,9 @@ private:
     Type element = op.getSrc().getType().getElementType();
     SmallVector<Value> coords =
         getVectorCoords(b, loc, op.getTileShape(), vector, width);
-    SmallVector<Value> srcIdx =
-        tileIndices(b, loc, src, op.getSrcOffsets(), coords);
+    // matchCopyVectors made sure the rows run along the source's last
+    // dimension.
+    SmallVector<Value> srcIdx = tileIndices(b, loc, op.getSrcRegion(), coords);
 
     // Elements of the vector inside the view: none when a leading index is
     // out of bounds, else what is left of the row (at most `width`).
@@ -157,7 +158,7 @@ private:
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(vectorType));
     Value value = arith::SelectOp::create(b, loc, inside, loaded, zero);
     SmallVector<Value> dstIdx =
-        swizzleIndices(b, loc, dst, tileIndices(b, loc, dst, {}, coords));
+        swizzleIndices(b, loc, dst, tileIndices(b, loc, op.getDstRegion(), coords));
     vector::StoreOp::create(b, loc, value, dst, dstIdx, /*nontemporal=*/false,
                             llvm::Align(width * element.getIntOrFloatBitWidth() /
                                         8));

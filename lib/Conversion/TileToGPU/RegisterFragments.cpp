@@ -401,12 +401,12 @@ struct CopyRegisters : RegisterPattern<CopyOp> {
   /// Each thread's elements one by one, with the usual edge rules.
   static void moveElements(OpBuilder &b, Location loc, CopyOp op,
                            const FragmentTable &table, ValueRange parts,
-                           Value array, Value memory, ValueRange offsets);
+                           Value array, const TileRegion &region);
   /// Runs of `width` slots as single vector accesses to `memory`; a run at
   /// the edge of a global side moves element by element.
   static void moveVectors(OpBuilder &b, Location loc, CopyOp op,
                           const FragmentTable &table, ValueRange parts,
-                          Value array, Value memory, ValueRange offsets,
+                          Value array, const TileRegion &region,
                           int64_t width);
 
   LogicalResult matchAndRewrite(CopyOp op,
@@ -435,7 +435,7 @@ struct CopyRegisters : RegisterPattern<CopyOp> {
 
     Value registers = srcArray ? src : dst;
     Value memory = srcArray ? dst : src;
-    ValueRange offsets = srcArray ? op.getDstOffsets() : op.getSrcOffsets();
+    TileRegion region = srcArray ? op.getDstRegion() : op.getSrcRegion();
     const FragmentTable &table = *fragments.getTable(registers);
     bool barriers = isOnChip(memory);
     if (barriers)
@@ -455,21 +455,22 @@ struct CopyRegisters : RegisterPattern<CopyOp> {
       firstReplicaOnly.emplace(rewriter);
       rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
     }
-    int64_t width = getRegisterVectorWidth(table, memory);
+    // Vectors run along the memory's last dimension: only where the
+    // tile's rows do.
+    int64_t width =
+        isAlongLastDim(region) ? getRegisterVectorWidth(table, memory) : 1;
     if (width == 1) {
-      moveElements(rewriter, loc, op, table, parts, array, memory, offsets);
+      moveElements(rewriter, loc, op, table, parts, array, region);
     } else {
       // Whole vectors where the memory side is aligned, elements otherwise.
       auto ifOp = scf::IfOp::create(
-          rewriter, loc,
-          canAccessVectors(rewriter, loc, memory, offsets, width),
+          rewriter, loc, canAccessVectors(rewriter, loc, region, width),
           /*withElse=*/true);
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      moveVectors(rewriter, loc, op, table, parts, array, memory, offsets,
-                  width);
+      moveVectors(rewriter, loc, op, table, parts, array, region, width);
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      moveElements(rewriter, loc, op, table, parts, array, memory, offsets);
+      moveElements(rewriter, loc, op, table, parts, array, region);
     }
     firstReplicaOnly.reset();
     if (barriers)
@@ -479,22 +480,24 @@ struct CopyRegisters : RegisterPattern<CopyOp> {
   }
 };
 
-/// The indices in `memory` of the element at `coords` of the copied tile.
+/// The indices in the region's memory of the element at `coords` of the
+/// copied tile.
 static SmallVector<Value> memoryIndices(OpBuilder &b, Location loc,
-                                       Value memory, ValueRange offsets,
-                                       ValueRange coords) {
-  return swizzleIndices(b, loc, memory,
-                        tileIndices(b, loc, memory, offsets, coords));
+                                        const TileRegion &region,
+                                        ValueRange coords) {
+  return swizzleIndices(b, loc, region.buffer,
+                        tileIndices(b, loc, region, coords));
 }
 
 void CopyRegisters::moveElements(OpBuilder &b, Location loc, CopyOp op,
                                  const FragmentTable &table, ValueRange parts,
-                                 Value array, Value memory, ValueRange offsets) {
+                                 Value array, const TileRegion &region) {
+  Value memory = region.buffer;
   bool toMemory = memory == op.getDst();
   Type dstElement = op.getDst().getType().getElementType();
   for (int64_t s = 0; s < table.getNumSlots(); ++s) {
-    SmallVector<Value> indices = memoryIndices(
-        b, loc, memory, offsets, emitCoords(b, loc, table, parts, s));
+    SmallVector<Value> indices =
+        memoryIndices(b, loc, region, emitCoords(b, loc, table, parts, s));
     Value slot = indexConstant(b, loc, s);
     if (toMemory) {
       Value v = convertScalar(b, loc, memref::LoadOp::create(b, loc, array, slot),
@@ -512,8 +515,9 @@ void CopyRegisters::moveElements(OpBuilder &b, Location loc, CopyOp op,
 
 void CopyRegisters::moveVectors(OpBuilder &b, Location loc, CopyOp op,
                                 const FragmentTable &table, ValueRange parts,
-                                Value array, Value memory, ValueRange offsets,
+                                Value array, const TileRegion &region,
                                 int64_t width) {
+  Value memory = region.buffer;
   bool toMemory = memory == op.getDst();
   Type dstElement = op.getDst().getType().getElementType();
   auto memoryType = cast<MemRefType>(memory.getType());
@@ -523,16 +527,14 @@ void CopyRegisters::moveVectors(OpBuilder &b, Location loc, CopyOp op,
   bool global = !getMemorySpace(memoryType);
   for (int64_t s = 0; s < table.getNumSlots(); s += width) {
     SmallVector<Value> coords = emitCoords(b, loc, table, parts, s);
-    SmallVector<Value> indices =
-        memoryIndices(b, loc, memory, offsets, coords);
-    Value whole =
-        global ? isWholeVectorInBounds(b, loc, memory, offsets, coords, width)
-               : Value();
+    SmallVector<Value> indices = memoryIndices(b, loc, region, coords);
+    Value whole = global ? isWholeVectorInBounds(b, loc, region, coords, width)
+                         : Value();
     auto elementCoords = [&](OpBuilder &b, int64_t k) {
       SmallVector<Value> at(coords);
       at.back() = arith::AddIOp::create(b, loc, coords.back(),
                                         indexConstant(b, loc, k));
-      return memoryIndices(b, loc, memory, offsets, at);
+      return memoryIndices(b, loc, region, at);
     };
     if (toMemory) {
       SmallVector<Value> elements;

@@ -89,8 +89,10 @@ private:
 
     // How many elements of the vector lie inside the source: none when a
     // leading index is out of bounds, else what is left of the row.
-    SmallVector<Value> srcIdx =
-        tileIndices(b, loc, src, op.getSrcOffsets(), coords);
+    // matchCopyVectors made sure the rows run along the source's last
+    // dimension.
+    TileRegion srcRegion = op.getSrcRegion();
+    SmallVector<Value> srcIdx = tileIndices(b, loc, srcRegion, coords);
     Value inside;
     for (auto [d, index] : llvm::enumerate(srcIdx)) {
       Value size = b.createOrFold<memref::DimOp>(loc, src, d);
@@ -112,7 +114,7 @@ private:
     // strength-reduces.
 
     SmallVector<Value> dstIdx =
-        swizzleIndices(b, loc, dst, tileIndices(b, loc, dst, {}, coords));
+        swizzleIndices(b, loc, dst, tileIndices(b, loc, op.getDstRegion(), coords));
     nvgpu::DeviceAsyncCopyOp::create(
         b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst, dstIdx,
         src, srcIdx, b.getIndexAttr(vectorElements), count,

@@ -9,7 +9,8 @@
 //
 // The tensor map of a copy is created on the host right before the kernel
 // (TmaDescriptors) by the runtime's tileTensorMapEncode (rank 2 to 5: the
-// tile is the box's two innermost extents), which returns a null pointer
+// tile's columns are the box's innermost extent, its rows the extent along
+// the dimension its region gives them, every other extent 1), which returns a null pointer
 // when the global buffer does not allow TMA (start or strides not a
 // multiple of 16 bytes, a strided innermost dimension): the
 // block then copies synchronously and thread 0 arrives, so the barrier
@@ -131,11 +132,10 @@ static func::FuncOp getEncodeFunction(ModuleOp module) {
   return fn;
 }
 
-/// The global side of a copy TMA could do, its offsets and the shared tile
-/// on the other side.
+/// The global side of a copy TMA could do (the tile's region in it) and
+/// the shared tile on the other side.
 struct TmaCopy {
-  Value global;
-  ValueRange offsets;
+  TileRegion global;
   Value tile;
 };
 
@@ -144,7 +144,7 @@ struct TmaCopy {
 /// the same element type to global memory); nullopt for other copies.
 static std::optional<TmaCopy> getTmaCopy(CopyOp copy) {
   if (copy.getBarriers())
-    return TmaCopy{copy.getSrc(), copy.getSrcOffsets(), copy.getDst()};
+    return TmaCopy{copy.getSrcRegion(), copy.getDst()};
   auto tile = cast<MemRefType>(copy.getSrc().getType());
   if (copy.getAsync() || !copy.getSrcOffsets().empty() ||
       !isInSpace(tile, MemorySpace::Shared) ||
@@ -152,20 +152,27 @@ static std::optional<TmaCopy> getTmaCopy(CopyOp copy) {
       getMemorySpace(copy.getDst().getType()) ||
       tile.getElementType() != copy.getDst().getType().getElementType())
     return std::nullopt;
-  return TmaCopy{copy.getDst(), copy.getDstOffsets(), copy.getSrc()};
+  return TmaCopy{copy.getDstRegion(), copy.getSrc()};
 }
 
 /// The boxes of `copy` when TMA can do it (once the host has the map): a
 /// global buffer of rank 2 to 5 with offsets, of an element type tensor
-/// maps know, and a 2-D shared tile one set of boxes covers.
+/// maps know, and a 2-D shared tile one set of boxes covers, whose rows run
+/// along the buffer's last dimension (the box's innermost) and whose
+/// columns along an earlier one (the box has extent 1 along every other
+/// dimension: a region over non-trailing dimensions is a box of the
+/// buffer's rank).
 static std::optional<TmaBox> getCopyBox(CopyOp copy) {
   std::optional<TmaCopy> sides = getTmaCopy(copy);
   if (!sides)
     return std::nullopt;
-  auto globalType = cast<MemRefType>(sides->global.getType());
+  const TileRegion &region = sides->global;
+  auto globalType = cast<MemRefType>(region.buffer.getType());
   auto tile = cast<MemRefType>(sides->tile.getType());
   if (globalType.getRank() < 2 || globalType.getRank() > kMaxTensorMapRank ||
-      sides->offsets.size() != static_cast<size_t>(globalType.getRank()) ||
+      region.offsets.size() != static_cast<size_t>(globalType.getRank()) ||
+      region.tileDims.size() != 2 || region.tileDims[0] < 0 ||
+      !isAlongLastDim(region) ||
       !getTensorMapDataType(globalType.getElementType()))
     return std::nullopt;
   return getTmaBox(tile.getShape(), tile.getElementType(),
@@ -198,14 +205,17 @@ void TmaDescriptors::create(Operation *root, bool stores) {
   root->walk([&](KernelOp kernel) {
     auto module = kernel->getParentOfType<ModuleOp>();
     // One map per global buffer, box and swizzle of the kernel.
-    llvm::DenseMap<std::tuple<Value, int64_t, int64_t, int64_t>, Value> made;
+    llvm::DenseMap<std::tuple<Value, int64_t, int64_t, int64_t, int64_t>,
+                   Value>
+        made;
     kernel.walk([&](CopyOp copy) {
       if (!copy.getBarriers() && !stores)
         return;
       std::optional<TmaCopy> sides = getTmaCopy(copy);
       if (!sides)
         return;
-      Value src = sides->global;
+      Value src = sides->global.buffer;
+      int64_t rowDim = sides->global.tileDims[0];
       Operation *owner = src.getParentBlock()->getParentOp();
       if (owner == kernel || kernel->isProperAncestor(owner))
         return; // Defined in the kernel: the host has no such value.
@@ -214,7 +224,7 @@ void TmaDescriptors::create(Operation *root, bool stores) {
       if (!maybeBox)
         return;
       TmaBox box = *maybeBox;
-      auto key = std::make_tuple(src, box.rows, box.cols, box.swizzle);
+      auto key = std::make_tuple(src, rowDim, box.rows, box.cols, box.swizzle);
       Value &descriptor = made[key];
       if (!descriptor) {
         OpBuilder b(kernel);
@@ -226,7 +236,8 @@ void TmaDescriptors::create(Operation *root, bool stores) {
           return arith::ConstantIntOp::create(b, loc, v, 64);
         };
         // Sizes, strides and box, each padded to five; the box is the tile
-        // along the two innermost dimensions, 1 along the others.
+        // along its two dimensions (the rows along `rowDim`, the columns
+        // along the innermost), 1 along the others.
         SmallVector<Value> sizes, strides, boxes;
         for (int64_t d = 0; d < kMaxTensorMapRank; ++d) {
           bool used = d < rank;
@@ -235,7 +246,7 @@ void TmaDescriptors::create(Operation *root, bool stores) {
           strides.push_back(used ? toI64(b, loc, metadata.getStrides()[d])
                                  : i64(1));
           boxes.push_back(i64(!used           ? 1
-                              : d == rank - 2 ? box.rows
+                              : d == rowDim   ? box.rows
                               : d == rank - 1 ? box.cols
                                               : 1));
         }
@@ -275,17 +286,24 @@ Value i32Const(OpBuilder &b, Location loc, int64_t v) {
 
 /// Calls `each` for every box of `box` (blocked tiles: per 8-row group and
 /// block, 1 KiB apart in that order) with its coordinates in the global
-/// buffer (i32, innermost first, from the copy's `offsets`) and its byte
-/// offset in the shared tile (null for the first).
+/// buffer (i32, innermost first, from the offsets of the copy's `region`,
+/// whose tile rows run along its first tile dimension and columns along
+/// the last buffer dimension) and its byte offset in the shared tile (null
+/// for the first).
 void forEachBox(OpBuilder &b, Location loc, const TmaBox &box,
-                ValueRange offsets, int64_t elementBits,
+                const TileRegion &region, int64_t elementBits,
                 function_ref<void(ValueRange, Value)> each) {
   int64_t boxBytes = box.rows * box.cols * elementBits / 8;
+  int64_t rank = region.getBufferRank();
+  int64_t rowDim = region.tileDims[0];
   for (int64_t g = 0; g < box.rowBoxes; ++g)
     for (int64_t p = 0; p < box.colBoxes; ++p) {
       SmallVector<Value> coordinates;
-      for (auto [d, offset] : llvm::enumerate(llvm::reverse(offsets))) {
-        int64_t shift = d == 0 ? p * box.cols : d == 1 ? g * box.rows : 0;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        Value offset = region.offsets[d];
+        int64_t shift = d == rank - 1 ? p * box.cols
+                        : d == rowDim ? g * box.rows
+                                      : 0;
         Value at = shift ? arith::AddIOp::create(b, loc, offset,
                                                  indexConst(b, loc, shift))
                                .getResult()
@@ -552,7 +570,7 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
             b, loc, LLVM::LLVMPointerType::get(b.getContext()), descriptor);
         // One transfer per box.
         forEachBox(
-            b, loc, box, op.getSrcOffsets(), tile.getElementTypeBitWidth(),
+            b, loc, box, op.getSrcRegion(), tile.getElementTypeBitWidth(),
             [&](ValueRange coordinates, Value byteOffset) {
               // The destination as a shared::cluster address (this CTA's own
               // shared memory is part of its cluster's window).
@@ -670,7 +688,7 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
         Value map = LLVM::IntToPtrOp::create(
             b, loc, LLVM::LLVMPointerType::get(b.getContext()), descriptor);
         forEachBox(
-            b, loc, box, op.getDstOffsets(), tile.getElementTypeBitWidth(),
+            b, loc, box, op.getDstRegion(), tile.getElementTypeBitWidth(),
             [&](ValueRange coordinates, Value byteOffset) {
               NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
                   b, loc, map, getSharedPointer(b, loc, op.getSrc(), byteOffset),

@@ -331,37 +331,76 @@ LogicalResult AllocLocalOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// Checks a tile of shape `extent` placed at `offsets` in a buffer of type
-/// `buffer`: one offset per dimension of the buffer, a buffer rank at least
-/// the tile rank, and, for an on-chip buffer, constant offsets that keep the
-/// tile in bounds.
+/// `buffer`: one offset per dimension of the buffer; with `sizes` (a
+/// region), one entry per dimension whose nonzero extents, in order, are the
+/// tile's shape; without (a head address), a buffer rank at least the tile
+/// rank; and, for an on-chip buffer, constant offsets that keep the tile in
+/// bounds.
 static LogicalResult verifyPlacement(Operation *op, StringRef role,
                                      MemRefType buffer, Place place,
                                      ValueRange offsets,
+                                     DenseI64ArrayAttr sizes,
                                      ArrayRef<int64_t> extent) {
   int64_t rank = buffer.getRank();
   if (static_cast<int64_t>(offsets.size()) != rank)
     return op->emitOpError()
            << role << " has rank " << rank << " but " << offsets.size()
            << " offsets were given";
-  if (rank < static_cast<int64_t>(extent.size()))
-    return op->emitOpError()
-           << "the tile has rank " << extent.size() << " but the " << role
-           << " has rank " << rank
-           << "; the buffer with offsets must have at least the tile's rank";
+  SmallVector<int64_t> along(rank, 1);
+  if (sizes) {
+    if (static_cast<int64_t>(sizes.size()) != rank)
+      return op->emitOpError()
+             << "the " << role << " region has " << sizes.size()
+             << " extents but the " << role << " has rank " << rank;
+    SmallVector<int64_t> tileExtents;
+    for (auto [d, size] : llvm::enumerate(sizes.asArrayRef())) {
+      if (size < 0)
+        return op->emitOpError()
+               << "the " << role << " region has a negative extent " << size
+               << " along dimension " << d;
+      if (size > 0) {
+        tileExtents.push_back(size);
+        along[d] = size;
+      }
+    }
+    if (tileExtents.empty())
+      return op->emitOpError()
+             << "the " << role
+             << " region indexes every dimension away; a region has at least "
+                "one tile dimension (an offset with `: extent`)";
+    // The tile's leading unit dimensions may have no dimension in the
+    // region (a 1x64 tile from A[%i : 64]), as in the head-address form.
+    ArrayRef<int64_t> matched = extent;
+    while (matched.size() > tileExtents.size() && matched.front() == 1)
+      matched = matched.drop_front();
+    if (ArrayRef<int64_t>(tileExtents) != matched)
+      return op->emitOpError()
+             << "the " << role << " region's tile dimensions ["
+             << llvm::interleaved(tileExtents) << "] do not match the tile ["
+             << llvm::interleaved(extent) << "]";
+  } else {
+    if (rank < static_cast<int64_t>(extent.size()))
+      return op->emitOpError()
+             << "the tile has rank " << extent.size() << " but the " << role
+             << " has rank " << rank
+             << "; the buffer with offsets must have at least the tile's rank";
+    int64_t lead = rank - extent.size();
+    for (int64_t d = lead; d < rank; ++d)
+      along[d] = extent[d - lead];
+  }
   if (!isOnChip(place))
     return success();
-  int64_t lead = rank - extent.size();
   for (int64_t d = 0; d < rank; ++d) {
     APInt value;
-    if (!matchPattern(offsets[d], m_ConstantInt(&value)))
+    if (!matchPattern(offsets[d], m_ConstantInt(&value)) ||
+        ShapedType::isDynamic(buffer.getDimSize(d)))
       continue;
-    int64_t size = d < lead ? 1 : extent[d - lead];
     int64_t offset = value.getSExtValue();
-    if (offset < 0 || offset + size > buffer.getDimSize(d))
+    if (offset < 0 || offset + along[d] > buffer.getDimSize(d))
       return op->emitOpError()
              << "the tile does not fit in the on-chip " << role
              << " along dimension " << d << ": offset " << offset
-             << " + extent " << size << " > " << buffer.getDimSize(d);
+             << " + extent " << along[d] << " > " << buffer.getDimSize(d);
   }
   return success();
 }
@@ -389,6 +428,100 @@ static LogicalResult verifyWholeBuffer(Operation *op, StringRef role,
 }
 
 //===----------------------------------------------------------------------===//
+// Tile regions
+//===----------------------------------------------------------------------===//
+
+TileRegion mlir::tile::getTileRegion(Value buffer, ValueRange offsets,
+                                     DenseI64ArrayAttr sizes,
+                                     int64_t tileRank) {
+  TileRegion region{buffer, llvm::to_vector(offsets), {}};
+  if (sizes) {
+    // Leading unit dimensions of the tile that the region does not have.
+    int64_t dims = llvm::count_if(sizes.asArrayRef(),
+                                  [](int64_t size) { return size != 0; });
+    region.tileDims.assign(std::max<int64_t>(tileRank - dims, 0), -1);
+    for (auto [d, size] : llvm::enumerate(sizes.asArrayRef()))
+      if (size != 0)
+        region.tileDims.push_back(d);
+    return region;
+  }
+  int64_t lead = region.getBufferRank() - tileRank;
+  for (int64_t t = 0; t < tileRank; ++t)
+    region.tileDims.push_back(t + lead >= 0 ? t + lead : -1);
+  return region;
+}
+
+bool TileRegion::isTrailing() const {
+  int64_t lead = getBufferRank() - static_cast<int64_t>(tileDims.size());
+  for (auto [t, d] : llvm::enumerate(tileDims))
+    if (d >= 0 && d != static_cast<int64_t>(t) + lead)
+      return false;
+  return true;
+}
+
+/// `[%o0, %o1 : 64, ...]` (optional): the offsets, and `: extent` after the
+/// offset of each tile dimension of a region.
+static ParseResult
+parseTileRegion(OpAsmParser &parser,
+                SmallVectorImpl<OpAsmParser::UnresolvedOperand> &offsets,
+                DenseI64ArrayAttr &sizes) {
+  if (failed(parser.parseOptionalLSquare()))
+    return success();
+  SmallVector<int64_t> extents;
+  bool region = false;
+  auto parseDim = [&]() -> ParseResult {
+    if (parser.parseOperand(offsets.emplace_back()))
+      return failure();
+    int64_t extent = 0;
+    if (succeeded(parser.parseOptionalColon())) {
+      SMLoc at = parser.getCurrentLocation();
+      if (parser.parseInteger(extent))
+        return failure();
+      if (extent < 1)
+        return parser.emitError(at, "a tile dimension has an extent of at "
+                                    "least 1, got ")
+               << extent;
+      region = true;
+    }
+    extents.push_back(extent);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(parseDim) || parser.parseRSquare())
+    return failure();
+  if (region)
+    sizes = parser.getBuilder().getDenseI64ArrayAttr(extents);
+  return success();
+}
+
+static void printTileRegion(OpAsmPrinter &p, Operation *, OperandRange offsets,
+                            DenseI64ArrayAttr sizes) {
+  if (offsets.empty())
+    return;
+  p << '[';
+  for (auto [d, offset] : llvm::enumerate(offsets)) {
+    if (d)
+      p << ", ";
+    p << offset;
+    if (sizes && d < sizes.size() && sizes[d] != 0)
+      p << " : " << sizes[d];
+  }
+  p << ']';
+}
+
+/// A region that is the head-address form (its tile dimensions are the
+/// buffer's trailing ones, in order, one per tile dimension) as that form:
+/// true when `sizes` was dropped.
+static bool dropTrailingRegion(Value buffer, ValueRange offsets,
+                               DenseI64ArrayAttr sizes, int64_t tileRank) {
+  if (!sizes)
+    return false;
+  TileRegion region = getTileRegion(buffer, offsets, sizes, tileRank);
+  return region.getBufferRank() >= tileRank &&
+         llvm::all_of(region.tileDims, [](int64_t d) { return d >= 0; }) &&
+         region.isTrailing();
+}
+
+//===----------------------------------------------------------------------===//
 // CopyOp
 //===----------------------------------------------------------------------===//
 
@@ -402,6 +535,16 @@ SmallVector<int64_t> CopyOp::getTileShape() {
   if (getMemorySpace(srcType) || !getMemorySpace(dstType))
     return llvm::to_vector(srcType.getShape());
   return llvm::to_vector(dstType.getShape());
+}
+
+TileRegion CopyOp::getSrcRegion() {
+  return getTileRegion(getSrc(), getSrcOffsets(), getSrcSizesAttr(),
+                       getTileShape().size());
+}
+
+TileRegion CopyOp::getDstRegion() {
+  return getTileRegion(getDst(), getDstOffsets(), getDstSizesAttr(),
+                       getTileShape().size());
 }
 
 /// Verifies an array of arrival barriers: a shared memref<N x i64>, and
@@ -441,6 +584,8 @@ LogicalResult CopyOp::verify() {
   if (srcHasOffsets && dstHasOffsets)
     return emitOpError("offsets may be given on one side only; the tile "
                        "extent is the shape of the other side");
+  if ((getSrcSizes() && !srcHasOffsets) || (getDstSizes() && !dstHasOffsets))
+    return emitOpError("region extents need the region's offsets");
 
   // The side that gives the extent must have a static shape.
   bool extentFromSrc =
@@ -470,10 +615,10 @@ LogicalResult CopyOp::verify() {
 
   if (srcHasOffsets)
     return verifyPlacement(*this, "source", srcType, *srcPlace,
-                           getSrcOffsets(), extent);
+                           getSrcOffsets(), getSrcSizesAttr(), extent);
   if (dstHasOffsets)
     return verifyPlacement(*this, "destination", dstType, *dstPlace,
-                           getDstOffsets(), extent);
+                           getDstOffsets(), getDstSizesAttr(), extent);
   return extentFromSrc
              ? verifyWholeBuffer(*this, "destination", dstType, extent)
              : verifyWholeBuffer(*this, "source", srcType, extent);
@@ -487,6 +632,23 @@ void CopyOp::getCanonicalizationPatterns(RewritePatternSet &results,
         !op.getDstOffsets().empty())
       return failure();
     rewriter.eraseOp(op);
+    return success();
+  });
+  // A region along the trailing dimensions is the head-address form.
+  results.add(+[](CopyOp op, PatternRewriter &rewriter) -> LogicalResult {
+    int64_t tileRank = op.getTileShape().size();
+    bool src = dropTrailingRegion(op.getSrc(), op.getSrcOffsets(),
+                                  op.getSrcSizesAttr(), tileRank);
+    bool dst = dropTrailingRegion(op.getDst(), op.getDstOffsets(),
+                                  op.getDstSizesAttr(), tileRank);
+    if (!src && !dst)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      if (src)
+        op.removeSrcSizesAttr();
+      if (dst)
+        op.removeDstSizesAttr();
+    });
     return success();
   });
   // A side that is a memref.cast of a more static buffer (a specialized
@@ -858,6 +1020,9 @@ LogicalResult AtomicAddOp::verify() {
       return emitOpError("the element form needs one offset per "
                          "destination dimension (")
              << dstType.getRank() << "), got " << getDstOffsets().size();
+    if (getDstSizes())
+      return emitOpError("the element form adds one element: its offsets "
+                         "take no extents");
     return success();
   }
 
@@ -868,11 +1033,21 @@ LogicalResult AtomicAddOp::verify() {
     return emitOpError("cannot convert element type ")
            << valueType.getElementType() << " to "
            << dstType.getElementType();
-  if (getDstOffsets().empty())
+  if (getDstOffsets().empty()) {
+    if (getDstSizes())
+      return emitOpError("region extents need the region's offsets");
     return verifyWholeBuffer(*this, "destination", dstType,
                              valueType.getShape());
+  }
   return verifyPlacement(*this, "destination", dstType, *dstPlace,
-                         getDstOffsets(), valueType.getShape());
+                         getDstOffsets(), getDstSizesAttr(),
+                         valueType.getShape());
+}
+
+TileRegion AtomicAddOp::getDstRegion() {
+  assert(isTileForm() && "the element form has no tile");
+  return getTileRegion(getDst(), getDstOffsets(), getDstSizesAttr(),
+                       cast<MemRefType>(getValue().getType()).getRank());
 }
 
 void AtomicAddOp::getEffects(

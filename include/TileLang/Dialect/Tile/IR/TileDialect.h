@@ -124,6 +124,41 @@ int64_t getWarpSize(TargetKind kind, StringRef chip);
 /// Returns the `tile.target` of the module that encloses `op`, if any.
 TargetAttr getTargetAttr(Operation *op);
 
+/// Where the tile of a tile.copy or tile.atomic_add lies in one of its
+/// sides. Element `ivs` of the tile is element `getIndex(ivs)` of `buffer`:
+/// along buffer dimension `tileDims[t]` the offset plus `ivs[t]`, along every
+/// other (indexed-away) dimension its offset alone (0 without offsets).
+struct TileRegion {
+  /// The buffer the tile lies in.
+  Value buffer;
+  /// One offset per dimension of `buffer`; empty when the tile covers the
+  /// buffer from index 0.
+  SmallVector<Value> offsets;
+  /// For each tile dimension, the buffer dimension it runs along; -1 for a
+  /// leading unit dimension of the tile that the buffer does not have.
+  SmallVector<int64_t> tileDims;
+
+  int64_t getBufferRank() const {
+    return cast<MemRefType>(buffer.getType()).getRank();
+  }
+  /// The buffer dimension the innermost tile dimension runs along (-1 for a
+  /// tile of rank 0 or one whose innermost dimension the buffer lacks).
+  int64_t getInnerDim() const {
+    return tileDims.empty() ? -1 : tileDims.back();
+  }
+  /// True when the tile lies along the buffer's trailing dimensions, in
+  /// order (the head-address form): what lowerings that only know that
+  /// form may take.
+  bool isTrailing() const;
+};
+
+/// The region of a tile of rank `tileRank` in `buffer` at `offsets` (none:
+/// the whole buffer) with `sizes` (null: the head-address form, aligned to
+/// the trailing dimensions; else an extent per buffer dimension, 0 where it
+/// is indexed away), as tile.copy and tile.atomic_add define it.
+TileRegion getTileRegion(Value buffer, ValueRange offsets,
+                         DenseI64ArrayAttr sizes, int64_t tileRank);
+
 /// Shared verifier of the InKernel trait.
 LogicalResult verifyInKernel(Operation *op);
 

@@ -160,16 +160,34 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
   let summary = "Copy a whole tile between memory spaces";
   let description = [{
     Copies a tile from `src` to `dst`. Either side may be global, shared,
-    fragment or local memory, but not both global. At most one side carries
-    offsets (the head address of the tile in that buffer, TileLang's
-    `A[by * 128, k * 32]`); the tile extent is the shape of the other side.
-    The side with offsets may have a higher rank: the extent is aligned to
-    its trailing dimensions and its leading dimensions have extent 1.
+    fragment or local memory, but not both global. The tile is the shape of
+    the side without offsets; at most one side carries offsets, which place
+    the tile in that buffer in one of two forms:
+
+    - A *region* (TileLang's `A[b, s0:s1, h, :]`, a rank-reducing
+      `memref.subview`): per dimension of the buffer an offset, followed by
+      `: extent` when the dimension is a dimension of the tile. Dimensions
+      without an extent are indexed away (extent 1, not in the tile). The
+      extents, in order, must be the tile's shape (whose leading unit
+      dimensions may have none: `%b[%c0 : 64]` into a 1x64 tile):
+      `%Q[%b, %s : 64, %h, %c0 : 128]` copies a 64x128 tile that runs along
+      dimensions 1 and 3 of a BSHD buffer. (Generic form: `src_sizes` /
+      `dst_sizes`, one entry per dimension, the extent or 0 for an
+      indexed-away dimension.)
+    - A *head address* (TileLang's `A[by * 128, k * 32]`): offsets only.
+      The tile lies along the buffer's trailing dimensions, its leading
+      dimensions have extent 1; the buffer may have a higher rank than the
+      tile, never a lower one. `%A[%m, %k]` into a 128x32 tile is the region
+      `%A[%m : 128, %k : 32]`.
+
+    A side without offsets covers its buffer from index 0 (unit dimensions
+    that only one side has are index 0).
 
     Edge tiles are safe by construction: elements of a global source outside
     its bounds read as zero, and elements that would land outside a global
-    destination are not written. On-chip slices must stay in bounds (checked
-    when the offsets are constants).
+    destination are not written, along every dimension (indexed-away ones
+    included). On-chip regions must stay in bounds (checked when the offsets
+    are constants).
 
     Element types may differ when both are floats or both are integers: the
     copy converts (`arith.extf`/`truncf`, `extsi`/`trunci`).
@@ -186,7 +204,9 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     array instead (one arrival per copy; the phase completes when every
     copy that arrives on it has landed), and `tile.barrier_wait` waits for
     it. On sm_90 a copy from a global buffer of rank 2 to 5 into a 2-D
-    tile whose rows are 16-byte multiples of
+    tile whose columns run along the buffer's last dimension (its rows along
+    any earlier one: a box of the buffer's rank with extent 1 along the
+    indexed-away dimensions), whose rows are 16-byte multiples of
     at most 256 elements (unswizzled, or 128-byte rows with the 128-byte
     swizzle) is one TMA transfer (`cp.async.bulk.tensor`) issued by one
     thread, with a tensor map the host creates before the launch; when the
@@ -197,6 +217,8 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     ```mlir
     tile.copy %A[%m, %k] to %a_s
         : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
+    tile.copy %Q[%b, %s : 64, %h, %c0 : 128] to %q_s
+        : memref<?x?x?x128xf16> to memref<64x128xf16, #tile.mem<shared>>
     tile.copy %c_f to %C[%m, %n]
         : memref<128x128xf32, #tile.mem<fragment>> to memref<?x?xf16>
     tile.copy %A[%m, %k] to %a_s {async}
@@ -213,10 +235,13 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     Variadic<Index>:$dst_offsets,
     Arg<Optional<Tile_Tile>, "barriers", [MemRead, MemWrite]>:$barriers,
     Optional<Index>:$barrier_index,
-    UnitAttr:$async
+    UnitAttr:$async,
+    OptionalAttr<DenseI64ArrayAttr>:$src_sizes,
+    OptionalAttr<DenseI64ArrayAttr>:$dst_sizes
   );
   let assemblyFormat = [{
-    $src (`[` $src_offsets^ `]`)? `to` $dst (`[` $dst_offsets^ `]`)?
+    $src `` custom<TileRegion>($src_offsets, $src_sizes) `to`
+    $dst `` custom<TileRegion>($dst_offsets, $dst_sizes)
     (`arrive` `(` $barriers^ `[` $barrier_index `]` `:` type($barriers) `)`)?
     attr-dict `:` type($src) `to` type($dst)
   }];
@@ -226,7 +251,8 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     OpBuilder<(ins "Value":$src, "ValueRange":$srcOffsets, "Value":$dst,
                    "ValueRange":$dstOffsets, CArg<"bool", "false">:$async), [{
       build($_builder, $_state, src, srcOffsets, dst, dstOffsets,
-            /*barriers=*/Value(), /*barrier_index=*/Value(), async);
+            /*barriers=*/Value(), /*barrier_index=*/Value(), async,
+            /*src_sizes=*/nullptr, /*dst_sizes=*/nullptr);
     }]>
   ];
   let hasVerifier = 1;
@@ -234,6 +260,9 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
   let extraClassDeclaration = [{
     /// The shape of the tile that is copied.
     ::llvm::SmallVector<int64_t> getTileShape();
+    /// Where the tile lies in the source and in the destination.
+    ::mlir::tile::TileRegion getSrcRegion();
+    ::mlir::tile::TileRegion getDstRegion();
   }];
 }
 
@@ -711,30 +740,36 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add", [Tile_InKernel,
   let description = [{
     Element form: `value` is a scalar and `dst_offsets` index one element of
     `dst` (one offset per dimension). Tile form: `value` is an on-chip tile
-    and `dst_offsets` give the head address of the tile in `dst`, with the
-    same rank alignment and edge rules as `tile.copy` (additions outside a
-    global `dst` are dropped). Each element is added atomically with respect
-    to every other block.
+    placed in `dst` as `tile.copy` places it: a region (`%C[%b, %m : 64,
+    %n : 64]`), a head address aligned to the trailing dimensions, or, with
+    no offsets, the whole of `dst`; the same edge rules apply (additions
+    outside a global `dst` are dropped). Each element is added atomically
+    with respect to every other block.
 
     ```mlir
     tile.atomic_add %v to %out[%i] : f32 to memref<?xf32>
     tile.atomic_add %part to %C[%m, %n]
         : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?xf32>
+    tile.atomic_add %part to %dQ[%b, %m : 64, %h, %c0 : 64]
+        : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?x?x64xf32>
     ```
   }];
   let arguments = (ins
     AnyTypeOf<[AnyInteger, AnyFloat, Tile_StaticTile]>:$value,
     Tile_Tile:$dst,
-    Variadic<Index>:$dst_offsets
+    Variadic<Index>:$dst_offsets,
+    OptionalAttr<DenseI64ArrayAttr>:$dst_sizes
   );
   let assemblyFormat = [{
-    $value `to` $dst (`[` $dst_offsets^ `]`)? attr-dict
+    $value `to` $dst `` custom<TileRegion>($dst_offsets, $dst_sizes) attr-dict
     `:` type($value) `to` type($dst)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// True for the tile form (the value is an on-chip tile).
     bool isTileForm() { return ::llvm::isa<::mlir::MemRefType>(getValue().getType()); }
+    /// Where the tile lies in `dst` (tile form only).
+    ::mlir::tile::TileRegion getDstRegion();
   }];
 }
 
