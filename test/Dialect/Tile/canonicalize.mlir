@@ -87,3 +87,23 @@ func.func @dead_allocs(%n: index, %C: memref<?xf32>) {
   }
   return
 }
+
+// -----
+
+// A region along the buffer's trailing dimensions is the head-address form;
+// one over other dimensions, or lacking a tile dimension, stays a region.
+// CHECK-LABEL: func.func @trailing_region_is_head_address
+func.func @trailing_region_is_head_address(%A: memref<4x?x?xf16>, %b: memref<?xf32>, %i: index) {
+  tile.kernel grid(%i) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %u = tile.alloc_fragment : memref<1x64xf32, #tile.mem<fragment>>
+    // CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] to
+    tile.copy %A[%i, %i : 64, %i : 32] to %s : memref<4x?x?xf16> to memref<64x32xf16, #tile.mem<shared>>
+    // CHECK: tile.copy %{{.*}}[%{{.*}} : 64, %{{.*}}, %{{.*}} : 32] to
+    tile.copy %A[%i : 64, %i, %i : 32] to %s : memref<4x?x?xf16> to memref<64x32xf16, #tile.mem<shared>>
+    // CHECK: tile.copy %{{.*}}[%{{.*}} : 64] to
+    tile.copy %b[%i : 64] to %u : memref<?xf32> to memref<1x64xf32, #tile.mem<fragment>>
+    "test.use"(%s, %u) : (memref<64x32xf16, #tile.mem<shared>>, memref<1x64xf32, #tile.mem<fragment>>) -> ()
+  }
+  return
+}

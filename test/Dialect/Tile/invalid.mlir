@@ -1276,3 +1276,130 @@ func.func @tile_block_form_in_producer(%counters: memref<2xi32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// A region's tile dimensions are the tile's shape.
+func.func @region_extents_mismatch(%Q: memref<?x?x?x64xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{the source region's tile dimensions [32, 64] do not match the tile [64, 64]}}
+    tile.copy %Q[%i, %i : 32, %i, %i : 64] to %s : memref<?x?x?x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @region_rank_mismatch(%Q: memref<?x?x?x64xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64x64x64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{the destination region's tile dimensions [64, 64] do not match the tile [64, 64, 64]}}
+    tile.copy %s to %Q[%i, %i : 64, %i, %i : 64] : memref<64x64x64xf16, #tile.mem<shared>> to memref<?x?x?x64xf16>
+  }
+  return
+}
+
+// -----
+
+// The tile's leading unit dimensions may be missing from a region; others
+// may not.
+func.func @region_missing_dimension(%b: memref<?xf32>, %i: index) {
+  tile.kernel grid(%i) threads(128) -> (%bx) {
+    %f = tile.alloc_fragment : memref<2x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{the source region's tile dimensions [64] do not match the tile [2, 64]}}
+    tile.copy %b[%i : 64] to %f : memref<?xf32> to memref<2x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @region_zero_extent(%Q: memref<?x?xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{a tile dimension has an extent of at least 1, got 0}}
+    tile.copy %Q[%i : 0, %i : 64] to %s : memref<?x?xf16> to memref<64xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @region_generic_every_dim_away(%Q: memref<?x?xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{the source region indexes every dimension away}}
+    "tile.copy"(%Q, %i, %i, %s) <{operandSegmentSizes = array<i32: 1, 2, 1, 0, 0, 0>, src_sizes = array<i64: 0, 0>}> : (memref<?x?xf16>, index, index, memref<64xf16, #tile.mem<shared>>) -> ()
+  }
+  return
+}
+
+// -----
+
+func.func @region_generic_extent_count(%Q: memref<?x?xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{the source region has 3 extents but the source has rank 2}}
+    "tile.copy"(%Q, %i, %i, %s) <{operandSegmentSizes = array<i32: 1, 2, 1, 0, 0, 0>, src_sizes = array<i64: 0, 64, 0>}> : (memref<?x?xf16>, index, index, memref<64xf16, #tile.mem<shared>>) -> ()
+  }
+  return
+}
+
+// -----
+
+func.func @region_generic_negative(%Q: memref<?x?xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{the source region has a negative extent -64 along dimension 1}}
+    "tile.copy"(%Q, %i, %i, %s) <{operandSegmentSizes = array<i32: 1, 2, 1, 0, 0, 0>, src_sizes = array<i64: 0, -64>}> : (memref<?x?xf16>, index, index, memref<64xf16, #tile.mem<shared>>) -> ()
+  }
+  return
+}
+
+// -----
+
+func.func @region_generic_without_offsets(%Q: memref<64xf16>, %i: index) {
+  tile.kernel grid(%i) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{region extents need the region's offsets}}
+    "tile.copy"(%Q, %s) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>, src_sizes = array<i64: 64>}> : (memref<64xf16>, memref<64xf16, #tile.mem<shared>>) -> ()
+  }
+  return
+}
+
+// -----
+
+// An on-chip region must stay inside the tile along every dimension.
+func.func @region_on_chip_out_of_bounds(%i: index) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  tile.kernel grid(%i) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<2x64x32xf16, #tile.mem<shared>>
+    %f = tile.alloc_fragment : memref<64x32xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{the tile does not fit in the on-chip source along dimension 0: offset 3 + extent 1 > 2}}
+    tile.copy %s[%c3, %c0 : 64, %c0 : 32] to %f : memref<2x64x32xf16, #tile.mem<shared>> to memref<64x32xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @atomic_add_element_with_extent(%C: memref<?x?xf32>, %x: f32, %i: index) {
+  tile.kernel grid(%i) threads(128) -> (%bx) {
+    // expected-error @+1 {{the element form adds one element: its offsets take no extents}}
+    "tile.atomic_add"(%x, %C, %i, %i) <{dst_sizes = array<i64: 1, 0>}> : (f32, memref<?x?xf32>, index, index) -> ()
+  }
+  return
+}
+
+// -----
+
+func.func @atomic_add_region_mismatch(%C: memref<?x?x?xf32>, %i: index) {
+  tile.kernel grid(%i) threads(128) -> (%bx) {
+    %f = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{the destination region's tile dimensions [64, 32] do not match the tile [64, 64]}}
+    tile.atomic_add %f to %C[%i : 64, %i, %i : 32] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?x?xf32>
+  }
+  return
+}

@@ -6,6 +6,35 @@
 
 module attributes {tile.target = #tile.target<cuda, "sm_90a", "+ptx80">} {
 
+// Regions: an extent after each tile dimension's offset, none after the
+// indexed-away ones; both copy directions, a 1-D tile of a 3-D buffer, a
+// 1x64 tile whose leading unit dimension the region lacks, atomic_add.
+// CHECK-LABEL: func.func @regions
+func.func @regions(%Q: memref<?x?x?x64xf16>, %V: memref<8x?x16xf32>,
+                   %b: memref<?xf32>, %i: index, %j: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%i) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %f = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    %r = tile.alloc_fragment : memref<16xf32, #tile.mem<fragment>>
+    %u = tile.alloc_fragment : memref<1x64xf32, #tile.mem<fragment>>
+    // CHECK: tile.copy %[[Q:.*]][%[[I:.*]], %[[J:.*]] : 64, %[[I]], %[[C0:.*]] : 64] to %{{.*}} : memref<?x?x?x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %Q[%i, %j : 64, %i, %c0 : 64] to %s : memref<?x?x?x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    // CHECK: tile.copy %{{.*}} to %[[Q]][%[[J]] : 64, %[[I]], %[[I]], %[[C0]] : 64] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?x?x64xf16>
+    tile.copy %f to %Q[%j : 64, %i, %i, %c0 : 64] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?x?x64xf16>
+    // CHECK: tile.copy %{{.*}}[%[[C0]], %[[I]] : 16, %[[J]]] to %{{.*}} : memref<8x?x16xf32> to memref<16xf32, #tile.mem<fragment>>
+    tile.copy %V[%c0, %i : 16, %j] to %r : memref<8x?x16xf32> to memref<16xf32, #tile.mem<fragment>>
+    // CHECK: tile.copy %{{.*}}[%[[I]] : 64] to %{{.*}} : memref<?xf32> to memref<1x64xf32, #tile.mem<fragment>>
+    tile.copy %b[%i : 64] to %u : memref<?xf32> to memref<1x64xf32, #tile.mem<fragment>>
+    // CHECK: tile.copy %{{.*}}[%[[I]], %[[J]] : 64] to %{{.*}} : memref<64x64xf16, #tile.mem<shared>> to memref<64xf32, #tile.mem<fragment>>
+    %row = tile.alloc_fragment : memref<64xf32, #tile.mem<fragment>>
+    tile.copy %s[%i, %j : 64] to %row : memref<64x64xf16, #tile.mem<shared>> to memref<64xf32, #tile.mem<fragment>>
+    // CHECK: tile.atomic_add %{{.*}} to %[[Q]][%[[I]], %[[J]] : 64, %[[I]], %[[C0]] : 64] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?x?x64xf16>
+    tile.atomic_add %f to %Q[%i, %j : 64, %i, %c0 : 64] : memref<64x64xf32, #tile.mem<fragment>> to memref<?x?x?x64xf16>
+  }
+  return
+}
+
 // CHECK-LABEL: func.func @kernel_forms
 func.func @kernel_forms(%gx: index, %gy: index, %gz: index) {
   // CHECK: tile.kernel grid(%{{.*}}) threads(256) -> (%[[BX:.*]]) {

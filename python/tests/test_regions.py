@@ -1,0 +1,264 @@
+"""Copies of regions (TileLang's `A[b, s0:s1, h, :]`) on the CPU backend,
+against numpy references written here: every pattern of sliced and indexed
+dimensions of 2-D to 5-D buffers in both directions with edge tiles, the
+differential fuzzer (copy_fuzz.py), attention in the BSHD and BHSD layouts,
+grouped-query attention and MLA decode, and the errors of bad slices."""
+
+import itertools
+import os
+import re
+
+import numpy as np
+import pytest
+
+import tilelang_mlir
+import tilelang_mlir.language as T
+
+import attention_layouts
+import copy_fuzz
+
+
+# -- every slice pattern ------------------------------------------------------
+
+def _pattern_case(rank, sliced, mode, space, dtypes):
+    """A copy_fuzz.Case with a fixed pattern: a buffer of 5..7 per
+    dimension, slices of 3 that start one past the middle (the last block's
+    tile runs past the edge), indices that walk with the block (the last
+    block's is outside the buffer)."""
+    rng = np.random.default_rng(rank * 100 + sum(sliced) * 7)
+    case = copy_fuzz.Case(rng, 0, spaces=[space], max_rank=rank)
+    case.rank = rank
+    case.shape = [5 + d % 3 for d in range(rank)]
+    case.mode = mode
+    case.space = space
+    case.buffer_dtype, case.tile_dtype = dtypes
+    case.head = False
+    case.sliced = list(sliced)
+    case.extents = [3 if s else 1 for s in sliced]
+    case.tile = [3] * sum(sliced)
+    case.blocks = 3
+    stepped = [d for d in range(rank) if sliced[d]][0]
+    case.base, case.step = [], []
+    for d in range(rank):
+        if mode == "load":
+            case.base.append(case.shape[d] // 2 if sliced[d] else d % 2)
+            case.step.append(2 if sliced[d] else case.shape[d] // 2)
+        else:
+            case.base.append(1 if d == stepped else d % 2)
+            case.step.append(3 if d == stepped else 0)
+    case.full = [False] * rank
+    return case
+
+
+PATTERNS = [(rank, sliced) for rank in range(2, 6)
+            for sliced in itertools.product([True, False], repeat=rank)
+            if any(sliced)]
+
+
+@pytest.mark.parametrize("mode", ["load", "store"])
+@pytest.mark.parametrize("rank,sliced", PATTERNS,
+                         ids=["".join("s" if s else "i" for s in p)
+                              for _, p in PATTERNS])
+def test_every_slice_pattern(rank, sliced, mode):
+    rng = np.random.default_rng()
+    for space, dtypes in [("shared", ("float16", "float32")),
+                          ("fragment", ("float32", "float32")),
+                          ("local", ("int32", "int16"))]:
+        case = _pattern_case(rank, sliced, mode, space, dtypes)
+        reason = copy_fuzz.run_case(case, rng)
+        assert reason is None, "%s: %s" % (case.describe(), reason)
+
+
+# -- the differential fuzzer ----------------------------------------------------
+
+def test_fuzz_fixed_seed():
+    failures, ran = copy_fuzz.fuzz(seed=20261201, count=500)
+    assert ran == 500 and not failures, failures[:5]
+
+
+def test_fuzz_fresh_seed():
+    seed = int(os.environ.get("TILE_FUZZ_SEED",
+                              np.random.default_rng().integers(1 << 31)))
+    failures, _ = copy_fuzz.fuzz(seed=seed, count=400, budget=60)
+    assert not failures, "seed %d: %s" % (seed, failures[:5])
+
+
+def test_fuzz_reports_a_wrong_result(monkeypatch):
+    """A kernel that misplaces one element is a failure the fuzzer names."""
+    real = copy_fuzz.Case.reference
+
+    def off_by_one(case, args):
+        expected = real(case, args)
+        expected.flat[0] += 1
+        return expected
+
+    monkeypatch.setattr(copy_fuzz.Case, "reference", off_by_one)
+    failures, ran = copy_fuzz.fuzz(seed=7, count=3, out=open(os.devnull, "w"))
+    assert ran == 3 and len(failures) == 3
+    assert "elements wrong" in failures[0][1]
+
+
+# -- attention layouts ------------------------------------------------------------
+
+def _attention_reference(q, k, v, causal, groups=1, layout="bshd"):
+    """Softmax attention in float64 (heads of K, V repeated `groups` times)."""
+    if layout == "bshd":  # -> bhsd
+        q, k, v = (x.transpose(0, 2, 1, 3) for x in (q, k, v))
+    q, k, v = (x.astype(np.float64) for x in (q, k, v))
+    k = np.repeat(k, groups, axis=1)
+    v = np.repeat(v, groups, axis=1)
+    scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(q.shape[-1])
+    if causal:
+        s = q.shape[2]
+        scores = np.where(np.tril(np.ones((s, s), bool)), scores, -np.inf)
+    scores -= scores.max(axis=-1, keepdims=True)
+    p = np.exp(scores)
+    out = (p / p.sum(axis=-1, keepdims=True)) @ v
+    return out.transpose(0, 2, 1, 3) if layout == "bshd" else out
+
+
+@pytest.mark.parametrize("layout,causal,groups,seq", [
+    ("bshd", False, 1, 128), ("bshd", True, 1, 100), ("bhsd", False, 1, 100),
+    ("bhsd", True, 1, 128), ("bshd", False, 2, 96), ("bshd", True, 2, 80)])
+def test_attention_layouts(layout, causal, groups, seq):
+    batch, heads, dim = 2, 4, 64
+    func = attention_layouts.flash_attention(batch, heads, seq, dim, causal,
+                                             layout=layout, groups=groups)
+    if layout == "bshd":
+        assert re.search(r"tile.copy %Q\[[^\]]*: 64, [^\]:]*, [^\]]*: 64\]",
+                         func.script()), "Q's copy is not a region"
+    kernel = tilelang_mlir.compile(func, out_idx=[3])
+    rng = np.random.default_rng()
+    kv_heads = heads // groups
+    shape = ((batch, seq, heads, dim) if layout == "bshd"
+             else (batch, heads, seq, dim))
+    kv_shape = ((batch, seq, kv_heads, dim) if layout == "bshd"
+                else (batch, kv_heads, seq, dim))
+    q = rng.standard_normal(shape).astype(np.float16)
+    k = rng.standard_normal(kv_shape).astype(np.float16)
+    v = rng.standard_normal(kv_shape).astype(np.float16)
+    out = kernel(q, k, v)
+    np.testing.assert_allclose(out.astype(np.float64),
+                               _attention_reference(q, k, v, causal, groups,
+                                                    layout),
+                               rtol=2e-2, atol=2e-2)
+
+
+def _mla_reference(q, q_pe, kv, k_pe):
+    batch, heads, dim = q.shape
+    kv_heads = kv.shape[2]
+    group = heads // kv_heads
+    out = np.zeros((batch, heads, dim))
+    for b in range(batch):
+        for h in range(heads):
+            g = h // group
+            keys = np.concatenate([kv[b, :, g, :], k_pe[b, :, g, :]], axis=1)
+            query = np.concatenate([q[b, h], q_pe[b, h]]).astype(np.float64)
+            scores = keys.astype(np.float64) @ query / np.sqrt(keys.shape[1])
+            p = np.exp(scores - scores.max())
+            out[b, h] = (p / p.sum()) @ kv[b, :, g, :].astype(np.float64)
+    return out
+
+
+def test_mla_decode_layout():
+    batch, heads, kv_heads, seq, dim, pe_dim = 2, 32, 2, 200, 64, 32
+    func = attention_layouts.mla_decode(batch, heads, kv_heads, seq, dim,
+                                        pe_dim)
+    kernel = tilelang_mlir.compile(func, out_idx=[4])
+    rng = np.random.default_rng()
+    q = rng.standard_normal((batch, heads, dim)).astype(np.float16)
+    q_pe = rng.standard_normal((batch, heads, pe_dim)).astype(np.float16)
+    kv = rng.standard_normal((batch, seq, kv_heads, dim)).astype(np.float16)
+    k_pe = rng.standard_normal((batch, seq, kv_heads, pe_dim)).astype(
+        np.float16)
+    out = kernel(q, q_pe, kv, k_pe)
+    np.testing.assert_allclose(out.astype(np.float64),
+                               _mla_reference(q, q_pe, kv, k_pe),
+                               rtol=2e-2, atol=2e-2)
+
+
+# -- the issue's reproducer, through T.atomic_add too ---------------------------
+
+def test_bshd_round_trip_and_atomic_add():
+    B, S, H, D, bm = 2, 100, 3, 64, 64
+
+    @T.prim_func
+    def main(Q: T.Tensor((B, S, H, D), "float16"),
+             O: T.Tensor((B, S, H, D), "float16"),
+             Acc: T.Tensor((B, S, H, D), "float32")):
+        with T.Kernel(T.ceildiv(S, bm), H, B, threads=128) as (bx, by, bz):
+            Qs = T.alloc_shared((bm, D), "float16")
+            f = T.alloc_fragment((bm, D), "float32")
+            T.copy(Q[bz, bx * bm:(bx + 1) * bm, by, :], Qs)
+            T.copy(Qs, O[bz, bx * bm:(bx + 1) * bm, by, :])
+            T.copy(Qs, f)
+            T.atomic_add(Acc[bz, bx * bm:(bx + 1) * bm, by, :], f)
+
+    kernel = tilelang_mlir.compile(main, out_idx=[1])
+    q = np.random.default_rng().standard_normal((B, S, H, D)).astype(
+        np.float16)
+    acc = np.full((B, S, H, D), 0.5, np.float32)
+    out = kernel(q, acc)
+    np.testing.assert_array_equal(out, q)
+    np.testing.assert_array_equal(acc, q.astype(np.float32) + 0.5)
+
+
+# -- bad slices: located errors, never a kernel ------------------------------------
+
+def _trace(body):
+    @T.prim_func
+    def main(A: T.Tensor((4, 64, 8, 32), "float16"),
+             B: T.Tensor((64, 32), "float16")):
+        with T.Kernel(1, threads=128) as bx:
+            s = T.alloc_shared((64, 32), "float16")
+            body(A, B, s, bx)
+    return main
+
+
+def test_slice_with_a_step_is_a_located_error():
+    with pytest.raises(T.TileLangError,
+                       match=r"test_regions\.py:\d+: the slice 0:64:2 along "
+                             r"dimension 1 of A has a step"):
+        _trace(lambda A, B, s, bx: T.copy(A[0, 0:64:2, 0, :], s))
+
+
+def test_region_that_does_not_fit_the_tile():
+    with pytest.raises(T.TileLangError,
+                       match=r"test_regions\.py:\d+: T.copy: the region "
+                             r"A\[i, :32, :8, :32\] does not match the tile "
+                             r"of shape \(64, 32\)"):
+        _trace(lambda A, B, s, bx: T.copy(A[0, 0:32, 0:8, :], s))
+
+
+def test_negative_constant_index():
+    with pytest.raises(T.TileLangError, match=r"index -1 along dimension 2 "
+                                              r"is negative"):
+        _trace(lambda A, B, s, bx: T.copy(A[0, 0:64, -1, :], s))
+
+
+def test_empty_slice():
+    with pytest.raises(T.TileLangError, match=r"is empty \(extent 0\)"):
+        _trace(lambda A, B, s, bx: T.copy(A[0, bx * 64:bx * 64, 0, :], s))
+
+
+def test_element_index_outside_a_static_buffer():
+    def body(A, B, s, bx):
+        B[64, 0] = 1.0
+    with pytest.raises(T.TileLangError, match=r"index 64 along dimension 0 "
+                                              r"is outside the buffer's "
+                                              r"extent 64"):
+        _trace(body)
+
+
+def test_both_sides_sliced():
+    with pytest.raises(T.TileLangError, match=r"both sides are slices"):
+        _trace(lambda A, B, s, bx: T.copy(A[0, 0:64, 0, :], B[0:64, :]))
+
+
+def test_unknown_extent_takes_the_tile():
+    """A slice whose extent is not known at trace time (`A[b, i:, h, :]`)
+    takes the tile's extent along its dimension."""
+    func = _trace(lambda A, B, s, bx: (T.copy(A[0, bx * 3:, 1, :], s),
+                                       T.copy(s, B)))
+    assert re.search(r"tile.copy %A\[%\w+, %\w+ : 64, %\w+, %\w+ : 32\]",
+                     func.script())
