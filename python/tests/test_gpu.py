@@ -205,6 +205,76 @@ def test_sass_shows_wgmma_and_tma():
     assert not counts.get("LDGSTS"), counts
 
 
+def test_attention_layouts_against_torch_sdpa():
+    # TileLang's BSHD FlashAttention (every copy a region over non-trailing
+    # dimensions), BHSD, and grouped-query attention, in several block
+    # configurations (wgmma and mma.sync, TMA boxes of rank 4 with unit
+    # extents), on fresh inputs with edge tiles, against torch.
+    torch = _needs_gpu()
+    import torch.nn.functional as F
+    from attention_layouts import flash_attention
+    configs = [("bshd", 1, 64, 64, 128, 1), ("bshd", 1, 128, 64, 128, 2),
+               ("bshd", 1, 128, 128, 256, 2), ("bhsd", 1, 128, 64, 128, 2),
+               ("bshd", 4, 64, 64, 128, 2)]
+    for layout, groups, bm, bn, threads, stages in configs:
+        for causal in (False, True):
+            b, h, s, d = 2, 8, 1000, 64
+            func = flash_attention(b, h, s, d, causal, layout=layout,
+                                   groups=groups, block_M=bm, block_N=bn,
+                                   threads=threads, num_stages=stages)
+            kernel = tilelang_mlir.compile(func, out_idx=[3], target=TARGET)
+            kv_h = h // groups
+            q = torch.randn(b, h, s, d, device="cuda", dtype=torch.float16)
+            k, v = (torch.randn(b, kv_h, s, d, device="cuda",
+                                dtype=torch.float16) for _ in range(2))
+            ref = F.scaled_dot_product_attention(
+                q.float(), k.float().repeat_interleave(groups, 1),
+                v.float().repeat_interleave(groups, 1), is_causal=causal)
+            if layout == "bshd":
+                args = [x.transpose(1, 2).contiguous() for x in (q, k, v)]
+                out = kernel(*args).transpose(1, 2)
+            else:
+                out = kernel(q, k, v)
+            torch.testing.assert_close(
+                out.float(), ref, rtol=1e-2, atol=3e-3,
+                msg=lambda m: "%s groups=%d %dx%d/%d causal=%s: %s" % (
+                    layout, groups, bm, bn, threads, causal, m))
+
+
+def test_mla_decode_layout_against_torch():
+    torch = _needs_gpu()
+    from attention_layouts import mla_decode
+    b, h, kv_h, s, d, pe = 4, 32, 2, 1000, 128, 64
+    kernel = tilelang_mlir.compile(mla_decode(b, h, kv_h, s, d, pe),
+                                   out_idx=[4], target=TARGET)
+    q = torch.randn(b, h, d, device="cuda", dtype=torch.float16)
+    q_pe = torch.randn(b, h, pe, device="cuda", dtype=torch.float16)
+    kv = torch.randn(b, s, kv_h, d, device="cuda", dtype=torch.float16)
+    k_pe = torch.randn(b, s, kv_h, pe, device="cuda", dtype=torch.float16)
+    out = kernel(q, q_pe, kv, k_pe)
+    group = h // kv_h
+    keys = torch.cat([kv, k_pe], -1).float().repeat_interleave(group, 2)
+    query = torch.cat([q, q_pe], -1).float()
+    scores = torch.einsum("bhd,bshd->bhs", query, keys) / (d + pe) ** 0.5
+    ref = torch.einsum("bhs,bshd->bhd", scores.softmax(-1),
+                       kv.float().repeat_interleave(group, 2))
+    torch.testing.assert_close(out.float(), ref, rtol=1e-2, atol=3e-3)
+
+
+def test_copy_fuzzer_on_the_gpu():
+    # The CPU suite's differential fuzzer of region copies, on the GPU with
+    # torch CUDA tensors (in place), against its numpy reference.
+    _needs_gpu()
+    import copy_fuzz
+    seed = int(os.environ.get("TILE_FUZZ_SEED", "20261202"))
+    failures, ran = copy_fuzz.fuzz(seed=seed, count=int(
+        os.environ.get("TILE_FUZZ_COUNT", "150")), target=TARGET,
+        use_torch=True, budget=float(os.environ.get("TILE_FUZZ_BUDGET",
+                                                    "240")))
+    assert ran > 0 and not failures, "seed %d: %d of %d failed: %s" % (
+        seed, len(failures), ran, failures[:5])
+
+
 def test_device_tensor_on_a_cpu_kernel_is_refused():
     torch = _needs_gpu()
     kernel = tilelang_mlir.compile(matmul_func(32, 32, 16), out_idx=[-1])
