@@ -68,6 +68,10 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, layout="bshd",
                 T.copy(scores_max, scores_max_prev)
                 T.fill(scores_max, -T.infinity(T.float32))
                 T.reduce_max(acc_s, scores_max, dim=1, clear=False)
+                # A row whose keys are all masked in this tile keeps its
+                # maximum (else exp2(-inf - -inf) is NaN).
+                for i in T.Parallel(block_M):
+                    scores_max[i] = T.max(scores_max[i], scores_max_prev[i])
                 for i in T.Parallel(block_M):
                     scores_scale[i] = T.exp2(scores_max_prev[i] * scale -
                                              scores_max[i] * scale)
@@ -144,6 +148,10 @@ def mla_decode(batch, heads, kv_heads, seqlen_kv, dim, pe_dim, block_N=32,
                 T.copy(scores_max, scores_max_prev)
                 T.fill(scores_max, -T.infinity(T.float32))
                 T.reduce_max(acc_s, scores_max, dim=1, clear=False)
+                # A row whose keys are all masked in this tile keeps its
+                # maximum (else exp2(-inf - -inf) is NaN).
+                for i in T.Parallel(block_H):
+                    scores_max[i] = T.max(scores_max[i], scores_max_prev[i])
                 for i in T.Parallel(block_H):
                     scores_scale[i] = T.exp2(scores_max_prev[i] * scale -
                                              scores_max[i] * scale)

@@ -117,16 +117,19 @@ def _attention_reference(q, k, v, causal, groups=1, layout="bshd"):
     return out.transpose(0, 2, 1, 3) if layout == "bshd" else out
 
 
-@pytest.mark.parametrize("layout,causal,groups,seq", [
-    ("bshd", False, 1, 128), ("bshd", True, 1, 100), ("bhsd", False, 1, 100),
-    ("bhsd", True, 1, 128), ("bshd", False, 2, 96), ("bshd", True, 2, 80)])
-def test_attention_layouts(layout, causal, groups, seq):
+@pytest.mark.parametrize("layout,causal,groups,seq,block_M", [
+    ("bshd", False, 1, 128, 64), ("bshd", True, 1, 100, 64),
+    ("bhsd", False, 1, 100, 64), ("bhsd", True, 1, 128, 64),
+    ("bshd", False, 2, 96, 64), ("bshd", True, 2, 80, 64),
+    ("bshd", True, 1, 200, 128)])
+def test_attention_layouts(layout, causal, groups, seq, block_M):
     batch, heads, dim = 2, 4, 64
     func = attention_layouts.flash_attention(batch, heads, seq, dim, causal,
-                                             layout=layout, groups=groups)
+                                             layout=layout, groups=groups,
+                                             block_M=block_M, num_stages=2)
     if layout == "bshd":
-        assert re.search(r"tile.copy %Q\[[^\]]*: 64, [^\]:]*, [^\]]*: 64\]",
-                         func.script()), "Q's copy is not a region"
+        region = r"tile.copy %Q\[[^\]]*: " + str(block_M) + r", [^\]:]*, [^\]]*: 64\]"
+        assert re.search(region, func.script()), "Q's copy is not a region"
     kernel = tilelang_mlir.compile(func, out_idx=[3])
     rng = np.random.default_rng()
     kv_heads = heads // groups

@@ -3,7 +3,7 @@ tensors (python/tests/attention_layouts.py: in BSHD every tile is a region
 over non-trailing dimensions, a rank-4 TMA box), against torch's SDPA
 (cuDNN and flash), CUPTI kernel time, interleaved, in one process:
 
-    PYTHONPATH=<package>:python/tests:../shared/peers python3 bench/attention_layouts.py
+    PYTHONPATH=<package>:python/tests:../shared/peers python3 bench/time_attention_layouts.py
 """
 
 import statistics
