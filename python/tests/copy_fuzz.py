@@ -96,8 +96,10 @@ class Case:
                 self.step.append(int(rng.integers(-2, 3)))
             else:
                 self.step.append(self.extents[d] if d == stepped else 0)
-        # Full slices (`:`) where a slice covers its dimension from 0.
+        # Full slices (`:`) where a slice covers its dimension from 0 (not
+        # the dimension that keeps the blocks' stores apart).
         self.full = [s and not self.head and self.extents[d] == self.shape[d]
+                     and (self.mode == "load" or d != stepped)
                      and rng.random() < 0.5 for d, s in enumerate(self.sliced)]
         for d in range(self.rank):
             if self.full[d]:
@@ -216,22 +218,26 @@ def random_array(rng, shape, dtype):
 
 def run_case(case, rng, target="cpu", use_torch=False):
     """None when the kernel agrees with the reference, else the reason."""
+    args = case.inputs(rng)
     try:
         func = case.program()
         kernel = tilelang_mlir.compile(
             func, out_idx=[1] if case.mode == "load" else None, target=target)
     except Exception as error:  # pylint: disable=broad-except
         return "does not compile: %s" % str(error).splitlines()[-1][:300]
-    args = case.inputs(rng)
     expected = case.reference(args)
-    if use_torch:
-        import torch  # pylint: disable=import-outside-toplevel
-        device_args = [torch.from_numpy(x).cuda() for x in args]
-        result = kernel(*device_args)
-        got = (result if case.mode == "load" else device_args[1]).cpu().numpy()
-    else:
-        result = kernel(*args)
-        got = result if case.mode == "load" else args[1]
+    try:
+        if use_torch:
+            import torch  # pylint: disable=import-outside-toplevel
+            device_args = [torch.from_numpy(x).cuda() for x in args]
+            result = kernel(*device_args)
+            got = (result if case.mode == "load"
+                   else device_args[1]).cpu().numpy()
+        else:
+            result = kernel(*args)
+            got = result if case.mode == "load" else args[1]
+    except Exception as error:  # pylint: disable=broad-except
+        raise RunError("fails when it runs: %s" % str(error).splitlines()[-1])
     if got.shape != expected.shape:
         return "shape %s, expected %s" % (got.shape, expected.shape)
     if not np.array_equal(got, expected):
@@ -242,8 +248,13 @@ def run_case(case, rng, target="cpu", use_torch=False):
     return None
 
 
+class RunError(Exception):
+    """A kernel that failed when it ran: on a GPU the context may be lost,
+    so the fuzzer stops there."""
+
+
 def fuzz(seed, count, target="cpu", use_torch=False, spaces=SPACES,
-         max_rank=5, budget=None, out=sys.stdout):
+         max_rank=5, budget=None, out=sys.stdout, verbose=False, first=0):
     """Runs `count` cases from `seed` (stopping after `budget` seconds);
     returns [(case description, reason)] of the failures and the number
     of cases run."""
@@ -253,7 +264,18 @@ def fuzz(seed, count, target="cpu", use_torch=False, spaces=SPACES,
         if budget is not None and time.time() - begin > budget:
             break
         case = Case(rng, i, spaces=spaces, max_rank=max_rank)
-        reason = run_case(case, rng, target, use_torch)
+        if i < first:
+            case.inputs(rng)  # the same draws as when it runs
+            continue
+        if verbose:
+            print("run %s" % case.describe(), file=out, flush=True)
+        try:
+            reason = run_case(case, rng, target, use_torch)
+        except RunError as error:
+            failures.append((case.describe(), str(error)))
+            print("FAIL %s: %s (stopping)" % (case.describe(), error),
+                  file=out, flush=True)
+            return failures, ran + 1
         ran += 1
         if reason is not None:
             failures.append((case.describe(), reason))
@@ -272,9 +294,14 @@ def main():
     parser.add_argument("--budget", type=float, default=None,
                         help="stop after this many seconds")
     parser.add_argument("--spaces", default=",".join(SPACES))
+    parser.add_argument("--verbose", action="store_true",
+                        help="print each case before it runs")
+    parser.add_argument("--first", type=int, default=0,
+                        help="run only cases from this index on")
     args = parser.parse_args()
     failures, ran = fuzz(args.seed, args.count, args.target, args.torch,
-                         spaces=args.spaces.split(","), budget=args.budget)
+                         spaces=args.spaces.split(","), budget=args.budget,
+                         verbose=args.verbose, first=args.first)
     print("copy_fuzz seed %d target %s: %d cases, %d failed"
           % (args.seed, args.target, ran, len(failures)))
     return 1 if failures else 0
