@@ -316,6 +316,40 @@ void forEachBox(OpBuilder &b, Location loc, const TmaBox &box,
     }
 }
 
+/// True at run time when a TMA transfer of the tile at `region` may be
+/// issued with the map `descriptor`: the host made the map (nonzero), and
+/// the box starts at non-negative coordinates with its innermost one on a
+/// 16-byte boundary. The H200 traps ("illegal instruction") on a box whose
+/// innermost start is not 16-byte aligned, and on 8-byte elements at a
+/// negative coordinate (the copy fuzzer found both); such tiles, which the
+/// edge rules allow, take the copy without TMA.
+Value isTmaUsable(OpBuilder &b, Location loc, Value descriptor,
+                  const TileRegion &region) {
+  Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                   descriptor,
+                                   arith::ConstantIntOp::create(b, loc, 0, 64));
+  auto all = [&](Value condition) {
+    ok = arith::AndIOp::create(b, loc, ok, condition);
+  };
+  Value zero = indexConst(b, loc, 0);
+  for (Value offset : region.offsets)
+    if (std::optional<int64_t> c = getConstantIntValue(offset);
+        !c || *c < 0)
+      all(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, offset,
+                                zero));
+  int64_t bytes =
+      cast<MemRefType>(region.buffer.getType()).getElementTypeBitWidth() / 8;
+  int64_t perUnit = std::max<int64_t>(16 / bytes, 1);
+  Value inner = region.offsets.back();
+  if (std::optional<int64_t> c = getConstantIntValue(inner);
+      !c || *c % perUnit)
+    all(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemSIOp::create(b, loc, inner, indexConst(b, loc, perUnit)),
+        zero));
+  return ok;
+}
+
 /// Thread 0 initializes every barrier; the block barrier publishes them.
 /// A block barrier first: no thread still waits on the barriers' previous
 /// use (a persistent kernel initializes them again for each of its tiles).
@@ -550,9 +584,7 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
     if (!maybeBox)
       return rewriter.notifyMatchFailure(op, "no TMA box writes this tile");
     TmaBox box = *maybeBox;
-    Value usable = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::ne, descriptor,
-        arith::ConstantIntOp::create(rewriter, loc, 0, 64));
+    Value usable = isTmaUsable(rewriter, loc, descriptor, op.getSrcRegion());
     auto ifOp = scf::IfOp::create(rewriter, loc, usable, /*withElse=*/true);
     // Like a lowered cp.async copy: its writes are seen through the wait.
     ifOp->setAttr(TileDialect::getLoweredAsyncCopyAttrName(),
@@ -677,9 +709,7 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
     bool readAfter = !last && mayReadInKernel(op, op.getDst());
     // deferTmaStoreReadWaits placed the wait before the tile's next write.
     bool deferred = op->hasAttr(TileDialect::getDeferredStoreWaitAttrName());
-    Value usable = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::ne, descriptor,
-        arith::ConstantIntOp::create(rewriter, loc, 0, 64));
+    Value usable = isTmaUsable(rewriter, loc, descriptor, op.getDstRegion());
     auto ifOp = scf::IfOp::create(rewriter, loc, usable, /*withElse=*/true);
     {
       OpBuilder::InsertionGuard guard(rewriter);

@@ -92,3 +92,35 @@ module attributes {tile.target = #tile.target<cuda, "sm_80", "+ptx80">} {
     return
   }
 }
+
+// -----
+
+// A box whose innermost start is not known to be a 16-byte multiple, or
+// whose starts may be negative, is checked at run time: the H200 traps on
+// such boxes, and the copy takes the block's path instead.
+// CHECK-LABEL: func.func @tma_box_start_checked
+// CHECK: gpu.launch blocks(%[[BX:[a-z0-9]+]], %{{.*}}, %{{.*}}) in
+// CHECK: %[[MAP_OK:.*]] = arith.cmpi ne, %{{.*}}, %c0_i64
+// CHECK: %[[ROW:.*]] = arith.cmpi sge, %[[BX]], %{{.*}} : index
+// CHECK: %[[A:.*]] = arith.andi %[[MAP_OK]], %[[ROW]]
+// CHECK: %[[COL:.*]] = arith.cmpi sge, %[[C:.*]], %{{.*}} : index
+// CHECK: %[[B:.*]] = arith.andi %[[A]], %[[COL]]
+// CHECK: %[[REM:.*]] = arith.remsi %[[C]], %c8{{.*}} : index
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : index
+// CHECK: %[[OK:.*]] = arith.andi %[[B]], %[[ALIGNED]]
+// CHECK: scf.if %[[OK]] {
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+module attributes {tile.target = #tile.target<cuda, "sm_90a", "+ptx80">} {
+  func.func @tma_box_start_checked(%A: memref<?x?xf16>, %n: index, %col: index) {
+    tile.kernel grid(%n) threads(128) -> (%bx) {
+      %c0 = arith.constant 0 : index
+      %bars = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+      %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+      %c = arith.addi %col, %bx : index
+      tile.barrier_init %bars arrivals(1) : memref<1xi64, #tile.mem<shared>>
+      tile.copy %A[%bx : 64, %c : 64] to %a arrive(%bars[%c0] : memref<1xi64, #tile.mem<shared>>) {async} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+      tile.barrier_wait %bars[%c0] parity(%c0) : memref<1xi64, #tile.mem<shared>>
+    }
+    return
+  }
+}

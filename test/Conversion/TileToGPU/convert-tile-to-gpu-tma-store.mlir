@@ -13,8 +13,13 @@
 // CHECK: gpu.launch
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: gpu.barrier
+// The map exists and the box starts at a non-negative row (the column
+// offset is a constant 0: nothing to check at run time).
 // CHECK: %[[HAS:.*]] = arith.cmpi ne, %[[MAP]], %c0_i64
-// CHECK: scf.if %[[HAS]] {
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[ROW:.*]] = arith.cmpi sge, %{{.*}}, %[[ZERO]] : index
+// CHECK-NEXT: %[[OK:.*]] = arith.andi %[[HAS]], %[[ROW]] : i1
+// CHECK-NEXT: scf.if %[[OK]] {
 // CHECK: scf.if
 // CHECK: %[[M:.*]] = llvm.inttoptr %[[MAP]] : i64 to !llvm.ptr
 // CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[M]], %{{.*}}, box[%{{.*}}, %{{.*}}] : !llvm.ptr, <3>

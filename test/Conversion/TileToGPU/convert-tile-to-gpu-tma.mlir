@@ -18,8 +18,13 @@
 // CHECK-NEXT: nvvm.fence.mbarrier.init
 // CHECK: gpu.barrier
 // CHECK-NOT: gpu.barrier
+// The map exists and the box starts at a non-negative row (the column
+// offset is a constant 0: nothing to check at run time).
 // CHECK: %[[HAS:.*]] = arith.cmpi ne, %[[MAP]], %c0_i64
-// CHECK: scf.if %[[HAS]] {
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[ROW:.*]] = arith.cmpi sge, %{{.*}}, %[[ZERO]] : index
+// CHECK-NEXT: %[[OK:.*]] = arith.andi %[[HAS]], %[[ROW]] : i1
+// CHECK-NEXT: scf.if %[[OK]] {
 // CHECK: scf.if
 // CHECK: nvvm.mbarrier.arrive.expect_tx %[[BAR:.*]], %c1024_i32 : !llvm.ptr<3>, i32
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %[[BAR]], box[%{{.*}}, %{{.*}}] : !llvm.ptr<7>, !llvm.ptr
