@@ -40,6 +40,11 @@ class Case:
 
     def __init__(self, rng, index, spaces=SPACES, max_rank=5):
         self.index = index
+        self.iterations = 1
+        self.kstep = None
+        if rng.random() < 0.2 and "shared" in spaces:
+            self._pipelined(rng, max_rank)
+            return
         self.rank = int(rng.integers(1, max_rank + 1))
         self.shape = [int(rng.integers(1, 8)) for _ in range(self.rank)]
         if rng.random() < 0.3:  # one longer dimension now and then
@@ -105,8 +110,55 @@ class Case:
             if self.full[d]:
                 self.base[d], self.step[d] = 0, 0
 
-    def starts(self, bx):
-        return [b + bx * s for b, s in zip(self.base, self.step)]
+    def _pipelined(self, rng, max_rank):
+        """A loop of 2-3 iterations whose copy into a shared tile the
+        pipeline planner makes asynchronous (TMA boxes on sm_90 where the
+        tile's rows run along the last dimension), summed into a fragment:
+        regions of rank 2 to 4 with two sliced dimensions, tiles whose
+        rows are 16-byte multiples (TMA's), offsets that move with the block
+        and the iteration, starts that are negative or not 16-byte aligned
+        now and then."""
+        self.mode = "pipelined"
+        self.space = "shared"
+        self.head = False
+        self.rank = int(rng.integers(2, min(max_rank, 4) + 1))
+        self.buffer_dtype = self.tile_dtype = str(
+            rng.choice(["float16", "float32", "float64", "int8", "int32"]))
+        self.blocks = int(rng.integers(1, 4))
+        self.iterations = int(rng.integers(2, 4))
+        rows_dim = int(rng.integers(self.rank - 1))
+        cols_dim = self.rank - 1 if rng.random() < 0.8 else int(
+            rng.integers(rows_dim + 1, self.rank))
+        self.sliced = [d in (rows_dim, cols_dim) for d in range(self.rank)]
+        bytes_ = np.dtype(self.buffer_dtype).itemsize
+        self.extents, self.shape = [], []
+        for d in range(self.rank):
+            if d == rows_dim:
+                self.extents.append(int(rng.choice([8, 16, 32])))
+            elif d == cols_dim:
+                self.extents.append(int(rng.choice([16, 32, 64])) // bytes_
+                                    * (2 if bytes_ == 1 else 1) or 8)
+            else:
+                self.extents.append(1)
+            self.shape.append(int(rng.integers(1, 4)) if not self.sliced[d]
+                              else int(rng.integers(5, 3 * self.extents[d])))
+        self.tile = [e for e, sl in zip(self.extents, self.sliced) if sl]
+        self.base, self.step, self.kstep = [], [], []
+        for d in range(self.rank):
+            e = self.extents[d]
+            aligned = rng.random() < 0.6
+            self.base.append(int(rng.integers(0, self.shape[d])) if not
+                             aligned else int(rng.integers(-1, 2)) * e)
+            self.step.append(int(rng.choice([0, e, 1])))
+            self.kstep.append(int(rng.choice([0, e, 3])) if self.sliced[d]
+                              else int(rng.integers(0, 2)))
+        self.full = [False] * self.rank
+
+    def starts(self, bx, k=0):
+        starts = [b + bx * s for b, s in zip(self.base, self.step)]
+        if self.kstep:
+            starts = [x + k * t for x, t in zip(starts, self.kstep)]
+        return starts
 
     def describe(self):
         parts = []
@@ -118,20 +170,26 @@ class Case:
                 parts.append(start)
             else:
                 parts.append("%s:+%d" % (start, self.extents[d]))
-        return ("case %d: %s %s A%s[%s] (%s) %s tile %s (%s), %d blocks"
+            if self.kstep:
+                parts[-1] += "%+d*k" % self.kstep[d]
+        return ("case %d: %s %s A%s[%s] (%s) %s tile %s (%s), %d blocks%s"
                 % (self.index, self.mode, "head" if self.head else "region",
                    tuple(self.shape), ", ".join(parts), self.buffer_dtype,
-                   self.space, tuple(self.tile), self.tile_dtype, self.blocks))
+                   self.space, tuple(self.tile), self.tile_dtype, self.blocks,
+                   ", %d iterations" % self.iterations
+                   if self.mode == "pipelined" else ""))
 
     # -- the program --------------------------------------------------------
 
-    def _region(self, buffer, bx):
+    def _region(self, buffer, bx, k=None):
         key = []
         for d in range(self.rank):
             if self.full[d]:
                 key.append(slice(None))
                 continue
             start = bx * self.step[d] + self.base[d]
+            if k is not None:
+                start = start + k * self.kstep[d]
             if self.head or not self.sliced[d]:
                 key.append(start)
             else:
@@ -144,6 +202,21 @@ class Case:
         alloc = {"shared": T.alloc_shared, "fragment": T.alloc_fragment,
                  "local": T.alloc_local}[self.space]
         zeros = [0] * len(self.tile)
+
+        if self.mode == "pipelined":
+            @T.prim_func
+            def main(A: T.Tensor(tuple(case.shape), case.buffer_dtype),
+                     Out: T.Tensor(compact, case.tile_dtype)):
+                with T.Kernel(case.blocks, threads=128) as bx:
+                    tile = T.alloc_shared(tuple(case.tile), case.tile_dtype)
+                    acc = T.alloc_fragment(tuple(case.tile), case.tile_dtype)
+                    T.clear(acc)
+                    for k in T.Pipelined(case.iterations, num_stages=2):
+                        T.copy(case._region(A, bx, k), tile)
+                        for i, j in T.Parallel(*case.tile):
+                            acc[i, j] += tile[i, j]
+                    T.copy(acc, Out[tuple([bx] + zeros)])
+            return main
 
         if self.mode == "load":
             @T.prim_func
@@ -171,21 +244,35 @@ class Case:
 
     def inputs(self, rng):
         compact = [self.blocks] + self.tile
+        if self.mode == "pipelined":  # small integers: exact sums
+            return [rng.integers(-8, 8, size=self.shape).astype(
+                self.buffer_dtype)]
         if self.mode == "load":
             return [random_array(rng, self.shape, self.buffer_dtype)]
         return [random_array(rng, compact, self.tile_dtype),
                 random_array(rng, self.shape, self.buffer_dtype)]
 
-    def _elements(self, bx):
+    def _elements(self, bx, k=0):
         """(region coordinates, buffer index or None) of every element of
-        block bx's region, in row-major order of the region."""
-        starts = self.starts(bx)
+        block bx's region (in iteration k), in row-major order."""
+        starts = self.starts(bx, k)
         for coords in itertools.product(*[range(e) for e in self.extents]):
             index = tuple(s + c for s, c in zip(starts, coords))
             inside = all(0 <= i < n for i, n in zip(index, self.shape))
             yield coords, index if inside else None
 
     def reference(self, args):
+        if self.mode == "pipelined":
+            (a,) = args
+            out = np.zeros([self.blocks] + self.tile, self.tile_dtype)
+            for bx in range(self.blocks):
+                for k in range(self.iterations):
+                    region = np.zeros(self.extents, a.dtype)
+                    for coords, index in self._elements(bx, k):
+                        if index is not None:
+                            region[coords] = a[index]
+                    out[bx] += region.reshape(self.tile)
+            return out
         if self.mode == "load":
             (a,) = args
             out = np.zeros([self.blocks] + self.tile, self.tile_dtype)
@@ -222,7 +309,8 @@ def run_case(case, rng, target="cpu", use_torch=False):
     try:
         func = case.program()
         kernel = tilelang_mlir.compile(
-            func, out_idx=[1] if case.mode == "load" else None, target=target)
+            func, out_idx=[1] if case.mode in ("load", "pipelined") else None,
+            target=target)
     except Exception as error:  # pylint: disable=broad-except
         return "does not compile: %s" % str(error).splitlines()[-1][:300]
     expected = case.reference(args)
@@ -231,11 +319,11 @@ def run_case(case, rng, target="cpu", use_torch=False):
             import torch  # pylint: disable=import-outside-toplevel
             device_args = [torch.from_numpy(x).cuda() for x in args]
             result = kernel(*device_args)
-            got = (result if case.mode == "load"
+            got = (result if case.mode in ("load", "pipelined")
                    else device_args[1]).cpu().numpy()
         else:
             result = kernel(*args)
-            got = result if case.mode == "load" else args[1]
+            got = result if case.mode in ("load", "pipelined") else args[1]
     except Exception as error:  # pylint: disable=broad-except
         raise RunError("fails when it runs: %s" % str(error).splitlines()[-1])
     if got.shape != expected.shape:
