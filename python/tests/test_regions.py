@@ -265,3 +265,53 @@ def test_unknown_extent_takes_the_tile():
                                        T.copy(s, B)))
     assert re.search(r"tile.copy %A\[%\w+, %\w+ : 64, %\w+, %\w+ : 32\]",
                      func.script())
+
+
+# -- the audit: other places where information could be lost ------------------
+
+def test_booleans_convert_as_zero_and_one():
+    """A copy and T.cast between booleans and numbers: true is 1 (not the
+    -1 of a signed 1-bit integer), a number is true where it is nonzero
+    (2 is true, 0.5 is true), as numpy's astype and Python's bool()."""
+    @T.prim_func
+    def main(A: T.Tensor((16,), "bool"), I: T.Tensor((16,), "int32"),
+             F: T.Tensor((16,), "float32"), OutI: T.Tensor((16,), "int32"),
+             OutB: T.Tensor((16,), "bool"), CastF: T.Tensor((16,), "float32"),
+             CastB: T.Tensor((16,), "bool")):
+        with T.Kernel(1, threads=128) as bx:
+            s = T.alloc_local((16,), "int32")
+            t = T.alloc_local((16,), "bool")
+            T.copy(A, s)
+            T.copy(s, OutI)
+            T.copy(I, t)
+            T.copy(t, OutB)
+            for i in T.serial(16):
+                CastF[i] = T.cast(A[i], "float32")
+                CastB[i] = T.cast(F[i], "bool")
+
+    kernel = tilelang_mlir.compile(main, out_idx=[3, 4, 5, 6])
+    rng = np.random.default_rng()
+    a = rng.integers(0, 2, 16).astype(bool)
+    i = rng.integers(-3, 4, 16).astype(np.int32)
+    f = rng.choice([0.0, 0.5, -2.0, -0.0], 16).astype(np.float32)
+    out_i, out_b, cast_f, cast_b = kernel(a, i, f)
+    np.testing.assert_array_equal(out_i, a.astype(np.int32))
+    np.testing.assert_array_equal(out_b, i.astype(bool))
+    np.testing.assert_array_equal(cast_f, a.astype(np.float32))
+    np.testing.assert_array_equal(cast_b, f.astype(bool))
+
+
+def test_non_contiguous_inputs_keep_their_strides():
+    """A strided or transposed numpy view is read through its strides."""
+    @T.prim_func
+    def main(A: T.Tensor((8, 16), "float32"), B: T.Tensor((8, 16), "float32")):
+        with T.Kernel(1, threads=128) as bx:
+            s = T.alloc_shared((8, 16), "float32")
+            T.copy(A[0, 0], s)
+            T.copy(s, B[0, 0])
+
+    kernel = tilelang_mlir.compile(main, out_idx=[1])
+    base = np.random.default_rng().standard_normal((16, 32)).astype(
+        np.float32)
+    for view in (base[:8, ::2], base[:16, :8].T, base[::2, 1::2]):
+        np.testing.assert_array_equal(kernel(view), view)

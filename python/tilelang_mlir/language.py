@@ -700,6 +700,30 @@ def _convert(value, type_):
     if value.type == type_:
         return value
     src, dst = value.type, type_
+    builder = _builder()
+    if dst == "i1":
+        # True where nonzero (Python's bool(), numpy's astype(bool)), not the
+        # low bit.
+        zero = _constant(0, src)
+        name = builder.fresh()
+        builder.emit("%s = %s %s, %s, %s : %s" % (
+            name, "arith.cmpf" if _is_float(src) else "arith.cmpi",
+            "une" if _is_float(src) else "ne", value.name, zero.name, src))
+        return Expr(name, "i1")
+    if src == "i1":
+        # False and true are 0 and 1 (a signed 1-bit true would be -1).
+        if _is_float(dst):
+            name = builder.fresh()
+            builder.emit("%s = arith.uitofp %s : i1 to %s"
+                         % (name, value.name, dst))
+            return Expr(name, dst)
+        name = builder.fresh()
+        op = "arith.index_cast" if dst == "index" else "arith.extui"
+        if dst == "index":
+            value = _convert(value, "i64")
+        builder.emit("%s = %s %s : %s to %s" % (name, op, value.name,
+                                                 value.type, dst))
+        return Expr(name, dst)
     if _is_float(src) and _is_float(dst):
         if _FLOAT_WIDTH[src] == _FLOAT_WIDTH[dst]:
             value = _convert(value, "f32")

@@ -142,8 +142,8 @@ SmallVector<Value> swizzleIndices(OpBuilder &b, Location loc, Value tile,
                                   ValueRange indices);
 
 /// `value` (a scalar or a vector of them) converted element-wise to the
-/// element type `to`, as tile.copy and tile.gemm convert (integers are
-/// signed).
+
+
 Value convertScalar(OpBuilder &b, Location loc, Value value, Type to);
 
 /// Loads `buffer[indices]`; for a global buffer, out-of-bounds reads give

@@ -36,7 +36,8 @@ Value mlir::tile::indexConst(OpBuilder &b, Location loc, int64_t value) {
 }
 
 /// Converts a scalar between float types or between integer types, as
-/// tile.copy and tile.gemm do (integers are signed).
+/// tile.copy and tile.gemm do (integers are signed; booleans are 0 and 1,
+/// and an integer converts to true where it is nonzero).
 /// `value` (a scalar or a vector of them) converted element-wise to the
 /// element type `to`.
 Value mlir::tile::convertScalar(OpBuilder &b, Location loc, Value value,
@@ -61,6 +62,16 @@ Value mlir::tile::convertScalar(OpBuilder &b, Location loc, Value value,
   }
   unsigned fromWidth = from.getIntOrFloatBitWidth();
   unsigned toWidth = to.getIntOrFloatBitWidth();
+  // Booleans are 0 or 1, not a 1-bit signed integer (true is 1, not -1),
+  // and an integer is true where it is nonzero (2 is true, not its low bit).
+  if (fromWidth == 1)
+    return arith::ExtUIOp::create(b, loc, like(to), value);
+  if (toWidth == 1) {
+    Value zero = arith::ConstantOp::create(b, loc, value.getType(),
+                                           b.getZeroAttr(value.getType()));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, value,
+                                 zero);
+  }
   if (fromWidth < toWidth)
     return arith::ExtSIOp::create(b, loc, like(to), value);
   return arith::TruncIOp::create(b, loc, like(to), value);

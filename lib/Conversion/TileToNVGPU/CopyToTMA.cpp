@@ -318,7 +318,7 @@ void forEachBox(OpBuilder &b, Location loc, const TmaBox &box,
 
 /// True at run time when a TMA transfer of the tile at `region` may be
 /// issued with the map `descriptor`: the host made the map (nonzero), and
-/// the box starts at non-negative coordinates with its innermost one on a
+/// the box starts at coordinates in [0, 2^31) with its innermost one on a
 /// 16-byte boundary. The H200 traps ("illegal instruction") on a box whose
 /// innermost start is not 16-byte aligned, and on 8-byte elements at a
 /// negative coordinate (the copy fuzzer found both); such tiles, which the
@@ -331,12 +331,15 @@ Value isTmaUsable(OpBuilder &b, Location loc, Value descriptor,
   auto all = [&](Value condition) {
     ok = arith::AndIOp::create(b, loc, ok, condition);
   };
+  // Coordinates are signed 32-bit: an offset past 2^31 would wrap around
+  // to another element (one unsigned compare covers both bounds).
+  constexpr int64_t kCoordinateLimit = int64_t(1) << 31;
   Value zero = indexConst(b, loc, 0);
   for (Value offset : region.offsets)
     if (std::optional<int64_t> c = getConstantIntValue(offset);
-        !c || *c < 0)
-      all(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, offset,
-                                zero));
+        !c || *c < 0 || *c >= kCoordinateLimit)
+      all(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, offset,
+                                indexConst(b, loc, kCoordinateLimit)));
   int64_t bytes =
       cast<MemRefType>(region.buffer.getType()).getElementTypeBitWidth() / 8;
   int64_t perUnit = std::max<int64_t>(16 / bytes, 1);

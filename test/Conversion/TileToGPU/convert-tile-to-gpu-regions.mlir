@@ -96,14 +96,14 @@ module attributes {tile.target = #tile.target<cuda, "sm_80", "+ptx80">} {
 // -----
 
 // A box whose innermost start is not known to be a 16-byte multiple, or
-// whose starts may be negative, is checked at run time: the H200 traps on
+// whose starts may be negative or past 2^31, is checked at run time: the H200 traps on
 // such boxes, and the copy takes the block's path instead.
 // CHECK-LABEL: func.func @tma_box_start_checked
 // CHECK: gpu.launch blocks(%[[BX:[a-z0-9]+]], %{{.*}}, %{{.*}}) in
 // CHECK: %[[MAP_OK:.*]] = arith.cmpi ne, %{{.*}}, %c0_i64
-// CHECK: %[[ROW:.*]] = arith.cmpi sge, %[[BX]], %{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.cmpi ult, %[[BX]], %c2147483648{{.*}} : index
 // CHECK: %[[A:.*]] = arith.andi %[[MAP_OK]], %[[ROW]]
-// CHECK: %[[COL:.*]] = arith.cmpi sge, %[[C:.*]], %{{.*}} : index
+// CHECK: %[[COL:.*]] = arith.cmpi ult, %[[C:.*]], %c2147483648{{.*}} : index
 // CHECK: %[[B:.*]] = arith.andi %[[A]], %[[COL]]
 // CHECK: %[[REM:.*]] = arith.remsi %[[C]], %c8{{.*}} : index
 // CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[REM]], %{{.*}} : index

@@ -13,11 +13,12 @@
 // CHECK: gpu.launch
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: gpu.barrier
-// The map exists and the box starts at a non-negative row (the column
+// The map exists and the box's row start is in [0, 2^31) (the column
 // offset is a constant 0: nothing to check at run time).
 // CHECK: %[[HAS:.*]] = arith.cmpi ne, %[[MAP]], %c0_i64
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
-// CHECK-NEXT: %[[ROW:.*]] = arith.cmpi sge, %{{.*}}, %[[ZERO]] : index
+// CHECK-NEXT: %[[LIMIT:.*]] = arith.constant 2147483648 : index
+// CHECK-NEXT: %[[ROW:.*]] = arith.cmpi ult, %{{.*}}, %[[LIMIT]] : index
 // CHECK-NEXT: %[[OK:.*]] = arith.andi %[[HAS]], %[[ROW]] : i1
 // CHECK-NEXT: scf.if %[[OK]] {
 // CHECK: scf.if

@@ -343,3 +343,28 @@ func.func @dynamic_tiles(%out: memref<?xindex>, %blocks: index) {
   }
   return
 }
+
+// -----
+
+// Booleans convert as 0 and 1 (zero extension, not sign extension), and an
+// integer converts to a boolean as "nonzero" (not its low bit).
+// CHECK-LABEL: func.func @bool_conversions
+// CHECK: %[[B:.*]] = scf.if
+// CHECK: memref.load %{{.*}} : memref<16xi1>
+// CHECK: arith.extui %[[B]] : i1 to i32
+// CHECK: %[[I:.*]] = scf.if
+// CHECK: memref.load %{{.*}} : memref<16xi32>
+// CHECK: arith.cmpi ne, %[[I]], %{{.*}} : i32
+// CHECK-NOT: arith.extsi
+// CHECK-NOT: arith.trunci
+func.func @bool_conversions(%A: memref<16xi1>, %B: memref<16xi32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %s = tile.alloc_local : memref<16xi32, #tile.mem<local>>
+    %t = tile.alloc_local : memref<16xi1, #tile.mem<local>>
+    tile.copy %A to %s : memref<16xi1> to memref<16xi32, #tile.mem<local>>
+    tile.copy %B to %t : memref<16xi32> to memref<16xi1, #tile.mem<local>>
+    "test.use"(%s, %t) : (memref<16xi32, #tile.mem<local>>, memref<16xi1, #tile.mem<local>>) -> ()
+  }
+  return
+}
