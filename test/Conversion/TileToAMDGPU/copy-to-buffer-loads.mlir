@@ -98,3 +98,33 @@ func.func @sync_and_converting(%A: memref<?x?xf32>, %H: memref<?x?xf16>, %out: m
 // GEMM11-DEFAULT: v_wmma_f32_16x16x16_f16
 // GEMM11-DEFAULT-NOT: .amdhsa_private_segment_fixed_size 0
 // GEMM11-DEFAULT: .vgpr_spill_count: {{[1-9]}}
+
+// -----
+
+// A region over non-trailing dimensions (BSHD `Q[b, s0:s1, h, :]`): the
+// buffer load takes the region's four indices (the tile coordinates added
+// along dimensions 1 and 3 only), the row bound is the last dimension's.
+// CHECK-LABEL: func.func @bshd_region
+// CHECK: gpu.launch blocks(%[[BX:[a-z0-9]+]], %{{.*}}, %{{.*}}) in
+// CHECK: memref.dim %{{.*}}, %c3{{.*}} : memref<?x?x?x?xf16>
+// CHECK: %[[B:.*]] = arith.index_cast %[[BX]] : index to i32
+// CHECK: %[[S:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK: %[[H:.*]] = arith.index_cast %c1{{.*}} : index to i32
+// CHECK: %[[D:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK: amdgpu.raw_buffer_load {{.*}}[%[[B]], %[[S]], %[[H]], %[[D]]] : memref<?x?x?x?xf16>, i32, i32, i32, i32 -> vector<8xf16>
+// ISA-LABEL: bshd_region_kernel:
+// ISA: buffer_load_dwordx4
+// ISA11-LABEL: bshd_region_kernel:
+// ISA11: buffer_load_b128
+func.func @bshd_region(%Q: memref<?x?x?x?xf16>, %out: memref<64x32xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %row = arith.muli %bx, %c64 : index
+    tile.copy %Q[%bx, %row : 64, %c1, %c0 : 32] to %s : memref<?x?x?x?xf16> to memref<64x32xf16, #tile.mem<shared>>
+    tile.copy %s to %out : memref<64x32xf16, #tile.mem<shared>> to memref<64x32xf16>
+  }
+  return
+}
