@@ -8,6 +8,48 @@ BSHD; the references (numpy) are in test_regions.py and test_gpu.py."""
 import tilelang_mlir.language as T
 
 
+class OnlineSoftmax:
+    """The running row maxima and sums of an online softmax in base 2 over
+    `rows` rows (fragments allocated in the kernel being traced)."""
+
+    def __init__(self, rows, scale):
+        self.rows, self.scale = rows, scale
+        self.max = T.alloc_fragment((rows,), T.float32)
+        self.max_prev = T.alloc_fragment((rows,), T.float32)
+        self.rescale = T.alloc_fragment((rows,), T.float32)
+        self.sum = T.alloc_fragment((rows,), T.float32)
+        self.logsum = T.alloc_fragment((rows,), T.float32)
+        T.fill(self.logsum, 0)
+        T.fill(self.max, -T.infinity(T.float32))
+
+    def update(self, acc_s, acc_o):
+        """Scores acc_s -> probabilities (in place), acc_o rescaled to the
+        new maxima, the row sums updated."""
+        rows, cols = acc_s.shape
+        T.copy(self.max, self.max_prev)
+        T.fill(self.max, -T.infinity(T.float32))
+        T.reduce_max(acc_s, self.max, dim=1, clear=False)
+        # A row whose keys are all masked in this tile keeps its maximum
+        # (else exp2(-inf - -inf) is NaN).
+        for i in T.Parallel(rows):
+            self.max[i] = T.max(self.max[i], self.max_prev[i])
+        for i in T.Parallel(rows):
+            self.rescale[i] = T.exp2(self.max_prev[i] * self.scale -
+                                     self.max[i] * self.scale)
+        for i, j in T.Parallel(rows, acc_o.shape[1]):
+            acc_o[i, j] *= self.rescale[i]
+        for i, j in T.Parallel(rows, cols):
+            acc_s[i, j] = T.exp2(acc_s[i, j] * self.scale -
+                                 self.max[i] * self.scale)
+        T.reduce_sum(acc_s, self.sum, dim=1)
+        for i in T.Parallel(rows):
+            self.logsum[i] = self.logsum[i] * self.rescale[i] + self.sum[i]
+
+    def normalize(self, acc_o):
+        for i, j in T.Parallel(self.rows, acc_o.shape[1]):
+            acc_o[i, j] /= self.logsum[i]
+
+
 def flash_attention(batch, heads, seq_len, dim, is_causal, layout="bshd",
                     groups=1, block_M=64, block_N=64, threads=128,
                     num_stages=1):
@@ -41,16 +83,10 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, layout="bshd",
             acc_s = T.alloc_fragment((block_M, block_N), T.float32)
             acc_s_cast = T.alloc_fragment((block_M, block_N), T.float16)
             acc_o = T.alloc_fragment((block_M, dim), T.float32)
-            scores_max = T.alloc_fragment((block_M,), T.float32)
-            scores_max_prev = T.alloc_fragment((block_M,), T.float32)
-            scores_scale = T.alloc_fragment((block_M,), T.float32)
-            scores_sum = T.alloc_fragment((block_M,), T.float32)
-            logsum = T.alloc_fragment((block_M,), T.float32)
+            state = OnlineSoftmax(block_M, scale)
 
             T.copy(rows(Q, bz, by, bx * block_M, block_M), Q_shared)
             T.fill(acc_o, 0)
-            T.fill(logsum, 0)
-            T.fill(scores_max, -T.infinity(T.float32))
             loop_range = (T.min(T.ceildiv((bx + 1) * block_M, block_N),
                                 T.ceildiv(seq_len, block_N))
                           if is_causal else T.ceildiv(seq_len, block_N))
@@ -65,31 +101,13 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, layout="bshd",
                                                  -T.infinity(T.float32))
                 T.gemm(Q_shared, K_shared, acc_s, transpose_B=True,
                        policy=T.GemmWarpPolicy.FullRow)
-                T.copy(scores_max, scores_max_prev)
-                T.fill(scores_max, -T.infinity(T.float32))
-                T.reduce_max(acc_s, scores_max, dim=1, clear=False)
-                # A row whose keys are all masked in this tile keeps its
-                # maximum (else exp2(-inf - -inf) is NaN).
-                for i in T.Parallel(block_M):
-                    scores_max[i] = T.max(scores_max[i], scores_max_prev[i])
-                for i in T.Parallel(block_M):
-                    scores_scale[i] = T.exp2(scores_max_prev[i] * scale -
-                                             scores_max[i] * scale)
-                for i, j in T.Parallel(block_M, dim):
-                    acc_o[i, j] *= scores_scale[i]
-                for i, j in T.Parallel(block_M, block_N):
-                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale -
-                                         scores_max[i] * scale)
+                state.update(acc_s, acc_o)
                 T.copy(acc_s, acc_s_cast)
                 T.copy(rows(V, bz, by // groups, k * block_N, block_N),
                        V_shared)
                 T.gemm(acc_s_cast, V_shared, acc_o,
                        policy=T.GemmWarpPolicy.FullRow)
-                T.reduce_sum(acc_s, scores_sum, dim=1)
-                for i in T.Parallel(block_M):
-                    logsum[i] = logsum[i] * scores_scale[i] + scores_sum[i]
-            for i, j in T.Parallel(block_M, dim):
-                acc_o[i, j] /= logsum[i]
+            state.normalize(acc_o)
             T.copy(acc_o, O_shared)
             T.copy(O_shared, rows(Output, bz, by, bx * block_M, block_M))
 
@@ -121,18 +139,12 @@ def mla_decode(batch, heads, kv_heads, seqlen_kv, dim, pe_dim, block_N=32,
             acc_s = T.alloc_fragment((block_H, block_N), T.float32)
             acc_s_cast = T.alloc_fragment((block_H, block_N), T.float16)
             acc_o = T.alloc_fragment((block_H, dim), T.float32)
-            scores_max = T.alloc_fragment((block_H,), T.float32)
-            scores_max_prev = T.alloc_fragment((block_H,), T.float32)
-            scores_scale = T.alloc_fragment((block_H,), T.float32)
-            scores_sum = T.alloc_fragment((block_H,), T.float32)
-            logsum = T.alloc_fragment((block_H,), T.float32)
+            state = OnlineSoftmax(block_H, scale)
             cur_kv_head = hid // (group // valid)
 
             T.copy(Q[bid, hid * valid:(hid + 1) * valid, :], Q_shared)
             T.copy(Q_pe[bid, hid * valid:(hid + 1) * valid, :], Q_pe_shared)
             T.fill(acc_o, 0)
-            T.fill(logsum, 0)
-            T.fill(scores_max, -T.infinity(T.float32))
             for k in T.Pipelined(T.ceildiv(seqlen_kv, block_N), num_stages=1):
                 T.copy(KV[bid, k * block_N:(k + 1) * block_N, cur_kv_head, :],
                        KV_shared)
@@ -145,29 +157,11 @@ def mla_decode(batch, heads, kv_heads, seqlen_kv, dim, pe_dim, block_N=32,
                        policy=T.GemmWarpPolicy.FullRow)
                 T.gemm(Q_pe_shared, K_pe_shared, acc_s, transpose_B=True,
                        policy=T.GemmWarpPolicy.FullRow)
-                T.copy(scores_max, scores_max_prev)
-                T.fill(scores_max, -T.infinity(T.float32))
-                T.reduce_max(acc_s, scores_max, dim=1, clear=False)
-                # A row whose keys are all masked in this tile keeps its
-                # maximum (else exp2(-inf - -inf) is NaN).
-                for i in T.Parallel(block_H):
-                    scores_max[i] = T.max(scores_max[i], scores_max_prev[i])
-                for i in T.Parallel(block_H):
-                    scores_scale[i] = T.exp2(scores_max_prev[i] * scale -
-                                             scores_max[i] * scale)
-                for i, j in T.Parallel(block_H, block_N):
-                    acc_s[i, j] = T.exp2(acc_s[i, j] * scale -
-                                         scores_max[i] * scale)
-                T.reduce_sum(acc_s, scores_sum, dim=1)
+                state.update(acc_s, acc_o)
                 T.copy(acc_s, acc_s_cast)
-                for i in T.Parallel(block_H):
-                    logsum[i] = logsum[i] * scores_scale[i] + scores_sum[i]
-                for i, j in T.Parallel(block_H, dim):
-                    acc_o[i, j] *= scores_scale[i]
                 T.gemm(acc_s_cast, KV_shared, acc_o,
                        policy=T.GemmWarpPolicy.FullRow)
-            for i, j in T.Parallel(block_H, dim):
-                acc_o[i, j] /= logsum[i]
+            state.normalize(acc_o)
             T.copy(acc_o[0:valid, :], O_shared)
             T.copy(O_shared, Output[bid, hid * valid:(hid + 1) * valid, :])
 
