@@ -418,6 +418,10 @@ struct CopyRegisters : RegisterPattern<CopyOp> {
     Location loc = op.getLoc();
     Type dstElement = op.getDst().getType().getElementType();
     auto slot = [&](int64_t s) { return indexConstant(rewriter, loc, s); };
+    // canLiveInRegisters keeps fragments copied in part out of registers.
+    assert((srcArray ? op.getSrcOffsets() : op.getDstOffsets()).empty() &&
+           (!srcArray || !dstArray || op.getDstOffsets().empty()) &&
+           "a part of a register fragment");
     if (srcArray && dstArray) {
       FailureOr<SmallVector<int64_t>> slots =
           getCopySlots(*fragments.getTable(src), *fragments.getTable(dst));
@@ -890,9 +894,15 @@ static bool canLiveInRegisters(Value fragment, TableOf tableOf,
     if (auto copy = dyn_cast<CopyOp>(user)) {
       bool isSrc = copy.getSrc() == fragment;
       Value other = isSrc ? copy.getDst() : copy.getSrc();
-      if (copy.getAsync() || other == fragment)
+      // A part of a fragment (offsets on its side, or on the other
+      // fragment's) is copied where it lives in memory: the slot-to-slot
+      // and per-thread copies here move whole fragments.
+      if (copy.getAsync() || other == fragment ||
+          !(isSrc ? copy.getSrcOffsets() : copy.getDstOffsets()).empty())
         return false;
       if (const FragmentTable *otherTable = tableOf(other)) {
+        if (!copy.getSrcOffsets().empty() || !copy.getDstOffsets().empty())
+          return false;
         if (failed(isSrc ? getCopySlots(table, *otherTable)
                          : getCopySlots(*otherTable, table)))
           return false;
