@@ -28,6 +28,7 @@ def _pattern_case(rank, sliced, mode, space, dtypes):
     rng = np.random.default_rng(rank * 100 + sum(sliced) * 7)
     case = copy_fuzz.Case(rng, 0, spaces=[space], max_rank=rank)
     case.rank = rank
+    case.iterations, case.kstep = 1, None
     case.shape = [5 + d % 3 for d in range(rank)]
     case.mode = mode
     case.space = space
