@@ -317,6 +317,9 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
                                  intptr_t blockZ, int32_t smem, void *stream,
                                  void **params, void **extra,
                                  size_t /*paramsCount*/) {
+  // An empty grid (a size-0 input) launches nothing; CUDA would refuse it.
+  if (gridX == 0 || gridY == 0 || gridZ == 0)
+    return;
   Driver *d = driver("mgpuLaunchKernel");
   if (!d || !prepareLaunch(d, function, smem))
     return;
@@ -335,6 +338,8 @@ extern "C" void mgpuLaunchClusterKernel(
     intptr_t gridX, intptr_t gridY, intptr_t gridZ, intptr_t blockX,
     intptr_t blockY, intptr_t blockZ, int32_t smem, void *stream,
     void **params, void **extra) {
+  if (gridX == 0 || gridY == 0 || gridZ == 0)
+    return; // An empty grid launches nothing.
   Driver *d = driver("mgpuLaunchClusterKernel");
   if (!d)
     return;

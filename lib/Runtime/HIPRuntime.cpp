@@ -200,6 +200,8 @@ void launchKernel(void *function, intptr_t gridX, intptr_t gridY,
                   intptr_t gridZ, intptr_t blockX, intptr_t blockY,
                   intptr_t blockZ, int32_t smem, void *stream, void **params,
                   void **extra, size_t /*paramsCount*/) {
+  if (gridX == 0 || gridY == 0 || gridZ == 0)
+    return; // An empty grid (a size-0 input) launches nothing.
   Runtime *r = hipRuntime("mgpuLaunchKernel");
   if (!r)
     return;

@@ -373,3 +373,24 @@ def test_pass_configs_shape_the_ptx():
     specialized = tilelang_mlir.compile(main, out_idx=[-1], target="sm_90a",
                                         pass_configs={"min_blocks_per_sm": 2})
     assert ".minnctapersm" not in specialized.get_kernel_source("ptx")
+
+
+def test_zero_size_arrays_run():
+    """An empty input (numpy gives it zero strides) is not refused as
+    non-contiguous: the kernel runs over an empty grid and returns an empty
+    output."""
+    M, N = T.symbolic("M"), T.symbolic("N")
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), T.float32), B: T.Tensor((M, N), T.float32)):
+        with T.Kernel(T.ceildiv(N, 32), T.ceildiv(M, 32), threads=128) as (bx, by):
+            s = T.alloc_shared((32, 32), T.float32)
+            T.copy(A[by * 32, bx * 32], s)
+            T.copy(s, B[by * 32, bx * 32])
+
+    kernel = tilelang_mlir.compile(main, out_idx=[1])
+    for shape in ((0, 5), (5, 0), (0, 0)):
+        out = kernel(np.zeros(shape, np.float32))
+        assert out.shape == shape
+    a = np.random.default_rng().standard_normal((3, 40)).astype(np.float32)
+    np.testing.assert_array_equal(kernel(a), a)

@@ -1403,3 +1403,71 @@ func.func @atomic_add_region_mismatch(%C: memref<?x?x?xf32>, %i: index) {
   }
   return
 }
+
+// -----
+
+// On-chip tiles have at least one dimension and no zero-size one (passes
+// divide by and iterate over their extents).
+func.func @rank0_fragment() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    // expected-error @+1 {{an on-chip tile has at least one dimension; a single value is a tile of shape [1], got 'memref<f32, #tile.mem<fragment>>'}}
+    %f = tile.alloc_fragment : memref<f32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @zero_size_shared() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    // expected-error @+1 {{an on-chip tile has no zero-size dimension, got 'memref<64x0xf16, #tile.mem<shared>>'}}
+    %s = tile.alloc_shared : memref<64x0xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @zero_size_local() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    // expected-error @+1 {{an on-chip tile has no zero-size dimension, got 'memref<0xi32, #tile.mem<local>>'}}
+    %l = tile.alloc_local : memref<0xi32, #tile.mem<local>>
+  }
+  return
+}
+
+// -----
+
+func.func @nested_kernel(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{a tile.kernel cannot be nested in another}}
+    tile.kernel grid(%n) threads(128) -> (%by) {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @atomic_add_bool(%B: memref<?xi1>, %v: i1, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{booleans do not add}}
+    tile.atomic_add %v to %B[%bx] : i1 to memref<?xi1>
+  }
+  return
+}
+
+// -----
+
+// Integers are signless (a copy converts them as signed).
+func.func @signed_integer_tile(%A: memref<64xsi8>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_local : memref<64xi32, #tile.mem<local>>
+    // expected-error @+1 {{must be memref of signless integer or floating-point values}}
+    tile.copy %A to %s : memref<64xsi8> to memref<64xi32, #tile.mem<local>>
+  }
+  return
+}

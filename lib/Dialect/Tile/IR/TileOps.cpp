@@ -200,6 +200,9 @@ void KernelOp::getAsmBlockArgumentNames(Region &region,
 int64_t KernelOp::getNumThreads() { return product(getThreads()); }
 
 LogicalResult KernelOp::verify() {
+  if ((*this)->getParentOfType<KernelOp>())
+    return emitOpError("a tile.kernel cannot be nested in another; launch "
+                       "kernels one after the other");
   if (getGrid().empty() || getGrid().size() > 3)
     return emitOpError("grid must have 1 to 3 dimensions, got ")
            << getGrid().size();
@@ -307,6 +310,16 @@ static LogicalResult verifyAlloc(Operation *op, MemRefType type,
   if (!type.getLayout().isIdentity())
     return op->emitOpError("result must have the identity layout; tile "
                            "layouts are given by the 'layout' attribute");
+  // Every pass and lowering divides by, or iterates over, a tile's
+  // extents: an on-chip tile has at least one dimension, none of them 0
+  // (a scalar is a [1] tile, as T.alloc_var makes).
+  if (type.getRank() == 0)
+    return op->emitOpError("an on-chip tile has at least one dimension; "
+                           "a single value is a tile of shape [1], got ")
+           << type;
+  if (llvm::is_contained(type.getShape(), 0))
+    return op->emitOpError("an on-chip tile has no zero-size dimension, got ")
+           << type;
   if (layout)
     return verifyLayoutFor(op, type, layout);
   return success();
@@ -1009,6 +1022,10 @@ LogicalResult AtomicAddOp::verify() {
   if (*dstPlace != Place::Global && *dstPlace != Place::Shared)
     return emitOpError("destination must be global or shared memory, got ")
            << placeName(*dstPlace) << " memory";
+  if (dstType.getElementType().isInteger(1))
+    return emitOpError("booleans do not add: an atomic add needs numbers, "
+                       "got ")
+           << dstType;
 
   if (!isTileForm()) {
     if (getValue().getType() != dstType.getElementType())

@@ -30,7 +30,9 @@ def Tile_HintResource : Resource<"::mlir::tile::HintResource">;
 def Tile_TensorCoreResource : Resource<"::mlir::tile::TensorCoreResource">;
 def Tile_ScheduleResource : Resource<"::mlir::tile::TileScheduleResource">;
 
-def Tile_Tile : MemRefOf<[AnyInteger, AnyFloat]>;
+// Integers are signless, as arith's: a copy converts them as signed (and
+// booleans as 0 and 1).
+def Tile_Tile : MemRefOf<[AnySignlessInteger, AnyFloat]>;
 def Tile_StaticTile : Type<And<[Tile_Tile.predicate, HasStaticShapePred]>,
                            "statically shaped memref of integer or float",
                            "::mlir::MemRefType">;
@@ -107,7 +109,8 @@ class Tile_AllocOp<string mnemonic, string space, string example>
     end of the enclosing `tile.kernel`, in whose body it must stand directly
     (tiles are block-scoped, as in TileLang: the compiler plans on-chip
     memory per kernel). The result type must be a statically shaped memref
-    with the identity layout in that memory space.
+    of rank at least 1 with no zero-size dimension and the identity layout
+    in that memory space.
   }] # example;
   let builders = [
     OpBuilder<(ins "::mlir::MemRefType":$type), [{
@@ -653,7 +656,7 @@ def Tile_FillOp : Tile_Op<"fill", [Tile_InKernel,
     A fill with a constant zero canonicalizes to `tile.clear`.
   }];
   let arguments = (ins Arg<Tile_StaticTile, "", [MemWrite]>:$dst,
-                       AnyTypeOf<[AnyInteger, AnyFloat]>:$value);
+                       AnyTypeOf<[AnySignlessInteger, AnyFloat]>:$value);
   let assemblyFormat = "$dst `,` $value attr-dict `:` type($dst)";
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
@@ -755,7 +758,7 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add", [Tile_InKernel,
     ```
   }];
   let arguments = (ins
-    AnyTypeOf<[AnyInteger, AnyFloat, Tile_StaticTile]>:$value,
+    AnyTypeOf<[AnySignlessInteger, AnyFloat, Tile_StaticTile]>:$value,
     Tile_Tile:$dst,
     Variadic<Index>:$dst_offsets,
     OptionalAttr<DenseI64ArrayAttr>:$dst_sizes
