@@ -588,7 +588,9 @@ Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
     if (!buffer)
       return llvm::createStringError(where +
                                      ": expected a buffer, got a scalar");
-    if (!buffer->data)
+    // An empty tensor may have no storage (torch gives empty CUDA tensors a
+    // null pointer): nothing of it is read or written.
+    if (!buffer->data && !llvm::is_contained(buffer->shape, 0))
       return llvm::createStringError(where + ": the buffer is null");
     if (buffer->dtype != param.dtype)
       return llvm::createStringError(where + ": expected element type " +

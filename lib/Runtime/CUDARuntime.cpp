@@ -803,6 +803,8 @@ void runtime::release(void *device) {
 
 llvm::Error runtime::copyToDevice(void *device, const void *host,
                                   size_t bytes) {
+  if (bytes == 0)
+    return llvm::Error::success(); // An empty tensor: nothing to move.
   if (llvm::Error err = initCUDA())
     return err;
   Driver *d = driver("copyToDevice");
@@ -814,6 +816,8 @@ llvm::Error runtime::copyToDevice(void *device, const void *host,
 }
 
 llvm::Error runtime::copyToHost(void *host, const void *device, size_t bytes) {
+  if (bytes == 0)
+    return llvm::Error::success(); // An empty tensor: nothing to move.
   if (llvm::Error err = initCUDA())
     return err;
   Driver *d = driver("copyToHost");
