@@ -434,11 +434,15 @@ void runtime::hip::release(void *device) {
 
 llvm::Error runtime::hip::copyToDevice(void *device, const void *host,
                                        size_t bytes) {
+  if (bytes == 0)
+    return llvm::Error::success(); // An empty tensor: nothing to move.
   return copy(device, host, bytes, "hipMemcpy (host to device)");
 }
 
 llvm::Error runtime::hip::copyToHost(void *host, const void *device,
                                      size_t bytes) {
+  if (bytes == 0)
+    return llvm::Error::success(); // An empty tensor: nothing to move.
   return copy(host, device, bytes, "hipMemcpy (device to host)");
 }
 

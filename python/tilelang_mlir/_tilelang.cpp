@@ -377,8 +377,11 @@ private:
         continue;
       size_t bytes = getByteSize(buffer->dtype);
       int64_t stride = 1;
+      // An empty array has no layout to check (numpy gives it zero
+      // strides).
+      bool empty = llvm::is_contained(buffer->shape, 0);
       for (int64_t d = buffer->shape.size() - 1; d >= 0; --d) {
-        if (buffer->shape[d] > 1 && buffer->strides[d] != stride)
+        if (!empty && buffer->shape[d] > 1 && buffer->strides[d] != stride)
           throw TileError("argument " + std::to_string(i) +
                           ": a GPU target takes contiguous (C-order) arrays");
         stride *= buffer->shape[d];
@@ -388,8 +391,10 @@ private:
         continue;
       }
       bytes *= stride;
-      bytes = std::max<size_t>(bytes, 8);
-      void *ptr = unwrap(allocate(bytes));
+      // At least 8 bytes on the device (a non-null pointer), but only the
+      // array's own bytes move: copying the rounded size back would write
+      // past the end of a 1-element float32 array.
+      void *ptr = unwrap(allocate(std::max<size_t>(bytes, 8)));
       device.buffers.push_back({ptr, bytes});
       check(toDevice(ptr, buffer->data, bytes));
       hostData[i] = buffer->data;
