@@ -275,6 +275,33 @@ def test_copy_fuzzer_on_the_gpu():
         seed, len(failures), ran, failures[:5])
 
 
+def test_empty_and_one_element_tensors():
+    # Empty inputs run (an empty grid launches nothing; torch's empty CUDA
+    # tensors have no storage, numpy's empty arrays zero strides), and a
+    # one-element float32 array through device copies keeps its neighbours.
+    torch = _needs_gpu()
+    M, N = T.symbolic("M"), T.symbolic("N")
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), T.float32), B: T.Tensor((M, N), T.float32)):
+        with T.Kernel(T.ceildiv(N, 32), T.ceildiv(M, 32), threads=128) as (bx, by):
+            s = T.alloc_shared((32, 32), T.float32)
+            T.copy(A[by * 32, bx * 32], s)
+            T.copy(s, B[by * 32, bx * 32])
+
+    kernel = tilelang_mlir.compile(main, target=TARGET)
+    for shape in ((0, 5), (5, 0), (0, 0)):
+        a = torch.randn(*shape, device="cuda")
+        b = torch.empty_like(a)
+        kernel(a, b)
+        h = np.zeros(shape, np.float32)
+        kernel(h, np.zeros(shape, np.float32))
+    guard = np.full(4, 7.0, np.float32)
+    out = guard[1:2]  # one element with neighbours on both sides
+    kernel(np.full((1, 1), 3.0, np.float32), out.reshape(1, 1))
+    assert guard.tolist() == [7.0, 3.0, 7.0, 7.0], guard
+
+
 def test_device_tensor_on_a_cpu_kernel_is_refused():
     torch = _needs_gpu()
     kernel = tilelang_mlir.compile(matmul_func(32, 32, 16), out_idx=[-1])
