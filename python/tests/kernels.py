@@ -32,3 +32,18 @@ def matmul_func(M, N, K, block_M=32, block_N=32, block_K=16, threads=64,
 
 
 matmul = tilelang_mlir.jit(out_idx=[-1])(matmul_func)
+
+
+def tile_copy_func():
+    """B = A through 32x32 shared tiles, both sizes symbolic: the kernel of
+    the empty- and tiny-tensor tests."""
+    M, N = T.symbolic("M"), T.symbolic("N")
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), T.float32), B: T.Tensor((M, N), T.float32)):
+        with T.Kernel(T.ceildiv(N, 32), T.ceildiv(M, 32),
+                      threads=128) as (bx, by):
+            s = T.alloc_shared((32, 32), T.float32)
+            T.copy(A[by * 32, bx * 32], s)
+            T.copy(s, B[by * 32, bx * 32])
+    return main

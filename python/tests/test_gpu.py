@@ -21,7 +21,7 @@ SUITE = os.path.join(HERE, "..", "..", "test", "Python")
 
 import tilelang_mlir  # noqa: E402
 import tilelang_mlir.language as T  # noqa: E402
-from kernels import matmul_func  # noqa: E402
+from kernels import matmul_func, tile_copy_func  # noqa: E402
 
 TARGET = os.environ.get("TILE_GPU_TARGET", "sm_90a")
 
@@ -280,16 +280,7 @@ def test_empty_and_one_element_tensors():
     # tensors have no storage, numpy's empty arrays zero strides), and a
     # one-element float32 array through device copies keeps its neighbours.
     torch = _needs_gpu()
-    M, N = T.symbolic("M"), T.symbolic("N")
-
-    @T.prim_func
-    def main(A: T.Tensor((M, N), T.float32), B: T.Tensor((M, N), T.float32)):
-        with T.Kernel(T.ceildiv(N, 32), T.ceildiv(M, 32), threads=128) as (bx, by):
-            s = T.alloc_shared((32, 32), T.float32)
-            T.copy(A[by * 32, bx * 32], s)
-            T.copy(s, B[by * 32, bx * 32])
-
-    kernel = tilelang_mlir.compile(main, target=TARGET)
+    kernel = tilelang_mlir.compile(tile_copy_func(), target=TARGET)
     for shape in ((0, 5), (5, 0), (0, 0)):
         a = torch.randn(*shape, device="cuda")
         b = torch.empty_like(a)
