@@ -18,6 +18,7 @@ function(add_tile_library name)
     $<BUILD_INTERFACE:${TILE_SOURCE_DIR}/include>
     $<BUILD_INTERFACE:${TILE_BINARY_DIR}/include>
     $<INSTALL_INTERFACE:include>)
+  set_property(GLOBAL APPEND PROPERTY TILE_EXPORTED_LIBRARIES ${name})
   install(TARGETS ${name} EXPORT TileLangTargets
     ARCHIVE DESTINATION lib
     LIBRARY DESTINATION lib)

@@ -4,8 +4,9 @@
 Suites:
   lit    the lit regression tests (test/): dialect, passes, examples, docs.
   unit   the gtest unit tests (compilation cache, JIT driver API).
-  embed  installs the project, builds test/Embed against the installed
-         package with find_package(TileLang) and runs the consumer tool.
+  embed  installs the project and runs the installed tools, then builds the
+         README's consumer (verbatim) and test/Embed against the install with
+         find_package(TileLang) and runs them.
   python pytest of the Python package (python/tests: @jit, profiler,
          autotuner) against the build tree's package.
   pip    `pip install .` into a fresh virtual environment (scikit-build-core
@@ -82,46 +83,96 @@ def run_unit(build, result):
             result.passed += 1
 
 
+def readme_snippets():
+    """{file name: text} of the README blocks marked `<!-- embed: NAME -->`."""
+    import re
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    return dict(re.findall(r"<!-- embed: (\S+) -->\n```\w*\n(.*?)```", text, re.S))
+
+
+def run_steps(label, steps, result):
+    """Runs (name, command, expected substrings) steps in order; the check
+    passes when every step exits 0 and prints what it should."""
+    for name, cmd, expected in steps:
+        print("[embed] %s: %s: %s" % (label, name, " ".join(cmd)), flush=True)
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        missing = [e for e in expected if e not in proc.stdout]
+        if proc.returncode != 0 or missing:
+            print(proc.stdout[-4000:])
+            result.failed += 1
+            result.failures.append("embed: %s: step '%s' %s" % (
+                label, name, "exit code %d" % proc.returncode if proc.returncode
+                else "output lacks %r" % missing[0]))
+            return None
+    result.passed += 1
+    return proc.stdout
+
+
 def run_embed(build, result):
-    """Install, then build and run the consumer project against the install."""
+    """Installs the project, runs the installed tools, then builds the README's
+    consumer (verbatim) and test/Embed against the install and runs them."""
     prefix = os.path.join(build, "embed-install")
-    consumer_build = os.path.join(build, "embed-consumer")
     shutil.rmtree(prefix, ignore_errors=True)
-    shutil.rmtree(consumer_build, ignore_errors=True)
     example = os.path.join(ROOT, "examples", "gemm_relu.mlir")
-    tool = os.path.join(consumer_build, "tile-embed-demo")
-    steps = [
-        ("install", ["cmake", "--install", build, "--prefix", prefix]),
+    package = ["-DCMAKE_PREFIX_PATH=" + prefix]
+    if run_steps("install", [
+            ("install", ["cmake", "--install", build, "--prefix", prefix], []),
+            ("tile-opt --version", [os.path.join(prefix, "bin", "tile-opt"), "--version"],
+             ["TileLang-MLIR version", "MLIR/LLVM"]),
+            ("tile-opt", [os.path.join(prefix, "bin", "tile-opt"), example,
+                          "--tile-attach-target=kind=cuda chip=sm_90a"],
+             ["tile.gemm", '#tile.target<cuda, "sm_90a"']),
+            ("tile-run --version", [os.path.join(prefix, "bin", "tile-run"), "--version"],
+             ["TileLang-MLIR version"])], result) is None:
+        return
+
+    # The README's snippet, as a user copies it: the default compiler and
+    # generator, only CMAKE_PREFIX_PATH pointing at the install.
+    snippets = readme_snippets()
+    readme_src = os.path.join(build, "embed-readme")
+    readme_build = os.path.join(build, "embed-readme-build")
+    shutil.rmtree(readme_src, ignore_errors=True)
+    shutil.rmtree(readme_build, ignore_errors=True)
+    if sorted(snippets) != ["CMakeLists.txt", "main.cpp"]:
+        result.failed += 1
+        result.failures.append("embed: README has snippets %s, expected CMakeLists.txt and main.cpp"
+                               % sorted(snippets))
+    else:
+        os.makedirs(readme_src)
+        for name, text in snippets.items():
+            with open(os.path.join(readme_src, name), "w") as f:
+                f.write(text)
+        run_steps("README consumer", [
+            ("configure", ["cmake", "-S", readme_src, "-B", readme_build] + package, []),
+            ("build", ["cmake", "--build", readme_build, "-j2"], []),
+            ("run", [os.path.join(readme_build, "my-compiler"), example,
+                     "tile-attach-target{kind=cuda chip=sm_90a},cse,canonicalize"],
+             ["tile.gemm", '#tile.target<cuda, "sm_90a"']),
+        ], result)
+
+    consumer_build = os.path.join(build, "embed-consumer")
+    shutil.rmtree(consumer_build, ignore_errors=True)
+    output = run_steps("test/Embed", [
         ("configure", ["cmake", "-G", "Ninja", "-S", os.path.join(ROOT, "test", "Embed"),
                        "-B", consumer_build,
                        "-DCMAKE_CXX_COMPILER=clang++-22",
                        "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld",
-                       "-DCMAKE_BUILD_TYPE=Release",
-                       "-DTileLang_DIR=" + os.path.join(prefix, "lib", "cmake", "tilelang"),
-                       "-DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir"]),
-        ("build", ["ninja", "-C", consumer_build]),
-        ("run", [tool, example]),
-    ]
-    output = ""
-    for name, cmd in steps:
-        print("[embed] %s: %s" % (name, " ".join(cmd)), flush=True)
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if proc.returncode != 0:
-            print(proc.stdout)
-            result.failed += 1
-            result.failures.append("embed: step '%s' failed (exit code %d)" % (name, proc.returncode))
-            return
-        output = proc.stdout
+                       "-DCMAKE_BUILD_TYPE=Release"] + package, []),
+        ("build", ["ninja", "-C", consumer_build], []),
+        ("run", [os.path.join(consumer_build, "tile-embed-demo"), example], []),
+    ], result)
+    if output is None:
+        return
     # The consumer checks its own results; its output is checked here too.
     check = subprocess.run([os.path.join(LLVM_BIN, "FileCheck"),
                             os.path.join(ROOT, "test", "Embed", "expected.txt")],
                            input=output, text=True)
     if check.returncode != 0:
         print(output)
+        result.passed -= 1
         result.failed += 1
         result.failures.append("embed: output does not match test/Embed/expected.txt")
-        return
-    result.passed += 1
 
 
 def run_pytest(suite, python, paths, build, result):

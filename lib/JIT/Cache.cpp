@@ -8,15 +8,17 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
-#include "llvm/Support/FileOutputBuffer.h"
+#include "llvm/Support/CachePruning.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <algorithm>
 #include <cstring>
+#include <limits>
+#include <mutex>
 
 using namespace llvm;
 using namespace mlir::tile::jit;
@@ -49,7 +51,7 @@ SmallVector<std::pair<std::string, std::string>>
 CacheKey::getComponents() const {
   SmallVector<std::pair<std::string, std::string>> shown;
   for (const auto &[name, value] : components)
-    shown.emplace_back(name, value.size() > 80 ? "sha256:" + sha256Hex(value)
+    shown.emplace_back(name, value.size() > 200 ? "sha256:" + sha256Hex(value)
                                                : value);
   return shown;
 }
@@ -67,11 +69,60 @@ CacheKey::getComponents() const {
 static constexpr char kMagic[8] = {'T', 'I', 'L', 'E', 'C', 'A', 'C', 'H'};
 static constexpr uint32_t kFormatVersion = 1;
 static constexpr size_t kHeaderSize = 8 + 4 + 4 + 8 + 32;
-static constexpr StringLiteral kEntrySuffix = ".tcache";
+// Entries are named llvmcache-<key> so that llvm::pruneCache, which only
+// considers files with that prefix, evicts them; temporaries have another
+// prefix so that pruning never deletes a file being written.
+static constexpr StringLiteral kEntryPrefix = "llvmcache-";
+static constexpr StringLiteral kTemporaryModel = "tmp-%%%%%%%%%%%%.partial";
 
 //===----------------------------------------------------------------------===//
 // CompilationCache
 //===----------------------------------------------------------------------===//
+
+std::optional<uint64_t> mlir::tile::jit::parseByteSize(StringRef text) {
+  StringRef rest = text.trim();
+  uint64_t value;
+  if (rest.consumeInteger(10, value))
+    return std::nullopt;
+  rest = rest.trim();
+  uint64_t unit = 1;
+  if (!rest.empty()) {
+    char prefix = toLower(rest.front());
+    StringRef tail = rest.drop_front();
+    size_t exponent = StringRef("kmgtp").find(prefix);
+    // "1G", "1GB", "1GiB", "1 g" all mean 2^30 bytes: a cache size is a
+    // power-of-two quantity, as in ccache and du.
+    if (exponent == StringRef::npos ||
+        !(tail.empty() || tail.equals_insensitive("b") ||
+          tail.equals_insensitive("ib")))
+      return rest.equals_insensitive("b") ? std::optional<uint64_t>(value)
+                                          : std::nullopt;
+    unit = uint64_t(1) << (10 * (exponent + 1));
+  }
+  if (value > std::numeric_limits<uint64_t>::max() / unit)
+    return std::nullopt;
+  return value * unit;
+}
+
+std::optional<bool> mlir::tile::jit::parseSwitch(StringRef text) {
+  std::string word = text.trim().lower();
+  if (word == "1" || word == "true" || word == "yes" || word == "on" ||
+      word == "y")
+    return true;
+  if (word == "0" || word == "false" || word == "no" || word == "off" ||
+      word == "n" || word.empty())
+    return false;
+  return std::nullopt;
+}
+
+/// Prints `message` once per process (settings are read for every kernel).
+static void warnOnce(const std::string &message) {
+  static std::mutex mutex;
+  static StringSet<> printed;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (printed.insert(message).second)
+    errs() << "tile cache: warning: " << message << "\n";
+}
 
 CompilationCache::Options CompilationCache::Options::fromEnvironment() {
   Options options;
@@ -91,13 +142,23 @@ CompilationCache::Options CompilationCache::Options::fromEnvironment() {
     sys::path::append(path, "tilelang-mlir");
     options.directory = std::string(path);
   }
-  if (std::optional<std::string> off = sys::Process::GetEnv("TILE_DISABLE_CACHE"))
-    options.enabled = !(*off == "1" || StringRef(*off).equals_insensitive("true"));
+  if (std::optional<std::string> off =
+          sys::Process::GetEnv("TILE_DISABLE_CACHE")) {
+    if (std::optional<bool> disable = parseSwitch(*off))
+      options.enabled = !*disable;
+    else
+      warnOnce("TILE_DISABLE_CACHE='" + *off +
+               "' is not one of 1/true/yes/on or 0/false/no/off; the cache "
+               "stays on");
+  }
   if (std::optional<std::string> cap =
           sys::Process::GetEnv("TILE_CACHE_MAX_BYTES")) {
-    uint64_t bytes;
-    if (!StringRef(*cap).getAsInteger(10, bytes))
-      options.maxBytes = bytes;
+    if (std::optional<uint64_t> bytes = parseByteSize(*cap))
+      options.maxBytes = *bytes;
+    else
+      warnOnce("TILE_CACHE_MAX_BYTES='" + *cap +
+               "' is not a size like 2147483648, 500M or 2G; using " +
+               std::to_string(options.maxBytes) + " bytes");
   }
   return options;
 }
@@ -129,7 +190,7 @@ void CompilationCache::warn(const std::string &message) {
 
 std::string CompilationCache::getEntryPath(StringRef key) const {
   SmallString<256> path(options.directory);
-  sys::path::append(path, key + kEntrySuffix);
+  sys::path::append(path, kEntryPrefix + key);
   return std::string(path);
 }
 
@@ -188,66 +249,66 @@ void CompilationCache::store(StringRef key, StringRef payload) {
   if (!enabled)
     return;
   std::string path = getEntryPath(key);
-  size_t size = kHeaderSize + key.size() + payload.size();
-  // FileOutputBuffer writes to a unique temporary file in the same directory
-  // and renames it over `path` on commit: readers never see a partial entry
-  // and concurrent writers of one key each leave a complete file.
-  Expected<std::unique_ptr<FileOutputBuffer>> out =
-      FileOutputBuffer::create(path, size);
-  if (!out) {
-    warn("cannot write cache entry '" + path +
-         "': " + toString(out.takeError()));
-    return;
-  }
-  char *p = reinterpret_cast<char *>((*out)->getBufferStart());
-  std::memcpy(p, kMagic, 8);
-  support::endian::write32le(p + 8, kFormatVersion);
-  support::endian::write32le(p + 12, key.size());
-  support::endian::write64le(p + 16, payload.size());
+  // Written through a file descriptor with every error checked (a full or
+  // read-only filesystem is an error from write(), not a fault in a mapped
+  // page), to a unique temporary in the same directory, then renamed over
+  // `path`: readers never see a partial entry and concurrent writers of one
+  // key each leave a complete file.
+  SmallString<256> model(options.directory);
+  sys::path::append(model, kTemporaryModel);
+  int fd;
+  SmallString<256> temporary;
+  auto fail = [&](const Twine &why) {
+    if (!temporary.empty())
+      sys::fs::remove(temporary);
+    warn("cannot write cache entry '" + path + "' (" + why.str() +
+         "); compiling without a cache from now on");
+    enabled = false;
+  };
+  if (std::error_code ec = sys::fs::createUniqueFile(model, fd, temporary))
+    return fail(ec.message());
+  char header[kHeaderSize];
+  std::memcpy(header, kMagic, 8);
+  support::endian::write32le(header + 8, kFormatVersion);
+  support::endian::write32le(header + 12, key.size());
+  support::endian::write64le(header + 16, payload.size());
   std::array<uint8_t, 32> checksum =
       SHA256::hash(arrayRefFromStringRef(payload));
-  std::memcpy(p + 24, checksum.data(), 32);
-  std::memcpy(p + kHeaderSize, key.data(), key.size());
-  std::memcpy(p + kHeaderSize + key.size(), payload.data(), payload.size());
-  if (Error err = (*out)->commit()) {
-    warn("cannot write cache entry '" + path + "': " + toString(std::move(err)));
-    return;
+  std::memcpy(header + 24, checksum.data(), 32);
+  {
+    raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << StringRef(header, kHeaderSize) << key << payload;
+    os.close();
+    if (os.has_error()) {
+      std::error_code ec = os.error();
+      os.clear_error();
+      return fail(ec.message());
+    }
   }
+  if (std::error_code ec = sys::fs::rename(temporary, path))
+    return fail(ec.message());
   evict();
 }
 
 void CompilationCache::evict() {
   if (!enabled)
     return;
-  struct Entry {
-    std::string path;
-    uint64_t size;
-    sys::TimePoint<> used;
-  };
-  SmallVector<Entry> entries;
-  uint64_t total = 0;
-  std::error_code ec;
-  for (sys::fs::directory_iterator it(options.directory, ec), end;
-       !ec && it != end; it.increment(ec)) {
-    if (!StringRef(it->path()).ends_with(kEntrySuffix))
-      continue;
-    sys::fs::file_status status;
-    if (sys::fs::status(it->path(), status))
-      continue;
-    entries.push_back(
-        {it->path(), status.getSize(), status.getLastModificationTime()});
-    total += status.getSize();
-  }
-  if (total <= options.maxBytes)
+  // Least recently used first (a hit refreshes the entry's times) until the
+  // entries fit in maxBytes; nothing expires by age alone.
+  CachePruningPolicy policy;
+  policy.Interval = std::chrono::seconds(0);
+  policy.Expiration = std::chrono::seconds(0);
+  policy.MaxSizePercentageOfAvailableSpace = 0;
+  policy.MaxSizeFiles = 0;
+  policy.MaxSizeBytes = options.maxBytes;
+  if (options.maxBytes == 0) {
+    // pruneCache reads 0 as "no limit"; here it is "keep nothing".
+    std::error_code ec;
+    for (sys::fs::directory_iterator it(options.directory, ec), end;
+         !ec && it != end; it.increment(ec))
+      if (sys::path::filename(it->path()).starts_with(kEntryPrefix))
+        (void)sys::fs::remove(it->path());
     return;
-  llvm::sort(entries, [](const Entry &a, const Entry &b) {
-    return a.used < b.used || (a.used == b.used && a.path < b.path);
-  });
-  for (const Entry &entry : entries) {
-    if (total <= options.maxBytes)
-      break;
-    // Another process may have evicted it already: that is fine.
-    if (!sys::fs::remove(entry.path))
-      total -= entry.size;
   }
+  pruneCache(options.directory, policy);
 }

@@ -16,6 +16,7 @@
 #include "TileLang/Registration/Registration.h"
 #include "TileLang/Runtime/CUDARuntime.h"
 #include "TileLang/Runtime/HIPRuntime.h"
+#include "TileLang/Support/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -54,13 +55,9 @@
 
 #include <chrono>
 #include <cstring>
-#include <dlfcn.h>
 #include <future>
 #include <mutex>
 
-#ifndef TILELANG_VERSION
-#define TILELANG_VERSION "unknown"
-#endif
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -211,29 +208,9 @@ std::string Param::describe() const {
 }
 
 llvm::StringRef mlir::tile::jit::getProjectVersion() {
-  return TILELANG_VERSION;
+  return tile::getVersion();
 }
 
-/// The build of the compiler itself, for the cache key: the path, size and
-/// modification time of the binary this code is linked into (tile-run, the
-/// shared library, the Python module). A rebuilt compiler may lower the same
-/// IR differently, so it never reuses objects an older build produced.
-static const std::string &getCompilerBuild() {
-  static const std::string build = [] {
-    Dl_info info;
-    if (!dladdr(reinterpret_cast<void *>(&getCompilerBuild), &info) ||
-        !info.dli_fname)
-      return std::string("unknown");
-    llvm::sys::fs::file_status status;
-    if (llvm::sys::fs::status(info.dli_fname, status))
-      return std::string(info.dli_fname);
-    return llvm::formatv(
-               "{0} {1} {2}", info.dli_fname, status.getSize(),
-               status.getLastModificationTime().time_since_epoch().count())
-        .str();
-  }();
-  return build;
-}
 
 //===----------------------------------------------------------------------===//
 // Diagnostics
@@ -1076,7 +1053,10 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   }
   CacheKey key;
   key.add("tilelang", getProjectVersion());
-  key.add("compiler-build", getCompilerBuild());
+  key.add("commit", tile::getCommit());
+  // By content (build IDs), so that one binary reached by different paths
+  // shares entries and a rebuilt one never reuses an older build's objects.
+  key.add("compiler-build", tile::getCompilerIdentity());
   key.add("object-abi", kObjectABI);
   key.add("llvm", LLVM_VERSION_STRING);
   key.add("target", options.target.str());

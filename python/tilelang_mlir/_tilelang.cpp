@@ -18,6 +18,8 @@
 #include "TileLang/JIT/JIT.h"
 #include "TileLang/Runtime/CUDARuntime.h"
 #include "TileLang/Runtime/HIPRuntime.h"
+#include "TileLang/Support/Version.h"
+#include "llvm/Config/llvm-config.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -519,6 +521,14 @@ private:
 
 PYBIND11_MODULE(_tilelang, m) {
   m.doc() = "TileLang-MLIR JIT bindings";
+  m.attr("__version__") = mlir::tile::getVersion().str();
+  m.attr("__commit__") = mlir::tile::getCommit().str();
+  m.attr("llvm_version") = LLVM_VERSION_STRING;
+  m.def(
+      "compiler_identity",
+      [] { return mlir::tile::getCompilerIdentity(); },
+      "The build IDs of the compiler's loaded objects (part of every cache "
+      "key)");
   py::register_exception<TileError>(m, "TileError", PyExc_RuntimeError);
   py::class_<PyKernel>(m, "Kernel")
       .def(py::init<const std::string &, const std::string &,

@@ -8,25 +8,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileLang/Registration/Registration.h"
+#include "TileLang/Support/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/InitAllPasses.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
-  mlir::registerAllPasses();
-  mlir::tile::registerAllPasses();
-
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  // gpu-module-to-binary translates device code to LLVM IR.
-  mlir::registerAllToLLVMIRTranslations(registry);
-  mlir::tile::registerAllDialects(registry);
-
+  mlir::tile::registerAll(registry);
+  mlir::tile::setVersionPrinter();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "TileLang optimizer driver\n", registry));
 }

@@ -12,6 +12,7 @@
 #include "TileLang/JIT/JIT.h"
 #include "TileLang/Runtime/CUDARuntime.h"
 #include "TileLang/Runtime/HIPRuntime.h"
+#include "TileLang/Support/Version.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/APFloat.h"
@@ -547,6 +548,7 @@ static void printExplain(const Kernel &kernel, const CompileReport &report) {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
+  mlir::tile::setVersionPrinter();
   cl::ParseCommandLineOptions(
       argc, argv,
       "tile-run: run a tile kernel on random or .npy inputs, check it "

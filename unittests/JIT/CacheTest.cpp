@@ -19,6 +19,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <csignal>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -98,11 +100,11 @@ TEST(CacheKeyTest, EveryComponentChangesTheKey) {
 TEST(CacheKeyTest, LongValuesAreShownAsDigests) {
   CacheKey key;
   key.add("short", "abc");
-  key.add("ir", std::string(200, 'x'));
+  key.add("ir", std::string(201, 'x'));
   auto shown = key.getComponents();
   ASSERT_EQ(shown.size(), 2u);
   EXPECT_EQ(shown[0].second, "abc");
-  EXPECT_EQ(shown[1].second, "sha256:" + sha256Hex(std::string(200, 'x')));
+  EXPECT_EQ(shown[1].second, "sha256:" + sha256Hex(std::string(201, 'x')));
 }
 
 TEST_F(CacheTest, StoreThenLookup) {
@@ -265,6 +267,97 @@ TEST_F(CacheTest, UnwritableDirectoryDegradesWithOneWarning) {
   EXPECT_EQ(cache.lookup("key"), nullptr);
   ASSERT_EQ(warnings.size(), 1u) << "exactly one warning";
   EXPECT_NE(warnings[0].find("compiling without a cache"), std::string::npos);
+}
+
+TEST(CacheSettingsTest, SizesTakeBinarySuffixes) {
+  EXPECT_EQ(parseByteSize("12345"), 12345u);
+  EXPECT_EQ(parseByteSize(" 0 "), 0u);
+  EXPECT_EQ(parseByteSize("500M"), 500u << 20);
+  EXPECT_EQ(parseByteSize("1G"), uint64_t(1) << 30);
+  EXPECT_EQ(parseByteSize("1g"), uint64_t(1) << 30);
+  EXPECT_EQ(parseByteSize("2GB"), uint64_t(2) << 30);
+  EXPECT_EQ(parseByteSize("3 GiB"), uint64_t(3) << 30);
+  EXPECT_EQ(parseByteSize("64k"), 64u << 10);
+  EXPECT_EQ(parseByteSize("1T"), uint64_t(1) << 40);
+  EXPECT_EQ(parseByteSize("100B"), 100u);
+  for (const char *bad : {"", "lots", "-1", "1.5G", "1e9", "1X", "1GBB", "G",
+                          "99999999999999999999", "20000000P"})
+    EXPECT_EQ(parseByteSize(bad), std::nullopt) << "'" << bad << "'";
+}
+
+TEST(CacheSettingsTest, SwitchesTakeTheUsualWords) {
+  for (const char *on : {"1", "true", "TRUE", "yes", "Yes", "on", "y"})
+    EXPECT_EQ(parseSwitch(on), true) << on;
+  for (const char *off : {"0", "false", "no", "off", "OFF", "n", ""})
+    EXPECT_EQ(parseSwitch(off), false) << off;
+  for (const char *bad : {"2", "maybe", "disable", "tru"})
+    EXPECT_EQ(parseSwitch(bad), std::nullopt) << bad;
+}
+
+TEST_F(CacheTest, EnvironmentTakesSuffixesAndKeepsDefaultsOnGarbage) {
+  ::setenv("TILE_CACHE_DIR", dir.c_str(), 1);
+  ::setenv("TILE_CACHE_MAX_BYTES", "1G", 1);
+  ::setenv("TILE_DISABLE_CACHE", "yes", 1);
+  CompilationCache::Options options = CompilationCache::Options::fromEnvironment();
+  EXPECT_EQ(options.maxBytes, uint64_t(1) << 30);
+  EXPECT_FALSE(options.enabled);
+  // Unparsable values keep the defaults (and print a warning).
+  ::setenv("TILE_CACHE_MAX_BYTES", "lots", 1);
+  ::setenv("TILE_DISABLE_CACHE", "maybe", 1);
+  options = CompilationCache::Options::fromEnvironment();
+  EXPECT_EQ(options.maxBytes, CompilationCache::Options().maxBytes);
+  EXPECT_TRUE(options.enabled);
+  ::unsetenv("TILE_DISABLE_CACHE");
+  ::unsetenv("TILE_CACHE_DIR");
+  ::unsetenv("TILE_CACHE_MAX_BYTES");
+}
+
+TEST_F(CacheTest, EntriesArePrunableAndTemporariesAreNot) {
+  CompilationCache cache = makeCache();
+  cache.store("k", "payload");
+  llvm::StringRef name = llvm::sys::path::filename(cache.getEntryPath("k"));
+  EXPECT_TRUE(name.starts_with("llvmcache-")) << name.str();
+  EXPECT_TRUE(fs::exists(cache.getEntryPath("k")));
+  // Files of other programs in the directory are never evicted.
+  writeFile(dir + "/notes.txt", std::string(4000, 'n'));
+  CompilationCache tiny = makeCache(1);
+  tiny.store("other", std::string(100, 'o'));
+  EXPECT_TRUE(fs::exists(dir + "/notes.txt"));
+  EXPECT_FALSE(fs::exists(cache.getEntryPath("k")));
+}
+
+TEST_F(CacheTest, AFullFilesystemTurnsTheCacheOffWithOneWarning) {
+  // A child process whose files may not grow past 4 KiB (RLIMIT_FSIZE): a
+  // write beyond it fails as on a full disk (EFBIG, SIGXFSZ ignored).
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = {4096, 4096};
+    if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
+      _exit(10);
+    std::vector<std::string> seen;
+    CompilationCache::Options options;
+    options.directory = dir;
+    CompilationCache cache(options, [&](const std::string &message) {
+      seen.push_back(message);
+    });
+    cache.store("big", std::string(1 << 20, 'b'));
+    if (seen.size() != 1 ||
+        seen[0].find("compiling without a cache") == std::string::npos)
+      _exit(11);
+    if (cache.isEnabled() || cache.lookup("big"))
+      _exit(12);
+    cache.store("again", std::string(1 << 20, 'a'));
+    _exit(seen.size() == 1 ? 0 : 13);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the store crashed (signal "
+                                 << (WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+                                 << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(countFiles(), 0u) << "the partial entry was left behind";
 }
 
 } // namespace

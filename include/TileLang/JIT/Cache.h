@@ -3,10 +3,16 @@
 // Part of TileLang-MLIR.
 //
 // Compiled artifacts (host object code, device binaries) keyed by a SHA-256
-// of everything that changes their bytes. Entries are written to a temporary
-// file and renamed into place, carry a checksum verified on every load, are
-// deleted and reported when corrupt, and are evicted least-recently-used
-// first when the cache outgrows its size cap.
+// of everything that changes their bytes. Entries (files llvmcache-<key>) are
+// written through a file descriptor to a temporary file and renamed into
+// place, carry a checksum verified on every load, are deleted and reported
+// when corrupt, and are evicted least-recently-used first by llvm::pruneCache
+// when the cache outgrows its size cap. A filesystem that refuses a write
+// (full, read-only) turns the cache off with one warning.
+//
+// Trust: the checksum detects corruption, not tampering. An entry is object
+// code that the next process runs, so the cache directory must be as trusted
+// as the compiler itself (by default it is under the user's home).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -40,7 +47,7 @@ public:
   /// The hex SHA-256 of all components.
   std::string digest() const;
 
-  /// (name, value) pairs for display; values longer than 80 characters are
+  /// (name, value) pairs for display; values longer than 200 characters are
   /// shown as `sha256:<hex>` of the value.
   llvm::SmallVector<std::pair<std::string, std::string>> getComponents() const;
 
@@ -50,6 +57,15 @@ private:
 
 /// Hex SHA-256 of `data`.
 std::string sha256Hex(llvm::StringRef data);
+
+/// A size such as "2147483648", "500M", "2G", "1 GiB" (binary units K, M, G,
+/// T, P with an optional "B" or "iB"), or nullopt when `text` is not one or
+/// does not fit in 64 bits.
+std::optional<uint64_t> parseByteSize(llvm::StringRef text);
+
+/// An on/off setting: 1/true/yes/on/y or 0/false/no/off/n/"" (any case), or
+/// nullopt for anything else.
+std::optional<bool> parseSwitch(llvm::StringRef text);
 
 class CompilationCache {
 public:
@@ -64,7 +80,9 @@ public:
 
     /// The defaults, overridden by the environment: TILE_CACHE_DIR (else
     /// $XDG_CACHE_HOME/tilelang-mlir, else ~/.cache/tilelang-mlir),
-    /// TILE_DISABLE_CACHE=1, TILE_CACHE_MAX_BYTES.
+    /// TILE_DISABLE_CACHE (parseSwitch), TILE_CACHE_MAX_BYTES
+    /// (parseByteSize). A value that does not parse keeps the default and
+    /// is reported once per process on stderr.
     static Options fromEnvironment();
   };
 
@@ -84,11 +102,13 @@ public:
 
   /// Stores `payload` under `key` atomically (temporary file + rename), then
   /// evicts down to the size cap. Concurrent stores of one key leave one
-  /// valid entry. Failures are reported as warnings, not errors: a cache that
-  /// cannot write is a cache that misses.
+  /// valid entry. A failure is a warning, not an error, and turns the cache
+  /// off for the rest of this object's life: a cache that cannot write is a
+  /// cache that misses.
   void store(llvm::StringRef key, llvm::StringRef payload);
 
-  /// Deletes least recently used entries until all fit in `maxBytes`.
+  /// Deletes least recently used entries until all fit in `maxBytes`
+  /// (llvm::pruneCache; 0 deletes every entry).
   void evict();
 
   /// Path of the entry for `key`.

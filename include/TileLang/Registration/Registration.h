@@ -2,9 +2,15 @@
 //
 // Part of TileLang-MLIR.
 //
-// Entry points for embedding TileLang in another MLIR compiler:
+// Entry points for embedding TileLang in another MLIR compiler. All at once
+// (what tile-opt has: TileLang and every upstream dialect, extension, LLVM IR
+// translation and pass):
 //
 //   mlir::DialectRegistry registry;
+//   mlir::tile::registerAll(registry);
+//
+// or only TileLang's part, for a compiler that registers upstream MLIR itself:
+//
 //   mlir::tile::registerAllDialects(registry);
 //   mlir::tile::registerAllExtensions(registry);
 //   mlir::tile::registerAllPasses();
@@ -33,6 +39,12 @@ void registerAllExtensions(DialectRegistry &registry);
 /// the global pass registry, so that textual pipelines and `--pass-name`
 /// flags find them.
 void registerAllPasses();
+
+/// Everything tile-opt registers: the three above plus every upstream MLIR
+/// dialect, dialect extension, LLVM IR translation and pass. Defined in its
+/// own object file, so that a static link pulls in upstream's registries only
+/// when this is called.
+void registerAll(DialectRegistry &registry);
 
 } // namespace tile
 } // namespace mlir
