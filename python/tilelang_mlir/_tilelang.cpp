@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileLang/Conversion/TileToNVGPU.h"
+#include "TileLang/JIT/Cache.h"
 #include "TileLang/JIT/JIT.h"
 #include "TileLang/Runtime/CUDARuntime.h"
 #include "TileLang/Runtime/HIPRuntime.h"
@@ -524,6 +525,19 @@ PYBIND11_MODULE(_tilelang, m) {
   m.attr("__version__") = mlir::tile::getVersion().str();
   m.attr("__commit__") = mlir::tile::getCommit().str();
   m.attr("llvm_version") = LLVM_VERSION_STRING;
+  m.def(
+      "cache_settings",
+      [] {
+        auto options =
+            mlir::tile::jit::CompilationCache::Options::fromEnvironment();
+        py::dict settings;
+        settings["directory"] = options.directory;
+        settings["enabled"] = options.enabled;
+        settings["max_bytes"] = options.maxBytes;
+        return settings;
+      },
+      "The compilation cache's settings as the JIT reads them from "
+      "TILE_CACHE_DIR, TILE_DISABLE_CACHE and TILE_CACHE_MAX_BYTES");
   m.def(
       "compiler_identity",
       [] { return mlir::tile::getCompilerIdentity(); },

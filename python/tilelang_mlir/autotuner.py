@@ -26,6 +26,7 @@ import os
 import sys
 import tempfile
 
+from . import _tilelang
 from .profiler import Profiler, TensorSupplyType
 
 __all__ = ["autotune", "AutotuneResult"]
@@ -40,11 +41,12 @@ class AutotuneResult:
 
 
 def _cache_dir():
-    if os.environ.get("TILE_DISABLE_CACHE") == "1":
+    # The JIT's own reading of TILE_CACHE_DIR / TILE_DISABLE_CACHE, so that
+    # both caches agree on where they are and whether they are on.
+    settings = _tilelang.cache_settings()
+    if not settings["enabled"]:
         return None
-    root = os.environ.get("TILE_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "tilelang-mlir")
-    return os.path.join(root, "autotune")
+    return os.path.join(settings["directory"], "autotune")
 
 
 def _key(fn, args, kwargs, configs, target):
