@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Measures the project's kernels and their peers on one GPU with one timer
+and writes a results file (JSON) from which bench/report.py draws the
+README's numbers and the plot.
+
+Every case times ours and each peer with the same function (timing.py's
+kernel_ms: the kernels' own time from the profiler, CUPTI), in the same
+process, interleaved (ours, peer, ours, peer, ...) for --rounds rounds; the
+file keeps every round's sample, so the spread is on record. Outputs are
+checked against torch before timing (a wrong kernel is not timed).
+
+    PYTHONPATH=<package>:python/tests:<dir of timing.py> \\
+        python3 bench/measure.py --out bench/results/<date>-h200.json
+
+Cases: users' programs written with the T.* language (TileLang's quickstart
+GEMM configuration and its Hopper configuration; FlashAttention in BHSD and
+BSHD layouts, as python/tests/attention_layouts.py writes it) and the
+project's hand-structured MLIR kernels (bench/kernels), against cuBLAS
+(torch.matmul), torch SDPA (cuDNN, flash), torch.softmax and the copy of the
+same bytes (the bandwidth ceiling)."""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+import tilelang_mlir
+import tilelang_mlir.language as T
+from tilelang_mlir import _tilelang
+from attention_layouts import flash_attention
+from kernels import matmul_func
+from timing import kernel_ms
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGET = "sm_90a"
+
+
+def check(name, got, want, atol, rtol):
+    if not torch.allclose(got.float(), want.float(), atol=atol, rtol=rtol):
+        err = (got.float() - want.float()).abs().max().item()
+        raise SystemExit("%s: wrong result (max abs error %g); not timed" % (name, err))
+
+
+def gemm_cases():
+    configs = [
+        # (name, block_M, block_N, block_K, threads, stages)
+        ("TileLang quickstart GEMM config (128x128x32, 128 threads, 3 stages)",
+         128, 128, 32, 128, 3),
+        ("TileLang Hopper GEMM config (128x256x64, 256 threads, 3 stages)",
+         128, 256, 64, 256, 3),
+    ]
+    for n in (4096, 8192):
+        a = torch.randn(n, n, device="cuda", dtype=torch.float16)
+        b = torch.randn(n, n, device="cuda", dtype=torch.float16)
+        want = a @ b
+        for name, bm, bn, bk, threads, stages in configs:
+            kernel = tilelang_mlir.compile(
+                matmul_func(n, n, n, bm, bn, bk, threads, T.float16, stages,
+                            out_dtype=T.float16), out_idx=[2], target=TARGET)
+            label = "%s, f16 %d^3" % (name, n)
+            check(label, kernel(a, b), want, atol=0.5, rtol=2e-2)
+            yield {"case": label, "group": "GEMM", "kind": "program",
+                   "ours": lambda kernel=kernel: kernel(a, b),
+                   "peers": {"cuBLAS": lambda: a @ b}}
+
+
+def sdpa(backend, q, k, v, causal):
+    def call():
+        with sdpa_kernel(backend):
+            return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    return call
+
+
+def attention_cases():
+    b, h, s, d = 4, 32, 4096, 128
+    for causal in (False, True):
+        q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16)
+                   for _ in range(3))
+        want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        peers = {"cuDNN": sdpa(SDPBackend.CUDNN_ATTENTION, q, k, v, causal),
+                 "SDPA flash": sdpa(SDPBackend.FLASH_ATTENTION, q, k, v, causal)}
+        mask = ", causal" if causal else ""
+        for layout in ("bhsd", "bshd"):
+            func = flash_attention(b, h, s, d, causal, layout=layout, block_M=128,
+                                   block_N=128, threads=256, num_stages=2)
+            kernel = tilelang_mlir.compile(func, out_idx=[3], target=TARGET)
+            args = (q, k, v) if layout == "bhsd" else tuple(
+                x.transpose(1, 2).contiguous() for x in (q, k, v))
+            out = kernel(*args)
+            check("attention " + layout, out if layout == "bhsd" else out.transpose(1, 2),
+                  want, atol=2e-2, rtol=2e-2)
+            yield {"case": "FlashAttention program, %s, b%d h%d s%d d%d f16%s"
+                           % (layout.upper(), b, h, s, d, mask),
+                   "group": "attention", "kind": "program",
+                   "ours": lambda kernel=kernel, args=args: kernel(*args), "peers": peers}
+        with open(os.path.join(ROOT, "bench", "kernels", "flash_attention_d128_overlap.mlir")) as f:
+            source = f.read()
+        kernel = _tilelang.Kernel(source, TARGET,
+                                  "flash_attention_causal" if causal else "flash_attention")
+        out = torch.empty_like(q)
+        kernel.run(q, k, v, out)
+        check("overlap attention", out, want, atol=2e-2, rtol=2e-2)
+        yield {"case": "FlashAttention hand-structured MLIR kernel (producer warpgroup, "
+                       "ping-pong), BHSD, b%d h%d s%d d%d f16%s" % (b, h, s, d, mask),
+               "group": "attention", "kind": "mlir",
+               "ours": lambda kernel=kernel, out=out: kernel.run(q, k, v, out), "peers": peers}
+
+
+def softmax_cases():
+    rows = 65536
+    x = torch.randn(rows, 1024, device="cuda", dtype=torch.float32)
+    y = torch.empty_like(x)
+    with open(os.path.join(ROOT, "bench", "kernels", "softmax_warp_rows.mlir")) as f:
+        kernel = _tilelang.Kernel(f.read(), TARGET, "softmax")
+    kernel.run(x, y)
+    check("softmax", y, torch.softmax(x, dim=-1), atol=1e-5, rtol=1e-4)
+    copy = torch.empty_like(x)
+    yield {"case": "softmax MLIR kernel, %dx1024 f32" % rows, "group": "memory-bound",
+           "kind": "mlir", "ours": lambda: kernel.run(x, y),
+           "peers": {"torch.softmax": lambda: torch.softmax(x, dim=-1),
+                     "copy of the same bytes": lambda: copy.copy_(x)}}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--iters", type=int, default=20)
+    parser.add_argument("--only", help="run only cases whose name contains this")
+    args = parser.parse_args()
+    results = []
+    for generator in (gemm_cases, attention_cases, softmax_cases):
+        for case in generator():
+            if args.only and args.only not in case["case"]:
+                continue
+            samples = {"ours": []}
+            samples.update({peer: [] for peer in case["peers"]})
+            for _ in range(args.rounds):
+                samples["ours"].append(kernel_ms(case["ours"], iters=args.iters))
+                for peer, call in case["peers"].items():
+                    samples[peer].append(kernel_ms(call, iters=args.iters))
+            entry = {k: case[k] for k in ("case", "group", "kind")}
+            entry["ms"] = samples
+            results.append(entry)
+            med = sorted(samples["ours"])[len(samples["ours"]) // 2]
+            print("%-100s ours %.4f ms  %s" % (case["case"], med, "  ".join(
+                "%s %.4f" % (p, sorted(v)[len(v) // 2]) for p, v in samples.items()
+                if p != "ours")), flush=True)
+            torch.cuda.empty_cache()
+    commit = tilelang_mlir.__commit__
+    record = {
+        "date": datetime.date.today().isoformat(),
+        "device": torch.cuda.get_device_name(),
+        "timer": "kernel_ms (CUPTI kernel time through torch.profiler), "
+                 "%d calls per sample, interleaved, %d rounds" % (args.iters, args.rounds),
+        "tilelang_mlir": "%s (%s)" % (tilelang_mlir.__version__, commit),
+        "torch": torch.__version__, "cuda": torch.version.cuda,
+        "cudnn": torch.backends.cudnn.version(), "python": platform.python_version(),
+        "results": results,
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(record, f, indent=1)
+    print("wrote", args.out)
+
+
+if __name__ == "__main__":
+    main()
