@@ -1126,13 +1126,12 @@ grep -E "host code" "$LOGS/compile-split.log"
 grep -E "^ +[0-9]+\.[0-9]+ +\(" "$LOGS/compile-split.log" | sort -rn | head -8
 fi
 if want python; then
-echo "== Python on the GPU: T.* kernels with torch CUDA tensors and numpy arrays (python/tests/test_gpu.py; package from scripts/gpu/build_python_bundle.sh)"
-if [ -f .bundle/python.tar.xz ]; then
-  rm -rf /tmp/tile-python && mkdir -p /tmp/tile-python && tar xJf .bundle/python.tar.xz -C /tmp/tile-python
-  TILE_CACHE_DIR=/tmp/tile-python-cache PYTHONPATH=/tmp/tile-python timeout 600 python3 python/tests/test_gpu.py 2>&1 | tee "$LOGS/python-gpu.log" | tail -8
+echo "== Python on the GPU: the Python suite from the installed wheel (scripts/gpu/run_wheel_suite.sh; wheel from scripts/build_wheels.sh, pytest from .whl/)"
+if ls dist/tilelang_mlir-*-cp312-*.whl >/dev/null 2>&1; then
+  SITE=/tmp/tilelang-site TILE_CACHE_DIR=/tmp/tile-python-cache timeout 600 scripts/gpu/run_wheel_suite.sh 2>&1 | tee "$LOGS/python-gpu.log" | tail -8
   echo "== SASS of the benchmarked kernels (scripts/gpu/sass_check.py: HGMMA, UTMALDG / UTMASTG, SYNCS, setmaxnreg, no LDGSTS; listings in logs)"
-  PYTHONPATH=/tmp/tile-python timeout 300 python3 scripts/gpu/sass_check.py --out "$LOGS/sass" 2>&1 | tee "$LOGS/sass-check.log"
+  PYTHONPATH=/tmp/tilelang-site timeout 300 python3 scripts/gpu/sass_check.py --out "$LOGS/sass" 2>&1 | tee "$LOGS/sass-check.log"
 else
-  echo "SKIP: no .bundle/python.tar.xz (run scripts/gpu/build_python_bundle.sh and carry it)"
+  echo "SKIP: no dist/tilelang_mlir-*-cp312-*.whl (run scripts/build_wheels.sh 3.12 and carry dist and .whl)"
 fi
 fi

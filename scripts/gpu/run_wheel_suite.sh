@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine (no LLVM): installs the self-contained wheel of
-# scripts/build_wheels.sh into a fresh virtual environment (with the system's
-# torch and numpy) and runs the Python test suite against the installed
-# package, GPU tests included. pytest comes from wheels carried in .whl/
+# scripts/build_wheels.sh into a fresh directory (pip install --target, next
+# to the system's torch and numpy, which a virtual environment would not see
+# there: they are in the user's site-packages) and runs the Python test suite
+# against the installed package, GPU tests included. pytest comes from wheels carried in .whl/
 # (the machine has no network):
 #
 #   here:   scripts/build_wheels.sh 3.12
@@ -11,20 +12,20 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 PYTHON="${PYTHON:-python3}"
-VENV="${VENV:-/tmp/tilelang-venv}"
+SITE="${SITE:-/tmp/tilelang-site}"
 tag=$("$PYTHON" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
 wheel=$(ls "$ROOT"/dist/tilelang_mlir-*-"$tag"-*manylinux*.whl | tail -1)
-rm -rf "$VENV"
-"$PYTHON" -m venv --system-site-packages "$VENV"
-"$VENV/bin/python" -m pip install -q --no-index --no-deps "$wheel" "$ROOT"/.whl/*.whl
+rm -rf "$SITE"
+"$PYTHON" -m pip install -q --no-index --no-deps --target "$SITE" "$wheel" "$ROOT"/.whl/*.whl
+export PYTHONPATH="$SITE"
 # Outside the source tree, so that the import can only find the install.
 cd /tmp
-"$VENV/bin/python" - <<'PY'
+"$PYTHON" - <<'PY'
 import tilelang_mlir, tilelang_mlir._tilelang as m
 print("installed:", tilelang_mlir.__file__, tilelang_mlir.__version__, tilelang_mlir.__commit__)
 print("identity:", m.compiler_identity())
 PY
-ldd "$(dirname "$("$VENV/bin/python" -c 'import tilelang_mlir; print(tilelang_mlir.__file__)')")"/_tilelang*.so
+ldd "$(dirname "$("$PYTHON" -c 'import tilelang_mlir; print(tilelang_mlir.__file__)')")"/_tilelang*.so
 export TILE_GPU_TARGET="${TILE_GPU_TARGET:-sm_90a}"
-exec "$VENV/bin/python" -m pytest -q -p no:cacheprovider -o addopts="" \
+exec "$PYTHON" -m pytest -q -p no:cacheprovider -o addopts="" \
   --rootdir "$ROOT/python/tests" "$ROOT/python/tests" "$@"
