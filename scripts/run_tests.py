@@ -222,12 +222,44 @@ def run_pip(build, result):
             ("venv", ["/usr/bin/python3", "-m", "venv", "--system-site-packages", venv]),
             ("install", [python, "-m", "pip", "install", "-q", ROOT])]:
         print("[pip] %s: %s" % (name, " ".join(cmd)), flush=True)
-        proc = subprocess.run(cmd)
+        # Paths under the source tree hash alike in every build directory,
+        # so the objects of earlier builds (build-pip/, build-wheel/) serve.
+        proc = subprocess.run(cmd, env=dict(os.environ, CCACHE_BASEDIR=ROOT))
         if proc.returncode != 0:
             result.failed += 1
             result.failures.append("pip: step '%s' failed (exit code %d)" % (name, proc.returncode))
             return
     run_pytest("pip", python, [], build, result)
+
+    # An editable install (same build directory: only the install differs)
+    # imports the source tree's .py files and the built module.
+    venv = os.path.join(build, "pip-editable-venv")
+    shutil.rmtree(venv, ignore_errors=True)
+    python = os.path.join(venv, "bin", "python")
+    probe = ("import sys, tilelang_mlir; "
+             "print(sys.modules['tilelang_mlir.jit'].__file__); "
+             "print(tilelang_mlir._tilelang.__file__)")
+    steps = [("venv", ["/usr/bin/python3", "-m", "venv", "--system-site-packages", venv]),
+             ("install -e", [python, "-m", "pip", "install", "-q", "-e", ROOT]),
+             ("import", [python, "-c", probe])]
+    for name, cmd in steps:
+        print("[pip] editable: %s: %s" % (name, " ".join(cmd)), flush=True)
+        proc = subprocess.run(cmd, env=dict(os.environ, CCACHE_BASEDIR=ROOT), cwd="/",
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if proc.returncode != 0:
+            print(proc.stdout[-4000:])
+            result.failed += 1
+            result.failures.append("pip: editable step '%s' failed (exit code %d)"
+                                   % (name, proc.returncode))
+            return
+    jit_file, module_file = proc.stdout.split()[-2:]
+    if jit_file != os.path.join(ROOT, "python", "tilelang_mlir", "jit.py") or \
+            not os.path.exists(module_file):
+        result.failed += 1
+        result.failures.append("pip: the editable install imports %s and %s, not the source "
+                               "tree's files" % (jit_file, module_file))
+        return
+    result.passed += 1
 
 
 SUITES = {"lit": run_lit, "unit": run_unit, "embed": run_embed,
