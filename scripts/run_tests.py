@@ -151,6 +151,22 @@ def run_embed(build, result):
              ["tile.gemm", '#tile.target<cuda, "sm_90a"']),
         ], result)
 
+    # Configuring where no MLIR can be found stops with what to install.
+    nomlir = os.path.join(build, "embed-no-mlir")
+    shutil.rmtree(nomlir, ignore_errors=True)
+    proc = subprocess.run(
+        ["cmake", "-S", ROOT, "-B", nomlir, "-DCMAKE_IGNORE_PREFIX_PATH=/usr/lib/llvm-22;/usr",
+         "-DCMAKE_IGNORE_PATH=/usr/lib/llvm-22/lib/cmake/mlir;/usr/lib/cmake/mlir"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print("[embed] configure without MLIR: exit %d" % proc.returncode, flush=True)
+    if proc.returncode != 0 and "found no MLIR CMake package" in proc.stdout \
+            and "scripts/setup.sh" in proc.stdout and "MLIR_DIR" in proc.stdout:
+        result.passed += 1
+    else:
+        print(proc.stdout[-3000:])
+        result.failed += 1
+        result.failures.append("embed: configuring without MLIR does not say what is missing")
+
     consumer_build = os.path.join(build, "embed-consumer")
     shutil.rmtree(consumer_build, ignore_errors=True)
     output = run_steps("test/Embed", [
