@@ -23,6 +23,9 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/CastInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -54,6 +57,9 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <chrono>
+#include <cmath>
+#include <limits>
+#include <cstdio>
 #include <cstring>
 #include <future>
 #include <mutex>
@@ -162,10 +168,18 @@ Expected<Target> Target::parse(llvm::StringRef text) {
     return llvm::createStringError("malformed target '" + text +
                                    "'; expected e.g. cpu, sm_90a, "
                                    "cuda:sm_80:+ptx80, gfx942");
-  if (kind.empty())
+  if (kind.empty()) {
     kind = chip.starts_with("sm_")   ? "cuda"
            : chip.starts_with("gfx") ? "rocm"
                                      : "cpu";
+    // A name that is neither a chip nor the CPU is a mistake, not a
+    // request to run on the CPU.
+    if (kind == "cpu" && !chip.empty() && chip != "host")
+      return llvm::createStringError(
+          "unknown target '" + text +
+          "'; expected cpu, sm_80, sm_90a, cuda:sm_80:+ptx80, gfx942, "
+          "gfx1100 or rocm:gfx942");
+  }
   target.kind = *symbolizeTargetKind(kind);
   target.chip = chip.empty() ? (target.kind == TargetKind::CPU ? "host" : "")
                              : chip.str();
@@ -411,6 +425,39 @@ static void initializeNativeTargetOnce() {
   });
 }
 
+/// Whether the memory of `buffer` may be written: by an op with a write
+/// effect on it or on a view or cast of it, or by a use whose effects are
+/// not known (a call, an op without MemoryEffectOpInterface).
+static bool mayBeWritten(Value buffer) {
+  SmallVector<Value> worklist{buffer};
+  llvm::DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      auto view = dyn_cast<ViewLikeOpInterface>(user);
+      if ((view && view.getViewSource() == value) ||
+          isa<CastOpInterface>(user)) {
+        llvm::append_range(worklist, user->getResults());
+        continue;
+      }
+      auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+      if (!effects)
+        return true;
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects(instances);
+      for (const MemoryEffects::EffectInstance &instance : instances)
+        if (isa<MemoryEffects::Write, MemoryEffects::Free>(
+                instance.getEffect()) &&
+            (!instance.getValue() || instance.getValue() == value))
+          return true;
+    }
+  }
+  return false;
+}
+
 /// A parameter description from an entry-function argument.
 static FailureOr<Param> getParam(func::FuncOp func, unsigned index) {
   Param param;
@@ -431,6 +478,7 @@ static FailureOr<Param> getParam(func::FuncOp func, unsigned index) {
                                  "with the identity layout";
     param.shape.assign(memref.getShape().begin(), memref.getShape().end());
     type = memref.getElementType();
+    param.isWritten = mayBeWritten(arg);
   }
   std::optional<DType> dtype = getDType(type);
   if (!dtype)
@@ -541,6 +589,53 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
   return text.empty() ? "scalar" : text;
 }
 
+/// Whether `scalar` is a value of `dtype`: integers within the type's
+/// signed range (i1: 0 or 1), finite floats that do not overflow it (an
+/// infinity or NaN given as such passes). Nothing is truncated silently.
+static Error checkScalarRange(DType dtype, const ScalarArg &scalar) {
+  if (const auto *integer = std::get_if<int64_t>(&scalar.value)) {
+    if (isFloat(dtype))
+      return Error::success();
+    int64_t low = 0, high = 1;
+    if (dtype != DType::I1) {
+      unsigned bits = dtype == DType::Index ? 64 : getByteSize(dtype) * 8;
+      low = bits == 64 ? std::numeric_limits<int64_t>::min()
+                       : -(int64_t(1) << (bits - 1));
+      high = bits == 64 ? std::numeric_limits<int64_t>::max()
+                        : (int64_t(1) << (bits - 1)) - 1;
+    }
+    if (*integer < low || *integer > high)
+      return llvm::createStringError(
+          std::to_string(*integer) + " is out of the range of " +
+          toString(dtype).str() + " (" + std::to_string(low) + " to " +
+          std::to_string(high) + ")");
+    return Error::success();
+  }
+  double value = std::get<double>(scalar.value);
+  if (!std::isfinite(value))
+    return Error::success();
+  const llvm::fltSemantics *semantics =
+      dtype == DType::F16    ? &llvm::APFloat::IEEEhalf()
+      : dtype == DType::BF16 ? &llvm::APFloat::BFloat()
+      : dtype == DType::F32  ? &llvm::APFloat::IEEEsingle()
+                             : nullptr;
+  if (!semantics)
+    return Error::success();
+  llvm::APFloat converted(value);
+  bool losesInfo;
+  if (converted.convert(*semantics, llvm::APFloat::rmNearestTiesToEven,
+                        &losesInfo) &
+      llvm::APFloat::opOverflow)
+  {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%g", value);
+    return llvm::createStringError(std::string(text) + " overflows " +
+                                   toString(dtype).str() +
+                                   " (it would become infinity)");
+  }
+  return Error::success();
+}
+
 Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
   ArrayRef<Param> params = impl->params;
   if (args.size() != params.size())
@@ -559,6 +654,9 @@ Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
           std::holds_alternative<double>(scalar->value))
         return llvm::createStringError(
             where + ": expected an integer, got a floating-point value");
+      if (Error error = checkScalarRange(param.dtype, *scalar))
+        return llvm::createStringError(where + ": " +
+                                       llvm::toString(std::move(error)));
       continue;
     }
     const auto *buffer = std::get_if<BufferArg>(&arg);

@@ -559,6 +559,15 @@ int main(int argc, char **argv) {
       "Exit status: 0 when the outputs match, 1 on a mismatch, 2 on an "
       "error.\n");
 
+  // Settings that would otherwise be ignored or misread.
+  for (auto [name, value] : {std::pair<const char *, double>{"rtol", rtolOpt},
+                             {"atol", atolOpt}})
+    if (std::isnan(value) || std::isinf(value) ||
+        (value < 0 && value != -1))
+      return fail(llvm::Twine("--") + name + " must be a finite number >= 0, got " +
+                  llvm::formatv("{0}", value).str());
+  if (optLevel > 3)
+    return fail("-O must be 0, 1, 2 or 3, got " + llvm::Twine(optLevel));
   Expected<Target> target = Target::parse(targetName);
   if (!target)
     return fail(llvm::toString(target.takeError()));
@@ -615,10 +624,20 @@ int main(int argc, char **argv) {
       ScalarArg scalar;
       int64_t asInt;
       double asDouble;
+      StringRef digits = text;
+      digits.consume_front("-") || digits.consume_front("+");
+      bool integerLiteral = !digits.empty() && llvm::all_of(digits, llvm::isDigit);
       if (!text.getAsInteger(10, asInt))
         scalar.value = asInt;
-      else if (!text.getAsDouble(asDouble))
+      else if (integerLiteral)
+        return fail("argument #" + llvm::Twine(i) + " (" + param.describe() +
+                    "): " + text + " does not fit in 64 bits");
+      else if (!text.getAsDouble(asDouble) &&
+               (std::isfinite(asDouble) || !text.contains_insensitive("e")))
         scalar.value = asDouble;
+      else if (!text.getAsDouble(asDouble))
+        return fail("argument #" + llvm::Twine(i) + " (" + param.describe() +
+                    "): " + text + " is out of the range of a double");
       else
         return fail("argument #" + llvm::Twine(i) + " (" + param.describe() +
                     "): '" + text + "' is not a number");

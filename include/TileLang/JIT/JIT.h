@@ -95,6 +95,10 @@ struct Param {
   llvm::SmallVector<int64_t, 4> shape;
   /// A scalar marked `tile.constexpr`: its value is compiled in.
   bool isConstexpr = false;
+  /// A buffer the kernel may write (an op with a write effect on it or on a
+  /// view of it, or a use whose effects are unknown): such a buffer must be
+  /// writable memory, and a caller that copies it must copy it back.
+  bool isWritten = false;
 
   /// "memref<?x64xf16>" / "f32" / "constexpr i32".
   std::string describe() const;

@@ -271,6 +271,12 @@ module attributes {tile.target = #tile.target<rocm, "sm_90a">} {
 
 // -----
 
+// expected-error @+1 {{cpu chip must be 'host', got 'sm90'}}
+module attributes {tile.target = #tile.target<cpu, "sm90">} {
+}
+
+// -----
+
 // expected-error @+1 {{'tile.target' may only be attached to a builtin.module}}
 func.func @target_on_func() attributes {tile.target = #tile.target<cpu, "host">} {
   return

@@ -442,6 +442,9 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return success();
   }
   case TargetKind::CPU:
+    // The CPU backend compiles for the machine the JIT runs on.
+    if (chip != "host")
+      return emitError() << "cpu chip must be 'host', got '" << chip << "'";
     return success();
   }
   llvm_unreachable("unknown target kind");
