@@ -21,6 +21,7 @@
 #include "TileLang/Runtime/HIPRuntime.h"
 #include "TileLang/Support/Version.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Support/SwapByteOrder.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -179,7 +180,26 @@ DType getDType(const py::array &array) {
                   kSupportedTypes + ")");
 }
 
-BufferArg toBuffer(const py::array &array, size_t position) {
+BufferArg toBuffer(const py::array &array, size_t position,
+                   const Param &param) {
+  auto fail = [&](const std::string &why) {
+    return TileError("argument " + std::to_string(position) + " ('" +
+                     param.name + "'): " + why);
+  };
+  // numpy's byte order: '=' native, '|' not applicable, '<' / '>' explicit.
+  std::string order = array.dtype().attr("byteorder").cast<std::string>();
+  if (order == (llvm::sys::IsLittleEndianHost ? ">" : "<"))
+    throw fail("the array is " +
+               std::string(order == ">" ? "big" : "little") +
+               "-endian (dtype '" + py::str(array.dtype().attr("str")).cast<std::string>() +
+               "'); kernels read native byte order: pass "
+               "a.astype(a.dtype.newbyteorder('='))");
+  // A read-only array (writeable=False, a view of immutable bytes, a
+  // read-only memmap) must not be written.
+  if (param.isWritten && !array.writeable())
+    throw fail("the kernel writes this buffer, but the array is read-only "
+               "(writeable=False, or a view of read-only memory); pass a "
+               "writable copy");
   BufferArg buffer;
   buffer.dtype = getDType(array);
   buffer.data = const_cast<void *>(array.data());
@@ -292,6 +312,7 @@ public:
         shape.append(mlir::ShapedType::isDynamic(d) ? -1 : d);
       entry["shape"] = shape;
       entry["constexpr"] = p.isConstexpr;
+      entry["written"] = p.isWritten;
       result.append(entry);
     }
     return result;
@@ -489,7 +510,7 @@ private:
         if (py::isinstance<py::array>(arg)) {
           py::array array = py::reinterpret_borrow<py::array>(arg);
           call.keep.push_back(array);
-          call.args.push_back(toBuffer(array, i));
+          call.args.push_back(toBuffer(array, i, params[i]));
           call.residence.push_back(Residence::Host);
           continue;
         }
@@ -502,13 +523,29 @@ private:
         continue;
       }
       ScalarArg scalar;
-      if (py::isinstance<py::bool_>(arg) || py::isinstance<py::int_>(arg))
-        scalar.value = arg.cast<int64_t>();
-      else if (py::isinstance<py::float_>(arg))
-        scalar.value = arg.cast<double>();
-      else
-        throw TileError("argument " + std::to_string(i) + " ('" +
-                        params[i].name + "') must be a number");
+      std::string where =
+          "argument " + std::to_string(i) + " ('" + params[i].name + "')";
+      // Python and numpy integers (anything with __index__, bools
+      // included), then Python and numpy floats (__float__).
+      if (py::isinstance<py::bool_>(arg) || py::hasattr(arg, "__index__")) {
+        py::int_ value = py::reinterpret_steal<py::int_>(
+            PyNumber_Index(arg.ptr()));
+        if (!value)
+          throw py::error_already_set();
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
+        if (overflow)
+          throw TileError(where + ": " + py::str(value).cast<std::string>() +
+                          " does not fit in 64 bits");
+        scalar.value = static_cast<int64_t>(v);
+      } else if (py::isinstance<py::float_>(arg) ||
+                 py::hasattr(arg, "__float__")) {
+        scalar.value = py::reinterpret_borrow<py::object>(arg).cast<double>();
+      } else {
+        throw TileError(where + " must be a number, got " +
+                        py::str(py::type::handle_of(arg).attr("__name__"))
+                            .cast<std::string>());
+      }
       call.args.push_back(scalar);
       call.residence.push_back(Residence::Host);
     }

@@ -72,6 +72,21 @@ class JITKernel:
     def params(self):
         return self._kernel.params
 
+    def _host_array(self, index, name, array, write_back):
+        """A numpy argument as the kernel takes it: C-contiguous. A buffer
+        the kernel writes must be writable; when it is not contiguous the
+        kernel writes a copy that is copied back after the run (in-place
+        outputs, TileLang's style without out_idx, then update the caller's
+        array whatever its layout)."""
+        if self._kernel.params[index]["written"]:
+            _check_writable(self.func.name, name, array)
+            if not array.flags.c_contiguous:
+                copy = np.ascontiguousarray(array)
+                write_back.append((array, copy))
+                return copy
+            return array
+        return np.ascontiguousarray(array)
+
     def get_kernel_source(self, stage="tile", target=None):
         """The kernel's IR at a stage of the lowering, for `target` (default:
         the kernel's): "tile" (as traced, with the user's locations),
@@ -172,12 +187,15 @@ class JITKernel:
                 self.func.name, count - len(self.out_idx), len(args)))
         inputs = iter(args)
         given = []
+        # Buffers the kernel writes that had to be copied (not C-contiguous):
+        # the copy goes back into the caller's array after the run.
+        write_back = []
         for i, param in enumerate(self.func.params):
             if i not in self.out_idx:
                 value = next(inputs)
                 if isinstance(param[1], T.Tensor):
                     if isinstance(value, np.ndarray):
-                        value = np.ascontiguousarray(value)
+                        value = self._host_array(i, param[0], value, write_back)
                     elif not hasattr(value, "__dlpack__"):
                         raise TileError(
                             "argument %r of %s must be a numpy array or a "
@@ -197,9 +215,24 @@ class JITKernel:
             else:
                 full.append(next(given_iter)[1])
         self._kernel.run(*full)
+        for original, copy in write_back:
+            original[...] = copy
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def _check_writable(kernel, name, array):
+    if not array.flags.writeable:
+        raise TileError(
+            "argument %r of %s: the kernel writes this buffer, but the array is "
+            "read-only (writeable=False, or a view of read-only memory); pass a "
+            "writable copy" % (name, kernel))
+    if array.size and any(stride == 0 and extent > 1
+                          for stride, extent in zip(array.strides, array.shape)):
+        raise TileError(
+            "argument %r of %s: the kernel writes this buffer, but the array is a "
+            "broadcast view (a stride of 0): its elements share memory" % (name, kernel))
 
 
 def _empty(shape, mlir_type, like):
