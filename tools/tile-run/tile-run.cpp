@@ -12,6 +12,7 @@
 #include "TileLang/JIT/JIT.h"
 #include "TileLang/Runtime/CUDARuntime.h"
 #include "TileLang/Runtime/HIPRuntime.h"
+#include "TileLang/Support/CheckedSize.h"
 #include "TileLang/Support/Version.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -34,6 +35,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <unistd.h>
 
 using namespace mlir::tile::jit;
 using llvm::Error;
@@ -415,7 +417,11 @@ static Expected<HostBuffer> readNpy(StringRef path, DType expected) {
       return bad("bad shape");
     buffer.shape.push_back(size);
   }
-  size_t bytes = buffer.numElements() * getByteSize(*dtype);
+  std::optional<int64_t> size =
+      mlir::tile::getCheckedByteSize(buffer.shape, getByteSize(*dtype));
+  if (!size)
+    return bad("its shape's size does not fit in 64 bits");
+  uint64_t bytes = *size;
   StringRef payload = data.drop_front(headerStart + headerLength);
   if (payload.size() != bytes)
     return bad("expected " + llvm::Twine(bytes) + " bytes of data, found " +
@@ -545,6 +551,14 @@ static void printExplain(const Kernel &kernel, const CompileReport &report) {
   llvm::outs() << "\n";
 }
 
+/// The machine's physical memory in bytes, when the system says.
+static std::optional<uint64_t> availableMemory() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return std::nullopt;
+  return uint64_t(pages) * uint64_t(pageSize);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -664,7 +678,18 @@ int main(int argc, char **argv) {
                     "): '" + spec + "' is not a shape like 300x200");
       buffer.shape.push_back(size);
     }
-    buffer.bytes.resize(buffer.numElements() * getByteSize(param.dtype));
+    std::optional<int64_t> bytes =
+        mlir::tile::getCheckedByteSize(buffer.shape, getByteSize(param.dtype));
+    if (!bytes)
+      return fail("argument #" + llvm::Twine(i) + " (" + param.describe() +
+                  "): " + spec + " elements of " + toString(param.dtype) +
+                  " do not fit in 64 bits");
+    if (std::optional<uint64_t> available = availableMemory();
+        available && uint64_t(*bytes) > *available)
+      return fail("argument #" + llvm::Twine(i) + " (" + param.describe() +
+                  "): " + spec + " needs " + llvm::Twine(*bytes) +
+                  " bytes, more than this machine's memory");
+    buffer.bytes.resize(*bytes);
     // A compile needs shapes (and where the data starts), not values.
     if (!compileOnly)
       fillRandom(buffer, seed, i);

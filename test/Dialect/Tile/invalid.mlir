@@ -277,6 +277,29 @@ module attributes {tile.target = #tile.target<cpu, "sm90">} {
 
 // -----
 
+// Tile sizes never wrap: 2^62 x 4 halves is 2^65 bytes.
+func.func @tile_size_overflow() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    // expected-error @+1 {{an on-chip tile holds at most 4 GiB; 'memref<4611686018427387904x4xf16, #tile.mem<shared>>' needs more than 2^63 bytes}}
+    %s = tile.alloc_shared : memref<4611686018427387904x4xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @tile_size_limit() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    // expected-error @+1 {{an on-chip tile holds at most 4 GiB; 'memref<65536x65537xf32, #tile.mem<fragment>>' needs 17180131328 bytes}}
+    %f = tile.alloc_fragment : memref<65536x65537xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
 // expected-error @+1 {{'tile.target' may only be attached to a builtin.module}}
 func.func @target_on_func() attributes {tile.target = #tile.target<cpu, "host">} {
   return

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "TileLang/Support/CheckedSize.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -320,6 +321,19 @@ static LogicalResult verifyAlloc(Operation *op, MemRefType type,
   if (llvm::is_contained(type.getShape(), 0))
     return op->emitOpError("an on-chip tile has no zero-size dimension, got ")
            << type;
+  // Sizes are 64-bit everywhere (shared-memory placement adds them up): a
+  // tile holds at most 4 GiB, far beyond any on-chip memory, so no sum of
+  // tiles overflows either.
+  Type element = type.getElementType();
+  int64_t elementBytes =
+      element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 8;
+  std::optional<int64_t> bytes =
+      getCheckedByteSize(type.getShape(), elementBytes);
+  if (!bytes || *bytes > (int64_t(1) << 32))
+    return op->emitOpError("an on-chip tile holds at most 4 GiB; ")
+           << type << " needs "
+           << (bytes ? std::to_string(*bytes) + " bytes"
+                     : std::string("more than 2^63 bytes"));
   if (layout)
     return verifyLayoutFor(op, type, layout);
   return success();
