@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileLang/Support/CheckedSize.h"
 #include "TileLang/Transforms/Passes.h"
 
 #include "ProducerOperands.h"
@@ -140,6 +141,9 @@ public:
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
+  /// Fails with a diagnostic at the loop when the staged tiles alone need
+  /// more shared memory than a block may use on `target` (or overflow).
+  LogicalResult checkSharedMemory(TargetAttr target);
   void rewrite();
 
 private:
@@ -202,6 +206,28 @@ private:
   /// The release barriers (with releaseBarriers and TMA), once created.
   Value released;
 };
+
+LogicalResult Planner::checkSharedMemory(TargetAttr target) {
+  int64_t limit = getMaxSharedMemoryPerBlock(target);
+  std::optional<int64_t> total = 0;
+  for (const StagedCopy &s : staged) {
+    MemRefType type = s.stagedType;
+    std::optional<int64_t> bytes = getCheckedByteSize(
+        type.getShape(), (type.getElementTypeBitWidth() + 7) / 8);
+    total = bytes && total ? llvm::checkedAdd(*total, *bytes) : std::nullopt;
+  }
+  if (total && (!limit || *total <= limit))
+    return success();
+  InFlightDiagnostic diag = loop.emitError()
+                            << "num_stages = " << loop.getNumStages()
+                            << ": the staged shared tiles need ";
+  if (total)
+    diag << *total << " bytes of shared memory, more than the " << limit
+         << " bytes a block may use on " << target.getChip();
+  else
+    diag << "more than 2^63 bytes of shared memory";
+  return diag << "; use fewer stages or smaller tiles";
+}
 
 bool Planner::analyze() {
   if (loop.getNumStages() < 2 || loop.getOrder() || loop.getStage())
@@ -808,8 +834,14 @@ struct PlanPipelinesPass
                       wgmmaTallRows, tmaBlocked, releaseBarriers,
                       releaseMinWarpgroups, releaseMaxStages, panelBlocks,
                       warpSpecialize, pingpong, prefetchFirst);
-      if (planner.analyze())
-        planner.rewrite();
+      if (!planner.analyze())
+        continue;
+      // What the stages would take, before any of them is materialized
+      // (a num_stages in the thousands would otherwise build the whole
+      // prologue first and only then fail on shared memory).
+      if (failed(planner.checkSharedMemory(target)))
+        return signalPassFailure();
+      planner.rewrite();
     }
   }
 };

@@ -292,42 +292,6 @@ static int64_t assignOffsets(const Timeline &timeline,
   return total;
 }
 
-/// The most shared memory (LDS) one block may use on `target`, in bytes;
-/// 0 when the chip is not known here (no check).
-static int64_t getMaxSharedMemoryPerBlock(TargetAttr target) {
-  if (!target)
-    return 0;
-  StringRef chip = target.getChip();
-  if (target.getKind() == TargetKind::CUDA) {
-    switch (target.getSmVersion()) {
-    case 70:
-    case 72:
-      return 96 * 1024;
-    case 75:
-      return 64 * 1024;
-    case 80:
-    case 87:
-      return 163 * 1024;
-    case 86:
-    case 89:
-    case 120:
-      return 99 * 1024;
-    case 90:
-    case 100:
-      return 227 * 1024;
-    default:
-      return 0;
-    }
-  }
-  if (target.getKind() == TargetKind::ROCm) {
-    if (chip == "gfx950")
-      return 160 * 1024;
-    if (chip.starts_with("gfx9") || chip.starts_with("gfx10") ||
-        chip.starts_with("gfx11") || chip.starts_with("gfx12"))
-      return 64 * 1024;
-  }
-  return 0;
-}
 
 /// Places the (now workgroup or private) allocations of every gpu.launch:
 /// views of dynamic shared memory, or per-thread allocas. A kernel whose

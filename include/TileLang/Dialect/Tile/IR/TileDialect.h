@@ -121,6 +121,10 @@ int64_t parseSmVersion(StringRef chip);
 /// 64 on AMD gfx9 (CDNA), 1 on the CPU.
 int64_t getWarpSize(TargetKind kind, StringRef chip);
 
+/// The most shared memory (LDS) one block may use on `target`, in bytes; 0
+/// when the chip is not known (no limit is checked).
+int64_t getMaxSharedMemoryPerBlock(TargetAttr target);
+
 /// Returns the `tile.target` of the module that encloses `op`, if any.
 TargetAttr getTargetAttr(Operation *op);
 
