@@ -15,7 +15,10 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include <limits>
 
 namespace mlir {
 namespace tile {
@@ -60,6 +63,27 @@ struct KernelToLaunch : OpRewritePattern<KernelOp> {
     auto constant = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
     };
+    // A grid size no launch can have is an error here: upstream's
+    // gpu.launch canonicalization crashes on the size of a dimension that
+    // does not exist (memref.dim at -1), and a negative constant is no grid.
+    for (auto [i, size] : llvm::enumerate(op.getGrid())) {
+      if (auto dim = size.getDefiningOp<memref::DimOp>()) {
+        auto type = dyn_cast<MemRefType>(dim.getSource().getType());
+        std::optional<int64_t> index = dim.getConstantIndex();
+        if (type && index && (*index < 0 || *index >= type.getRank())) {
+          op.emitOpError("grid size #")
+              << i << " is the size of dimension " << *index << " of "
+              << type << ", which has no such dimension";
+          return failure();
+        }
+      }
+      if (std::optional<int64_t> value = getConstantIntValue(size);
+          value && *value < 0) {
+        op.emitOpError("grid size #") << i << " is negative (" << *value
+                                      << ")";
+        return failure();
+      }
+    }
     SmallVector<Value, 3> grid(op.getGrid());
     while (grid.size() < 3)
       grid.push_back(constant(1));
@@ -87,6 +111,11 @@ struct KernelToLaunch : OpRewritePattern<KernelOp> {
           alloc && alloc.getTileMemorySpace() != MemorySpace::Local)
         sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment) +
                       alloc.getTileSizeInBytes();
+    if (sharedBytes > std::numeric_limits<int32_t>::max()) {
+      op.emitOpError("the kernel's shared tiles need ")
+          << sharedBytes << " bytes, more than a launch can ask for (2^31 - 1)";
+      return failure();
+    }
     Value dynamicShared;
     if (sharedBytes > 0)
       dynamicShared = arith::ConstantIntOp::create(rewriter, loc, sharedBytes,
