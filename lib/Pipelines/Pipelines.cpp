@@ -90,6 +90,7 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createTileExpandF8());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
@@ -245,6 +246,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     pm.addNestedPass<gpu::GPUModuleOp>(createTileNVVMMinBlocks(minBlocks));
   }
   pm.addPass(createLowerAffinePass());
+  pm.addPass(createTileExpandF8());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createCanonicalizerPass());

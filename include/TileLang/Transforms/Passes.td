@@ -589,4 +589,35 @@ def TileContractFloatOps : Pass<"tile-contract-float-ops"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileExpandF8 : Pass<"tile-expand-f8"> {
+  let summary = "Expand conversions from 8-bit floats into integer arithmetic";
+  let description = [{
+    LLVM has no 8-bit float types: a memref of `f8E4M3FN` or `f8E5M2`
+    lowers to bytes, and `arith.extf` from those types (what a gemm or
+    copy with f8 operands produces) has no LLVM lowering. This pass
+    rewrites every `arith.extf` from f8E4M3FN or f8E5M2 to f16, bf16, f32
+    or f64 into integer operations on the byte, exactly (every value of
+    either format is representable in each wider type), so that the CPU and
+    GPU pipelines lower it like any other integer code:
+
+    * f8E5M2 is the upper byte of an f16: shifted into place and bitcast
+      (infinities, NaNs and subnormals included).
+    * f8E4M3FN (bias 7, no infinities, NaN = S.1111.111): normal numbers
+      rebuild the f32 bit pattern (exponent + 120, mantissa << 20);
+      subnormals are `mantissa * 2^-9`; NaN stays NaN with its sign.
+
+    Any other operation on 8-bit floats that remains (arithmetic on them,
+    a truncation to them) is an error naming the operation: the pipelines
+    cannot lower it and would otherwise fail with an internal error much
+    later. The pipelines run this pass before the arith-to-LLVM
+    conversion.
+
+    ```mlir
+    %y = arith.extf %x : f8E4M3FN to f32
+    // becomes integer ops on arith.bitcast %x : f8E4M3FN to i8
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // TILELANG_TRANSFORMS_PASSES_TD

@@ -1,0 +1,154 @@
+//===- ExpandF8.cpp - 8-bit float conversions as integer arithmetic -----===//
+//
+// Part of TileLang-MLIR.
+//
+// tile-expand-f8: rewrites arith.extf from f8E4M3FN / f8E5M2 into integer
+// operations that every backend lowers (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace tile {
+#define GEN_PASS_DEF_TILEEXPANDF8
+#include "TileLang/Transforms/Passes.h.inc"
+} // namespace tile
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tile;
+
+static bool isF8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
+}
+
+namespace {
+/// arith.extf from an 8-bit float: decode the byte.
+struct ExpandF8ExtF : OpRewritePattern<arith::ExtFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::ExtFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type source = op.getIn().getType();
+    if (!isF8(source) || isa<ShapedType>(source))
+      return failure();
+    Location loc = op.getLoc();
+    auto i8 = rewriter.getI8Type(), i16 = rewriter.getI16Type(),
+         i32 = rewriter.getI32Type();
+    auto constant = [&](Type type, int64_t value) -> Value {
+      return arith::ConstantIntOp::create(rewriter, loc, type, value);
+    };
+    Value byte = arith::BitcastOp::create(rewriter, loc, i8, op.getIn());
+    Value decoded; // f16 or f32, exactly the f8 value.
+    if (isa<Float8E5M2Type>(source)) {
+      // The upper byte of an f16 (1 sign, 5 exponent, 2 mantissa bits).
+      Value wide = arith::ExtUIOp::create(rewriter, loc, i16, byte);
+      Value bits = arith::ShLIOp::create(rewriter, loc, wide,
+                                         constant(i16, 8));
+      decoded = arith::BitcastOp::create(rewriter, loc, rewriter.getF16Type(),
+                                         bits);
+    } else {
+      // 1 sign, 4 exponent (bias 7), 3 mantissa bits; no infinities.
+      Value x = arith::ExtUIOp::create(rewriter, loc, i32, byte);
+      Value sign = arith::ShLIOp::create(
+          rewriter, loc,
+          arith::AndIOp::create(rewriter, loc, x, constant(i32, 0x80)),
+          constant(i32, 24));
+      Value exponent = arith::AndIOp::create(
+          rewriter, loc,
+          arith::ShRUIOp::create(rewriter, loc, x, constant(i32, 3)),
+          constant(i32, 0xF));
+      Value mantissa = arith::AndIOp::create(rewriter, loc, x,
+                                             constant(i32, 7));
+      // Normal: exponent + (127 - 7), mantissa in the top 3 of 23 bits.
+      Value normal = arith::OrIOp::create(
+          rewriter, loc,
+          arith::ShLIOp::create(
+              rewriter, loc,
+              arith::AddIOp::create(rewriter, loc, exponent,
+                                    constant(i32, 120)),
+              constant(i32, 23)),
+          arith::ShLIOp::create(rewriter, loc, mantissa, constant(i32, 20)));
+      // Subnormal (exponent 0): mantissa * 2^-9, exact in f32.
+      Type f32 = rewriter.getF32Type();
+      Value scaled = arith::MulFOp::create(
+          rewriter, loc,
+          arith::UIToFPOp::create(rewriter, loc, f32, mantissa),
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getF32FloatAttr(0x1p-9f)));
+      Value subnormal = arith::BitcastOp::create(rewriter, loc, i32, scaled);
+      Value isSubnormal = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, exponent, constant(i32, 0));
+      Value magnitude =
+          arith::SelectOp::create(rewriter, loc, isSubnormal, subnormal, normal);
+      // NaN: S.1111.111.
+      Value isNaN = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq,
+          arith::AndIOp::create(rewriter, loc, x, constant(i32, 0x7F)),
+          constant(i32, 0x7F));
+      magnitude = arith::SelectOp::create(rewriter, loc, isNaN,
+                                          constant(i32, 0x7FC00000), magnitude);
+      Value bits = arith::OrIOp::create(rewriter, loc, sign, magnitude);
+      decoded = arith::BitcastOp::create(rewriter, loc, f32, bits);
+    }
+    Type target = op.getType();
+    Value result = decoded;
+    unsigned from = decoded.getType().getIntOrFloatBitWidth();
+    unsigned to = target.getIntOrFloatBitWidth();
+    if (target != decoded.getType()) {
+      // Every f8 value is exact in f16, bf16, f32 and f64: a wider type
+      // extends, a narrower or other 16-bit one truncates without rounding.
+      if (to > from)
+        result = arith::ExtFOp::create(rewriter, loc, target, decoded);
+      else
+        result = arith::TruncFOp::create(rewriter, loc, target, decoded);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ExpandF8Pass : public tile::impl::TileExpandF8Base<ExpandF8Pass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<ExpandF8ExtF>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // What is left on 8-bit floats cannot be lowered: say so here, at the
+    // operation, not as a translation failure later.
+    WalkResult result = getOperation()->walk([](Operation *op) {
+      // Moving bytes around is fine: memory, views, bitcasts, constants.
+      if (isa<arith::BitcastOp, arith::ConstantOp>(op) ||
+          op->getDialect()->getNamespace() == "memref" ||
+          op->getDialect()->getNamespace() == "vector" ||
+          op->getDialect()->getNamespace() == "builtin" ||
+          op->getDialect()->getNamespace() == "llvm" ||
+          op->getDialect()->getNamespace() == "tile" ||
+          op->getDialect()->getNamespace() == "func" ||
+          op->getDialect()->getNamespace() == "gpu" ||
+          op->getDialect()->getNamespace() == "scf" ||
+          op->getDialect()->getNamespace() == "cf")
+        return WalkResult::advance();
+      auto onF8 = [](Value v) { return isF8(v.getType()); };
+      if (llvm::any_of(op->getOperands(), onF8) ||
+          llvm::any_of(op->getResults(), onF8)) {
+        op->emitOpError("on 8-bit floats (f8E4M3FN, f8E5M2) cannot be "
+                        "lowered: only loads, stores, copies and conversions "
+                        "to wider floats (arith.extf) of them are supported; "
+                        "extend to f16 or f32 first");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+} // namespace
