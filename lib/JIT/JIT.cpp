@@ -506,8 +506,12 @@ Expected<std::unique_ptr<Kernel>> Kernel::create(llvm::StringRef source,
   ctx->printOpOnDiagnostic(false);
 
   DiagnosticCollector diags(ctx);
-  impl->module =
-      parseSourceString<ModuleOp>(source, ParserConfig(ctx), bufferName);
+  // The parser recurses once per nesting level: deeply nested input
+  // would overflow the caller's stack (Python's main thread).
+  runOnLargeStack([&] {
+    impl->module =
+        parseSourceString<ModuleOp>(source, ParserConfig(ctx), bufferName);
+  });
   if (!impl->module)
     return diags.makeError("cannot parse the kernel");
 
@@ -1182,8 +1186,11 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
       report.cacheHit = true;
     } else {
       auto begin = Clock::now();
-      Expected<std::string> object =
-          compileToObject(specialized->get(), report.pipeline);
+      std::optional<Expected<std::string>> compiled;
+      runOnLargeStack([&] {
+        compiled.emplace(compileToObject(specialized->get(), report.pipeline));
+      });
+      Expected<std::string> object = std::move(*compiled);
       if (!object)
         return object.takeError();
       report.compileSeconds = since(begin);
@@ -1223,8 +1230,11 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   }
   if (!report.cacheHit) {
     auto begin = Clock::now();
-    Expected<std::string> object =
-        compileToObject(specialized->get(), report.pipeline);
+    std::optional<Expected<std::string>> compiled;
+    runOnLargeStack([&] {
+      compiled.emplace(compileToObject(specialized->get(), report.pipeline));
+    });
+    Expected<std::string> object = std::move(*compiled);
     if (!object) // Nothing is written to the cache.
       return deviceErrorOr(object.takeError());
     report.compileSeconds = since(begin);

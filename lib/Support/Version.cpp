@@ -17,6 +17,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/thread.h"
 
 #include <cstring>
 #include <elf.h>
@@ -35,6 +36,11 @@ void mlir::tile::printVersion(raw_ostream &os) {
 
 void mlir::tile::setVersionPrinter() {
   cl::SetVersionPrinter([](raw_ostream &os) { printVersion(os); });
+}
+
+void mlir::tile::runOnLargeStack(function_ref<void()> fn, unsigned bytes) {
+  llvm::thread worker(std::optional<unsigned>(bytes), [&] { fn(); });
+  worker.join();
 }
 
 namespace {

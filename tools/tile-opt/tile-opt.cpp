@@ -17,6 +17,12 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::tile::registerAll(registry);
   mlir::tile::setVersionPrinter();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "TileLang optimizer driver\n", registry));
+  // Deeply nested input (thousands of regions) recurses deeper than a main
+  // thread's stack.
+  int status = 0;
+  mlir::tile::runOnLargeStack([&] {
+    status = mlir::asMainReturnCode(mlir::MlirOptMain(
+        argc, argv, "TileLang optimizer driver\n", registry));
+  });
+  return status;
 }

@@ -14,6 +14,7 @@
 #ifndef TILELANG_SUPPORT_VERSION_H
 #define TILELANG_SUPPORT_VERSION_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
@@ -38,6 +39,13 @@ void printVersion(llvm::raw_ostream &os);
 
 /// Installs printVersion as the `--version` printer of llvm::cl.
 void setVersionPrinter();
+
+/// Runs `fn` on a thread with a stack of `bytes` (default 512 MiB, reserved,
+/// not committed) and waits for it: MLIR's parser and walks recurse once
+/// per nesting level, and a few thousand nested regions overflow a main
+/// thread's 8 MiB. The tools, the JIT's parse and its compile run this way.
+void runOnLargeStack(llvm::function_ref<void()> fn,
+                     unsigned bytes = 512u << 20);
 
 /// The identity of the running compiler, by content: one
 /// "<file name>:<build id>" per loaded object that holds this code or
