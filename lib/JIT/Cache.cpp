@@ -174,6 +174,12 @@ CompilationCache::CompilationCache(Options opts, WarningHandler handler)
     enabled = false;
     return;
   }
+  if (!sys::fs::is_directory(options.directory)) {
+    warn("the cache directory '" + options.directory +
+         "' is not a directory; compiling without a cache");
+    enabled = false;
+    return;
+  }
   if (sys::fs::access(options.directory, sys::fs::AccessMode::Write)) {
     warn("the cache directory '" + options.directory +
          "' is not writable; compiling without a cache");

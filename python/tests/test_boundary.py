@@ -154,3 +154,9 @@ def test_zero_size_arrays_run(inplace):
         inplace(np.zeros(shape, np.float32), b)
     out = tilelang_mlir.compile(copy_add, out_idx=[1])(np.zeros((0, 7), np.float32))
     assert out.shape == (0, 7)
+
+
+def test_a_wrong_rank_is_named_before_outputs_are_sized():
+    kernel = tilelang_mlir.compile(copy_add, out_idx=[1])
+    with pytest.raises(TileError, match=r"argument 'A' of copy_add: expected rank 2, got rank 1 \(shape 5\)"):
+        kernel(np.zeros(5, np.float32))

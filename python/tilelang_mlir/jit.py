@@ -164,7 +164,13 @@ class JITKernel:
         sizes = {}
         for (name, spec), value in args:
             if isinstance(spec, T.Tensor):
-                for dim, extent in zip(spec.shape, tuple(value.shape)):
+                shape = tuple(value.shape)
+                if len(shape) != len(spec.shape):
+                    raise TileError(
+                        "argument %r of %s: expected rank %d, got rank %d (shape %s)"
+                        % (name, self.func.name, len(spec.shape), len(shape),
+                           "x".join(map(str, shape)) or "scalar"))
+                for dim, extent in zip(spec.shape, shape):
                     if isinstance(dim, T._Symbol):
                         sizes.setdefault(dim.symbol, extent)
         shape = []

@@ -269,6 +269,22 @@ TEST_F(CacheTest, UnwritableDirectoryDegradesWithOneWarning) {
   EXPECT_NE(warnings[0].find("compiling without a cache"), std::string::npos);
 }
 
+TEST_F(CacheTest, ARegularFileAsTheDirectoryDegradesWithOneWarning) {
+  std::string file = dir + "/plain-file";
+  writeFile(file, "x");
+  CompilationCache::Options options;
+  options.directory = file;
+  CompilationCache cache(options, [this](const std::string &message) {
+    warnings.push_back(message);
+  });
+  EXPECT_FALSE(cache.isEnabled());
+  cache.store("key", "payload");
+  EXPECT_EQ(cache.lookup("key"), nullptr);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("is not a directory"), std::string::npos);
+  EXPECT_EQ(readFile(file), "x");
+}
+
 TEST(CacheSettingsTest, SizesTakeBinarySuffixes) {
   EXPECT_EQ(parseByteSize("12345"), 12345u);
   EXPECT_EQ(parseByteSize(" 0 "), 0u);
