@@ -77,6 +77,9 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertTileToSCF());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Before any lowering of math or arith: what cannot be lowered on 8-bit
+  // floats is reported at its op.
+  pm.addPass(createTileExpandF8());
   if (options.emitCInterface)
     pm.addPass(std::make_unique<EmitCInterfacePass>());
 
@@ -90,7 +93,6 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createTileExpandF8());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

@@ -10,6 +10,7 @@
 #include "TileLang/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -35,13 +36,26 @@ struct ExpandF8ExtF : OpRewritePattern<arith::ExtFOp> {
   LogicalResult matchAndRewrite(arith::ExtFOp op,
                                 PatternRewriter &rewriter) const override {
     Type source = op.getIn().getType();
-    if (!isF8(source) || isa<ShapedType>(source))
+    if (!isF8(source))
       return failure();
+    // Scalars and vectors alike: every op below is elementwise.
+    auto vector = dyn_cast<VectorType>(source);
+    if (!vector && isa<ShapedType>(source))
+      return failure();
+    auto like = [&](Type element) -> Type {
+      return vector ? VectorType::get(vector.getShape(), element,
+                                      vector.getScalableDims())
+                    : element;
+    };
     Location loc = op.getLoc();
-    auto i8 = rewriter.getI8Type(), i16 = rewriter.getI16Type(),
-         i32 = rewriter.getI32Type();
+    Type i8 = like(rewriter.getI8Type()), i16 = like(rewriter.getI16Type()),
+         i32 = like(rewriter.getI32Type());
     auto constant = [&](Type type, int64_t value) -> Value {
-      return arith::ConstantIntOp::create(rewriter, loc, type, value);
+      Type element = getElementTypeOrSelf(type);
+      TypedAttr attr = rewriter.getIntegerAttr(element, value);
+      if (auto shaped = dyn_cast<ShapedType>(type))
+        attr = SplatElementsAttr::get(shaped, attr);
+      return arith::ConstantOp::create(rewriter, loc, type, attr);
     };
     Value byte = arith::BitcastOp::create(rewriter, loc, i8, op.getIn());
     Value decoded; // f16 or f32, exactly the f8 value.
@@ -50,8 +64,8 @@ struct ExpandF8ExtF : OpRewritePattern<arith::ExtFOp> {
       Value wide = arith::ExtUIOp::create(rewriter, loc, i16, byte);
       Value bits = arith::ShLIOp::create(rewriter, loc, wide,
                                          constant(i16, 8));
-      decoded = arith::BitcastOp::create(rewriter, loc, rewriter.getF16Type(),
-                                         bits);
+      decoded = arith::BitcastOp::create(rewriter, loc,
+                                         like(rewriter.getF16Type()), bits);
     } else {
       // 1 sign, 4 exponent (bias 7), 3 mantissa bits; no infinities.
       Value x = arith::ExtUIOp::create(rewriter, loc, i32, byte);
@@ -75,12 +89,14 @@ struct ExpandF8ExtF : OpRewritePattern<arith::ExtFOp> {
               constant(i32, 23)),
           arith::ShLIOp::create(rewriter, loc, mantissa, constant(i32, 20)));
       // Subnormal (exponent 0): mantissa * 2^-9, exact in f32.
-      Type f32 = rewriter.getF32Type();
+      Type f32 = like(rewriter.getF32Type());
+      TypedAttr scale = rewriter.getF32FloatAttr(0x1p-9f);
+      if (vector)
+        scale = SplatElementsAttr::get(cast<ShapedType>(f32), scale);
       Value scaled = arith::MulFOp::create(
           rewriter, loc,
           arith::UIToFPOp::create(rewriter, loc, f32, mantissa),
-          arith::ConstantOp::create(rewriter, loc,
-                                    rewriter.getF32FloatAttr(0x1p-9f)));
+          arith::ConstantOp::create(rewriter, loc, f32, scale));
       Value subnormal = arith::BitcastOp::create(rewriter, loc, i32, scaled);
       Value isSubnormal = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::eq, exponent, constant(i32, 0));
@@ -98,8 +114,8 @@ struct ExpandF8ExtF : OpRewritePattern<arith::ExtFOp> {
     }
     Type target = op.getType();
     Value result = decoded;
-    unsigned from = decoded.getType().getIntOrFloatBitWidth();
-    unsigned to = target.getIntOrFloatBitWidth();
+    unsigned from = getElementTypeOrSelf(decoded.getType()).getIntOrFloatBitWidth();
+    unsigned to = getElementTypeOrSelf(target).getIntOrFloatBitWidth();
     if (target != decoded.getType()) {
       // Every f8 value is exact in f16, bf16, f32 and f64: a wider type
       // extends, a narrower or other 16-bit one truncates without rounding.

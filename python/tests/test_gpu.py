@@ -293,6 +293,34 @@ def test_empty_and_one_element_tensors():
     assert guard.tolist() == [7.0, 3.0, 7.0, 7.0], guard
 
 
+def test_f8_bytes_decode_on_the_gpu():
+    # tile-expand-f8 in the device code: every byte of both formats, against
+    # the decoder written from the formats' definitions (test_f8.py).
+    _needs_gpu()
+    import test_f8
+    from tilelang_mlir import _tilelang
+    for fmt in ("f8E4M3FN", "f8E5M2"):
+        kernel = _tilelang.Kernel(test_f8.KERNEL.format(f8=fmt, out="f32"), TARGET)
+        result = np.full(256, 12345, np.float32)
+        kernel.run(np.arange(256, dtype=np.uint8).view(np.int8), result)
+        want = np.array([test_f8.reference(b, fmt) for b in range(256)])
+        nan = np.isnan(want)
+        assert (np.isnan(result) == nan).all(), fmt
+        assert (result[~nan] == want[~nan]).all(), fmt
+        assert (np.signbit(result) == np.signbit(want)).all(), fmt
+
+
+def test_in_place_output_views_on_the_gpu():
+    # A non-contiguous numpy output of a GPU kernel (no out_idx) is written
+    # back through its view.
+    _needs_gpu()
+    kernel = tilelang_mlir.compile(tile_copy_func(), target=TARGET)
+    a = np.random.default_rng(3).standard_normal((20, 35)).astype(np.float32)
+    base = np.full((35, 20), -1, np.float32)
+    kernel(a, base.T)
+    assert (base.T == a).all()
+
+
 def test_device_tensor_on_a_cpu_kernel_is_refused():
     torch = _needs_gpu()
     kernel = tilelang_mlir.compile(matmul_func(32, 32, 16), out_idx=[-1])
