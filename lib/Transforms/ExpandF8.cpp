@@ -59,7 +59,7 @@ struct ExpandF8ExtF : OpRewritePattern<arith::ExtFOp> {
     };
     Value byte = arith::BitcastOp::create(rewriter, loc, i8, op.getIn());
     Value decoded; // f16 or f32, exactly the f8 value.
-    if (isa<Float8E5M2Type>(source)) {
+    if (isa<Float8E5M2Type>(getElementTypeOrSelf(source))) {
       // The upper byte of an f16 (1 sign, 5 exponent, 2 mantissa bits).
       Value wide = arith::ExtUIOp::create(rewriter, loc, i16, byte);
       Value bits = arith::ShLIOp::create(rewriter, loc, wide,

@@ -29,6 +29,29 @@ func.func @decode(%bytes: memref<256xi8>, %out: memref<256x{out}>) {{
 """
 
 
+# The conversion done by a tile.copy from an f8 fragment to an f32 one
+# (vectorized extf).
+COPY_KERNEL = """
+func.func @decode(%bytes: memref<256xi8>, %out: memref<256xf32>) {{
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {{
+    %t = tile.alloc_fragment : memref<256xi8, #tile.mem<fragment>>
+    %e = tile.alloc_fragment : memref<256x{f8}, #tile.mem<fragment>>
+    %f = tile.alloc_fragment : memref<256xf32, #tile.mem<fragment>>
+    tile.copy %bytes[%bx] to %t : memref<256xi8> to memref<256xi8, #tile.mem<fragment>>
+    tile.parallel (%i) in (256) {{
+      %b = memref.load %t[%i] : memref<256xi8, #tile.mem<fragment>>
+      %x = arith.bitcast %b : i8 to {f8}
+      memref.store %x, %e[%i] : memref<256x{f8}, #tile.mem<fragment>>
+    }}
+    tile.copy %e to %f : memref<256x{f8}, #tile.mem<fragment>> to memref<256xf32, #tile.mem<fragment>>
+    tile.copy %f to %out[%bx] : memref<256xf32, #tile.mem<fragment>> to memref<256xf32>
+  }}
+  return
+}}
+"""
+
+
 def reference(byte, fmt):
     """The value of one byte, from the format's definition."""
     sign = -1.0 if byte & 0x80 else 1.0
@@ -61,6 +84,17 @@ def test_every_byte_decodes_exactly(fmt, out):
     np.testing.assert_array_equal(got[~nan], want[~nan])
     # Signs of zeros and NaNs survive too.
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("fmt", ["f8E4M3FN", "f8E5M2"])
+def test_tile_copies_convert_every_byte(fmt):
+    kernel = _tilelang.Kernel(COPY_KERNEL.format(f8=fmt), "cpu")
+    result = np.full(256, 12345, np.float32)
+    kernel.run(np.arange(256, dtype=np.uint8).view(np.int8), result)
+    want = np.array([reference(b, fmt) for b in range(256)], np.float64)
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(result), nan)
+    np.testing.assert_array_equal(result[~nan], want[~nan])
 
 
 def test_arithmetic_on_f8_is_a_clear_error():
