@@ -14,6 +14,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cmath>
+
 namespace mlir {
 namespace tile {
 #define GEN_PASS_DEF_TILEEXPANDF8
@@ -48,8 +50,7 @@ struct ExpandF8ExtF : OpRewritePattern<arith::ExtFOp> {
                     : element;
     };
     Location loc = op.getLoc();
-    Type i8 = like(rewriter.getI8Type()), i16 = like(rewriter.getI16Type()),
-         i32 = like(rewriter.getI32Type());
+    Type i8 = like(rewriter.getI8Type()), i32 = like(rewriter.getI32Type());
     auto constant = [&](Type type, int64_t value) -> Value {
       Type element = getElementTypeOrSelf(type);
       TypedAttr attr = rewriter.getIntegerAttr(element, value);
@@ -58,60 +59,71 @@ struct ExpandF8ExtF : OpRewritePattern<arith::ExtFOp> {
       return arith::ConstantOp::create(rewriter, loc, type, attr);
     };
     Value byte = arith::BitcastOp::create(rewriter, loc, i8, op.getIn());
-    Value decoded; // f16 or f32, exactly the f8 value.
-    if (isa<Float8E5M2Type>(getElementTypeOrSelf(source))) {
-      // The upper byte of an f16 (1 sign, 5 exponent, 2 mantissa bits).
-      Value wide = arith::ExtUIOp::create(rewriter, loc, i16, byte);
-      Value bits = arith::ShLIOp::create(rewriter, loc, wide,
-                                         constant(i16, 8));
-      decoded = arith::BitcastOp::create(rewriter, loc,
-                                         like(rewriter.getF16Type()), bits);
+    // Both formats: 1 sign bit, E exponent bits (bias B), M mantissa bits.
+    // The f32 bit pattern is rebuilt in integers, so that every backend
+    // gives the same bits (a detour through f16 would let the GPU's
+    // f16 -> f32 conversion canonicalize NaNs and drop their sign).
+    bool e5m2 = isa<Float8E5M2Type>(getElementTypeOrSelf(source));
+    int64_t mantissaBits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+    int64_t exponentMask = e5m2 ? 0x1F : 0xF;
+    Value x = arith::ExtUIOp::create(rewriter, loc, i32, byte);
+    Value sign = arith::ShLIOp::create(
+        rewriter, loc,
+        arith::AndIOp::create(rewriter, loc, x, constant(i32, 0x80)),
+        constant(i32, 24));
+    Value exponent = arith::AndIOp::create(
+        rewriter, loc,
+        arith::ShRUIOp::create(rewriter, loc, x, constant(i32, mantissaBits)),
+        constant(i32, exponentMask));
+    Value mantissa = arith::AndIOp::create(
+        rewriter, loc, x, constant(i32, (1 << mantissaBits) - 1));
+    // Normal: exponent + (127 - bias), mantissa in the top bits of 23.
+    Value normal = arith::OrIOp::create(
+        rewriter, loc,
+        arith::ShLIOp::create(
+            rewriter, loc,
+            arith::AddIOp::create(rewriter, loc, exponent,
+                                  constant(i32, 127 - bias)),
+            constant(i32, 23)),
+        arith::ShLIOp::create(rewriter, loc, mantissa,
+                              constant(i32, 23 - mantissaBits)));
+    // Subnormal (exponent 0): mantissa * 2^(1 - bias - M), exact in f32.
+    Type f32 = like(rewriter.getF32Type());
+    TypedAttr scale = rewriter.getF32FloatAttr(
+        std::ldexp(1.0f, static_cast<int>(1 - bias - mantissaBits)));
+    if (vector)
+      scale = SplatElementsAttr::get(cast<ShapedType>(f32), scale);
+    Value scaled = arith::MulFOp::create(
+        rewriter, loc, arith::UIToFPOp::create(rewriter, loc, f32, mantissa),
+        arith::ConstantOp::create(rewriter, loc, f32, scale));
+    Value subnormal = arith::BitcastOp::create(rewriter, loc, i32, scaled);
+    Value isSubnormal = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, exponent, constant(i32, 0));
+    Value magnitude =
+        arith::SelectOp::create(rewriter, loc, isSubnormal, subnormal, normal);
+    Value quietNaN = constant(i32, 0x7FC00000);
+    if (e5m2) {
+      // Exponent all ones: infinity (mantissa 0) or NaN.
+      Value special = arith::CmpIOp::create(rewriter, loc,
+                                            arith::CmpIPredicate::eq, exponent,
+                                            constant(i32, exponentMask));
+      Value isInf = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, mantissa, constant(i32, 0));
+      Value value = arith::SelectOp::create(
+          rewriter, loc, isInf, constant(i32, 0x7F800000), quietNaN);
+      magnitude =
+          arith::SelectOp::create(rewriter, loc, special, value, magnitude);
     } else {
-      // 1 sign, 4 exponent (bias 7), 3 mantissa bits; no infinities.
-      Value x = arith::ExtUIOp::create(rewriter, loc, i32, byte);
-      Value sign = arith::ShLIOp::create(
-          rewriter, loc,
-          arith::AndIOp::create(rewriter, loc, x, constant(i32, 0x80)),
-          constant(i32, 24));
-      Value exponent = arith::AndIOp::create(
-          rewriter, loc,
-          arith::ShRUIOp::create(rewriter, loc, x, constant(i32, 3)),
-          constant(i32, 0xF));
-      Value mantissa = arith::AndIOp::create(rewriter, loc, x,
-                                             constant(i32, 7));
-      // Normal: exponent + (127 - 7), mantissa in the top 3 of 23 bits.
-      Value normal = arith::OrIOp::create(
-          rewriter, loc,
-          arith::ShLIOp::create(
-              rewriter, loc,
-              arith::AddIOp::create(rewriter, loc, exponent,
-                                    constant(i32, 120)),
-              constant(i32, 23)),
-          arith::ShLIOp::create(rewriter, loc, mantissa, constant(i32, 20)));
-      // Subnormal (exponent 0): mantissa * 2^-9, exact in f32.
-      Type f32 = like(rewriter.getF32Type());
-      TypedAttr scale = rewriter.getF32FloatAttr(0x1p-9f);
-      if (vector)
-        scale = SplatElementsAttr::get(cast<ShapedType>(f32), scale);
-      Value scaled = arith::MulFOp::create(
-          rewriter, loc,
-          arith::UIToFPOp::create(rewriter, loc, f32, mantissa),
-          arith::ConstantOp::create(rewriter, loc, f32, scale));
-      Value subnormal = arith::BitcastOp::create(rewriter, loc, i32, scaled);
-      Value isSubnormal = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::eq, exponent, constant(i32, 0));
-      Value magnitude =
-          arith::SelectOp::create(rewriter, loc, isSubnormal, subnormal, normal);
-      // NaN: S.1111.111.
+      // No infinities; NaN is S.1111.111.
       Value isNaN = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::eq,
           arith::AndIOp::create(rewriter, loc, x, constant(i32, 0x7F)),
           constant(i32, 0x7F));
-      magnitude = arith::SelectOp::create(rewriter, loc, isNaN,
-                                          constant(i32, 0x7FC00000), magnitude);
-      Value bits = arith::OrIOp::create(rewriter, loc, sign, magnitude);
-      decoded = arith::BitcastOp::create(rewriter, loc, f32, bits);
+      magnitude =
+          arith::SelectOp::create(rewriter, loc, isNaN, quietNaN, magnitude);
     }
+    Value bits = arith::OrIOp::create(rewriter, loc, sign, magnitude);
+    Value decoded = arith::BitcastOp::create(rewriter, loc, f32, bits);
     Type target = op.getType();
     Value result = decoded;
     unsigned from = getElementTypeOrSelf(decoded.getType()).getIntOrFloatBitWidth();

@@ -16,13 +16,14 @@
 // CPU-NOT: f8E4M3FN to f32
 // CPU-NOT: arith.extf
 
-// f8E5M2: the upper byte of an f16.
+// f8E5M2: exponent + 112, subnormals scaled by 2^-16, infinities kept.
 // CHECK-LABEL: func.func @e5m2
+// CHECK-DAG: arith.constant 112 : i32
+// CHECK-DAG: arith.constant 1.52587891E-5 : f32
+// CHECK-DAG: arith.constant 2139095040 : i32
 // CHECK: %[[B:.*]] = arith.bitcast %{{.*}} : f8E5M2 to i8
-// CHECK: %[[W:.*]] = arith.extui %[[B]] : i8 to i16
-// CHECK: %[[S:.*]] = arith.shli %[[W]], %{{.*}} : i16
-// CHECK: %[[H:.*]] = arith.bitcast %[[S]] : i16 to f16
-// CHECK: arith.extf %[[H]] : f16 to f32
+// CHECK: arith.extui %[[B]] : i8 to i32
+// CHECK: arith.bitcast %{{.*}} : i32 to f32
 // CHECK-NOT: f8E5M2 to f32
 func.func @e5m2(%x: f8E5M2) -> f32 {
   %y = arith.extf %x : f8E5M2 to f32
@@ -50,9 +51,9 @@ func.func @e4m3(%x: f8E4M3FN) -> f16 {
 // Vectors (what a vectorized copy of an f8 tile produces) expand the same
 // way, with splat constants.
 // CHECK-LABEL: func.func @vector
+// CHECK-DAG: arith.constant dense<112> : vector<4xi32>
 // CHECK: arith.bitcast %{{.*}} : vector<4xf8E5M2> to vector<4xi8>
-// CHECK: arith.bitcast %{{.*}} : vector<4xi16> to vector<4xf16>
-// CHECK: arith.extf %{{.*}} : vector<4xf16> to vector<4xf32>
+// CHECK: arith.bitcast %{{.*}} : vector<4xi32> to vector<4xf32>
 func.func @vector(%x: vector<4xf8E5M2>) -> vector<4xf32> {
   %y = arith.extf %x : vector<4xf8E5M2> to vector<4xf32>
   return %y : vector<4xf32>

@@ -600,11 +600,13 @@ def TileExpandF8 : Pass<"tile-expand-f8"> {
     either format is representable in each wider type), so that the CPU and
     GPU pipelines lower it like any other integer code:
 
-    * f8E5M2 is the upper byte of an f16: shifted into place and bitcast
-      (infinities, NaNs and subnormals included).
-    * f8E4M3FN (bias 7, no infinities, NaN = S.1111.111): normal numbers
-      rebuild the f32 bit pattern (exponent + 120, mantissa << 20);
-      subnormals are `mantissa * 2^-9`; NaN stays NaN with its sign.
+    * The f32 bit pattern is rebuilt in integers: normal numbers take the
+      exponent + (127 - bias) and the mantissa in the top bits; subnormals
+      are `mantissa * 2^(1 - bias - mantissa bits)`; NaNs stay NaN with
+      their sign on every backend (a detour through f16 would let a GPU's
+      f16 -> f32 conversion drop the sign).
+    * f8E4M3FN: bias 7, 3 mantissa bits, no infinities, NaN = S.1111.111.
+    * f8E5M2: bias 15, 2 mantissa bits, infinities and NaNs at exponent 31.
 
     Any other operation on 8-bit floats that remains (arithmetic on them,
     a truncation to them) is an error naming the operation: the pipelines
