@@ -73,6 +73,7 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
   target.kind = "cpu";
   target.chip = "host";
   target.overwrite = true;
+  pm.addPass(createTileVerifyDims());
   pm.addPass(createTileAttachTarget(target));
   pm.addPass(createConvertTileToSCF());
   pm.addPass(createCanonicalizerPass());
@@ -165,6 +166,9 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   target.chip = options.chip;
   target.features = options.features;
   target.overwrite = true;
+  // Before anything folds: upstream folders crash on a memref.dim of a
+  // dimension that does not exist.
+  pm.addPass(createTileVerifyDims());
   pm.addPass(createTileAttachTarget(target));
   // (Not in tile-to-cpu: the sequential reference the GPU kernels are
   // checked against stays free of it.)

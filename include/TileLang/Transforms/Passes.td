@@ -622,4 +622,20 @@ def TileExpandF8 : Pass<"tile-expand-f8"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileVerifyDims : Pass<"tile-verify-dims"> {
+  let summary = "Reject memref.dim ops whose constant index is not a dimension";
+  let description = [{
+    `memref.dim %m, %c` with a constant `%c` outside `[0, rank)` is
+    undefined behaviour that the verifier accepts, and upstream folders and
+    canonicalizations (memref.dim's own fold, gpu.launch's) crash on it. The
+    tile pipelines run this pass first: each such op is an error at its
+    location naming the index and the type.
+
+    ```mlir
+    %cm1 = arith.constant -1 : index
+    %d = memref.dim %A, %cm1 : memref<?x64xf32>   // error: dimension -1 ...
+    ```
+  }];
+}
+
 #endif // TILELANG_TRANSFORMS_PASSES_TD

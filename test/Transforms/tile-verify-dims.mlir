@@ -1,0 +1,41 @@
+// RUN: not tile-opt %s --split-input-file --tile-verify-dims 2>&1 | FileCheck %s
+// Every pipeline runs it first (upstream folders crashed on these: a
+// fuzzer finding on tile-to-nvvm, and the grid of the reliability suite).
+// RUN: not tile-opt %s --split-input-file --tile-to-cpu 2>&1 | FileCheck %s
+// RUN: not tile-opt %s --split-input-file --tile-to-nvvm="chip=sm_80 format=isa" 2>&1 | FileCheck %s
+// RUN: not tile-opt %s --split-input-file --tile-to-rocdl="chip=gfx942 format=isa" 2>&1 | FileCheck %s
+
+// CHECK: tile-verify-dims.mlir:[[@LINE+4]]:8: error: 'memref.dim' op asks for dimension -1 of 'memref<3x?xf16>', which has 2 dimensions
+func.func @negative(%A: memref<3x?xf16>, %B: memref<3x?xf16>) {
+  %cm1 = arith.constant -1 : index
+  %c1 = arith.constant 1 : index
+  %m = memref.dim %A, %cm1 : memref<3x?xf16>
+  tile.kernel grid(%c1) threads(32) -> (%bx) {
+    %f = tile.alloc_fragment : memref<1x4xf16, #tile.mem<fragment>>
+    tile.copy %A[%m, %bx] to %f : memref<3x?xf16> to memref<1x4xf16, #tile.mem<fragment>>
+    tile.copy %f to %B[%bx, %bx] : memref<1x4xf16, #tile.mem<fragment>> to memref<3x?xf16>
+  }
+  return
+}
+
+// -----
+
+// CHECK: tile-verify-dims.mlir:[[@LINE+3]]:8: error: 'memref.dim' op asks for dimension 1 of 'memref<?xf32>', which has 1 dimension
+func.func @past_rank(%A: memref<?xf32>) {
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %A, %c1 : memref<?xf32>
+  tile.kernel grid(%n) threads(32) -> (%bx) {
+  }
+  return
+}
+
+// -----
+
+// Dimensions that exist, and indices known only at run time, pass.
+// CHECK-NOT: error
+func.func @fine(%A: memref<?x?xf32>, %i: index) -> (index, index) {
+  %c1 = arith.constant 1 : index
+  %n = memref.dim %A, %c1 : memref<?x?xf32>
+  %m = memref.dim %A, %i : memref<?x?xf32>
+  return %n, %m : index, index
+}
