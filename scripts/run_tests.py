@@ -11,7 +11,8 @@ Suites:
          autotuner) against the build tree's package.
   pip    `pip install .` into a fresh virtual environment (scikit-build-core
          and pybind11 from PyPI, numpy and pytest from the system), then the
-         same pytest suite against the installed package.
+         same pytest suite against the installed package; then `pip install
+         -e .` and a check that it imports the source tree's files.
 
 Usage: run_tests.py [--build DIR] [--suite NAME ...]
 """
