@@ -7,7 +7,7 @@ set -euo pipefail
 
 APT_PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-  clang-22 lld-22 libzstd-dev zlib1g-dev rocm-device-libs
+  clang-22 lld-22 libclang-rt-22-dev libzstd-dev zlib1g-dev rocm-device-libs
   cmake ninja-build ccache python3 python3-pip git libgtest-dev
   python3-dev python3-venv pybind11-dev python3-numpy python3-pytest
 )
