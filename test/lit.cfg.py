@@ -27,6 +27,11 @@ config.substitutions.append(("%tile_examples", os.path.join(config.tile_src_root
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
+# An AddressSanitizer build (scripts/asan-check.sh) keeps the caller's stack
+# (see runOnLargeStack): the tests of very deep nesting do not apply.
+if config.tile_asan.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("asan")
+
 llvm_config.with_environment("PATH", config.tile_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
