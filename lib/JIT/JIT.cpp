@@ -23,12 +23,12 @@
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Interfaces/CastInterfaces.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/CastInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -58,12 +58,11 @@
 
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <cstdio>
 #include <cstring>
 #include <future>
+#include <limits>
 #include <mutex>
-
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -224,7 +223,6 @@ std::string Param::describe() const {
 llvm::StringRef mlir::tile::jit::getProjectVersion() {
   return tile::getVersion();
 }
-
 
 //===----------------------------------------------------------------------===//
 // Diagnostics
@@ -508,9 +506,8 @@ Expected<std::unique_ptr<Kernel>> Kernel::create(llvm::StringRef source,
   DiagnosticCollector diags(ctx);
   // The parser recurses once per nesting level: deeply nested input
   // would overflow the caller's stack (Python's main thread).
-  runOnLargeStack([&] {
-    impl->module =
-        parseSourceString<ModuleOp>(source, ParserConfig(ctx), bufferName);
+  impl->module = callOnLargeStack([&] {
+    return parseSourceString<ModuleOp>(source, ParserConfig(ctx), bufferName);
   });
   if (!impl->module)
     return diags.makeError("cannot parse the kernel");
@@ -1186,11 +1183,8 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
       report.cacheHit = true;
     } else {
       auto begin = Clock::now();
-      std::optional<Expected<std::string>> compiled;
-      runOnLargeStack([&] {
-        compiled.emplace(compileToObject(specialized->get(), report.pipeline));
-      });
-      Expected<std::string> object = std::move(*compiled);
+      Expected<std::string> object = callOnLargeStack(
+          [&] { return compileToObject(specialized->get(), report.pipeline); });
       if (!object)
         return object.takeError();
       report.compileSeconds = since(begin);
@@ -1230,11 +1224,8 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   }
   if (!report.cacheHit) {
     auto begin = Clock::now();
-    std::optional<Expected<std::string>> compiled;
-    runOnLargeStack([&] {
-      compiled.emplace(compileToObject(specialized->get(), report.pipeline));
-    });
-    Expected<std::string> object = std::move(*compiled);
+    Expected<std::string> object = callOnLargeStack(
+        [&] { return compileToObject(specialized->get(), report.pipeline); });
     if (!object) // Nothing is written to the cache.
       return deviceErrorOr(object.takeError());
     report.compileSeconds = since(begin);

@@ -17,6 +17,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -46,6 +47,13 @@ void setVersionPrinter();
 /// thread's 8 MiB. The tools, the JIT's parse and its compile run this way.
 void runOnLargeStack(llvm::function_ref<void()> fn,
                      unsigned bytes = 512u << 20);
+
+/// runOnLargeStack for a function with a result: returns what `fn` returns.
+template <typename Fn> auto callOnLargeStack(Fn &&fn) -> decltype(fn()) {
+  std::optional<decltype(fn())> result;
+  runOnLargeStack([&] { result.emplace(fn()); });
+  return std::move(*result);
+}
 
 /// The identity of the running compiler, by content: one
 /// "<file name>:<build id>" per loaded object that holds this code or
