@@ -16,6 +16,7 @@
 #include "TileLang/Registration/Registration.h"
 #include "TileLang/Runtime/CUDARuntime.h"
 #include "TileLang/Runtime/HIPRuntime.h"
+#include "TileLang/Support/CheckedSize.h"
 #include "TileLang/Support/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -689,6 +690,13 @@ Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
             shapeString(buffer->shape) + " (dimension " + std::to_string(d) +
             " must be " + std::to_string(expected) + ")");
     }
+    // Sizes from a producer (a DLPack capsule, a .npy header) whose bytes
+    // do not fit in int64_t would wrap in every copy and offset below.
+    if (!mlir::tile::getCheckedByteSize(buffer->shape,
+                                        getByteSize(buffer->dtype)))
+      return llvm::createStringError(where + ": the shape " +
+                                     shapeString(buffer->shape) +
+                                     " has more bytes than fit in 64 bits");
     // A buffer without elements has no layout to check (numpy gives empty
     // arrays zero strides); the kernel reads and writes none of it.
     if (!buffer->strides.empty() && !llvm::is_contained(buffer->shape, 0)) {
@@ -840,6 +848,64 @@ uint16_t mlir::tile::jit::truncateToBFloat16(float value) {
   return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
 }
 
+uint16_t mlir::tile::jit::truncateToHalf(double value) {
+  auto bits = llvm::bit_cast<uint64_t>(value);
+  auto sign = static_cast<uint16_t>((bits >> 48) & 0x8000u);
+  uint64_t magnitude = bits & 0x7fffffffffffffffull;
+  constexpr uint64_t kInfinity = 0x7ff0000000000000ull;
+  if (magnitude > kInfinity) // A quiet NaN with the payload's top bits.
+    return sign | 0x7e00u | static_cast<uint16_t>((magnitude >> 42) & 0x1ffu);
+  if (magnitude == kInfinity)
+    return sign | 0x7c00u;
+  int exponent = static_cast<int>(magnitude >> 52) - 1023;
+  if (exponent < -30) // Below half the smallest subnormal, or f64 subnormal.
+    return sign;
+  uint64_t mantissa = (magnitude & ((1ull << 52) - 1)) | (1ull << 52);
+  // The half's 11 significant bits (10 stored; fewer for its subnormals)
+  // are the mantissa shifted right, rounded to nearest even; a carry out
+  // of the significand moves into the exponent field by itself.
+  int halfExponent = exponent + 15;
+  int shift = halfExponent >= 1 ? 42 : 42 + (1 - halfExponent);
+  uint64_t kept = mantissa >> shift;
+  uint64_t rest = mantissa & ((1ull << shift) - 1);
+  uint64_t halfway = 1ull << (shift - 1);
+  if (rest > halfway || (rest == halfway && (kept & 1)))
+    ++kept;
+  if (halfExponent < 1) // Subnormal (or the smallest normal after a carry).
+    return sign | static_cast<uint16_t>(kept);
+  uint64_t result = (static_cast<uint64_t>(halfExponent) << 10) + kept - (1u << 10);
+  if (result >= 0x7c00u)
+    return sign | 0x7c00u;
+  return sign | static_cast<uint16_t>(result);
+}
+
+float mlir::tile::jit::extendHalf(uint16_t bits) {
+  uint32_t sign = static_cast<uint32_t>(bits & 0x8000u) << 16;
+  uint32_t exponent = (bits >> 10) & 0x1fu, mantissa = bits & 0x3ffu;
+  if (exponent == 0x1f) // Infinities and NaNs (the payload kept).
+    return llvm::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0) { // Zero and subnormals: mantissa * 2^-24, exactly.
+    float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
+    return sign ? -magnitude : magnitude;
+  }
+  return llvm::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
+
+/// The compiler-runtime routines for half conversions LLVM calls where the
+/// host has no instruction for them (f64 -> f16 on every x86 without
+/// AVX512-FP16; f32 <-> f16 without F16C). libgcc has them since GCC 12,
+/// but a process need not have loaded it (the self-contained module links
+/// it statically, unexported), so the JIT provides them.
+static _Float16 truncateF64ToF16(double value) {
+  return llvm::bit_cast<_Float16>(truncateToHalf(value));
+}
+static _Float16 truncateF32ToF16(float value) {
+  return llvm::bit_cast<_Float16>(truncateToHalf(value));
+}
+static float extendF16ToF32(_Float16 value) {
+  return extendHalf(llvm::bit_cast<uint16_t>(value));
+}
+
 /// The functions the host code of `kind` calls: the mgpu* functions (the
 /// HIP twins for ROCm, the CUDA driver's otherwise; unused on the CPU) and
 /// the compiler-runtime routines the host may lack.
@@ -850,6 +916,12 @@ getRuntimeSymbols(TargetKind kind) {
                                : runtime::getSymbols();
   symbols.push_back(
       {"__truncsfbf2", reinterpret_cast<void *>(&truncateF32ToBF16)});
+  symbols.push_back(
+      {"__truncdfhf2", reinterpret_cast<void *>(&truncateF64ToF16)});
+  symbols.push_back(
+      {"__truncsfhf2", reinterpret_cast<void *>(&truncateF32ToF16)});
+  symbols.push_back(
+      {"__extendhfsf2", reinterpret_cast<void *>(&extendF16ToF32)});
   return symbols;
 }
 

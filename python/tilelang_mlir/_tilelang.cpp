@@ -19,6 +19,7 @@
 #include "TileLang/JIT/JIT.h"
 #include "TileLang/Runtime/CUDARuntime.h"
 #include "TileLang/Runtime/HIPRuntime.h"
+#include "TileLang/Support/CheckedSize.h"
 #include "TileLang/Support/Version.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/SwapByteOrder.h"
@@ -68,6 +69,22 @@ struct DLManagedTensor {
   void *managerContext;
   void (*deleter)(DLManagedTensor *);
 };
+/// DLPack 1.0's capsule ("dltensor_versioned"): a version the consumer
+/// must check and flags that say whether the memory may be written.
+struct DLPackVersion {
+  uint32_t major;
+  uint32_t minor;
+};
+struct DLManagedTensorVersioned {
+  DLPackVersion version;
+  void *managerContext;
+  void (*deleter)(DLManagedTensorVersioned *);
+  uint64_t flags;
+  DLTensor tensor;
+};
+constexpr uint32_t kDLPackMajorVersion = 1;
+constexpr uint64_t kDLPackFlagReadOnly = 1ull << 0;
+constexpr uint64_t kDLPackFlagIsCopied = 1ull << 1;
 enum DLDeviceType : int32_t {
   kDLCPU = 1,
   kDLCUDA = 2,
@@ -83,16 +100,21 @@ enum DLDataTypeCode : uint8_t {
   kDLBool = 6,
 };
 
-/// A tensor taken from a `__dlpack__` capsule; its producer's deleter runs
-/// when the call is done with it.
+/// A tensor taken from a `__dlpack__` capsule (either version); its
+/// producer's deleter runs when the call is done with it.
 struct DLPackTensor {
   DLManagedTensor *managed = nullptr;
+  DLManagedTensorVersioned *versioned = nullptr;
   explicit DLPackTensor(DLManagedTensor *managed) : managed(managed) {}
+  explicit DLPackTensor(DLManagedTensorVersioned *versioned)
+      : versioned(versioned) {}
   DLPackTensor(const DLPackTensor &) = delete;
   DLPackTensor &operator=(const DLPackTensor &) = delete;
   ~DLPackTensor() {
     if (managed && managed->deleter)
       managed->deleter(managed);
+    if (versioned && versioned->deleter)
+      versioned->deleter(versioned);
   }
 };
 
@@ -435,11 +457,15 @@ private:
       }
   }
 
-  /// A buffer argument from a DLPack producer (`__dlpack__`).
+  /// A buffer argument from a DLPack producer (`__dlpack__`): a DLPack 1.0
+  /// capsule where the producer makes one (its read-only and copied flags
+  /// checked against what the kernel does with the buffer), else the
+  /// unversioned one.
   static BufferArg fromDLPack(const py::handle &object, size_t position,
-                              CallArgs &call) {
+                              const Param &param, CallArgs &call) {
     auto fail = [&](const std::string &why) {
-      return TileError("argument " + std::to_string(position) + ": " + why);
+      return TileError("argument " + std::to_string(position) + " ('" +
+                       param.name + "'): " + why);
     };
     int32_t type = kDLCPU, id = 0;
     if (py::hasattr(object, "__dlpack_device__")) {
@@ -469,21 +495,63 @@ private:
                  "; kernels run on device 0");
     // A device tensor is exported without waiting on a stream: the call
     // waits for the whole device before it launches.
-    py::object capsule = residence == Residence::Host
-                             ? object.attr("__dlpack__")()
-                             : object.attr("__dlpack__")(py::arg("stream") = -1);
+    py::dict kwargs;
+    if (residence != Residence::Host)
+      kwargs["stream"] = -1;
+    py::object capsule;
+    try {
+      capsule = object.attr("__dlpack__")(
+          **kwargs, py::arg("max_version") = py::make_tuple(kDLPackMajorVersion, 0));
+    } catch (py::error_already_set &error) {
+      // Producers older than DLPack 1.0 take no max_version.
+      if (!error.matches(PyExc_TypeError))
+        throw;
+      capsule = object.attr("__dlpack__")(**kwargs);
+    }
     PyObject *raw = capsule.ptr();
-    if (!PyCapsule_IsValid(raw, "dltensor"))
+    const DLTensor *found = nullptr;
+    if (PyCapsule_IsValid(raw, "dltensor_versioned")) {
+      auto *versioned = static_cast<DLManagedTensorVersioned *>(
+          PyCapsule_GetPointer(raw, "dltensor_versioned"));
+      if (versioned->version.major != kDLPackMajorVersion)
+        throw fail("the producer gave a DLPack " +
+                   std::to_string(versioned->version.major) + "." +
+                   std::to_string(versioned->version.minor) +
+                   " capsule; this build reads DLPack 1.x");
+      PyCapsule_SetName(raw, "used_dltensor_versioned");
+      call.tensors.push_back(std::make_unique<DLPackTensor>(versioned));
+      if (param.isWritten && (versioned->flags & kDLPackFlagReadOnly))
+        throw fail("the kernel writes this buffer, but the tensor is "
+                   "read-only (its DLPack export says so); pass a writable "
+                   "copy");
+      if (param.isWritten && (versioned->flags & kDLPackFlagIsCopied))
+        throw fail("the kernel writes this buffer, but the producer "
+                   "exported a copy of it, so the writes would not reach "
+                   "the tensor");
+      found = &versioned->tensor;
+    } else if (PyCapsule_IsValid(raw, "dltensor")) {
+      auto *managed =
+          static_cast<DLManagedTensor *>(PyCapsule_GetPointer(raw, "dltensor"));
+      PyCapsule_SetName(raw, "used_dltensor");
+      call.tensors.push_back(std::make_unique<DLPackTensor>(managed));
+      found = &managed->tensor;
+    } else {
       throw fail("__dlpack__ did not return an unused DLPack capsule");
-    auto *managed =
-        static_cast<DLManagedTensor *>(PyCapsule_GetPointer(raw, "dltensor"));
-    PyCapsule_SetName(raw, "used_dltensor");
-    call.tensors.push_back(std::make_unique<DLPackTensor>(managed));
-    const DLTensor &tensor = managed->tensor;
+    }
+    const DLTensor &tensor = *found;
+    if (tensor.ndim < 0 || (tensor.ndim > 0 && !tensor.shape))
+      throw fail("the DLPack tensor has rank " + std::to_string(tensor.ndim) +
+                 (tensor.ndim > 0 ? " but no shape" : ""));
     BufferArg buffer;
     buffer.dtype = getDType(tensor.dtype, position);
     buffer.data = static_cast<char *>(tensor.data) + tensor.byteOffset;
     buffer.shape.assign(tensor.shape, tensor.shape + tensor.ndim);
+    // (A negative extent is the JIT's argument check to report.)
+    if (llvm::all_of(buffer.shape, [](int64_t n) { return n >= 0; }) &&
+        !mlir::tile::getCheckedByteSize(buffer.shape,
+                                        getByteSize(buffer.dtype)))
+      throw fail("the DLPack tensor's shape has more bytes than fit in 64 "
+                 "bits");
     if (tensor.strides) {
       buffer.strides.assign(tensor.strides, tensor.strides + tensor.ndim);
     } else {
@@ -519,7 +587,7 @@ private:
                           params[i].name +
                           "') must be a numpy array or a DLPack tensor "
                           "(torch, cupy, ...)");
-        call.args.push_back(fromDLPack(arg, i, call));
+        call.args.push_back(fromDLPack(arg, i, params[i], call));
         continue;
       }
       ScalarArg scalar;

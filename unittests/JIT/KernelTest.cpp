@@ -16,6 +16,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include "gtest/gtest.h"
 
@@ -117,6 +118,68 @@ TEST(BFloat16Test, TruncationRoundsToNearestEven) {
       ASSERT_EQ(bits, expected.bitcastToAPInt().getZExtValue())
           << "f32 bits " << ((high << 16) | low);
     }
+}
+
+// The JIT's half conversions (__truncdfhf2, __truncsfhf2, __extendhfsf2)
+// agree with APFloat: every half extends exactly; doubles at each half,
+// at the halfway points between neighbours and one double ulp either side
+// of them (ties to even), across subnormals, past the largest finite value
+// (to infinity), below the smallest subnormal (to zero), and random
+// doubles of every exponent round as APFloat rounds them.
+TEST(HalfTest, ConversionsMatchAPFloat) {
+  auto expected = [](double value) {
+    llvm::APFloat converted(value);
+    bool lost;
+    converted.convert(llvm::APFloat::IEEEhalf(),
+                      llvm::APFloat::rmNearestTiesToEven, &lost);
+    return converted.bitcastToAPInt().getZExtValue();
+  };
+  auto check = [&](double value) {
+    uint16_t bits = truncateToHalf(value);
+    if (std::isnan(value)) {
+      ASSERT_EQ(bits & 0x7e00u, 0x7e00u) << "NaN stays a quiet NaN";
+      return;
+    }
+    ASSERT_EQ(bits, expected(value)) << llvm::formatv("{0:e17}", value).str();
+    ASSERT_EQ(truncateToHalf(static_cast<double>(static_cast<float>(value))),
+              expected(static_cast<float>(value)));
+  };
+  for (uint32_t h = 0; h <= 0xffff; ++h) {
+    float value = extendHalf(static_cast<uint16_t>(h));
+    llvm::APFloat half(llvm::APFloat::IEEEhalf(), llvm::APInt(16, h));
+    bool lost;
+    half.convert(llvm::APFloat::IEEEsingle(), llvm::APFloat::rmNearestTiesToEven,
+                 &lost);
+    if (std::isnan(value)) {
+      ASSERT_TRUE(half.isNaN()) << h;
+      continue;
+    }
+    ASSERT_EQ(llvm::bit_cast<uint32_t>(value),
+              half.bitcastToAPInt().getZExtValue()) << "half bits " << h;
+    if ((h & 0x7fffu) >= 0x7c00u)
+      continue;
+    double here = value;
+    double next = (h & 0x7fffu) == 0x7bffu
+                      ? std::copysign(65520.0, here) // The rounding boundary.
+                      : static_cast<double>(extendHalf(static_cast<uint16_t>(h + 1)));
+    double middle = (here + next) / 2;
+    for (double v : {here, middle, std::nextafter(middle, here),
+                     std::nextafter(middle, next), next})
+      check(v);
+  }
+  llvm::SmallVector<double> special = {0x1p-25, 0x1p-26, 0x1.8p-25, 0x1p-1074,
+                                       1e300, -1e300, 65519.99, 65520.0,
+                                       INFINITY, -INFINITY, NAN};
+  for (double v : special)
+    check(v);
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 200000; ++i) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    // Exponents from below the smallest subnormal to past the largest.
+    uint64_t exponent = 1023 - 30 + (state >> 52) % 48;
+    check(llvm::bit_cast<double>((state & ((1ull << 52) - 1)) | (exponent << 52) |
+                                 (state & (1ull << 63))));
+  }
 }
 
 TEST_F(KernelTest, RunsWithEdgeTiles) {

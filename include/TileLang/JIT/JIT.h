@@ -285,6 +285,15 @@ llvm::StringRef getProjectVersion();
 /// calls for f32 -> bf16 conversions on hosts without native ones.
 uint16_t truncateToBFloat16(float value);
 
+/// The bits of `value` as an IEEE half, rounded to nearest even (a NaN
+/// stays a quiet NaN): the JIT's `__truncdfhf2` (and `__truncsfhf2`, as
+/// f32 -> f64 is exact), which LLVM calls where the host has no f64 -> f16
+/// instruction.
+uint16_t truncateToHalf(double value);
+
+/// The half with bits `bits` as a float (exact): the JIT's `__extendhfsf2`.
+float extendHalf(uint16_t bits);
+
 } // namespace jit
 } // namespace tile
 } // namespace mlir
