@@ -1,10 +1,13 @@
 """The Python boundary never loses data, writes read-only memory or
 misreads a value: in-place outputs of any layout are updated, read-only and
 foreign-byte-order arrays and out-of-range scalars are refused with an error
-that names the argument (reliability classes 1-3 and 6)."""
+that names the argument (reliability classes 1-3 and 6), for numpy arrays
+and for DLPack producers (versioned capsules with read-only and copied
+flags, old unversioned ones)."""
 
 import mmap
 import os
+import re
 import sys
 
 import numpy as np
@@ -160,3 +163,134 @@ def test_a_wrong_rank_is_named_before_outputs_are_sized():
     kernel = tilelang_mlir.compile(copy_add, out_idx=[1])
     with pytest.raises(TileError, match=r"argument 'A' of copy_add: expected rank 2, got rank 1 \(shape 5\)"):
         kernel(np.zeros(5, np.float32))
+
+
+# -- DLPack producers ------------------------------------------------------------
+
+import ctypes  # noqa: E402
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice),
+                ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class _DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _Versioned(ctypes.Structure):
+    _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", _DELETER), ("flags", ctypes.c_uint64),
+                ("dl_tensor", _DLTensor)]
+
+
+class _Unversioned(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", _DELETER)]
+
+
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+
+READ_ONLY, IS_COPIED = 1, 2
+
+
+class Producer:
+    """A DLPack producer written from the DLPack 1.0 header: a float32
+    numpy array's memory exported as a versioned capsule with `flags`
+    (or, with versioned=False, by an old producer that takes no
+    max_version), counting the deleter's calls."""
+
+    def __init__(self, array, flags=0, versioned=True, major=1, shape=None):
+        self.array, self.flags, self.versioned, self.major = array, flags, versioned, major
+        self.shape = list(array.shape if shape is None else shape)
+        self.deleted = 0
+        self._keep = []
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def _tensor(self):
+        shape = (ctypes.c_int64 * len(self.shape))(*self.shape)
+        self._keep.append(shape)
+        return _DLTensor(self.array.ctypes.data, _DLDevice(1, 0), len(self.shape),
+                         _DLDataType(2, 32, 1), shape, None, 0)
+
+    def _deleter(self):
+        def deleter(_):
+            self.deleted += 1
+        callback = _DELETER(deleter)
+        self._keep.append(callback)
+        return callback
+
+    def __dlpack__(self, stream=None, max_version=None, **kwargs):
+        if not self.versioned:
+            if max_version is not None:
+                raise TypeError("__dlpack__() got an unexpected keyword argument "
+                                "'max_version'")
+            managed = _Unversioned(self._tensor(), None, self._deleter())
+            self._keep.append(managed)
+            return _capsule_new(ctypes.addressof(managed), b"dltensor", None)
+        assert max_version == (1, 0), max_version
+        managed = _Versioned(_DLPackVersion(self.major, 0), None, self._deleter(),
+                             self.flags, self._tensor())
+        self._keep.append(managed)
+        return _capsule_new(ctypes.addressof(managed), b"dltensor_versioned", None)
+
+
+def test_dlpack_versioned_outputs_are_written(inplace):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    b = np.full((3, 4), np.nan, np.float32)
+    source, target = Producer(a), Producer(b)
+    inplace(source, target)
+    np.testing.assert_array_equal(b, a + 1)
+    assert (source.deleted, target.deleted) == (1, 1)
+
+
+def test_dlpack_unversioned_producers_still_work(inplace):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    b = np.zeros((3, 4), np.float32)
+    target = Producer(b, versioned=False)
+    inplace(Producer(a, versioned=False), target)
+    np.testing.assert_array_equal(b, a + 1)
+    assert target.deleted == 1
+
+
+def test_dlpack_read_only_and_copied_exports(inplace):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    b = np.zeros((3, 4), np.float32)
+    # Read-only inputs are fine.
+    inplace(Producer(a, flags=READ_ONLY | IS_COPIED), Producer(b))
+    np.testing.assert_array_equal(b, a + 1)
+    for flags, message in [(READ_ONLY, "read-only (its DLPack export says so)"),
+                           (IS_COPIED, "exported a copy of it")]:
+        b[:] = -7
+        target = Producer(b, flags=flags)
+        with pytest.raises(TileError, match=r"argument 1 \('B'\).*" + re.escape(message)):
+            inplace(Producer(a), target)
+        assert (b == -7).all() and target.deleted == 1
+
+
+def test_dlpack_capsules_of_unknown_versions_and_absurd_shapes(inplace):
+    a = np.zeros((3, 4), np.float32)
+    with pytest.raises(TileError, match=r"DLPack 2\.0 capsule; this build reads DLPack 1\.x"):
+        inplace(Producer(a, major=2), Producer(a.copy()))
+    with pytest.raises(TileError, match="more bytes than fit in 64 bits"):
+        inplace(Producer(a, shape=[2 ** 62, 4]), Producer(a.copy()))
