@@ -1,4 +1,5 @@
-"""T.* beyond the kernels of the suite: scalar math and layout annotations."""
+"""T.* beyond the kernels of the suite: scalar math, layout annotations and
+what reductions see of an edge tile's zero padding."""
 
 import numpy as np
 import pytest
@@ -179,3 +180,33 @@ def test_if_needs_a_comparison():
                 for i in T.Parallel(64):
                     with T.If(X[i]):
                         X[i] = 0.0
+
+
+def _row_max_func(M, N, masked):
+    """Row maxima of 64-column tiles, with or without masking the columns
+    past the buffer's edge (which the copy reads as zero)."""
+    @T.prim_func
+    def main(X: T.Tensor((M, N), T.float32), R: T.Tensor((M,), T.float32)):
+        with T.Kernel(T.ceildiv(M, 16), threads=64) as by:
+            x = T.alloc_fragment((16, 64), T.float32)
+            r = T.alloc_fragment((16,), T.float32)
+            T.copy(X[by * 16, 0], x)
+            if masked:
+                for i, j in T.Parallel(16, 64):
+                    x[i, j] = T.if_then_else(j < N, x[i, j], -T.infinity(T.float32))
+            T.reduce_max(x, r, dim=1)
+            T.copy(r, R[by * 16])
+    return main
+
+
+def test_edge_tile_reductions():
+    """The zero padding of an edge tile is a value reductions see (as in
+    TileLang): the max of a row of negative values over a tile wider than
+    the buffer is 0; masked to -inf past the edge, it is the row's max."""
+    rng = np.random.default_rng()
+    M, N = 37, 40
+    x = -rng.uniform(1, 5, size=(M, N)).astype(np.float32)
+    unmasked = tilelang_mlir.compile(_row_max_func(M, N, False), out_idx=[1])(x)
+    np.testing.assert_array_equal(unmasked, np.zeros(M, np.float32))
+    masked = tilelang_mlir.compile(_row_max_func(M, N, True), out_idx=[1])(x)
+    np.testing.assert_array_equal(masked, x.max(axis=1))

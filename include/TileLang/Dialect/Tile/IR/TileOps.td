@@ -186,11 +186,16 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     A side without offsets covers its buffer from index 0 (unit dimensions
     that only one side has are index 0).
 
-    Edge tiles are safe by construction: elements of a global source outside
-    its bounds read as zero, and elements that would land outside a global
-    destination are not written, along every dimension (indexed-away ones
-    included). On-chip regions must stay in bounds (checked when the offsets
-    are constants).
+    Edge tiles never touch memory outside a global buffer: elements of a
+    global source outside its bounds read as zero (as in TileLang), and
+    elements that would land outside a global destination are not written,
+    along every dimension (indexed-away ones included). The zeros are
+    values of the tile like any other: a gemm or a sum is unchanged by them,
+    but a max, min or absmax reduction, a prefix sum of a reversed row or an
+    elementwise map (`exp(0)` is 1) sees them; mask what must not count
+    (e.g. `arith.select` of -inf where the column is past the edge before
+    a max, as FlashAttention masks its last key block). On-chip regions must
+    stay in bounds (checked when the offsets are constants).
 
     Element types may differ when both are floats or both are integers: the
     copy converts (`arith.extf`/`truncf`, `extsi`/`trunci`).
