@@ -9,6 +9,8 @@
 
 #include "TileLang/Transforms/Passes.h"
 
+#include "TileLang/Support/CheckedSize.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace mlir {
@@ -20,6 +22,21 @@ namespace tile {
 
 using namespace mlir;
 using namespace mlir::tile;
+
+/// Whether the static extents of `type` (its dynamic ones left out) and
+/// its element size multiply to a byte count that fits in int64_t: strides,
+/// offsets and sizes of every lowering are products of them.
+static bool hasRepresentableSize(MemRefType type) {
+  SmallVector<int64_t> extents;
+  for (int64_t extent : type.getShape())
+    if (!ShapedType::isDynamic(extent))
+      extents.push_back(extent);
+  Type element = type.getElementType();
+  int64_t bytes = 1;
+  if (element.isIntOrIndexOrFloat())
+    bytes = std::max<int64_t>(1, (element.isIndex() ? 64 : element.getIntOrFloatBitWidth()) / 8);
+  return getCheckedByteSize(extents, bytes).has_value();
+}
 
 namespace {
 struct VerifyDimsPass : public tile::impl::TileVerifyDimsBase<VerifyDimsPass> {
@@ -38,6 +55,28 @@ struct VerifyDimsPass : public tile::impl::TileVerifyDimsBase<VerifyDimsPass> {
                                   : std::to_string(type.getRank()) +
                                         " dimensions");
       failedAny = true;
+    });
+    // Memref types too large to address: a function argument or an op's
+    // result, reported once per op.
+    getOperation()->walk([&](Operation *op) {
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            if (auto type = dyn_cast<MemRefType>(arg.getType());
+                type && !hasRepresentableSize(type)) {
+              op->emitOpError("argument ")
+                  << arg.getArgNumber() << " has type " << type
+                  << ", whose static extents hold more bytes than fit in 64 bits";
+              failedAny = true;
+            }
+      for (Type type : op->getResultTypes())
+        if (auto memref = dyn_cast<MemRefType>(type);
+            memref && !hasRepresentableSize(memref)) {
+          op->emitOpError("result type ")
+              << memref << " holds more bytes than fit in 64 bits";
+          failedAny = true;
+          break;
+        }
     });
     if (failedAny)
       signalPassFailure();

@@ -275,6 +275,23 @@ def test_copy_fuzzer_on_the_gpu():
         seed, len(failures), ran, failures[:5])
 
 
+def test_program_fuzzer_on_the_gpu():
+    # The differential fuzzer of whole programs (maps, reductions, K loops,
+    # gemms, prefix sums with edge tiles) on the GPU with torch CUDA
+    # tensors: each result against the numpy model and against the CPU's.
+    # Programs the GPU pipeline refuses are listed, not failures.
+    _needs_gpu()
+    import program_fuzz
+    seed = int(os.environ.get("TILE_FUZZ_SEED", "20261202"))
+    failures, refused, ran = program_fuzz.fuzz(seed=seed, count=int(
+        os.environ.get("TILE_FUZZ_COUNT", "150")), target=TARGET,
+        use_torch=True, budget=float(os.environ.get("TILE_FUZZ_BUDGET", "240")))
+    for case, reason in refused:
+        print("refused:", case, reason)
+    assert ran > 0 and not failures, "seed %d: %d of %d failed: %s" % (
+        seed, len(failures), ran, failures[:5])
+
+
 def test_empty_and_one_element_tensors():
     # Empty inputs run (an empty grid launches nothing; torch's empty CUDA
     # tensors have no storage, numpy's empty arrays zero strides), and a

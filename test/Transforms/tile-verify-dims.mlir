@@ -39,3 +39,28 @@ func.func @fine(%A: memref<?x?xf32>, %i: index) -> (index, index) {
   %m = memref.dim %A, %i : memref<?x?xf32>
   return %n, %m : index, index
 }
+
+// -----
+
+// A type whose static extents hold 2^70 bytes (strides and sizes would
+// wrap); the dynamic extent does not count.
+// CHECK: tile-verify-dims.mlir:[[@LINE+1]]:1: error: 'func.func' op argument 0 has type 'memref<?x4611686018427387904x64xf32>', whose static extents hold more bytes than fit in 64 bits
+func.func @huge(%A: memref<?x4611686018427387904x64xf32>, %B: memref<?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<32x64xf32, #tile.mem<shared>>
+    tile.copy %A[%c0, %bx, %c0] to %s : memref<?x4611686018427387904x64xf32> to memref<32x64xf32, #tile.mem<shared>>
+    tile.copy %s to %B[%c0, %c0] : memref<32x64xf32, #tile.mem<shared>> to memref<?x64xf32>
+  }
+  return
+}
+
+// -----
+
+// CHECK: tile-verify-dims.mlir:[[@LINE+3]]:8: error: 'memref.cast' op result type 'memref<1152921504606846976x8xi16>' holds more bytes than fit in 64 bits
+func.func @huge_result(%A: memref<?x8xi16>) {
+  %c1 = arith.constant 1 : index
+  %v = memref.cast %A : memref<?x8xi16> to memref<1152921504606846976x8xi16>
+  return
+}

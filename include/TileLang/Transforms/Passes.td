@@ -623,13 +623,20 @@ def TileExpandF8 : Pass<"tile-expand-f8"> {
 }
 
 def TileVerifyDims : Pass<"tile-verify-dims"> {
-  let summary = "Reject memref.dim ops whose constant index is not a dimension";
+  let summary = "Reject dimensions that do not exist and memref types too large to address";
   let description = [{
-    `memref.dim %m, %c` with a constant `%c` outside `[0, rank)` is
-    undefined behaviour that the verifier accepts, and upstream folders and
-    canonicalizations (memref.dim's own fold, gpu.launch's) crash on it. The
-    tile pipelines run this pass first: each such op is an error at its
-    location naming the index and the type.
+    Two kinds of IR the verifier accepts but no lowering can give a meaning
+    to; the tile pipelines run this pass first and each is an error at its
+    location:
+
+    * `memref.dim %m, %c` with a constant `%c` outside `[0, rank)`:
+      undefined behaviour on which upstream folders and canonicalizations
+      (memref.dim's own fold, gpu.launch's) crash. The error names the
+      index and the type.
+    * a memref type (of a function argument or an op's result) whose static
+      extents and element size multiply to more bytes than fit in 64 bits
+      (`memref<4611686018427387904x64xf32>`): every stride, offset and size
+      the lowerings compute from it would wrap.
 
     ```mlir
     %cm1 = arith.constant -1 : index
