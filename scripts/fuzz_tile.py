@@ -414,10 +414,11 @@ def differential(args):
         summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
         m = re.search(r": (\d+) cases, (\d+) failed", summary)
         if not m or proc.returncode not in (0, 1):
+            # It did not run (an import error) or died: no point going on.
             print("%s seed %d: exit %d\n%s%s" % (fuzzer, seed, proc.returncode,
                                                  proc.stdout[-3000:], proc.stderr[-3000:]))
             failed += 1
-            continue
+            break
         cases, fails = int(m.group(1)), int(m.group(2))
         name = fuzzer[:-3]
         totals[name] = totals.get(name, 0) + cases
