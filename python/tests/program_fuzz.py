@@ -16,10 +16,14 @@ Each case is one kernel over a grid of output tiles, of one of five kinds:
            tiles of an input whose K is not a multiple of the tile,
            accumulating a map elementwise into a fragment or as row sums;
   gemm     C (+)= op(A) @ op(B) over a pipelined K loop (transposes, A in
-           shared or in a fragment, f16/f32/f64), an epilogue map of the
-           accumulator and the indices, a cast, optionally its row sums;
+           shared or in a fragment, f16/f32/f64 -> f32/f64 and i8 -> i32,
+           clear_accum on every iteration now and then), an epilogue map of
+           the accumulator and the indices, a cast, optionally its row sums;
   cumsum   prefix sums of a loaded tile along either dimension, forward or
-           reversed, in place or into another tile.
+           reversed, in place or into another tile;
+  direct   global buffers indexed element by element inside T.Parallel
+           (no copies, no padding), the edges guarded by T.If, the row sums
+           added into a vector with element atomics.
 
 Shapes are random and rarely multiples of the tiles, so every case has
 edge tiles. The model is the language's documented meaning, written with
@@ -48,7 +52,7 @@ import numpy as np
 import tilelang_mlir
 import tilelang_mlir.language as T
 
-KINDS = ["map", "reduce", "loop", "gemm", "cumsum"]
+KINDS = ["map", "reduce", "loop", "gemm", "cumsum", "direct"]
 REDUCE_KINDS = ["sum", "max", "min", "abssum", "absmax"]
 
 
@@ -221,7 +225,7 @@ class Case:
 
     def __init__(self, rng, index, gpu=False):
         self.index, self.gpu = index, gpu
-        self.kind = str(rng.choice(KINDS, p=[0.25, 0.25, 0.15, 0.25, 0.1]))
+        self.kind = str(rng.choice(KINDS, p=[0.2, 0.2, 0.12, 0.22, 0.08, 0.18]))
         self.threads = int(rng.choice([128, 256] if gpu else [32, 64, 128, 256]))
         sizes = [16, 32, 64] if gpu else [4, 8, 16, 32, 64]
         self.bm, self.bn = int(rng.choice(sizes)), int(rng.choice(sizes))
@@ -231,7 +235,7 @@ class Case:
         self.space = str(rng.choice(["shared", "fragment", "local"]
                                     if self.kind in ("map", "reduce") else ["shared"]))
         self.stage = bool(rng.random() < 0.3)    # store through a shared tile
-        self.integer = self.kind in ("map", "reduce", "loop", "cumsum") and \
+        self.integer = self.kind in ("map", "reduce", "loop", "cumsum", "direct") and \
             rng.random() < 0.3
         if self.integer:
             self.in_dtype = str(rng.choice(["int8", "int16", "int32"]))
@@ -242,7 +246,7 @@ class Case:
             self.dtype = str(rng.choice(["float32", self.in_dtype]))
         self.out_dtype = self.dtype
         leaves = ["x", "row", "col"]
-        self.two = self.kind == "map" and rng.random() < 0.5
+        self.two = self.kind in ("map", "direct") and rng.random() < 0.5
         if self.two:
             leaves.append("y")
         self.tree = random_tree(rng, leaves, not self.integer, int(rng.integers(1, 4)))
@@ -271,6 +275,9 @@ class Case:
                                     int(rng.integers(1, 3)))
         elif self.kind == "gemm":
             self._gemm(rng, gpu)
+        elif self.kind == "direct":
+            # Element atomics of the row sums into a vector (float32/int32).
+            self.atomic = self.dtype in ("float32", "int32") and rng.random() < 0.5
         elif self.kind == "cumsum":
             self.dim = int(rng.integers(2))
             self.reverse = bool(rng.random() < 0.5)
@@ -283,22 +290,25 @@ class Case:
             self.bm = int(rng.choice([64, 128]))
             self.bn = int(rng.choice([32, 64, 128]))
             self.bk = int(rng.choice([32, 64]))
-            self.in_dtype = "float16"
+            self.in_dtype = "int8" if rng.random() < 0.2 else "float16"
         else:
             self.bk = int(rng.choice([8, 16, 32]))
-            self.in_dtype = str(rng.choice(["float16", "float32", "float64"]))
+            self.in_dtype = str(rng.choice(["float16", "float32", "float64", "int8"]))
         self.M = int(rng.integers(1, 3 * self.bm + 2))
         self.N = int(rng.integers(1, 3 * self.bn + 2))
         self.K = int(rng.integers(1, 4 * self.bk + 2))
-        self.acc = "float64" if self.in_dtype == "float64" else "float32"
+        self.integer = self.in_dtype == "int8"
+        self.acc = {"float64": "float64", "int8": "int32"}.get(self.in_dtype, "float32")
         self.dtype = self.acc
-        self.out_dtype = str(rng.choice([self.acc, "float16"]))
+        self.out_dtype = str(rng.choice([self.acc, "int16" if self.integer else "float16"]))
+        # clear_accum on every iteration: only the last K block counts.
+        self.clear_each = bool(rng.random() < 0.15)
         self.trans_a = bool(rng.random() < 0.4)
         self.trans_b = bool(rng.random() < 0.4)
         self.a_fragment = bool(rng.random() < 0.2) and not self.trans_a
         self.stages = int(rng.integers(0, 4))
         self.rowsum = bool(rng.random() < 0.25)
-        self.tree = (random_tree(rng, ["x", "row", "col"], True, 2)
+        self.tree = (random_tree(rng, ["x", "row", "col"], not self.integer, 2)
                      if rng.random() < 0.6 else Node("x"))
 
     def describe(self):
@@ -317,8 +327,11 @@ class Case:
         if self.kind == "loop":
             fields.append("serial=%s rowsum=%s" % (self.serial, self.rowsum))
         if self.kind == "gemm":
-            fields.append("tA=%s tB=%s A_frag=%s out=%s rowsum=%s" % (
-                self.trans_a, self.trans_b, self.a_fragment, self.out_dtype, self.rowsum))
+            fields.append("tA=%s tB=%s A_frag=%s out=%s rowsum=%s clear_each=%s" % (
+                self.trans_a, self.trans_b, self.a_fragment, self.out_dtype, self.rowsum,
+                self.clear_each))
+        if self.kind == "direct":
+            fields.append("two=%s atomic=%s" % (self.two, self.atomic))
         if self.kind == "cumsum":
             fields.append("dim=%d reverse=%s in_place=%s" % (
                 self.dim, self.reverse, self.in_place))
@@ -488,10 +501,11 @@ class Case:
                         T.copy(B[k * bk, bx * bn], b)
                     if case.a_fragment:
                         T.copy(a, a_frag)
-                        T.gemm(a_frag, b, acc, transpose_B=case.trans_b)
+                        T.gemm(a_frag, b, acc, transpose_B=case.trans_b,
+                               clear_accum=case.clear_each)
                     else:
                         T.gemm(a, b, acc, transpose_A=case.trans_a,
-                               transpose_B=case.trans_b)
+                               transpose_B=case.trans_b, clear_accum=case.clear_each)
                 out = T.alloc_fragment((bm, bn), case.acc)
                 for i, j in T.Parallel(bm, bn):
                     ops, leaves = case._leaves({"x": acc}, by, bx, i, j)
@@ -506,6 +520,45 @@ class Case:
                     r = T.alloc_fragment((bm,), case.acc)
                     T.reduce_sum(out, r, dim=1)
                     T.copy(r, R[by * bm:(by + 1) * bm, bx])
+        return main
+
+    def _program_direct(self):
+        """Global memory indexed element by element inside T.Parallel (no
+        copies), guarded by T.If at the edges; row sums added with element
+        atomics."""
+        case, bm, bn = self, self.bm, self.bn
+        gx, gy = self.grid
+        shape, dt = (self.M, self.N), self.in_dtype
+        names = ["x", "y"] if self.two else ["x"]
+
+        def body(inputs, O, S, bx, by):
+            for i, j in T.Parallel(bm, bn):
+                row, col = by * bm + i, bx * bn + j
+                with T.If(row < case.M):
+                    with T.If(col < case.N):
+                        ops = TracedOps(case.dtype)
+                        leaves = {n: T.cast(src[row, col], case.dtype)
+                                  for n, src in zip(names, inputs)}
+                        leaves["row"] = T.cast(row, case.dtype)
+                        leaves["col"] = T.cast(col, case.dtype)
+                        value = evaluate(case.tree, ops, leaves)
+                        O[row, col] = T.cast(value, case.out_dtype)
+                        if case.atomic:
+                            T.atomic_add(S[row], value)
+
+        s_shape = (self.M,)
+        if self.two:
+            @T.prim_func
+            def main(X: T.Tensor(shape, dt), Y: T.Tensor(shape, dt),
+                     O: T.Tensor(shape, case.out_dtype), S: T.Tensor(s_shape, case.dtype)):
+                with T.Kernel(gx, gy, threads=case.threads) as (bx, by):
+                    body([X, Y], O, S, bx, by)
+        else:
+            @T.prim_func
+            def main(X: T.Tensor(shape, dt), O: T.Tensor(shape, case.out_dtype),
+                     S: T.Tensor(s_shape, case.dtype)):
+                with T.Kernel(gx, gy, threads=case.threads) as (bx, by):
+                    body([X], O, S, bx, by)
         return main
 
     def _program_cumsum(self):
@@ -560,6 +613,11 @@ class Case:
             r = poison((self.M, gx), self.acc) if self.rowsum else \
                 np.zeros((self.M, gx), self.acc)
             return [a, b], [poison((self.M, self.N), self.out_dtype), r]
+        if self.kind == "direct":
+            xs = [self._random(rng, (self.M, self.N), self.in_dtype)
+                  for _ in range(2 if self.two else 1)]
+            return xs, [poison((self.M, self.N), self.out_dtype),
+                        np.zeros((self.M,), self.dtype)]
         return ([self._random(rng, (self.M, self.N), self.dtype)],
                 [poison((self.M, self.N), self.dtype)])
 
@@ -660,11 +718,14 @@ class Case:
         return [acc[:self.M]], scale
 
     def _model_gemm(self, inputs, outputs):
-        a, b = (x.astype(np.float64) for x in inputs)
+        a, b = (x.astype(np.int64 if self.integer else np.float64) for x in inputs)
         if self.trans_a:
             a = a.T
         if self.trans_b:
             b = b.T
+        if self.clear_each:  # the last K block only
+            last = (-(-self.K // self.bk) - 1) * self.bk
+            a, b = a[:, last:], b[last:, :]
         rows, cols = self._padded_shape()
         c = pad((a @ b).astype(self.acc), rows, cols)
         ops, leaves = self._leaf_arrays({"x": c}, rows, cols)
@@ -675,6 +736,17 @@ class Case:
             expected = [out.astype(self.out_dtype)[:self.M, :self.N],
                         r[:self.M] if self.rowsum else outputs[1]]
         return expected, scale * (self.bn if self.rowsum else 1)
+
+    def _model_direct(self, inputs, outputs):
+        """Only the elements inside the buffers are computed: no padding."""
+        names = ["x", "y"][:len(inputs)]
+        ops, leaves = self._leaf_arrays(dict(zip(names, inputs)), self.M, self.N)
+        value = evaluate(self.tree, ops, leaves)
+        with np.errstate(all="ignore"):
+            sums = (value.sum(axis=1).astype(self.dtype) if self.atomic
+                    else outputs[1])
+            return [value.astype(self.out_dtype), sums], ops.scale * (
+                self.N if self.atomic else 1)
 
     def _model_cumsum(self, inputs, outputs):
         rows, cols = self._padded_shape()
