@@ -1,5 +1,6 @@
 """@jit: outputs, specialization, argument checking."""
 
+import inspect
 import os
 import re
 
@@ -69,6 +70,24 @@ def test_out_idx_must_name_a_tensor():
 def test_kernel_source_has_python_locations():
     source = matmul(32, 32, 16).get_kernel_source()
     assert "tile.gemm" in source and "kernels.py" in source
+
+
+def test_if_regions_are_located_at_the_users_line():
+    @T.prim_func
+    def guarded(A: T.Tensor((64,), T.float32)):
+        with T.Kernel(1, threads=64) as bx:
+            for i in T.Parallel(64):
+                with T.If(i < 10):
+                    A[i] = 1.0
+
+    lines, first = inspect.getsourcelines(test_if_regions_are_located_at_the_users_line)
+    line = first + next(n for n, l in enumerate(lines) if "with T.If(i < 10)" in l)
+    closings = [l.strip() for l in guarded.script().splitlines()
+                if l.strip().startswith("} loc(")]
+    # Every region is located in this file (not in contextlib or the
+    # package); the scf.if at its `with` line.
+    assert closings and all("test_jit.py" in c for c in closings), closings
+    assert any("test_jit.py\":%d:" % line in c for c in closings), (line, closings)
 
 
 def test_size_arithmetic_in_shapes():

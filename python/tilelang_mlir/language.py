@@ -89,11 +89,16 @@ def _is_float(type_):
     return type_ in _FLOAT_TYPES
 
 
+_CONTEXTLIB = os.path.abspath(contextlib.__file__)
+
+
 def _user_frame():
-    """The innermost stack frame outside this package."""
+    """The innermost stack frame outside this package (and outside
+    contextlib, whose __enter__ runs the body of `with T.If(...)`)."""
     frame = inspect.currentframe()
     while frame is not None:
-        if not os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE_DIR):
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(_PACKAGE_DIR) and path != _CONTEXTLIB:
             return frame
         frame = frame.f_back
     return None

@@ -157,6 +157,14 @@ void guardedWrite(OpBuilder &b, Location loc, Value buffer,
                   ValueRange indices,
                   function_ref<void(OpBuilder &, Location)> write);
 
+/// Lowers the element-form tile.atomic_add ops inside tile.parallel bodies
+/// under `root` to a bounds-guarded add of each thread's own element
+/// (atomic in Block mode). Done before the parallels are distributed: the
+/// element form elsewhere is a block-level op (the block adds once, between
+/// barriers), which inside a parallel would add only thread 0's elements
+/// and put barriers under the body's conditions.
+void lowerParallelElementAtomics(Operation *root, TileLoweringMode mode);
+
 /// The value that does not change a reduction of `kind`.
 Value reductionIdentity(OpBuilder &b, Location loc, ReduceKind kind,
                         Type type);

@@ -496,6 +496,25 @@ static void accumulate(OpBuilder &b, Location loc, TileLoweringMode mode,
   memref::StoreOp::create(b, loc, add(b, loc, old, value), buffer, indices);
 }
 
+void mlir::tile::lowerParallelElementAtomics(Operation *root,
+                                             TileLoweringMode mode) {
+  SmallVector<AtomicAddOp> atomics;
+  root->walk([&](AtomicAddOp op) {
+    if (!op.isTileForm() && op->getParentOfType<ParallelOp>())
+      atomics.push_back(op);
+  });
+  for (AtomicAddOp op : atomics) {
+    OpBuilder b(op);
+    Value dst = op.getDst();
+    guardedWrite(b, op.getLoc(), dst, op.getDstOffsets(),
+                 [&](OpBuilder &b, Location loc) {
+                   accumulate(b, loc, mode, dst, op.getDstOffsets(),
+                              op.getValue());
+                 });
+    op.erase();
+  }
+}
+
 void mlir::tile::inlineTileBody(RewriterBase &rewriter, Region &region,
                                 Block *dest, ValueRange args) {
   Block &body = region.front();

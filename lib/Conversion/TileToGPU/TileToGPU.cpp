@@ -491,6 +491,8 @@ struct ConvertTileToGPUPass
     bool tensorCores = targetAttr && targetAttr.getKind() == TargetKind::CUDA &&
                        targetAttr.getSmVersion() >= 80;
     bool rocm = targetAttr && targetAttr.getKind() == TargetKind::ROCm;
+    // Each thread adds its own elements of a parallel body.
+    lowerParallelElementAtomics(module, TileLoweringMode::Block);
     RegisterFragments fragments;
     LayoutMatcher matcher;
     matcher.wgmmaTallRows = wgmma && wgmmaTallRows;

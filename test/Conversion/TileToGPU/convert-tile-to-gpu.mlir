@@ -146,6 +146,42 @@ func.func @atomic_add(%out: memref<?xf32>, %v: f32, %n: index) {
 
 // -----
 
+// The element form inside a tile.parallel body is each thread's own add of
+// its elements (TileLang's `T.atomic_add(S[i], v)` in a T.Parallel): no
+// thread-0 guard and no barrier under the body's condition (a program_fuzz
+// finding: the block-level lowering deadlocked the H200 there and added
+// only thread 0's values).
+// CHECK-LABEL: func.func @atomic_add_in_parallel
+// CHECK: gpu.launch
+// CHECK: gpu.barrier
+// CHECK-NEXT: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.if
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.if
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.atomic_rmw addf %{{.*}}, %{{.*}} : (f32, memref<?xf32>) -> f32
+// CHECK: }
+// CHECK: }
+// CHECK: }
+// CHECK-NEXT: gpu.barrier
+func.func @atomic_add_in_parallel(%out: memref<?xf32>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    tile.parallel (%i) in (256) {
+      %lim = arith.constant 100 : index
+      %in = arith.cmpi slt, %i, %lim : index
+      scf.if %in {
+        %v = arith.index_cast %i : index to i32
+        %f = arith.sitofp %v : i32 to f32
+        tile.atomic_add %f to %out[%i] : f32 to memref<?xf32>
+      }
+    }
+  }
+  return
+}
+
+// -----
+
 // A reduction: every thread owns output rows and reduces them.
 // CHECK-LABEL: func.func @reduce
 // CHECK: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
