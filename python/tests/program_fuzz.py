@@ -73,26 +73,32 @@ class Node:
         return "%s(%s)" % (self.op, ", ".join(str(c) for c in self.children))
 
 
-def random_tree(rng, leaves, is_float, depth):
+def random_tree(rng, leaves, is_float, depth, exact=False):
+    """A random expression of `depth` at most; `exact` ones have no
+    transcendental operations (a select compares exact values only: a
+    comparison of rounded ones may take the other branch on a tie that
+    differs in the last bit between two correct implementations)."""
     if depth == 0 or rng.random() < 0.25:
         if rng.random() < 0.2:
             if is_float:
                 return Node("const", value=float(rng.integers(-16, 17)) / 4)
             return Node("const", value=int(rng.integers(-20, 21)))
         return Node(str(rng.choice(leaves)))
-    unary = ["neg", "abs"] + (["exp", "sqrt", "tanh"] if is_float else [])
+    unary = ["neg", "abs"] + (["exp", "sqrt", "tanh"] if is_float and not exact else [])
     binary = ["add", "sub", "mul", "max", "min"] + (
         [] if is_float else ["xor", "and", "or"])
     r = rng.random()
     if r < 0.25:
         return Node(str(rng.choice(unary)),
-                    random_tree(rng, leaves, is_float, depth - 1))
+                    random_tree(rng, leaves, is_float, depth - 1, exact))
     if r < 0.9:
         return Node(str(rng.choice(binary)),
-                    random_tree(rng, leaves, is_float, depth - 1),
-                    random_tree(rng, leaves, is_float, depth - 1))
-    return Node("select", *[random_tree(rng, leaves, is_float, depth - 1)
-                            for _ in range(4)])
+                    random_tree(rng, leaves, is_float, depth - 1, exact),
+                    random_tree(rng, leaves, is_float, depth - 1, exact))
+    return Node("select", *([random_tree(rng, leaves, is_float, depth - 1, True)
+                             for _ in range(2)]
+                            + [random_tree(rng, leaves, is_float, depth - 1, exact)
+                               for _ in range(2)]))
 
 
 class TracedOps:
