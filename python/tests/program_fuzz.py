@@ -44,6 +44,7 @@ runs it in CI; scripts/fuzz_tile.py --differential runs it for a time.
 """
 
 import argparse
+import operator
 import sys
 import time
 
@@ -101,8 +102,47 @@ def random_tree(rng, leaves, is_float, depth, exact=False):
                                for _ in range(2)]))
 
 
+# The operations written with Python's operators mean the same on T values
+# and on numpy arrays; the others each backend names.
+OPERATORS = {"neg": operator.neg, "add": operator.add, "sub": operator.sub,
+             "mul": operator.mul, "xor": operator.xor, "and": operator.and_,
+             "or": operator.or_}
+
+
+def apply(ops, op, args):
+    """`op` of `args` with the functions of `ops` (TracedOps, NumpyOps)."""
+    if op in OPERATORS:
+        return OPERATORS[op](*args)
+    if op == "exp":  # bounded, so that no float type overflows
+        return ops.exp(ops.clamp(args[0], -4.0, 4.0))
+    if op == "sqrt":
+        return ops.sqrt(ops.abs(args[0]))
+    if op == "select":
+        return ops.where(args[0] > args[1], args[2], args[3])
+    return getattr(ops, op)(*args)  # abs, tanh, max, min
+
+
+def _names(node):
+    return {node.op} | set().union(*[_names(c) for c in node.children])
+
+
+def input_tree(rng, leaves, is_float, depth):
+    """A random expression that reads every input among `leaves` (`x`, `y`):
+    one that reads none of them tests nothing of the loads."""
+    inputs = {"x", "y"} & set(leaves)
+    while True:
+        tree = random_tree(rng, leaves, is_float, depth)
+        if inputs <= _names(tree):
+            return tree
+
+
+# -- the operations -------------------------------------------------------------
+
 class TracedOps:
     """The tree's operations on T values of one compute type."""
+
+    abs, exp, sqrt, tanh = (staticmethod(f) for f in (T.abs, T.exp, T.sqrt, T.tanh))
+    max, min, where = (staticmethod(f) for f in (T.max, T.min, T.if_then_else))
 
     def __init__(self, dtype):
         self.dtype = dtype
@@ -110,43 +150,20 @@ class TracedOps:
     def const(self, value):
         return T.cast(value, self.dtype)
 
+    def clamp(self, a, lo, hi):
+        return T.clamp(a, self.const(lo), self.const(hi))
+
     def apply(self, op, args):
-        a = args[0]
-        if op == "neg":
-            return -a
-        if op == "abs":
-            return T.abs(a)
-        if op == "exp":
-            return T.exp(T.clamp(a, self.const(-4.0), self.const(4.0)))
-        if op == "sqrt":
-            return T.sqrt(T.abs(a))
-        if op == "tanh":
-            return T.tanh(a)
-        b = args[1]
-        if op == "add":
-            return a + b
-        if op == "sub":
-            return a - b
-        if op == "mul":
-            return a * b
-        if op == "max":
-            return T.max(a, b)
-        if op == "min":
-            return T.min(a, b)
-        if op == "xor":
-            return a ^ b
-        if op == "and":
-            return a & b
-        if op == "or":
-            return a | b
-        assert op == "select"
-        return T.if_then_else(a > b, args[2], args[3])
+        return apply(self, op, args)
 
 
 class NumpyOps:
     """The same operations on numpy arrays, rounded to the compute type
     after each one; records the largest magnitude seen (the tolerance's
     scale)."""
+
+    abs, exp, sqrt, tanh = (staticmethod(f) for f in (np.abs, np.exp, np.sqrt, np.tanh))
+    max, min, where = (staticmethod(f) for f in (np.maximum, np.minimum, np.where))
 
     def __init__(self, dtype, shape):
         self.dtype = np.dtype(dtype)
@@ -156,48 +173,17 @@ class NumpyOps:
     def const(self, value):
         return np.full(self.shape, value, self.dtype)
 
-    def _seen(self, x):
+    def clamp(self, a, lo, hi):
+        return np.clip(a, self.dtype.type(lo), self.dtype.type(hi))
+
+    def apply(self, op, args):
+        with np.errstate(all="ignore"):
+            x = apply(self, op, args).astype(self.dtype)
         if self.dtype.kind == "f":
             finite = np.abs(x[np.isfinite(x)])
             if finite.size:
                 self.scale = max(self.scale, float(finite.max()))
         return x
-
-    def apply(self, op, args):
-        with np.errstate(all="ignore"):
-            return self._seen(self._apply(op, args).astype(self.dtype))
-
-    def _apply(self, op, args):
-        a = args[0]
-        if op == "neg":
-            return -a
-        if op == "abs":
-            return np.abs(a)
-        if op == "exp":
-            return np.exp(np.clip(a, self.dtype.type(-4), self.dtype.type(4)))
-        if op == "sqrt":
-            return np.sqrt(np.abs(a))
-        if op == "tanh":
-            return np.tanh(a)
-        b = args[1]
-        if op == "add":
-            return a + b
-        if op == "sub":
-            return a - b
-        if op == "mul":
-            return a * b
-        if op == "max":
-            return np.maximum(a, b)
-        if op == "min":
-            return np.minimum(a, b)
-        if op == "xor":
-            return a ^ b
-        if op == "and":
-            return a & b
-        if op == "or":
-            return a | b
-        assert op == "select"
-        return np.where(a > b, args[2], args[3])
 
 
 def evaluate(node, ops, leaves):
@@ -255,7 +241,7 @@ class Case:
         self.two = self.kind in ("map", "direct") and rng.random() < 0.5
         if self.two:
             leaves.append("y")
-        self.tree = random_tree(rng, leaves, not self.integer, int(rng.integers(1, 4)))
+        self.tree = input_tree(rng, leaves, not self.integer, int(rng.integers(1, 4)))
         self.post = None
         if self.kind == "reduce":
             self.reduce = str(rng.choice(REDUCE_KINDS))
@@ -277,8 +263,8 @@ class Case:
             self.stages = int(rng.integers(0, 4))
             self.serial = bool(rng.random() < 0.3)
             self.rowsum = bool(rng.random() < 0.5)
-            self.tree = random_tree(rng, ["x", "row", "col"], not self.integer,
-                                    int(rng.integers(1, 3)))
+            self.tree = input_tree(rng, ["x", "row", "col"], not self.integer,
+                                   int(rng.integers(1, 3)))
         elif self.kind == "gemm":
             self._gemm(rng, gpu)
         elif self.kind == "direct":
@@ -314,7 +300,7 @@ class Case:
         self.a_fragment = bool(rng.random() < 0.2) and not self.trans_a
         self.stages = int(rng.integers(0, 4))
         self.rowsum = bool(rng.random() < 0.25)
-        self.tree = (random_tree(rng, ["x", "row", "col"], not self.integer, 2)
+        self.tree = (input_tree(rng, ["x", "row", "col"], not self.integer, 2)
                      if rng.random() < 0.6 else Node("x"))
 
     def describe(self):
