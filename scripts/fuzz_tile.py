@@ -357,6 +357,11 @@ def main():
             seeds.append((name, text))
     print("fuzz_tile: %d valid seed kernels, pipelines %s" % (len(seeds), args.pipelines),
           flush=True)
+    if not seeds:
+        # (Under AddressSanitizer, whose shadow memory the address-space
+        # limit forbids, nothing starts.)
+        sys.exit("fuzz_tile: no seed kernel passes `%s` under the limits; is the "
+                 "build usable (and not an ASan build)?" % tool)
     pipelines = args.pipelines.split(",")
     counts = {}
     findings = 0
