@@ -33,8 +33,10 @@ static bool hasRepresentableSize(MemRefType type) {
       extents.push_back(extent);
   Type element = type.getElementType();
   int64_t bytes = 1;
-  if (element.isIntOrIndexOrFloat())
-    bytes = std::max<int64_t>(1, (element.isIndex() ? 64 : element.getIntOrFloatBitWidth()) / 8);
+  if (element.isIntOrIndexOrFloat()) {
+    int64_t bits = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
+    bytes = std::max<int64_t>(1, bits / 8);
+  }
   return getCheckedByteSize(extents, bytes).has_value();
 }
 

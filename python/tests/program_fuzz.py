@@ -216,7 +216,7 @@ class Case:
     """One random program, its inputs and its model."""
 
     def __init__(self, rng, index, gpu=False):
-        self.index, self.gpu = index, gpu
+        self.index = index
         self.kind = str(rng.choice(KINDS, p=[0.2, 0.2, 0.12, 0.22, 0.08, 0.18]))
         self.threads = int(rng.choice([128, 256] if gpu else [32, 64, 128, 256]))
         sizes = [16, 32, 64] if gpu else [4, 8, 16, 32, 64]
@@ -340,8 +340,7 @@ class Case:
         ops = TracedOps(self.dtype)
         leaves = {name: T.cast(tile[i, j], self.dtype) for name, tile in tiles.items()}
         leaves["row"] = T.cast(by * self.bm + i, self.dtype)
-        if j is not None:
-            leaves["col"] = T.cast(bx * self.bn + j, self.dtype)
+        leaves["col"] = T.cast(bx * self.bn + j, self.dtype)
         return ops, leaves
 
     def _alloc(self, space, shape, dtype):
@@ -613,14 +612,11 @@ class Case:
         return ([self._random(rng, (self.M, self.N), self.dtype)],
                 [poison((self.M, self.N), self.dtype)])
 
-    def _grid_indices(self, rows, cols, col_offset=0):
-        r = np.arange(rows).reshape(-1, 1) * np.ones((1, cols), np.int64)
-        c = np.arange(cols).reshape(1, -1) + col_offset + 0 * r
-        return r, c
-
     def _leaf_arrays(self, arrays, rows, cols, col_base=None):
+        """The leaves over a rows x cols grid: the arrays, the row index and
+        the column index (or `col_base`'s columns)."""
         ops = NumpyOps(self.dtype, (rows, cols))
-        r, c = self._grid_indices(rows, cols)
+        r, c = np.indices((rows, cols))
         if col_base is not None:
             c = col_base
         leaves = {name: a.astype(self.dtype) for name, a in arrays.items()}
@@ -792,7 +788,7 @@ class RunError(Exception):
     so the fuzzer stops there."""
 
 
-def _run(case, func, ins, outs, target, use_torch):
+def _run(func, ins, outs, target, use_torch):
     kernel = tilelang_mlir.compile(func, target=target)
     if use_torch:
         import torch  # pylint: disable=import-outside-toplevel
@@ -812,7 +808,7 @@ def run_case(case, rng, target="cpu", use_torch=False):
     ins, outs = case.inputs(rng)
     try:
         func = case.program()
-        cpu = _run(case, func, ins, outs, "cpu", False) if target == "cpu" else None
+        cpu = _run(func, ins, outs, "cpu", False) if target == "cpu" else None
     except tilelang_mlir.TileError as error:
         return "refused: %s" % str(error).strip().splitlines()[-1][:300]
     except Exception as error:  # pylint: disable=broad-except
@@ -822,14 +818,14 @@ def run_case(case, rng, target="cpu", use_torch=False):
     results = [("cpu", cpu)] if cpu is not None else []
     if target != "cpu":
         try:
-            device = _run(case, func, ins, outs, target, use_torch)
+            device = _run(func, ins, outs, target, use_torch)
         except tilelang_mlir.TileError as error:
             return "refused on %s: %s" % (target, str(error).strip().splitlines()[-1][:300])
         except Exception as error:  # pylint: disable=broad-except
             raise RunError("fails when it runs: %s" % str(error).splitlines()[-1])
         results.append((target, device))
         try:
-            results.append(("cpu", _run(case, func, ins, outs, "cpu", False)))
+            results.append(("cpu", _run(func, ins, outs, "cpu", False)))
         except Exception as error:  # pylint: disable=broad-except
             return "cpu refused: %s" % str(error).strip().splitlines()[-1][:300]
     for where, got in results:
