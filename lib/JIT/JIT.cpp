@@ -17,6 +17,7 @@
 #include "TileLang/Runtime/CUDARuntime.h"
 #include "TileLang/Runtime/HIPRuntime.h"
 #include "TileLang/Support/CheckedSize.h"
+#include "TileLang/Support/SourceLimits.h"
 #include "TileLang/Support/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -488,6 +489,23 @@ static FailureOr<Param> getParam(func::FuncOp func, unsigned index) {
   return param;
 }
 
+/// Parses kernel source text on a large stack (the parser recurses once per
+/// nesting level: deeply nested input would overflow the caller's stack,
+/// Python's main thread), after refusing, with a located error, what the
+/// parser would read in unbounded time.
+static OwningOpRef<ModuleOp> parseKernelSource(StringRef source,
+                                               MLIRContext *ctx,
+                                               StringRef bufferName) {
+  if (std::optional<SourceLimitError> error = findOversizedLiteral(source)) {
+    emitError(FileLineColLoc::get(ctx, bufferName, error->line, error->column))
+        << error->message;
+    return nullptr;
+  }
+  return callOnLargeStack([&] {
+    return parseSourceString<ModuleOp>(source, ParserConfig(ctx), bufferName);
+  });
+}
+
 Expected<std::unique_ptr<Kernel>> Kernel::create(llvm::StringRef source,
                                                  const CompileOptions &options,
                                                  llvm::StringRef bufferName) {
@@ -505,11 +523,7 @@ Expected<std::unique_ptr<Kernel>> Kernel::create(llvm::StringRef source,
   ctx->printOpOnDiagnostic(false);
 
   DiagnosticCollector diags(ctx);
-  // The parser recurses once per nesting level: deeply nested input
-  // would overflow the caller's stack (Python's main thread).
-  impl->module = callOnLargeStack([&] {
-    return parseSourceString<ModuleOp>(source, ParserConfig(ctx), bufferName);
-  });
+  impl->module = parseKernelSource(source, ctx, bufferName);
   if (!impl->module)
     return diags.makeError("cannot parse the kernel");
 
@@ -1503,7 +1517,7 @@ Expected<std::string> jit::lowerToText(StringRef source, StringRef pipeline,
   context.printOpOnDiagnostic(false);
   DiagnosticCollector diags(&context);
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(source, ParserConfig(&context), bufferName);
+      parseKernelSource(source, &context, bufferName);
   if (!module)
     return diags.makeError("cannot parse the kernel");
   PassManager pm(&context, ModuleOp::getOperationName());
