@@ -14,6 +14,7 @@
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/Alignment.h"
 
 namespace mlir {
 namespace tile {
@@ -145,6 +146,25 @@ SmallVector<Value> swizzleIndices(OpBuilder &b, Location loc, Value tile,
 
 
 Value convertScalar(OpBuilder &b, Location loc, Value value, Type to);
+
+/// The `width` elements of the tile at the global `region` from tile
+/// coordinates `ivs` along its innermost dimension (which runs along the
+/// buffer's last dimension), as one vector with zeros where they lie outside
+/// the buffer: one vector load with alignment `align` when the vector lies
+/// whole inside; at the edge, element loads at indices clamped to the first
+/// element with selects, no branch per element; zeros when even the first
+/// lies outside. Three branches per vector, whatever `width`.
+Value loadZeroPaddedVector(OpBuilder &b, Location loc,
+                           const TileRegion &region, ValueRange ivs,
+                           int64_t width, llvm::Align align);
+
+/// Stores `vector` (of the buffer's element type) at tile coordinates `ivs`
+/// of the global `region`, along its innermost dimension, dropping the
+/// elements outside the buffer: one vector store with alignment `align`
+/// when it lies whole inside; at the edge, each element under one compare
+/// with the count of elements inside (they are a prefix of the vector).
+void storeClippedVector(OpBuilder &b, Location loc, const TileRegion &region,
+                        ValueRange ivs, Value vector, llvm::Align align);
 
 /// Loads `buffer[indices]`; for a global buffer, out-of-bounds reads give
 /// zero.

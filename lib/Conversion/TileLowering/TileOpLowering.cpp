@@ -447,6 +447,113 @@ Value mlir::tile::isWholeVectorInBounds(OpBuilder &b, Location loc,
   return inBounds(b, loc, region.buffer, tileIndices(b, loc, region, last));
 }
 
+/// isWholeVectorInBounds for the vector at buffer indices `indices`, along
+/// the buffer's last dimension.
+static Value isWholeVectorAt(OpBuilder &b, Location loc, Value buffer,
+                                   ValueRange indices, int64_t width) {
+  SmallVector<Value> last(indices);
+  last.back() = arith::AddIOp::create(b, loc, indices.back(),
+                                      indexConst(b, loc, width - 1));
+  return inBounds(b, loc, buffer, last);
+}
+
+Value mlir::tile::loadZeroPaddedVector(OpBuilder &b, Location loc,
+                                       const TileRegion &region,
+                                       ValueRange ivs, int64_t width,
+                                       llvm::Align align) {
+  Value buffer = region.buffer;
+  auto type = cast<MemRefType>(buffer.getType());
+  auto vectorType = VectorType::get({width}, type.getElementType());
+  SmallVector<Value> indices = tileIndices(b, loc, region, ivs);
+  Value zero =
+      arith::ConstantOp::create(b, loc, vectorType, b.getZeroAttr(vectorType));
+  auto gather = [&](OpBuilder &b, Location loc) {
+    // The first element is inside: clamping each element's index to it
+    // keeps every address inside the buffer, and the elements past the
+    // buffer's end are selected away.
+    Value first = indices.back();
+    Value end = b.createOrFold<memref::DimOp>(loc, buffer, indices.size() - 1);
+    Value zeroElement = zeroOf(b, loc, type.getElementType());
+    Value v = zero;
+    v = vector::InsertOp::create(
+        b, loc, memref::LoadOp::create(b, loc, buffer, indices), v, 0);
+    for (int64_t e = 1; e < width; ++e) {
+      Value at = arith::AddIOp::create(b, loc, first, indexConst(b, loc, e));
+      Value inside =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, at, end);
+      SmallVector<Value> element(indices);
+      element.back() = arith::SelectOp::create(b, loc, inside, at, first);
+      Value x = memref::LoadOp::create(b, loc, buffer, element);
+      v = vector::InsertOp::create(
+          b, loc, arith::SelectOp::create(b, loc, inside, x, zeroElement), v,
+          e);
+    }
+    scf::YieldOp::create(b, loc, v);
+  };
+  return scf::IfOp::create(
+             b, loc, isWholeVectorAt(b, loc, buffer, indices, width),
+             [&](OpBuilder &b, Location loc) {
+               scf::YieldOp::create(
+                   b, loc,
+                   vector::LoadOp::create(b, loc, vectorType, buffer, indices,
+                                          /*nontemporal=*/false, align)
+                       .getResult());
+             },
+             [&](OpBuilder &b, Location loc) {
+               auto edge = scf::IfOp::create(
+                   b, loc, inBounds(b, loc, buffer, indices), gather,
+                   [&](OpBuilder &b, Location loc) {
+                     scf::YieldOp::create(b, loc, zero);
+                   });
+               scf::YieldOp::create(b, loc, edge.getResult(0));
+             })
+      .getResult(0);
+}
+
+void mlir::tile::storeClippedVector(OpBuilder &b, Location loc,
+                                    const TileRegion &region, ValueRange ivs,
+                                    Value vector, llvm::Align align) {
+  Value buffer = region.buffer;
+  int64_t width = cast<VectorType>(vector.getType()).getNumElements();
+  SmallVector<Value> indices = tileIndices(b, loc, region, ivs);
+  scf::IfOp::create(
+      b, loc, isWholeVectorAt(b, loc, buffer, indices, width),
+      [&](OpBuilder &b, Location loc) {
+        vector::StoreOp::create(b, loc, vector, buffer, indices,
+                                /*nontemporal=*/false, align);
+        scf::YieldOp::create(b, loc);
+      },
+      [&](OpBuilder &b, Location loc) {
+        // The elements inside are a prefix of the vector (none when its
+        // first lies outside): element k is stored when k < count. (A loop
+        // over the prefix, its element picked by selects, made ptxas spill
+        // a GEMM epilogue's accumulators.)
+        Value first = indices.back();
+        Value end =
+            b.createOrFold<memref::DimOp>(loc, buffer, indices.size() - 1);
+        Value left = arith::MinUIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, end, first),
+            indexConst(b, loc, width));
+        Value count =
+            arith::SelectOp::create(b, loc, inBounds(b, loc, buffer, indices),
+                                    left, indexConst(b, loc, 0));
+        for (int64_t e = 0; e < width; ++e) {
+          Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                               indexConst(b, loc, e), count);
+          scf::IfOp::create(b, loc, inside, [&](OpBuilder &b, Location loc) {
+            SmallVector<Value> at(indices);
+            at.back() = arith::AddIOp::create(b, loc, first,
+                                              indexConst(b, loc, e));
+            memref::StoreOp::create(
+                b, loc, vector::ExtractOp::create(b, loc, vector, e), buffer,
+                at);
+            scf::YieldOp::create(b, loc);
+          });
+        }
+        scf::YieldOp::create(b, loc);
+      });
+}
+
 /// Loads `buffer[indices]`; for a global buffer, out-of-bounds reads give
 /// zero.
 Value mlir::tile::guardedLoad(OpBuilder &b, Location loc, Value buffer,
@@ -917,7 +1024,8 @@ private:
   /// The copy as vectors of `width` elements (row-major over the tile; in
   /// Block mode vector v goes to thread v mod T). A vector that lies
   /// whole inside the global side moves as one load and one store; one at
-  /// the edge moves element by element with the usual guards.
+  /// its edge loads zeros past it (loadZeroPaddedVector) or stores only
+  /// what lies inside (storeClippedVector).
   static void lowerVectors(OpBuilder &b, CopyOp op, const Distribution &dist,
                            int64_t width) {
     Location loc = op.getLoc();
@@ -928,12 +1036,9 @@ private:
     auto srcVector =
         VectorType::get({width}, op.getSrc().getType().getElementType());
     Type dstElement = op.getDst().getType().getElementType();
-    Value global = isGlobalBuffer(src)   ? src
-                   : isGlobalBuffer(dst) ? dst
-                                         : Value();
+    bool global = isGlobalBuffer(src) || isGlobalBuffer(dst);
     TileRegion srcRegion = op.getSrcRegion(), dstRegion = op.getDstRegion();
-    const TileRegion &globalRegion = global == src ? srcRegion : dstRegion;
-    if (global == src && !isGlobalBuffer(dst) && dist.isSplit() &&
+    if (isGlobalBuffer(src) && !isGlobalBuffer(dst) && dist.isSplit() &&
         lowerBatchedLoads(b, op, dist, vectorShape, width))
       return;
     buildTileLoops(
@@ -966,9 +1071,32 @@ private:
           };
           if (!global)
             return moveVector(b, loc);
-          // Whole inside the global side.
-          Value whole =
-              isWholeVectorInBounds(b, loc, globalRegion, ivs, width);
+          // From global memory: zeros past its edge.
+          if (!isGlobalBuffer(dst)) {
+            Value v = loadZeroPaddedVector(b, loc, srcRegion, ivs, width,
+                                           alignment(src));
+            vector::StoreOp::create(b, loc,
+                                    convertScalar(b, loc, v, dstElement), dst,
+                                    indices(b, dstRegion, ivs),
+                                    /*nontemporal=*/false, alignment(dst));
+            return;
+          }
+          // Into global memory: nothing past its edge.
+          if (!isGlobalBuffer(src)) {
+            Value v = vector::LoadOp::create(b, loc, srcVector, src,
+                                             indices(b, srcRegion, ivs),
+                                             /*nontemporal=*/false,
+                                             alignment(src));
+            storeClippedVector(b, loc, dstRegion, ivs,
+                               convertScalar(b, loc, v, dstElement),
+                               alignment(dst));
+            return;
+          }
+          // Between global buffers: whole when whole inside both, element
+          // by element otherwise.
+          Value whole = arith::AndIOp::create(
+              b, loc, isWholeVectorInBounds(b, loc, srcRegion, ivs, width),
+              isWholeVectorInBounds(b, loc, dstRegion, ivs, width));
           scf::IfOp::create(
               b, loc, whole,
               [&](OpBuilder &b, Location loc) {
@@ -1008,7 +1136,6 @@ private:
     Value src = op.getSrc(), dst = op.getDst();
     TileRegion srcRegion = op.getSrcRegion(), dstRegion = op.getDstRegion();
     MemRefType srcType = op.getSrc().getType();
-    auto srcVector = VectorType::get({width}, srcType.getElementType());
     int64_t vectorRegisters =
         llvm::divideCeil(width * srcType.getElementTypeBitWidth(), 32);
     if (perThread * vectorRegisters > maxRegisters)
@@ -1030,34 +1157,10 @@ private:
                        .getResult();
       SmallVector<Value> at =
           getVectorCoords(b, loc, op.getTileShape(), linear, width);
-      SmallVector<Value> srcIdx =
-          swizzleIndices(b, loc, src, tileIndices(b, loc, srcRegion, at));
-      auto load = scf::IfOp::create(
-          b, loc, isWholeVectorInBounds(b, loc, srcRegion, at, width),
-          [&](OpBuilder &b, Location loc) {
-            scf::YieldOp::create(
-                b, loc,
-                vector::LoadOp::create(b, loc, srcVector, src, srcIdx,
-                                       /*nontemporal=*/false, alignment(src))
-                    .getResult());
-          },
-          [&](OpBuilder &b, Location loc) {
-            Value v = arith::ConstantOp::create(b, loc, srcVector,
-                                                b.getZeroAttr(srcVector));
-            for (int64_t e = 0; e < width; ++e) {
-              SmallVector<Value> element(at);
-              element.back() = arith::AddIOp::create(b, loc, at.back(),
-                                                     indexConst(b, loc, e));
-              Value x = guardedLoad(
-                  b, loc, src,
-                  swizzleIndices(b, loc, src,
-                                 tileIndices(b, loc, srcRegion, element)));
-              v = vector::InsertOp::create(b, loc, x, v, e);
-            }
-            scf::YieldOp::create(b, loc, v);
-          });
+      Value load = loadZeroPaddedVector(b, loc, srcRegion, at, width,
+                                        alignment(src));
       ivs.push_back(std::move(at));
-      values.push_back(load.getResult(0));
+      values.push_back(load);
     }
     for (auto [at, v] : llvm::zip(ivs, values))
       vector::StoreOp::create(

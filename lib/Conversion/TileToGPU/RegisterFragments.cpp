@@ -531,15 +531,7 @@ void CopyRegisters::moveVectors(OpBuilder &b, Location loc, CopyOp op,
   bool global = !getMemorySpace(memoryType);
   for (int64_t s = 0; s < table.getNumSlots(); s += width) {
     SmallVector<Value> coords = emitCoords(b, loc, table, parts, s);
-    SmallVector<Value> indices = memoryIndices(b, loc, region, coords);
-    Value whole = global ? isWholeVectorInBounds(b, loc, region, coords, width)
-                         : Value();
-    auto elementCoords = [&](OpBuilder &b, int64_t k) {
-      SmallVector<Value> at(coords);
-      at.back() = arith::AddIOp::create(b, loc, coords.back(),
-                                        indexConstant(b, loc, k));
-      return memoryIndices(b, loc, region, at);
-    };
+    auto indices = [&] { return memoryIndices(b, loc, region, coords); };
     if (toMemory) {
       SmallVector<Value> elements;
       for (int64_t k = 0; k < width; ++k)
@@ -553,58 +545,18 @@ void CopyRegisters::moveVectors(OpBuilder &b, Location loc, CopyOp op,
                                            .getElementType()),
               elements),
           dstElement);
-      auto store = [&](OpBuilder &b, Location loc) {
-        vector::StoreOp::create(b, loc, vector, memory, indices,
+      if (global)
+        storeClippedVector(b, loc, region, coords, vector, align);
+      else
+        vector::StoreOp::create(b, loc, vector, memory, indices(),
                                 /*nontemporal=*/false, align);
-      };
-      if (!global) {
-        store(b, loc);
-        continue;
-      }
-      scf::IfOp::create(
-          b, loc, whole,
-          [&](OpBuilder &b, Location loc) {
-            store(b, loc);
-            scf::YieldOp::create(b, loc);
-          },
-          [&](OpBuilder &b, Location loc) {
-            for (int64_t k = 0; k < width; ++k) {
-              SmallVector<Value> at = elementCoords(b, k);
-              Value v = vector::ExtractOp::create(b, loc, vector, k);
-              guardedWrite(b, loc, memory, at, [&](OpBuilder &b, Location loc) {
-                memref::StoreOp::create(b, loc, v, memory, at);
-              });
-            }
-            scf::YieldOp::create(b, loc);
-          });
       continue;
     }
-    auto load = [&](OpBuilder &b, Location loc) -> Value {
-      return vector::LoadOp::create(b, loc, vectorType, memory, indices,
-                                    /*nontemporal=*/false, align);
-    };
-    Value vector;
-    if (!global) {
-      vector = load(b, loc);
-    } else {
-      vector = scf::IfOp::create(
-                   b, loc, whole,
-                   [&](OpBuilder &b, Location loc) {
-                     scf::YieldOp::create(b, loc, load(b, loc));
-                   },
-                   [&](OpBuilder &b, Location loc) {
-                     SmallVector<Value> elements;
-                     for (int64_t k = 0; k < width; ++k)
-                       elements.push_back(
-                           guardedLoad(b, loc, memory, elementCoords(b, k)));
-                     scf::YieldOp::create(
-                         b, loc,
-                         vector::FromElementsOp::create(b, loc, vectorType,
-                                                        elements)
-                             .getResult());
-                   })
-                   .getResult(0);
-    }
+    Value vector =
+        global ? loadZeroPaddedVector(b, loc, region, coords, width, align)
+               : vector::LoadOp::create(b, loc, vectorType, memory, indices(),
+                                        /*nontemporal=*/false, align)
+                     .getResult();
     for (int64_t k = 0; k < width; ++k)
       memref::StoreOp::create(
           b, loc,

@@ -60,7 +60,8 @@ func.func @producer(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %n: index) {
 // CHECK-NEXT: nvvm.setmaxregister{{ +}}decrease 24
 // CHECK: scf.for
 // CHECK: vector.load
-// CHECK-NEXT: vector.store
+// CHECK-NOT: vector.load
+// CHECK: vector.store
 // CHECK: } {tile.thread_range = array<i64: 256, 128, 24>}
 // CHECK: nvvm.setmaxregister{{ +}}increase 240
 // CHECK-NOT: scf.for

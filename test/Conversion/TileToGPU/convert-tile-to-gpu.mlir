@@ -30,9 +30,10 @@ func.func @launch(%gx: index, %gy: index, %out: memref<?xi32>) {
 // A copy into a shared tile is split over the block, with barriers around:
 // when the global rows are aligned (a run-time check), thread t takes
 // 16-byte vectors t and t + 128 (8 f16), both loaded before the first store
-// (a vector crossing the edge of the global buffer gathers its elements,
-// guarded, zero outside); otherwise elements t, t + 128, ..., the global
-// read guarded.
+// (a vector crossing the edge of the global buffer loads its first element
+// and the others at indices clamped to it, selecting zero past the edge, no
+// branch per element; zeros when it starts outside); otherwise elements t,
+// t + 128, ..., the global read guarded.
 // CHECK-LABEL: func.func @copy
 // CHECK: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
 // CHECK: gpu.barrier
@@ -42,9 +43,12 @@ func.func @launch(%gx: index, %gy: index, %out: memref<?xi32>) {
 // CHECK:   %[[V0:.*]] = scf.if %{{.*}} -> (vector<8xf16>) {
 // CHECK:     vector.load %{{.*}} {alignment = 16 : i64} : memref<?x?xf16>, vector<8xf16>
 // CHECK:   } else {
-// CHECK:     scf.if %{{.*}} -> (f16) {
-// CHECK:       memref.load %{{.*}} : memref<?x?xf16>
-// CHECK:     vector.from_elements
+// CHECK:     scf.if %{{.*}} -> (vector<8xf16>) {
+// CHECK-NOT:   scf.if
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<?x?xf16>
+// CHECK:       vector.from_elements
+// CHECK:     } else {
+// CHECK:       scf.yield %{{.*}} : vector<8xf16>
 // CHECK:   arith.addi %[[TX]], %c128
 // CHECK-NOT: vector.store
 // CHECK:   %[[V1:.*]] = scf.if %{{.*}} -> (vector<8xf16>) {

@@ -39,21 +39,41 @@ func.func @kernel(%gx: index, %gy: index, %gz: index, %out: memref<?x?x?xi32>) {
 // A copy from global memory reads zero out of bounds; the copy converts.
 // When the global rows are aligned (checked at run time: base, row stride,
 // column offset), it moves vectors of 4 elements (16 bytes of the f32
-// destination): one load and one store per vector inside the buffer, and
-// element by element for a vector that crosses its edge.
+// destination): one load per vector inside the buffer; for a vector that
+// crosses its edge, its first element and the others at indices clamped to
+// the first, the ones past the edge selected away (no branch per element);
+// zeros for a vector that starts outside.
 // CHECK-LABEL: func.func @copy_in
 // CHECK-SAME: (%[[A:[[:alnum:]_]+]]: memref<?x?xf16>, %[[M:[[:alnum:]_]+]]: index, %[[K:[[:alnum:]_]+]]: index)
 // CHECK: memref.extract_aligned_pointer_as_index %[[A]]
 // CHECK: scf.if %{{.*}} {
 // CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}}
 // CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}}
-// CHECK:       scf.if %{{.*}} {
-// CHECK:         %[[V:.*]] = vector.load %[[A]][%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<?x?xf16>, vector<4xf16>
-// CHECK:         %[[VW:.*]] = arith.extf %[[V]] : vector<4xf16> to vector<4xf32>
-// CHECK:         vector.store %[[VW]], %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<16x8xf32>, vector<4xf32>
+// CHECK:       %[[ROW:.*]] = arith.addi %[[M]], %{{.*}} : index
+// CHECK:       %[[COL:.*]] = arith.addi %[[K]], %{{.*}} : index
+// CHECK:       %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<4xf16>
+// CHECK:       %[[V:.*]] = scf.if %{{.*}} -> (vector<4xf16>) {
+// CHECK:         %[[WHOLE:.*]] = vector.load %[[A]][%[[ROW]], %[[COL]]] {alignment = 8 : i64} : memref<?x?xf16>, vector<4xf16>
+// CHECK:         scf.yield %[[WHOLE]]
 // CHECK:       } else {
-// CHECK-COUNT-4: memref.store %{{.*}} : memref<16x8xf32>
+// CHECK:         %[[EDGE:.*]] = scf.if %{{.*}} -> (vector<4xf16>) {
+// CHECK:           %[[X0:.*]] = memref.load %[[A]][%[[ROW]], %[[COL]]]
+// CHECK:           %[[V0:.*]] = vector.insert %[[X0]], %[[ZEROS]] [0]
+// CHECK:           %[[C1:.*]] = arith.addi %[[COL]], %c1
+// CHECK:           %[[IN1:.*]] = arith.cmpi ult, %[[C1]], %{{.*}} : index
+// CHECK:           %[[AT1:.*]] = arith.select %[[IN1]], %[[C1]], %[[COL]] : index
+// CHECK:           %[[X1:.*]] = memref.load %[[A]][%[[ROW]], %[[AT1]]]
+// CHECK:           %[[S1:.*]] = arith.select %[[IN1]], %[[X1]], %{{.*}} : f16
+// CHECK:           vector.insert %[[S1]], %[[V0]] [1]
+// CHECK-COUNT-2:   memref.load %[[A]]
+// CHECK:           scf.yield
+// CHECK:         } else {
+// CHECK:           scf.yield %[[ZEROS]]
+// CHECK:         }
+// CHECK:         scf.yield %[[EDGE]]
 // CHECK:       }
+// CHECK:       %[[VW:.*]] = arith.extf %[[V]] : vector<4xf16> to vector<4xf32>
+// CHECK:       vector.store %[[VW]], %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 16 : i64} : memref<16x8xf32>, vector<4xf32>
 // Otherwise element by element:
 // CHECK: } else {
 // CHECK: scf.for %[[I:[[:alnum:]_]+]] = %{{.*}} to %{{.*}}
@@ -86,13 +106,27 @@ func.func @copy_in(%A: memref<?x?xf16>, %m: index, %k: index) {
 
 // A copy to global memory drops out-of-bounds writes; a higher-rank side
 // takes the tile in its trailing dimensions. Aligned: whole vectors of 4
-// where they fit in the row, guarded elements at its end.
+// where they fit in the row; at its end, element k stored when k is below
+// the count of elements inside (none when the vector starts outside).
 // CHECK-LABEL: func.func @copy_out
 // CHECK-SAME: (%[[C:[[:alnum:]_]+]]: memref<?x?x?xf16>, %[[B:[[:alnum:]_]+]]: index, %[[N:[[:alnum:]_]+]]: index)
 // CHECK: scf.if %{{.*}} {
 // CHECK:   %[[V:.*]] = vector.load %{{.*}}[%{{.*}}] {alignment = 16 : i64} : memref<8xf32>, vector<4xf32>
 // CHECK:   %[[VT:.*]] = arith.truncf %[[V]] : vector<4xf32> to vector<4xf16>
-// CHECK:   vector.store %[[VT]], %[[C]][%[[B]], %[[B]], %{{.*}}] {alignment = 8 : i64} : memref<?x?x?xf16>, vector<4xf16>
+// CHECK:   %[[COL0:.*]] = arith.addi %[[N]], %{{.*}} : index
+// CHECK:   scf.if %{{.*}} {
+// CHECK:     vector.store %[[VT]], %[[C]][%[[B]], %[[B]], %[[COL0]]] {alignment = 8 : i64} : memref<?x?x?xf16>, vector<4xf16>
+// CHECK:   } else {
+// CHECK:     %[[LEFT:.*]] = arith.subi %{{.*}}, %[[COL0]] : index
+// CHECK:     %[[MIN:.*]] = arith.minui %[[LEFT]], %c4 : index
+// CHECK:     %[[COUNT:.*]] = arith.select %{{.*}}, %[[MIN]], %c0 : index
+// CHECK:     %[[IN0:.*]] = arith.cmpi ult, %c0, %[[COUNT]] : index
+// CHECK:     scf.if %[[IN0]] {
+// CHECK:       %[[E0:.*]] = vector.extract %[[VT]][0]
+// CHECK:       memref.store %[[E0]], %[[C]][%[[B]], %[[B]], %{{.*}}]
+// CHECK:     }
+// CHECK-COUNT-3: memref.store %{{.*}}, %[[C]]
+// CHECK:   }
 // CHECK: } else {
 // CHECK: scf.for %[[I:[[:alnum:]_]+]] =
 // CHECK:   %[[COL:[[:alnum:]_]+]] = arith.addi %[[N]], %[[I]]
