@@ -168,7 +168,13 @@ CompilationCache::CompilationCache(Options opts, WarningHandler handler)
       enabled(options.enabled) {
   if (!enabled)
     return;
-  if (std::error_code ec = sys::fs::create_directories(options.directory)) {
+  // Created for its owner alone (whatever the umask): entries are code the
+  // next run executes.
+  if (std::error_code ec = sys::fs::create_directories(
+          options.directory, /*IgnoreExisting=*/true,
+          sys::fs::perms::owner_all | sys::fs::perms::group_read |
+              sys::fs::perms::group_exe | sys::fs::perms::others_read |
+              sys::fs::perms::others_exe)) {
     warn("cannot create the cache directory '" + options.directory +
          "' (" + ec.message() + "); compiling without a cache");
     enabled = false;
@@ -177,6 +183,18 @@ CompilationCache::CompilationCache(Options opts, WarningHandler handler)
   if (!sys::fs::is_directory(options.directory)) {
     warn("the cache directory '" + options.directory +
          "' is not a directory; compiling without a cache");
+    enabled = false;
+    return;
+  }
+  // Another user who can write the directory can plant an entry that this
+  // process would run: such a directory is not used.
+  ErrorOr<sys::fs::perms> mode = sys::fs::getPermissions(options.directory);
+  if (mode && (*mode & (sys::fs::perms::group_write |
+                        sys::fs::perms::others_write))) {
+    warn("the cache directory '" + options.directory +
+         "' is writable by other users, who could plant code this process "
+         "would run (chmod go-w it, or set TILE_CACHE_DIR to a directory of "
+         "your own); compiling without a cache");
     enabled = false;
     return;
   }

@@ -21,6 +21,7 @@
 #include <string>
 #include <csignal>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -285,6 +286,49 @@ TEST_F(CacheTest, ARegularFileAsTheDirectoryDegradesWithOneWarning) {
   EXPECT_EQ(readFile(file), "x");
 }
 
+TEST_F(CacheTest, ADirectoryOthersCanWriteIsNotUsed) {
+  // Group- or world-writable (a shared /tmp-like directory, sticky or not):
+  // another user could plant an entry under a key this process computes.
+  for (fs::perms mode : {fs::perms::all_all, fs::perms::owner_all |
+                                                 fs::perms::group_all,
+                         fs::perms::all_all | fs::perms::sticky_bit}) {
+    warnings.clear();
+    ASSERT_FALSE(fs::setPermissions(dir, mode));
+    CompilationCache cache = makeCache();
+    EXPECT_FALSE(cache.isEnabled());
+    cache.store("key", "payload");
+    EXPECT_EQ(cache.lookup("key"), nullptr);
+    EXPECT_EQ(countFiles(), 0u);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].find("writable by other users"), std::string::npos)
+        << warnings[0];
+  }
+  ASSERT_FALSE(fs::setPermissions(dir, fs::perms::owner_all));
+  warnings.clear();
+  EXPECT_TRUE(makeCache().isEnabled());
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST_F(CacheTest, ACreatedDirectoryIsTheOwnersWhateverTheUmask) {
+  mode_t old = ::umask(0);
+  std::string nested = dir + "/a/b/cache";
+  CompilationCache::Options options;
+  options.directory = nested;
+  CompilationCache cache(options, [this](const std::string &message) {
+    warnings.push_back(message);
+  });
+  ::umask(old);
+  EXPECT_TRUE(cache.isEnabled());
+  EXPECT_TRUE(warnings.empty());
+  for (std::string path : {dir + "/a", dir + "/a/b", nested}) {
+    llvm::ErrorOr<fs::perms> mode = fs::getPermissions(path);
+    ASSERT_TRUE(bool(mode)) << path;
+    EXPECT_EQ(*mode & (fs::perms::group_write | fs::perms::others_write),
+              fs::perms::no_perms)
+        << path;
+  }
+}
+
 TEST(CacheSettingsTest, SizesTakeBinarySuffixes) {
   EXPECT_EQ(parseByteSize("12345"), 12345u);
   EXPECT_EQ(parseByteSize(" 0 "), 0u);
@@ -331,7 +375,8 @@ TEST_F(CacheTest, EnvironmentTakesSuffixesAndKeepsDefaultsOnGarbage) {
 TEST_F(CacheTest, EntriesArePrunableAndTemporariesAreNot) {
   CompilationCache cache = makeCache();
   cache.store("k", "payload");
-  llvm::StringRef name = llvm::sys::path::filename(cache.getEntryPath("k"));
+  std::string entry = cache.getEntryPath("k");
+  llvm::StringRef name = llvm::sys::path::filename(entry);
   EXPECT_TRUE(name.starts_with("llvmcache-")) << name.str();
   EXPECT_TRUE(fs::exists(cache.getEntryPath("k")));
   // Files of other programs in the directory are never evicted.
