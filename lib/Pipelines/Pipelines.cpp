@@ -179,6 +179,13 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     persistent.dynamic = spec.dynamicTiles;
     pm.addPass(createTileMakePersistent(persistent));
   }
+  // The instruction of every gemm, which the planner, the layouts and the
+  // lowering read.
+  TileSelectInstructionsOptions select;
+  select.wgmma = spec.wgmma;
+  select.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
+  select.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
+  pm.addPass(createTileSelectInstructions(select));
   if (options.pipelineCopies) {
     // wgmma gemms keep a k tile of work in flight across iterations.
     TilePlanPipelinesOptions plan;
@@ -192,7 +199,6 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     plan.warpSpecialize = spec.tma && spec.tmaRelease && spec.warpSpecialize;
     plan.pingpong = plan.warpSpecialize && spec.pingpong;
     plan.panelBlocks = spec.wgmma && spec.wgmmaBlocked && spec.wgmmaPanels;
-    plan.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
     // AMD: the prefetch before the compute, which then ends the body (after
     // it, the backend sinks the matrix-core instructions away from their
     // operand loads, into the block that follows the prefetch's branch).
@@ -209,16 +215,12 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   // Fragments whose layouts conflict stay in shared memory.
   TileInferLayoutOptions layouts;
   layouts.keepConflictsInMemory = true;
-  layouts.wgmma = spec.wgmma;
   layouts.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
   layouts.panelBlocks = spec.wgmma && spec.wgmmaBlocked && spec.wgmmaPanels;
-  layouts.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
   pm.addPass(createTileInferLayout(layouts));
   ConvertTileToGPUOptions toGPU;
   toGPU.reuseSharedMemory = options.reuseSharedMemory;
   toGPU.registerFragments = options.registerFragments;
-  toGPU.wgmma = spec.wgmma;
-  toGPU.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
   toGPU.tmaStore = spec.tmaStore;
   toGPU.stmatrix = spec.stmatrix;
   pm.addPass(createConvertTileToGPU(toGPU));

@@ -18,6 +18,7 @@
 #include "TileLang/Conversion/TileToAMDGPU.h"
 #include "TileLang/Conversion/TileToNVGPU.h"
 #include "TileLang/Dialect/Tile/IR/FragmentTable.h"
+#include "TileLang/Transforms/InstructionSelection.h"
 #include "TileLang/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -291,61 +292,23 @@ struct InferLayoutPass
     ModuleOp module = getOperation();
     auto target =
         module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());
-    bool tensorCores = target && target.getKind() == TargetKind::CUDA &&
-                       target.getSmVersion() >= 80;
     // The warp partition is the policy's choice on mma.sync; wgmma has its
     // own (each warpgroup all columns of 64 rows), and the policy, a hint
     // for the partition, gives way to it.
-    if (wgmma && tensorCores && target.getSmVersion() >= 90)
-      module.walk([&](GemmOp gemm) {
-        auto kernel = gemm->getParentOfType<KernelOp>();
-        if (kernel && fitsWgmma(gemm, kernel.getNumThreads(),
-                                blockedOperands, wgmmaTallRows))
-          gemm.setPolicy(GemmPolicy::FullRow);
-      });
-    // AMD chips with matrix cores: the accumulator layout of their gemms.
-    StringRef matrixCoreChip;
-    if (target && target.getKind() == TargetKind::ROCm &&
-        (hasMFMA(target.getChip()) || hasWMMA(target.getChip())))
-      matrixCoreChip = target.getChip();
+    module.walk([&](GemmOp gemm) {
+      if (getGemmInstruction(gemm).getKind() == GemmInstructionKind::Wgmma)
+        gemm.setPolicy(GemmPolicy::FullRow);
+    });
+    StringRef chip = target ? target.getChip() : StringRef();
     WalkResult result = module.walk([&](KernelOp kernel) {
-      return failed(inferKernel(kernel, tensorCores, matrixCoreChip,
-                                wgmma && tensorCores &&
-                                    target.getSmVersion() >= 90))
-                 ? WalkResult::interrupt()
-                 : WalkResult::advance();
+      return failed(inferKernel(kernel, chip)) ? WalkResult::interrupt()
+                                               : WalkResult::advance();
     });
     if (result.wasInterrupted())
       signalPassFailure();
   }
 
-  /// Whether every shared operand of `gemm` will keep the swizzle wgmma
-  /// reads it with (its own, or the one this pass gives it).
-  bool keepsWgmmaSwizzles(GemmOp gemm) {
-    for (Value operand : {gemm.getA(), gemm.getB()}) {
-      auto type = cast<MemRefType>(operand.getType());
-      if (isInSpace(type, MemorySpace::Fragment))
-        continue;
-      // Pipeline stages are views of one multi-buffered allocation.
-      Value root = operand;
-      while (auto view = root.getDefiningOp<memref::SubViewOp>())
-        root = view.getSource();
-      auto shared = root.getDefiningOp<AllocSharedOp>();
-      if (!shared)
-        return false;
-      auto swizzle = dyn_cast_or_null<SwizzleAttr>(shared.getLayoutAttr());
-      if (!swizzle)
-        swizzle = getWgmmaOperandSwizzle(
-            MemRefType::get(type.getShape(), type.getElementType()),
-            blockedOperands, blockedOperands && panelBlocks);
-      if (!swizzle || !appliesSwizzle(root, swizzle))
-        return false;
-    }
-    return true;
-  }
-
-  LogicalResult inferKernel(KernelOp kernel, bool tensorCores,
-                            StringRef matrixCoreChip, bool useWgmma) {
+  LogicalResult inferKernel(KernelOp kernel, StringRef chip) {
     int64_t threads = kernel.getNumThreads();
     // The user's annotations move onto the allocations they name (as the
     // canonicalizer would move them).
@@ -382,17 +345,16 @@ struct InferLayoutPass
           reduce && classes.contains(reduce.getSrc()) &&
           classes.contains(reduce.getDst()))
         reductions.push_back(reduce);
-      if (auto gemm = dyn_cast<GemmOp>(op); gemm && tensorCores) {
+      GemmOp gemm = dyn_cast<GemmOp>(op);
+      GemmInstructionAttr instruction =
+          gemm ? getGemmInstruction(gemm) : GemmInstructionAttr();
+      if (gemm && instruction.isTensorCore()) {
         // wgmma's layout is the full_row mma.sync layout with 64 rows per
         // warpgroup; with more, its m64 blocks.
-        // Only where the gemm will run on wgmma: its shared operands keep
-        // the swizzle wgmma reads (no element-wise access drops it), else
-        // the mma.sync fallback needs its own layout.
-        FragmentLayoutAttr mma = getMmaAccumulatorLayout(gemm, threads);
-        if (useWgmma && gemm.getM() > 64 * (threads / 128) &&
-            fitsWgmma(gemm, threads, blockedOperands, wgmmaTallRows) &&
-            keepsWgmmaSwizzles(gemm))
-          mma = getWgmmaAccumulatorLayout(gemm, threads);
+        FragmentLayoutAttr mma =
+            instruction.getBlocks() > 1
+                ? getWgmmaAccumulatorLayout(gemm, threads)
+                : getMmaAccumulatorLayout(gemm, threads);
         if (mma && classes.contains(gemm.getC()))
           ok = classes.force(gemm.getC(), mma, gemm);
         if (FragmentLayoutAttr operand = getMmaOperandALayout(gemm, threads);
@@ -408,10 +370,9 @@ struct InferLayoutPass
                       shared.getType(), blockedOperands,
                       blockedOperands && panelBlocks))
                 shared.setLayoutAttr(swizzle);
-      } else if (auto gemm = dyn_cast<GemmOp>(op);
-                 gemm && !matrixCoreChip.empty()) {
-        if (FragmentLayoutAttr acc = getMatrixCoreAccumulatorLayout(
-                gemm, threads, matrixCoreChip);
+      } else if (gemm && instruction.isMatrixCore()) {
+        if (FragmentLayoutAttr acc =
+                getMatrixCoreAccumulatorLayout(gemm, threads, chip);
             acc && classes.contains(gemm.getC()))
           ok = classes.force(gemm.getC(), acc, gemm);
       } else if (auto copy = dyn_cast<CopyOp>(op);
@@ -449,7 +410,10 @@ struct InferLayoutPass
     for (AllocFragmentOp alloc : allocs)
       if (!classes.isConflicted(alloc.getResult()))
         alloc.setLayoutAttr(layoutOf(alloc.getResult()));
-    if (tensorCores)
+    // (NVIDIA tensor-core targets: the staging tiles of their epilogues.)
+    TargetAttr target = getTargetAttr(kernel);
+    if (target && target.getKind() == TargetKind::CUDA &&
+        target.getSmVersion() >= 80)
       swizzleStagingTiles(kernel);
     return success();
   }

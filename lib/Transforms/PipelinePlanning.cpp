@@ -14,6 +14,7 @@
 #include "ProducerOperands.h"
 
 #include "TileLang/Conversion/TileToNVGPU.h"
+#include "TileLang/Transforms/InstructionSelection.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
@@ -126,13 +127,13 @@ Value getStageView(OpBuilder &b, Location loc, Value buffer, Value stage) {
 class Planner {
 public:
   Planner(PipelinedOp loop, bool swizzleGemmOperands, bool overlapGemms,
-          bool blockedOperands, bool tma, bool tallRows, bool tmaBlocked,
+          bool blockedOperands, bool tma, bool tmaBlocked,
           bool releaseBarriers, int64_t releaseMinWarpgroups,
           int64_t releaseMaxStages, bool panelBlocks, bool warpSpecialize,
           bool pingpong, bool prefetchFirst)
       : loop(loop), swizzleGemmOperands(swizzleGemmOperands),
         overlapGemms(overlapGemms), blockedOperands(blockedOperands),
-        tma(tma), tallRows(tallRows), tmaBlocked(tmaBlocked),
+        tma(tma), tmaBlocked(tmaBlocked),
         releaseBarriers(releaseBarriers),
         releaseMinWarpgroups(releaseMinWarpgroups),
         releaseMaxStages(releaseMaxStages), panelBlocks(panelBlocks),
@@ -174,7 +175,6 @@ private:
   bool overlapGemms;
   bool blockedOperands;
   bool tma;
-  bool tallRows;
   bool tmaBlocked;
   /// With tma: the warps release each stage on a second barrier array and
   /// the thread that issues the next copies into it waits for that, instead
@@ -330,7 +330,6 @@ SmallVector<GemmOp> Planner::findOverlappableGemms() {
       return s.alloc.getResult() == tile;
     });
   };
-  int64_t threads = loop->getParentOfType<KernelOp>().getNumThreads();
   SmallVector<GemmOp> gemms;
   for (auto gemm : body.getOps<GemmOp>()) {
     // It runs on wgmma (else nothing stays in flight and the shorter
@@ -340,7 +339,7 @@ SmallVector<GemmOp> Planner::findOverlappableGemms() {
     // (they stay in the tensor cores' registers), and live beyond one
     // iteration.
     Value c = gemm.getC();
-    if (!fitsWgmma(gemm, threads, blockedOperands, tallRows) ||
+    if (getGemmInstruction(gemm).getKind() != GemmInstructionKind::Wgmma ||
         !isStaged(gemm.getA()) || !isStaged(gemm.getB()) ||
         gemm.getClearAccum() || gemm.getClearIf() ||
         !c.getDefiningOp<AllocFragmentOp>() ||
@@ -642,6 +641,8 @@ void Planner::rewrite() {
   }
   // Ping-pong: the warpgroups take turns issuing the body's first run of
   // consecutive gemms, so that one's softmax runs under the other's gemms.
+  // Only gemms on wgmma can: the others need block barriers, which a
+  // warpgroup waiting for its turn never reaches.
   auto kernel = loop->getParentOfType<KernelOp>();
   if (produced && pingpong &&
       kernel.getNumThreads() >= 2 * ProducerOp::kThreads) {
@@ -652,7 +653,10 @@ void Planner::rewrite() {
       else if (!run.empty())
         break;
     }
-    if (!run.empty()) {
+    bool wgmma = llvm::all_of(run, [](GemmOp gemm) {
+      return getGemmInstruction(gemm).getKind() == GemmInstructionKind::Wgmma;
+    });
+    if (!run.empty() && wgmma) {
       OpBuilder turns(run.front());
       auto takeTurns = TakeTurnsOp::create(turns, loc);
       Block *block = turns.createBlock(&takeTurns.getBody());
@@ -831,7 +835,7 @@ struct PlanPipelinesPass
     for (PipelinedOp loop : loops) {
       Planner planner(loop, swizzle, overlap, swizzle && blockedOperands,
                       tma && swizzle && target.getSmVersion() >= 90,
-                      wgmmaTallRows, tmaBlocked, releaseBarriers,
+                      tmaBlocked, releaseBarriers,
                       releaseMinWarpgroups, releaseMaxStages, panelBlocks,
                       warpSpecialize, pingpong, prefetchFirst);
       if (!planner.analyze())

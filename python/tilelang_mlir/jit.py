@@ -90,7 +90,8 @@ class JITKernel:
     def get_kernel_source(self, stage="tile", target=None):
         """The kernel's IR at a stage of the lowering, for `target` (default:
         the kernel's): "tile" (as traced, with the user's locations),
-        "pipelined" (after tile-plan-pipelines), "loops" (tile ops lowered:
+        "pipelined" (after tile-select-instructions and tile-plan-pipelines),
+        "loops" (tile ops lowered:
         gpu.launch on GPU targets, scf loops on the CPU), "llvm" (the whole
         module in the LLVM dialect, device code included) or, on NVIDIA
         targets, "ptx", "cubin" (bytes; a list of them when the function
@@ -108,9 +109,10 @@ class JITKernel:
                 "nvvm" if kind == "cuda" else "rocdl", chip, fmt,
                 self._pipeline_options(kind))
         pipelines = {
-            "pipelined": attach + ",tile-plan-pipelines",
+            "pipelined": attach + ",tile-select-instructions,tile-plan-pipelines",
             "loops": attach + (",convert-tile-to-scf" if kind == "cpu" else
-                               ",tile-plan-pipelines,convert-tile-to-gpu"
+                               ",tile-select-instructions,tile-plan-pipelines"
+                               ",convert-tile-to-gpu"
                                "{reuse-shared-memory=true}") + ",canonicalize,cse",
             "llvm": "tile-to-cpu" if kind == "cpu" else vendor("isa"),
         }

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout="wgmma blocked-operands panel-blocks" | FileCheck %s --check-prefix=STAGE
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions=blocked-operands --tile-infer-layout="blocked-operands panel-blocks" | FileCheck %s --check-prefix=STAGE
 // RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_80" --tile-infer-layout | FileCheck %s --check-prefix=STAGE80
 // RUN: tile-opt %s --tile-attach-target="kind=cpu chip=host" --tile-infer-layout | FileCheck %s --check-prefix=STAGECPU
 

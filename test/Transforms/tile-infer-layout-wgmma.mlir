@@ -1,6 +1,6 @@
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout=wgmma | FileCheck %s
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout | FileCheck %s --check-prefix=OFF
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_80" --tile-infer-layout=wgmma | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-infer-layout | FileCheck %s
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions=wgmma=false --tile-infer-layout | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_80" --tile-select-instructions --tile-infer-layout | FileCheck %s --check-prefix=OFF
 
 // tile-infer-layout{wgmma} on sm_90: a gemm that fits wgmma (f16 -> f32,
 // A 128 x 64 and B 256 x 64 K-major with 128-byte rows, 64 rows of C per
@@ -9,16 +9,16 @@
 // (warp w holds rows 16w..16w+15, all 256 columns); so does a gemm with B
 // stored K x N whose 128-byte rows hold all of N (MN-major). Gemms that do
 // not fit keep their policy: 128 rows over one warpgroup, a K x N B with
-// 256-byte rows, an f16 accumulator, K-major rows of 256 bytes. Without
-// the option, or before sm_90, nothing changes.
+// 256-byte rows, an f16 accumulator, K-major rows of 256 bytes. With wgmma
+// off, or before sm_90, the gemms run on mma.sync and keep their policies.
 // CHECK-LABEL: func.func @partition
 // CHECK: tile.alloc_fragment {layout = #tile.fragment<[128, 256], thread = (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 256) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2)
-// CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_row>, transpose_b}
-// CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_col>, transpose_b} : memref<128x64xf16
-// CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_row>} : memref<64x64xf16
-// CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_col>} : memref<64x64xf16{{.*}}, memref<64x128xf16
-// CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_col>, transpose_b} : {{.*}} -> memref<64x64xf16
-// CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_col>, transpose_b} : memref<64x128xf16
+// CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<wgmma m64n256k16>, policy = #tile.policy<full_row>, transpose_b}
+// CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<mma_sync m16n8k16>, policy = #tile.policy<full_col>, transpose_b} : memref<128x64xf16
+// CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<wgmma m64n64k16>, policy = #tile.policy<full_row>} : memref<64x64xf16
+// CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<mma_sync m16n8k16>, policy = #tile.policy<full_col>} : memref<64x64xf16{{.*}}, memref<64x128xf16
+// CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<mma_sync m16n8k16>, policy = #tile.policy<full_col>, transpose_b} : {{.*}} -> memref<64x64xf16
+// CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<mma_sync m16n8k16>, policy = #tile.policy<full_col>, transpose_b} : memref<64x128xf16
 // OFF-LABEL: func.func @partition
 // OFF-NOT: full_row
 // OFF: return
@@ -59,12 +59,12 @@ func.func @partition(%n: index) {
 // slots block after block. Without the option it keeps its policy.
 // TALL-LABEL: func.func @tall
 // TALL: tile.alloc_fragment {layout = #tile.fragment<[128, 128], thread = (d0, d1) -> (((d0 floordiv 128) * 4 + (d0 mod 64) floordiv 16) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2), index = (d0, d1) -> (((d0 mod 128) floordiv 64) * 64 + (d1 floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), threads = 128>}
-// TALL: tile.gemm {{.*}} {policy = #tile.policy<full_row>, transpose_b}
+// TALL: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<wgmma m64n128k16, blocks = 2>, policy = #tile.policy<full_row>, transpose_b}
 // NOTALL-LABEL: func.func @tall
 // NOTALL-NOT: full_row
 // NOTALL: return
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout="wgmma wgmma-tall-rows" | FileCheck %s --check-prefix=TALL
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout=wgmma | FileCheck %s --check-prefix=NOTALL
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions=wgmma-tall-rows --tile-infer-layout | FileCheck %s --check-prefix=TALL
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-infer-layout | FileCheck %s --check-prefix=NOTALL
 func.func @tall(%n: index) {
   tile.kernel grid(%n) threads(128) -> (%bx) {
     %a = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>

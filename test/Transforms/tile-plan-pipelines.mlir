@@ -1,17 +1,17 @@
 // RUN: tile-opt %s --split-input-file --tile-plan-pipelines | FileCheck %s
 // RUN: tile-opt %s --split-input-file --tile-plan-pipelines --tile-plan-pipelines | FileCheck %s
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines | FileCheck %s --check-prefix=CUDA
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines=overlap-gemms | FileCheck %s --check-prefix=OVERLAP
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-plan-pipelines=overlap-gemms | FileCheck %s --check-prefix=NO-OVERLAP
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-plan-pipelines=overlap-gemms | FileCheck %s --check-prefix=OVERLAP
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-select-instructions --tile-plan-pipelines=overlap-gemms | FileCheck %s --check-prefix=NO-OVERLAP
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines=tma | FileCheck %s --check-prefix=TMA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-plan-pipelines=tma | FileCheck %s --check-prefix=NO-TMA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers" | FileCheck %s --check-prefix=RELEASE
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers release-min-warpgroups=2" | FileCheck %s --check-prefix=NO-RELEASE
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers release-max-stages=2" | FileCheck %s --check-prefix=NO-RELEASE
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers warp-specialize" | FileCheck %s --check-prefix=WS
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers warp-specialize pingpong" | FileCheck %s --check-prefix=WS-ONE
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-plan-pipelines="tma release-barriers warp-specialize pingpong" | FileCheck %s --check-prefix=WS-ONE
 // RUN: tile-opt %s --split-input-file --tile-plan-pipelines=prefetch-first | FileCheck %s --check-prefix=FIRST
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="overlap-gemms tma release-barriers warp-specialize" | FileCheck %s --check-prefix=PERSISTENT
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-plan-pipelines="overlap-gemms tma release-barriers warp-specialize" | FileCheck %s --check-prefix=PERSISTENT
 
 // A GEMM main loop over three stages: both copies get three buffers; the
 // copies of iterations 0 and 1 are issued before the loop (each behind a
@@ -287,7 +287,7 @@ func.func @not_pipelined(%A: memref<?x?xf16>, %F: memref<?x?xf32>, %I: memref<?x
 // OVERLAP-NEXT: tile.pipelined
 // OVERLAP-NEXT: tile.async_wait pending(1)
 // OVERLAP: %[[I:.*]] = arith.divui
-// OVERLAP: tile.gemm {{.*}} {policy = #tile.policy<full_row>, transpose_b, wg_wait = 1 : i64}
+// OVERLAP: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<wgmma m64n128k16>, policy = #tile.policy<full_row>, transpose_b, wg_wait = 1 : i64}
 // OVERLAP: %[[AHEAD:.*]] = arith.addi %[[I]], %c2
 // OVERLAP: arith.remui %[[AHEAD]], %c4
 // OVERLAP: tile.async_commit
@@ -642,4 +642,60 @@ func.func @dynamic_tiles(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x
     tile.finish_tiles %counters blocks(%blocks) : memref<2xi32>
   }
   return
+}// -----
+
+// Two warpgroups take turns issuing the body's gemms when they run on wgmma
+// (no block barriers); a SIMT gemm (f32 operands) needs block barriers,
+// which a warpgroup waiting for its turn never reaches: no turns.
+// WS-ONE-LABEL: func.func @turns
+// WS-ONE: tile.producer
+// WS-ONE: tile.take_turns {
+// WS-ONE-NEXT: tile.gemm {{.*}}wgmma
+// WS-ONE-LABEL: func.func @no_turns
+// WS-ONE: tile.producer
+// WS-ONE-NOT: tile.take_turns
+// WS-ONE: return
+func.func @turns(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>, %kt: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<128x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<128x64xf32, #tile.mem<fragment>>
+    tile.clear %c : memref<128x64xf32, #tile.mem<fragment>>
+    %row = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 {
+      %koff = arith.muli %k, %c32 : index
+      tile.copy %A[%row, %koff] to %a : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
+      tile.copy %B[%c0, %koff] to %b : memref<?x?xf16> to memref<64x32xf16, #tile.mem<shared>>
+      tile.gemm %a, %b, %c {transpose_b} : memref<128x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<128x64xf32, #tile.mem<fragment>>
+    }
+    tile.copy %c to %C[%row, %c0] : memref<128x64xf32, #tile.mem<fragment>> to memref<?x?xf32>
+  }
+  return
 }
+func.func @no_turns(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32>, %kt: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<128x32xf32, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf32, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<128x64xf32, #tile.mem<fragment>>
+    tile.clear %c : memref<128x64xf32, #tile.mem<fragment>>
+    %row = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 {
+      %koff = arith.muli %k, %c32 : index
+      tile.copy %A[%row, %koff] to %a : memref<?x?xf32> to memref<128x32xf32, #tile.mem<shared>>
+      tile.copy %B[%c0, %koff] to %b : memref<?x?xf32> to memref<64x32xf32, #tile.mem<shared>>
+      tile.gemm %a, %b, %c {transpose_b} : memref<128x32xf32, #tile.mem<shared>>, memref<64x32xf32, #tile.mem<shared>> -> memref<128x64xf32, #tile.mem<fragment>>
+    }
+    tile.copy %c to %C[%row, %c0] : memref<128x64xf32, #tile.mem<fragment>> to memref<?x?xf32>
+  }
+  return
+}
+
+

@@ -55,9 +55,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     guarded exactly as in `convert-tile-to-scf`, so the results match the
     CPU reference.
 
-    On a CUDA target of sm_80 or later, `tile.gemm` on f16 with sizes that
-    are multiples of 16x8x16 runs on tensor cores instead (`nvgpu.mma.sync`
-    m16n8k16, operands through `nvgpu.ldmatrix`, accumulators in registers);
+    Each `tile.gemm` runs on its `instruction` (tile-select-instructions;
+    a gemm without one first gets that pass's default choice, never
+    wgmma). `mma_sync` runs on tensor cores (`nvgpu.mma.sync` m16n8k16,
+    operands through `nvgpu.ldmatrix`, accumulators in registers);
     in a `tile.pipelined` loop that leaves its C tile to the gemm, C stays in
     registers for the whole loop.
 
@@ -82,18 +83,19 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     (or with `register-fragments=false`, all of them) lives in shared memory
     between ops as described above.
 
-    With `wgmma` (off for this pass alone; `tile-to-nvvm` turns it on
-    unless `wgmma=false`), on sm_90 a gemm whose C is a register fragment
-    of 64 rows per warpgroup
-    (the full_row accumulator layout over whole warpgroups, which is
-    wgmma's accumulator order) and whose A (M x K) and B (N x K) are K-major
-    shared tiles with the 128-, 64- or 32-byte swizzle of their rows runs on
-    `wgmma.mma_async` m64nNk16 through matrix descriptors, after a
-    `fence.proxy.async`; swizzled tiles are placed on whole swizzle periods
-    so that the swizzle relative to the tile is the one the hardware applies
-    to absolute addresses. A gemm with `wg_wait = n` leaves up to n groups
-    in flight (wgmma.wait_group n) and `tile.gemm_wait` becomes
-    wgmma.wait_group.
+    A `wgmma` gemm (C a register fragment of 64 rows per warpgroup, or two
+    m64 blocks with `blocks = 2`, in wgmma's accumulator order; A and B
+    K-major shared tiles with the 128-, 64- or 32-byte swizzle of their rows
+    or A in registers) runs on `wgmma.mma_async` m64nNk16 through matrix
+    descriptors, after a `fence.proxy.async`; swizzled tiles are placed on
+    whole swizzle periods so that the swizzle relative to the tile is the
+    one the hardware applies to absolute addresses. A gemm with
+    `wg_wait = n` leaves up to n groups in flight (wgmma.wait_group n) and
+    `tile.gemm_wait` becomes wgmma.wait_group. Where the lowering finds
+    that it cannot emit a wgmma gemm after all (its C, or its A fragment,
+    kept out of registers by an access that registers cannot serve), the
+    gemm takes mma.sync, or SIMT, and its `instruction` says so.
+    `mfma`/`wmma` gemms run on AMD matrix cores; `simt` gemms as above.
 
     With `tma-store` (off for this pass alone; `tile-to-nvvm` turns it on
     unless `tma-store=false`), on sm_90 a synchronous `tile.copy` of a
@@ -134,14 +136,6 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
            /*default=*/"true",
            "Keep fragments with layouts in per-thread registers where every "
            "op on them allows it">,
-    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
-           "On sm_90: run gemms whose C is a register fragment of 64 rows "
-           "per warpgroup and whose operands are K-major swizzled shared "
-           "tiles on wgmma.mma_async">,
-    Option<"wgmmaTallRows", "wgmma-tall-rows", "bool", /*default=*/"false",
-           "With wgmma, also gemms whose warpgroups own 128 rows of C (two "
-           "m64 blocks in the layout of getWgmmaAccumulatorLayout; "
-           "experimental)">,
     Option<"stmatrix", "stmatrix", "bool", /*default=*/"false",
            "On sm_90: copies of whole register fragments in the "
            "mma/wgmma accumulator order into 16-bit shared tiles store "

@@ -21,10 +21,15 @@ bool hasMFMA(StringRef chip);
 /// lowering uses.
 bool hasWMMA(StringRef chip);
 
+/// Why `op` cannot run on `chip`'s 16x16x16 matrix cores (MFMA or WMMA)
+/// over `threads` threads, if it cannot.
+std::optional<StringRef> getMatrixCoreMismatch(GemmOp op, StringRef chip,
+                                               std::optional<int64_t> threads);
+
 class RegisterFragments;
 
-/// AMD lowerings that take precedence over the generic Block-mode ones
-/// inside a gpu.launch: f16 and bf16 `tile.gemm` with f32 accumulation as
+/// AMD lowerings inside a gpu.launch: the f16 and bf16 `tile.gemm` ops with
+/// f32 accumulation whose `instruction` is mfma or wmma as
 /// `amdgpu.mfma` 16x16x16 (MFMA chips) or `amdgpu.wmma` 16x16x16 (gfx11),
 /// one 16x16 C tile per wave at a time, its accumulators in registers
 /// across k; a C tile among `fragments` (when given) is read and written in

@@ -24,19 +24,38 @@ class RegisterFragments;
 void markGemmsOnArrivedTiles(Operation *root,
                              const RegisterFragments &fragments);
 
-/// NVIDIA lowerings that take precedence over the generic Block-mode ones
-/// inside a gpu.launch: tile.gemm on tensor cores (nvgpu.mma.sync
+/// NVIDIA lowerings inside a gpu.launch, each of the gemms whose
+/// `instruction` names it: mma_sync on tensor cores (nvgpu.mma.sync
 /// m16n8k16) from sm_80 on, reading and writing the register fragments of
-/// `fragments` (when given) in place; with `wgmma` on sm_90, the gemms
-/// whose C is a register fragment of 64 rows per warpgroup and whose
-/// operands are K-major swizzled shared tiles on wgmma.mma_async.
-/// With `wgmmaTallRows`, a warpgroup may own 128 rows of C (two m64
-/// blocks; see fitsWgmma).
+/// `fragments` (when given) in place; with `wgmma` (some gemm was selected
+/// for it) on sm_90, wgmma gemms on wgmma.mma_async, their accumulator
+/// fills and tile.gemm_wait as wgmma waits.
 void populateTileToNVGPUPatterns(RewritePatternSet &patterns,
                                  int64_t smVersion,
                                  const RegisterFragments *fragments = nullptr,
-                                 bool wgmma = false,
-                                 bool wgmmaTallRows = false);
+                                 bool wgmma = false);
+
+/// Why `op` cannot run on mma.sync m16n8kK whatever the block (types,
+/// transposes, shapes, operand rows and swizzles), if it cannot.
+std::optional<StringRef> getMmaSyncMismatch(GemmOp op);
+
+/// The k extent of one mma.sync of `op`: 16 for 16-bit operands, 32 for
+/// 8-bit ones.
+int64_t getMmaSyncTileK(GemmOp op);
+
+/// Why the wgmma lowering cannot emit `op`, selected for wgmma, in a block
+/// of `threads` threads with the registers of `fragments`, if it cannot: C
+/// (and A when it is a fragment) must be in registers, C in
+/// getWgmmaAccumulatorLayout's layout, the shared operands in the swizzles
+/// wgmma reads.
+std::optional<StringRef>
+getWgmmaLoweringMismatch(GemmOp op, const RegisterFragments &fragments,
+                         int64_t threads);
+
+/// Bytes of one row of the shared operand tile `tile` when wgmma can read
+/// it through a descriptor (rows of 32, 64 or 128 bytes with the matching
+/// swizzle, or wider rows in the blocked 128-byte layout), else 0.
+int64_t getWgmmaRowBytes(Value tile);
 
 /// Warp specialization, before the kernels become launches: in each
 /// tile.kernel with a tile.producer, the producer's body becomes the work of

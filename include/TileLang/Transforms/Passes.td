@@ -35,6 +35,61 @@ def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileSelectInstructions
+    : Pass<"tile-select-instructions", "::mlir::ModuleOp"> {
+  let summary = "Choose the instruction each tile.gemm runs on";
+  let description = [{
+    Sets `instruction` (a `#tile.gemm_instruction`) on every `tile.gemm`
+    that has none, for the module's target (`tile.target`) and the threads
+    of its kernel, taking the first that can run it of:
+
+    1. `wgmma m64nNk16` (with `wgmma`, NVIDIA sm_90): f16/bf16 operands
+       with f32 accumulation, A K-major in shared memory (rows of 32, 64 or
+       128 bytes, or wider ones with `blocked-operands`) or a fragment
+       (`register_a`), B in shared memory, N a multiple of 8 up to 256, 64
+       rows of C per warpgroup (128 with `wgmma-tall-rows`: `blocks = 2`),
+       and shared operands that keep the swizzle wgmma reads;
+    2. `mma_sync m16n8k16` (`k32` for int8; NVIDIA sm_80 and newer): f16,
+       bf16 and int8 (A M x K, B N x K) operands, M, N, K multiples of the
+       instruction, rows of whole 16-byte vectors;
+    3. `mfma m16n16k16` (gfx90a, gfx94x, gfx950) or `wmma m16n16k16`
+       (gfx11): f16/bf16 operands with f32 accumulation, M, N, K multiples
+       of 16, whole waves;
+    4. `simt`: anything else (and every gemm on the CPU).
+
+    The later stages read the choice: `tile-plan-pipelines` keeps wgmma work
+    in flight across iterations, `tile-infer-layout` gives C (and A in a
+    fragment) the instruction's layout and wgmma gemms the `full_row`
+    partition, `convert-tile-to-gpu` keeps their fragments in registers and
+    emits the instruction. A gemm that already has an instruction keeps it
+    when the instruction can run it and is an error otherwise; a gemm that
+    reaches those stages without one takes this pass's choice with its
+    default options but `wgmma` off.
+
+    ```
+    tile-opt --tile-attach-target="kind=cuda chip=sm_90a" \
+        --tile-select-instructions="wgmma-tall-rows"
+    ```
+
+    Where only the lowering knows that wgmma cannot take a gemm after all
+    (its C kept out of registers), `convert-tile-to-gpu` takes it to
+    mma.sync (or SIMT) instead and records that as its instruction.
+  }];
+  let options = [
+    Option<"wgmma", "wgmma", "bool", /*default=*/"true",
+           "On sm_90 targets, gemms that fit wgmma run on it">,
+    Option<"blockedOperands", "blocked-operands", "bool",
+           /*default=*/"false",
+           "Shared operands with rows wider than 128 bytes will be stored "
+           "in the blocked 128-byte swizzle (tile-infer-layout's and "
+           "tile-plan-pipelines' option), which wgmma reads">,
+    Option<"wgmmaTallRows", "wgmma-tall-rows", "bool", /*default=*/"false",
+           "A warpgroup may own 128 rows of a wgmma gemm's C (two m64 "
+           "blocks, A in shared memory, N <= 128)">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
   let summary = "Choose the register layout of every fragment";
   let description = [{
@@ -44,12 +99,17 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
 
     1. a layout the user gave (`tile.annotate_layout`, which this pass
        moves onto the allocation it names, as the canonicalizer does);
-    2. on NVIDIA targets from sm_80, the C tile of a `tile.gemm` that runs on
-       `mma.sync` m16n8k16 gets the accumulator layout of that instruction,
-       16x8 pieces spread over the warp grid that the gemm's policy chooses
-       (the layout the tensor-core lowering keeps in registers), and an A
-       tile in a fragment gets the m16k16 operand layout (replicated over
-       the warp columns that share it);
+    2. the C tile of a `tile.gemm` whose instruction (`instruction`, set by
+       `tile-select-instructions`; without one, that pass's default choice)
+       is `mma_sync` gets the accumulator layout of that instruction, 16x8
+       pieces spread over the warp grid that the gemm's policy chooses (the
+       layout the tensor-core lowering keeps in registers), and an A tile
+       in a fragment gets the m16k16 operand layout (replicated over the
+       warp columns that share it); `wgmma` gemms take policy `full_row`
+       first, whatever their policy (64 rows of C per warpgroup, wgmma's
+       accumulator order; with `blocks = 2`, two m64 blocks per
+       warpgroup), and `mfma`/`wmma` gemms the matrix cores' accumulator
+       layout;
     3. fragments accessed at the same coordinates `(i, j, ...)` of one
        `tile.parallel`, and the two sides of a fragment-to-fragment
        `tile.copy`, share one layout;
@@ -70,13 +130,6 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     gets the same swizzle (with `blocked-operands`, 16-bit rows wider than
     128 bytes the blocked layout, in column panels with `panel-blocks`):
     the fragment's stores hit distinct banks and a TMA store can read it.
-
-    With `wgmma` (what the sm_90 pipelines use), a gemm whose shapes, types
-    and transposes fit wgmma (f16/bf16 -> f32, A M x K and B N x K, rows of
-    32-128 bytes, 64 rows of C per warpgroup, N <= 256) gets policy
-    `full_row` first, whatever its policy: its C layout is then wgmma's
-    accumulator order, and `convert-tile-to-gpu{wgmma}` issues
-    wgmma.mma_async for it.
 
     Two constraints that force different layouts on one fragment are an
     error on the op that joined them, with a note on the op that fixed the
@@ -102,22 +155,13 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
            /*default=*/"false",
            "Leave fragments with conflicting layouts without a layout "
            "instead of failing">,
-    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
-           "On sm_90 targets, gemms whose shapes, types and transposes fit "
-           "wgmma take its warpgroup partition (policy full_row: 64 rows "
-           "of C per warpgroup) whatever their policy">,
     Option<"panelBlocks", "panel-blocks", "bool", /*default=*/"false",
            "With blocked-operands, blocked tiles are stored in column "
            "panels (one TMA box per panel; the sm_90 pipeline's default)">,
     Option<"blockedOperands", "blocked-operands", "bool",
            /*default=*/"false",
            "Shared gemm operands with rows wider than 128 bytes get the "
-           "blocked 128-byte swizzle, and such gemms count as fitting "
-           "wgmma">,
-    Option<"wgmmaTallRows", "wgmma-tall-rows", "bool", /*default=*/"false",
-           "With wgmma, a warpgroup may own 128 rows of C (two m64 blocks, "
-           "A in shared memory, N <= 128): C takes the layout of "
-           "getWgmmaAccumulatorLayout (experimental)">
+           "blocked 128-byte swizzle (what wgmma reads them in)">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
@@ -162,8 +206,8 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     ldmatrix swizzle (`#tile.swizzle`) unless it has a layout already, so
     tensor-core operand loads hit distinct shared-memory banks.
 
-    With `overlap-gemms` on an sm_90 target (the wgmma lowering), a gemm of
-    the body that fits wgmma, reads only pipelined tiles and whose C tile
+    With `overlap-gemms`, a gemm of the body that runs on wgmma (its
+    `instruction`, from tile-select-instructions), reads only pipelined tiles and whose C tile
     nothing else in the loop touches keeps its last k tile of tensor-core work in flight
     across iterations (`wg_wait = 1`). Iteration `i` then knows only that
     the block finished the work of iteration `i - 2`, so it prefetches
@@ -243,9 +287,6 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
            "On NVIDIA targets, staged gemm operands with rows wider than "
            "128 bytes get the blocked 128-byte swizzle (wgmma's layout for "
            "them) instead of the row-wise ldmatrix swizzle">,
-    Option<"wgmmaTallRows", "wgmma-tall-rows", "bool", /*default=*/"false",
-           "With overlap-gemms, gemms whose warpgroups own 128 rows of C "
-           "(two m64 blocks) count as fitting wgmma (experimental)">,
     Option<"releaseBarriers", "release-barriers", "bool", /*default=*/"false",
            "With tma, the warps release each stage on a second barrier "
            "array (tile.barrier_arrive) and the thread that issues the next "

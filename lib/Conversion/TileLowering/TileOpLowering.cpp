@@ -1315,6 +1315,9 @@ struct ExpandGemmClearIf : OpRewritePattern<GemmOp> {
     Value clearIf = op.getClearIf();
     if (!clearIf)
       return failure();
+    if (GemmInstructionAttr instruction = op.getInstructionAttr();
+        instruction && instruction.getKind() == GemmInstructionKind::Wgmma)
+      return rewriter.notifyMatchFailure(op, "wgmma takes clear_if itself");
     Location loc = op.getLoc();
     scf::IfOp::create(rewriter, loc, clearIf, [&](OpBuilder &b, Location) {
       FillOp::create(b, loc, op.getC(),
@@ -1326,11 +1329,18 @@ struct ExpandGemmClearIf : OpRewritePattern<GemmOp> {
   }
 };
 
+/// The SIMT gemm: in Block mode only for the gemms selected for it (or
+/// carrying no instruction); the others are their instruction's lowering's.
 struct GemmLowering : TilePattern<GemmOp> {
   using TilePattern::TilePattern;
 
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
+    if (GemmInstructionAttr instruction = op.getInstructionAttr();
+        mode == TileLoweringMode::Block && instruction &&
+        instruction.getKind() != GemmInstructionKind::SIMT)
+      return rewriter.notifyMatchFailure(op, "selected for another "
+                                             "instruction");
     Value a = op.getA(), b = op.getB(), c = op.getC();
     Type accType = op.getC().getType().getElementType();
     bool transA = op.getTransposeA(), transB = op.getTransposeB();

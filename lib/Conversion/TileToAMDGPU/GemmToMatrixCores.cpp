@@ -141,6 +141,13 @@ struct GemmToMatrixCore : OpRewritePattern<GemmOp> {
 
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
+    GemmInstructionAttr instruction = op.getInstructionAttr();
+    if (!instruction ||
+        instruction.getKind() != (core.waveSize == 64
+                                      ? GemmInstructionKind::MFMA
+                                      : GemmInstructionKind::WMMA))
+      return rewriter.notifyMatchFailure(op, "not selected for this chip's "
+                                             "matrix cores");
     if (op.getClearIf())
       return rewriter.notifyMatchFailure(op, "clear_if (expanded first)");
     std::optional<int64_t> threads = getStaticBlockThreads(op);
@@ -349,6 +356,16 @@ bool mlir::tile::hasMFMA(StringRef chip) {
 }
 
 bool mlir::tile::hasWMMA(StringRef chip) { return chip.starts_with("gfx11"); }
+
+std::optional<StringRef>
+mlir::tile::getMatrixCoreMismatch(GemmOp op, StringRef chip,
+                                  std::optional<int64_t> threads) {
+  if (hasMFMA(chip))
+    return matrixCoreMismatch(op, kMFMA.waveSize, threads);
+  if (hasWMMA(chip))
+    return matrixCoreMismatch(op, kWMMA.waveSize, threads);
+  return StringRef("the chip has no matrix cores the lowering uses");
+}
 
 void mlir::tile::populateTileToAMDGPUPatterns(
     RewritePatternSet &patterns, StringRef chip,

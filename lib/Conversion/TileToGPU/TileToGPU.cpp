@@ -10,6 +10,7 @@
 #include "TileLang/Conversion/TileLowering.h"
 #include "TileLang/Conversion/TileToAMDGPU.h"
 #include "TileLang/Conversion/TileToNVGPU.h"
+#include "TileLang/Transforms/InstructionSelection.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -454,21 +455,48 @@ public:
     return expected && expected->placesLike(table);
   }
 
-  /// Whether the tensor-core lowering takes `fragment`, the A or C tile of
-  /// `gemm`, in registers laid out as `table`: exactly the mma.sync operand
-  /// or accumulator layout.
+  /// Whether the lowering of `gemm`'s instruction takes `fragment`, its A
+  /// or C tile, in registers laid out as `table`: exactly the tensor cores'
+  /// operand or accumulator layout (wgmma with two m64 blocks: its own),
+  /// or the AMD matrix cores' accumulator layout.
   bool keepsInRegisters(GemmOp gemm, Value fragment,
-                        const FragmentTable &table) {
+                        const FragmentTable &table, StringRef chip) {
     int64_t threads = table.getNumThreads();
+    GemmInstructionAttr instruction = gemm.getInstructionAttr();
+    if (instruction.isMatrixCore())
+      return fragment == gemm.getC() &&
+             placesLike(getMatrixCoreAccumulatorLayout(gemm, threads, chip),
+                        table);
+    if (!instruction.isTensorCore())
+      return false;
     if (fragment != gemm.getC())
       return placesLike(getMmaOperandALayout(gemm, threads), table);
-    return placesLike(getMmaAccumulatorLayout(gemm, threads), table) ||
-           (wgmmaTallRows &&
-            placesLike(getWgmmaAccumulatorLayout(gemm, threads), table));
+    return placesLike(instruction.getBlocks() > 1
+                          ? getWgmmaAccumulatorLayout(gemm, threads)
+                          : getMmaAccumulatorLayout(gemm, threads),
+                      table);
   }
-  /// Accumulators in wgmma's m64-block layout qualify too.
-  bool wgmmaTallRows = false;
 };
+
+/// The gemms selected for wgmma that its lowering cannot emit with the
+/// registers `fragments` gives them take mma.sync (or SIMT) instead; true
+/// when some gemm stays on wgmma.
+bool confirmWgmmaGemms(Operation *root, const RegisterFragments &fragments) {
+  bool any = false;
+  root->walk([&](GemmOp gemm) {
+    GemmInstructionAttr instruction = gemm.getInstructionAttr();
+    if (instruction.getKind() != GemmInstructionKind::Wgmma)
+      return;
+    int64_t threads = gemm->getParentOfType<KernelOp>().getNumThreads();
+    if (!getWgmmaLoweringMismatch(gemm, fragments, threads)) {
+      any = true;
+      return;
+    }
+    gemm.removeInstructionAttr();
+    gemm.setInstructionAttr(getGemmInstruction(gemm));
+  });
+  return any;
+}
 } // namespace
 
 struct ConvertTileToGPUPass
@@ -488,25 +516,41 @@ struct ConvertTileToGPUPass
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     auto targetAttr =
         module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());
-    bool tensorCores = targetAttr && targetAttr.getKind() == TargetKind::CUDA &&
-                       targetAttr.getSmVersion() >= 80;
     bool rocm = targetAttr && targetAttr.getKind() == TargetKind::ROCm;
     // Each thread adds its own elements of a parallel body.
     lowerParallelElementAtomics(module, TileLoweringMode::Block);
+    // Every gemm runs on its instruction; those without one take the
+    // default choice.
+    stampDefaultGemmInstructions(module);
     RegisterFragments fragments;
     LayoutMatcher matcher;
-    matcher.wgmmaTallRows = wgmma && wgmmaTallRows;
+    StringRef chip = targetAttr ? targetAttr.getChip() : StringRef();
     if (registerFragments)
       fragments.select(module, [&](GemmOp gemm, Value fragment,
                                    const FragmentTable &table) {
-        if (rocm)
-          return fragment == gemm.getC() &&
-                 matcher.placesLike(getMatrixCoreAccumulatorLayout(
-                                        gemm, table.getNumThreads(),
-                                        targetAttr.getChip()),
-                                    table);
-        return tensorCores && matcher.keepsInRegisters(gemm, fragment, table);
+        return matcher.keepsInRegisters(gemm, fragment, table, chip);
       });
+    bool wgmma = confirmWgmmaGemms(module, fragments);
+    // NVIDIA: the turns wait on named barriers, so their gemms must not
+    // need block barriers, which SIMT gemms always do (mma.sync ones say
+    // so when they do).
+    if (targetAttr && targetAttr.getKind() == TargetKind::CUDA) {
+      WalkResult turns = module.walk([](TakeTurnsOp op) {
+        for (auto gemm : op.getBody().getOps<GemmOp>())
+          if (gemm.getInstructionAttr().getKind() ==
+              GemmInstructionKind::SIMT) {
+            InFlightDiagnostic diag =
+                gemm.emitOpError("runs on SIMT, whose block barriers "
+                                 "warpgroups taking turns never reach "
+                                 "together (tile.take_turns)");
+            diag.attachNote(op.getLoc()) << "the turns";
+            return WalkResult::interrupt();
+          }
+        return WalkResult::advance();
+      });
+      if (turns.wasInterrupted())
+        return signalPassFailure();
+    }
     // sm_90: tensor maps for the copies that arrive on barriers, created
     // on the host before the kernels become launches.
     bool hopper = targetAttr && targetAttr.getKind() == TargetKind::CUDA &&
@@ -530,7 +574,7 @@ struct ConvertTileToGPUPass
     // Target-specific lowerings win over the generic ones where they apply.
     if (targetAttr && targetAttr.getKind() == TargetKind::CUDA)
       populateTileToNVGPUPatterns(patterns, targetAttr.getSmVersion(),
-                                  &fragments, wgmma, wgmmaTallRows);
+                                  &fragments, wgmma);
     if (hopper) {
       populateTmaPatterns(patterns, tma);
       if (tmaStore)

@@ -56,11 +56,22 @@ constexpr int64_t kMaxAccumulatorRegisters = 128;
 /// cannot.
 /// The k extent of one mma.sync of `op`: one 16-byte row of each 8x8
 /// matrix ldmatrix loads, twice.
-int64_t getTileK(GemmOp op) {
+int64_t getTileK(GemmOp op) { return getMmaSyncTileK(op); }
+
+/// Whether `op` was selected for `kind` (tile-select-instructions, or
+/// convert-tile-to-gpu's default for gemms that carry none).
+bool selectedFor(GemmOp op, GemmInstructionKind kind) {
+  GemmInstructionAttr instruction = op.getInstructionAttr();
+  return instruction && instruction.getKind() == kind;
+}
+
+} // namespace
+
+int64_t mlir::tile::getMmaSyncTileK(GemmOp op) {
   return 256 / op.getA().getType().getElementTypeBitWidth();
 }
 
-std::optional<StringRef> mmaMismatch(GemmOp op) {
+std::optional<StringRef> mlir::tile::getMmaSyncMismatch(GemmOp op) {
   Type aType = op.getA().getType().getElementType();
   Type bType = op.getB().getType().getElementType();
   Type cType = op.getC().getType().getElementType();
@@ -87,8 +98,10 @@ std::optional<StringRef> mmaMismatch(GemmOp op) {
   return std::nullopt;
 }
 
+namespace {
+
 FailureOr<int64_t> matchMmaGemm(GemmOp op, PatternRewriter &rewriter) {
-  if (std::optional<StringRef> why = mmaMismatch(op))
+  if (std::optional<StringRef> why = getMmaSyncMismatch(op))
     return rewriter.notifyMatchFailure(op, *why);
   std::optional<int64_t> threads = getStaticBlockThreads(op);
   if (!threads)
@@ -311,6 +324,8 @@ struct GemmToMmaSync : OpRewritePattern<GemmOp> {
 
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
+    if (!selectedFor(op, GemmInstructionKind::MmaSync))
+      return rewriter.notifyMatchFailure(op, "not selected for mma.sync");
     if (op.getClearIf())
       return rewriter.notifyMatchFailure(op, "clear_if (expanded first)");
     FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
@@ -542,6 +557,8 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
     if (gemms.size() != 1)
       return rewriter.notifyMatchFailure(loop, "not exactly one gemm");
     GemmOp op = gemms.front();
+    if (!selectedFor(op, GemmInstructionKind::MmaSync))
+      return rewriter.notifyMatchFailure(loop, "not selected for mma.sync");
     FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
     if (failed(threads))
       return failure();
@@ -678,6 +695,8 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
 
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
+    if (!selectedFor(op, GemmInstructionKind::MmaSync))
+      return rewriter.notifyMatchFailure(op, "not selected for mma.sync");
     if (op.getClearIf())
       return rewriter.notifyMatchFailure(op, "clear_if (expanded first)");
     Value aArray = fragments.getArray(op.getA());
@@ -779,31 +798,9 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
 /// that makes the generic-proxy writes (cp.async, stores) visible to the
 /// async proxy and the commit/wait of the group.
 struct GemmOnWgmma : OpRewritePattern<GemmOp> {
-  GemmOnWgmma(MLIRContext *ctx, const RegisterFragments &fragments,
-              bool tallRows)
-      : OpRewritePattern<GemmOp>(ctx, /*benefit=*/4), fragments(fragments),
-        tallRows(tallRows) {}
+  GemmOnWgmma(MLIRContext *ctx, const RegisterFragments &fragments)
+      : OpRewritePattern<GemmOp>(ctx, /*benefit=*/4), fragments(fragments) {}
   const RegisterFragments &fragments;
-  /// Warpgroups may own 128 rows of C (two m64 blocks).
-  bool tallRows;
-
-  /// Bytes of one row of the shared operand tile `tile` when wgmma can read
-  /// it through a descriptor (rows of 32, 64 or 128 bytes with the
-  /// matching swizzle), else 0.
-  static int64_t getSwizzledRowBytes(Value tile) {
-    auto type = cast<MemRefType>(tile.getType());
-    int64_t rowBytes = type.getDimSize(1) * type.getElementTypeBitWidth() / 8;
-    SwizzleAttr swizzle = getTileSwizzle(tile);
-    // Rows wider than 128 bytes: the blocked 128-byte layout (in either
-    // order of its blocks).
-    SwizzleAttr expected = getWgmmaOperandSwizzle(
-        type, /*blocked=*/rowBytes > 128,
-        /*panels=*/swizzle && swizzle.getPanels());
-    if (!swizzle || swizzle != expected || swizzle.getBase() != 3 ||
-        swizzle.getShift() != 3 || (rowBytes > 128 && !swizzle.getBlocked()))
-      return 0;
-    return rowBytes;
-  }
 
   /// A wgmma as inline PTX, for what MLIR's NVVM op does not take: A in
   /// registers (`aRegs`: four 32-bit registers of two 16-bit elements
@@ -869,43 +866,28 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
 
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
-    Value cArray = fragments.getArray(op.getC());
-    if (!cArray)
-      return rewriter.notifyMatchFailure(op, "C not in registers");
-    Value aArray = fragments.getArray(op.getA());
-    bool registerA = isInSpace(op.getA().getType(), MemorySpace::Fragment);
-    if (registerA && !aArray)
-      return rewriter.notifyMatchFailure(op, "A is a fragment in memory");
+    if (!selectedFor(op, GemmInstructionKind::Wgmma))
+      return rewriter.notifyMatchFailure(op, "not selected for wgmma");
     FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
     if (failed(threads))
       return failure();
-    auto isBlocked = [](Value tile) {
-      SwizzleAttr swizzle = getTileSwizzle(tile);
-      return swizzle && swizzle.getBlocked();
-    };
-    if (!fitsWgmma(op, *threads,
-                   /*blockedRows=*/isBlocked(op.getA()) ||
-                       isBlocked(op.getB()),
-                   tallRows))
-      return rewriter.notifyMatchFailure(op, "shapes, types or transposes "
-                                             "that wgmma does not take");
+    if (std::optional<StringRef> why =
+            getWgmmaLoweringMismatch(op, fragments, *threads))
+      return rewriter.notifyMatchFailure(op, *why);
+    Value cArray = fragments.getArray(op.getC());
+    Value aArray = fragments.getArray(op.getA());
+    bool registerA = isInSpace(op.getA().getType(), MemorySpace::Fragment);
     Type element = op.getA().getType().getElementType();
     int64_t n = op.getN();
-    // m64 blocks per warpgroup; C's registers must be in the layout
+    // m64 blocks per warpgroup; C's registers are in the layout
     // getWgmmaAccumulatorLayout gives (the slots wgmma reads and writes).
     int64_t blocks = op.getM() / (kTileM * (*threads / kWarpSize));
-    if (!holdsLayout(fragments, op.getC(),
-                     getWgmmaAccumulatorLayout(op, *threads)))
-      return rewriter.notifyMatchFailure(op, "C's registers are not in "
-                                             "wgmma's accumulator layout");
     // A in registers is in the mma operand layout (the selection kept it
     // there for this gemm only so), which is wgmma's register-A layout
     // with one warp per 16 rows.
     bool transposeB = !op.getTransposeB();
-    int64_t aRowBytes = registerA ? 0 : getSwizzledRowBytes(op.getA());
-    int64_t bRowBytes = getSwizzledRowBytes(op.getB());
-    if ((!registerA && !aRowBytes) || !bRowBytes)
-      return rewriter.notifyMatchFailure(op, "operands not wgmma-swizzled");
+    int64_t aRowBytes = registerA ? 0 : getWgmmaRowBytes(op.getA());
+    int64_t bRowBytes = getWgmmaRowBytes(op.getB());
 
     Location loc = op.getLoc();
     FailureOr<bool> barrierAfter = emitBarrierBefore(op, rewriter, fragments);
@@ -1133,8 +1115,9 @@ struct FillWgmmaAccumulators : OpRewritePattern<FillOp> {
       return failure();
     bool overlapped = llvm::any_of(dst.getUsers(), [&](Operation *user) {
       auto gemm = dyn_cast<GemmOp>(user);
-      return gemm && gemm.getC() == dst && gemm.getWgWaitAttr() &&
-             gemm.getWgWaitAttr().getInt() != 0;
+      return gemm && gemm.getC() == dst &&
+             selectedFor(gemm, GemmInstructionKind::Wgmma) &&
+             gemm.getWgWaitAttr() && gemm.getWgWaitAttr().getInt() != 0;
     });
     if (!overlapped)
       return failure();
@@ -1188,7 +1171,7 @@ struct GemmWaitToWgmma : OpRewritePattern<GemmWaitOp> {
 
 void mlir::tile::populateTileToNVGPUPatterns(
     RewritePatternSet &patterns, int64_t smVersion,
-    const RegisterFragments *fragments, bool wgmma, bool wgmmaTallRows) {
+    const RegisterFragments *fragments, bool wgmma) {
   if (smVersion < 80)
     return;
   MLIRContext *ctx = patterns.getContext();
@@ -1197,7 +1180,7 @@ void mlir::tile::populateTileToNVGPUPatterns(
   if (fragments)
     patterns.add<GemmOnRegisterFragments>(ctx, *fragments);
   if (fragments && wgmma && smVersion >= 90) {
-    patterns.add<GemmOnWgmma>(ctx, *fragments, wgmmaTallRows);
+    patterns.add<GemmOnWgmma>(ctx, *fragments);
     patterns.add<FillWgmmaAccumulators>(ctx, *fragments);
     patterns.add<GemmWaitToWgmma>(ctx);
   }
@@ -1208,7 +1191,7 @@ void mlir::tile::populateTileToNVGPUPatterns(
 /// failure when the gemm does not take that path.
 static FailureOr<std::pair<int64_t, int64_t>> getMmaWarpGrid(GemmOp op,
                                                              int64_t threads) {
-  if (mmaMismatch(op) || threads % kWarpSize)
+  if (getMmaSyncMismatch(op) || threads % kWarpSize)
     return failure();
   return chooseWarpGrid(op.getPolicy(), threads / kWarpSize,
                         op.getM() / kTileM, op.getN() / kTileN);
@@ -1314,6 +1297,51 @@ bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads, bool blockedRows,
   return op.getM() == rows ||
          (tallRows && op.getM() == 2 * rows && 2 * n <= 256 &&
           getMemorySpace(aType) == MemorySpace::Shared);
+}
+
+int64_t mlir::tile::getWgmmaRowBytes(Value tile) {
+  auto type = cast<MemRefType>(tile.getType());
+  int64_t rowBytes = type.getDimSize(1) * type.getElementTypeBitWidth() / 8;
+  SwizzleAttr swizzle = getTileSwizzle(tile);
+  // Rows wider than 128 bytes: the blocked 128-byte layout (in either
+  // order of its blocks).
+  SwizzleAttr expected = getWgmmaOperandSwizzle(
+      type, /*blocked=*/rowBytes > 128,
+      /*panels=*/swizzle && swizzle.getPanels());
+  if (!swizzle || swizzle != expected || swizzle.getBase() != 3 ||
+      swizzle.getShift() != 3 || (rowBytes > 128 && !swizzle.getBlocked()))
+    return 0;
+  return rowBytes;
+}
+
+std::optional<StringRef>
+mlir::tile::getWgmmaLoweringMismatch(GemmOp op,
+                                     const RegisterFragments &fragments,
+                                     int64_t threads) {
+  if (!fragments.getArray(op.getC()))
+    return StringRef("C not in registers");
+  bool registerA = isInSpace(op.getA().getType(), MemorySpace::Fragment);
+  if (registerA && !fragments.getArray(op.getA()))
+    return StringRef("A is a fragment in memory");
+  if (getMmaSyncMismatch(op) || threads % kWarpSize)
+    return StringRef("no mma shape or whole warps");
+  auto isBlocked = [](Value tile) {
+    SwizzleAttr swizzle = getTileSwizzle(tile);
+    return swizzle && swizzle.getBlocked();
+  };
+  GemmInstructionAttr instruction = op.getInstructionAttr();
+  bool tallRows = instruction && instruction.getBlocks() > 1;
+  if (!fitsWgmma(op, threads,
+                 /*blockedRows=*/isBlocked(op.getA()) || isBlocked(op.getB()),
+                 tallRows))
+    return StringRef("shapes, types or transposes that wgmma does not take");
+  if (!holdsLayout(fragments, op.getC(),
+                   getWgmmaAccumulatorLayout(op, threads)))
+    return StringRef("C's registers are not in wgmma's accumulator layout");
+  if ((!registerA && !getWgmmaRowBytes(op.getA())) ||
+      !getWgmmaRowBytes(op.getB()))
+    return StringRef("operands not wgmma-swizzled");
+  return std::nullopt;
 }
 
 FragmentLayoutAttr mlir::tile::getWgmmaAccumulatorLayout(GemmOp op,

@@ -1500,3 +1500,120 @@ func.func @signed_integer_tile(%A: memref<64xsi8>, %n: index) {
   }
   return
 }
+
+// -----
+
+func.func @gemm_instruction_kind(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{unknown gemm instruction 'hmma'; expected simt, mma_sync, wgmma, mfma or wmma}}
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<hmma m16n8k16>} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_instruction_shape_syntax(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{expected the instruction's shape as m<M>n<N>k<K>, e.g. m16n8k16}}
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<mma_sync m16k16>} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_instruction_shape(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{mma_sync has no shape m16n16k16; expected m16n8k16 (16-bit operands) or m16n8k32 (8-bit)}}
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<mma_sync m16n16k16>} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_instruction_wgmma_n(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{wgmma has no shape m64n12k16; expected m64nNk16 with N a multiple of 8 up to 256}}
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<wgmma m64n12k16>} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_instruction_blocks(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{blocks is a parameter of wgmma, not of mma_sync}}
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<mma_sync m16n8k16, blocks = 2>} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_instruction_accumulators(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{wgmma with 2 m64 blocks of 256 columns: a warpgroup holds 1 to 256 / N blocks of accumulators}}
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<wgmma m64n256k16, blocks = 2>} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_instruction_split(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{a 64x64x32 gemm does not split into #tile.gemm_instruction<wgmma m64n128k16> (one wgmma covers all N columns)}}
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<wgmma m64n128k16>} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_instruction_register_a(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{wgmma reads A from registers (register_a) but A is a shared tile}}
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<wgmma m64n64k16, register_a>} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_instruction_k(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xi8, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x64xi8, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xi32, #tile.mem<fragment>>
+    // expected-error @+1 {{mma_sync with k = 16 does not take 'i8' operands}}
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<mma_sync m16n8k16>} : memref<64x64xi8, #tile.mem<shared>>, memref<64x64xi8, #tile.mem<shared>> -> memref<64x64xi32, #tile.mem<fragment>>
+  }
+  return
+}

@@ -121,6 +121,15 @@ func.func @gemms(%n: index) {
     %d = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
     // CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {clear_accum, policy = #tile.policy<full_row>, transpose_a} : memref<32x64xbf16, #tile.mem<shared>>, memref<32x64xbf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
     tile.gemm %at, %b, %d {transpose_a, clear_accum, policy = #tile.policy<full_row>} : memref<32x64xbf16, #tile.mem<shared>>, memref<32x64xbf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    // The instruction each gemm runs on, as tile-select-instructions records it.
+    // CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<wgmma m64n128k16, blocks = 2>, transpose_b}
+    tile.gemm %a, %bt, %c {instruction = #tile.gemm_instruction<wgmma m64n128k16, blocks = 2>, transpose_b} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+    // CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<mma_sync m16n8k16>, transpose_b}
+    tile.gemm %a, %bt, %c {instruction = #tile.gemm_instruction<mma_sync m16n8k16>, transpose_b} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+    // CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<mfma m16n16k16>, transpose_b}
+    tile.gemm %a, %bt, %c {instruction = #tile.gemm_instruction<mfma m16n16k16>, transpose_b} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+    // CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<simt>, transpose_b}
+    tile.gemm %a, %bt, %c {instruction = #tile.gemm_instruction<simt>, transpose_b} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
     %first = arith.cmpi eq, %bx, %n : index
     // CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} clear_if(%{{.*}}) {transpose_a} : memref<32x64xbf16
     tile.gemm %at, %b, %d clear_if(%first) {transpose_a} : memref<32x64xbf16, #tile.mem<shared>>, memref<32x64xbf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>

@@ -223,6 +223,117 @@ int64_t SwizzleAttr::getPeriod() const {
 }
 
 //===----------------------------------------------------------------------===//
+// GemmInstructionAttr
+//===----------------------------------------------------------------------===//
+
+Attribute GemmInstructionAttr::parse(AsmParser &parser, Type) {
+  SMLoc kindLoc = parser.getCurrentLocation();
+  StringRef kindName;
+  if (parser.parseLess() || parser.parseKeyword(&kindName))
+    return {};
+  std::optional<GemmInstructionKind> kind =
+      symbolizeGemmInstructionKind(kindName);
+  if (!kind) {
+    parser.emitError(kindLoc, "unknown gemm instruction '")
+        << kindName << "'; expected simt, mma_sync, wgmma, mfma or wmma";
+    return {};
+  }
+  int64_t m = 0, n = 0, k = 0, blocks = 1;
+  bool registerA = false;
+  if (*kind != GemmInstructionKind::SIMT) {
+    // The shape, one keyword: m<M>n<N>k<K>.
+    SMLoc shapeLoc = parser.getCurrentLocation();
+    StringRef shape;
+    if (parser.parseKeyword(&shape))
+      return {};
+    auto take = [&](char letter, int64_t &value) {
+      if (!shape.consume_front(StringRef(&letter, 1)))
+        return false;
+      size_t digits = shape.find_first_not_of("0123456789");
+      StringRef number = shape.take_front(digits);
+      shape = shape.drop_front(number.size());
+      return !number.empty() && number.size() <= 9 &&
+             !number.getAsInteger(10, value);
+    };
+    if (!take('m', m) || !take('n', n) || !take('k', k) || !shape.empty()) {
+      parser.emitError(shapeLoc, "expected the instruction's shape as "
+                                 "m<M>n<N>k<K>, e.g. m16n8k16");
+      return {};
+    }
+  }
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc keyLoc = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key))
+      return {};
+    if (key == "register_a") {
+      registerA = true;
+    } else if (key == "blocks") {
+      if (parser.parseEqual() || parser.parseInteger(blocks))
+        return {};
+    } else {
+      parser.emitError(keyLoc, "unknown gemm instruction parameter '")
+          << key << "'; expected register_a or blocks";
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<GemmInstructionAttr>(
+      parser.getContext(), *kind, m, n, k, registerA, blocks);
+}
+
+void GemmInstructionAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyGemmInstructionKind(getKind());
+  if (getKind() != GemmInstructionKind::SIMT)
+    printer << " m" << getM() << "n" << getN() << "k" << getK();
+  if (getRegisterA())
+    printer << ", register_a";
+  if (getBlocks() != 1)
+    printer << ", blocks = " << getBlocks();
+  printer << ">";
+}
+
+LogicalResult
+GemmInstructionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            GemmInstructionKind kind, int64_t m, int64_t n,
+                            int64_t k, bool registerA, int64_t blocks) {
+  StringRef name = stringifyGemmInstructionKind(kind);
+  if (registerA && kind != GemmInstructionKind::Wgmma)
+    return emitError() << "register_a is a form of wgmma, not of " << name;
+  if (blocks != 1 && kind != GemmInstructionKind::Wgmma)
+    return emitError() << "blocks is a parameter of wgmma, not of " << name;
+  auto shapeError = [&](StringRef expected) {
+    return emitError() << name << " has no shape m" << m << "n" << n << "k"
+                       << k << "; expected " << expected;
+  };
+  switch (kind) {
+  case GemmInstructionKind::SIMT:
+    if (m || n || k)
+      return emitError() << "simt has no instruction shape";
+    return success();
+  case GemmInstructionKind::MmaSync:
+    if (m != 16 || n != 8 || (k != 16 && k != 32))
+      return shapeError("m16n8k16 (16-bit operands) or m16n8k32 (8-bit)");
+    return success();
+  case GemmInstructionKind::Wgmma:
+    if (m != 64 || n < 8 || n > 256 || n % 8 || k != 16)
+      return shapeError("m64nNk16 with N a multiple of 8 up to 256");
+    if (blocks < 1 || blocks * n > 256)
+      return emitError() << "wgmma with " << blocks << " m64 blocks of " << n
+                         << " columns: a warpgroup holds 1 to 256 / N "
+                            "blocks of accumulators";
+    return success();
+  case GemmInstructionKind::MFMA:
+  case GemmInstructionKind::WMMA:
+    if (m != 16 || n != 16 || k != 16)
+      return shapeError("m16n16k16");
+    return success();
+  }
+  llvm_unreachable("unknown gemm instruction kind");
+}
+
+//===----------------------------------------------------------------------===//
 // FragmentLayoutAttr
 //===----------------------------------------------------------------------===//
 

@@ -926,6 +926,31 @@ LogicalResult GemmOp::verify() {
            << "; supported: f16 -> f16|f32, bf16 -> f32, f32 -> f32, "
               "f64 -> f64, i8 -> i32, f8E4M3FN|f8E5M2 -> f32";
 
+  if (GemmInstructionAttr inst = getInstructionAttr();
+      inst && inst.getKind() != GemmInstructionKind::SIMT) {
+    StringRef name = stringifyGemmInstructionKind(inst.getKind());
+    bool wgmma = inst.getKind() == GemmInstructionKind::Wgmma;
+    int64_t rows = inst.getM() * inst.getBlocks();
+    if (m % rows || n % inst.getN() || k % inst.getK() ||
+        (wgmma && n != inst.getN()))
+      return emitOpError("a ")
+             << m << "x" << n << "x" << k << " gemm does not split into "
+             << inst << (wgmma ? " (one wgmma covers all N columns)" : "");
+    if (wgmma && inst.getRegisterA() != (*aPlace == Place::Fragment))
+      return emitOpError("wgmma reads A from ")
+             << (inst.getRegisterA() ? "registers (register_a)"
+                                     : "shared memory")
+             << " but A is a " << placeName(*aPlace) << " tile";
+    if (inst.isTensorCore() || inst.isMatrixCore()) {
+      int64_t bits = a.getIntOrFloatBitWidth();
+      if ((bits == 8 && inst.getK() != 32 &&
+           inst.getKind() == GemmInstructionKind::MmaSync) ||
+          (bits == 16 && inst.getK() != 16))
+        return emitOpError("")
+               << name << " with k = " << inst.getK() << " does not take "
+               << a << " operands";
+    }
+  }
   if (auto kernel = (*this)->getParentOfType<KernelOp>()) {
     TargetAttr target = getTargetAttr(*this);
     int64_t warp = target && target.getKind() != TargetKind::CPU

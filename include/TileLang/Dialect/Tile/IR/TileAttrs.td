@@ -105,6 +105,80 @@ def Tile_TargetKind : I32EnumAttr<"TargetKind", "compilation target kind", [
   let cppNamespace = "::mlir::tile";
 }
 
+def Tile_GemmInstructionKind : I32EnumAttr<"GemmInstructionKind",
+    "instruction family a tile gemm runs on", [
+    I32EnumAttrCase<"SIMT", 0, "simt">,
+    I32EnumAttrCase<"MmaSync", 1, "mma_sync">,
+    I32EnumAttrCase<"Wgmma", 2, "wgmma">,
+    I32EnumAttrCase<"MFMA", 3, "mfma">,
+    I32EnumAttrCase<"WMMA", 4, "wmma">
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tile";
+}
+
+//===----------------------------------------------------------------------===//
+// Instructions
+//===----------------------------------------------------------------------===//
+
+def Tile_GemmInstructionAttr
+    : Tile_Attr<"GemmInstruction", "gemm_instruction"> {
+  let summary = "The instruction a tile.gemm runs on";
+  let description = [{
+    Chosen once per `tile.gemm` by `tile-select-instructions` (or given by
+    the user) and read by every later stage: the layouts of its operands
+    (`tile-infer-layout`), whether its work stays in flight across a
+    pipeline (`tile-plan-pipelines`), which registers hold its fragments
+    and which lowering emits it (`convert-tile-to-gpu`).
+
+    * `simt`: the block's threads multiply element by element (any target,
+      any types).
+    * `mma_sync m16n8k16` (`k32` for 8-bit operands): NVIDIA warp-level
+      tensor cores (sm_80 and newer), operands through ldmatrix, C in the
+      accumulator layout of the warp grid the gemm's policy chooses.
+    * `wgmma m64nNk16`: sm_90 warpgroup tensor cores; one instruction covers
+      all N columns of 64 rows. `register_a`: A is read from registers
+      (A is a fragment), else through a shared-memory descriptor.
+      `blocks = 2`: each warpgroup owns two m64 blocks of C (128 rows).
+    * `mfma m16n16k16` (CDNA, wave64) and `wmma m16n16k16` (gfx11, wave32):
+      AMD matrix cores, one 16x16 C tile per wave at a time.
+
+    ```mlir
+    tile.gemm %a, %b, %c {instruction = #tile.gemm_instruction<wgmma m64n128k16>}
+        : ...
+    #tile.gemm_instruction<wgmma m64n256k16, register_a>
+    #tile.gemm_instruction<wgmma m64n128k16, blocks = 2>
+    #tile.gemm_instruction<mma_sync m16n8k16>
+    #tile.gemm_instruction<simt>
+    ```
+  }];
+  let parameters = (ins EnumParameter<Tile_GemmInstructionKind>:$kind,
+                        DefaultValuedParameter<"int64_t", "0">:$m,
+                        DefaultValuedParameter<"int64_t", "0">:$n,
+                        DefaultValuedParameter<"int64_t", "0">:$k,
+                        DefaultValuedParameter<"bool", "false">:$registerA,
+                        DefaultValuedParameter<"int64_t", "1">:$blocks);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "GemmInstructionKind":$kind), [{
+      return $_get($_ctxt, kind, 0, 0, 0, false, 1);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// mma_sync or wgmma: NVIDIA tensor cores.
+    bool isTensorCore() const {
+      return getKind() == GemmInstructionKind::MmaSync ||
+             getKind() == GemmInstructionKind::Wgmma;
+    }
+    /// mfma or wmma: AMD matrix cores.
+    bool isMatrixCore() const {
+      return getKind() == GemmInstructionKind::MFMA ||
+             getKind() == GemmInstructionKind::WMMA;
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Layouts
 //===----------------------------------------------------------------------===//

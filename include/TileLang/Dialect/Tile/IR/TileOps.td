@@ -581,6 +581,13 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     any combination -> f32. The block must have a whole number of warps.
     `policy` tells how the warps split C (default `square`).
 
+    `instruction` (`#tile.gemm_instruction`) records the instruction the
+    gemm runs on; `tile-select-instructions` sets it, and a gemm without one
+    takes what that pass chooses by default (mma.sync or the AMD matrix
+    cores where they fit, never wgmma, else SIMT). Its shape must divide
+    the gemm's (wgmma: N whole, M a multiple of 64 rows per m64 block), and
+    `register_a` is set exactly when A is a fragment.
+
     `wg_wait = n` (TileLang's `wg_wait`) lets the gemm return while up to
     `n` of its warpgroup's groups of asynchronous tensor-core work
     (wgmma.mma_async on sm_90a) are still in flight; `wg_wait = -1` does not
@@ -609,6 +616,7 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     DefaultValuedAttr<Tile_GemmPolicyAttr,
                       "::mlir::tile::GemmPolicy::Square">:$policy,
     DefaultValuedAttr<ConfinedAttr<I64Attr, [IntMinValue<-1>]>, "0">:$wg_wait,
+    OptionalAttr<Tile_GemmInstructionAttr>:$instruction,
     Optional<I1>:$clear_if
   );
   let assemblyFormat = [{
