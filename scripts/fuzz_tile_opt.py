@@ -25,12 +25,13 @@ HOSTILE = ['0', '-1', '999999999999', 'f16', 'i8', 'index', '?', '[]', '()',
 # A warp-specialized pipeline whose producer also issues the one-off
 # copies, through layout inference and the GPU conversion with TMA stores.
 PRODUCER_COPIES = [
+    '--tile-select-instructions=blocked-operands=true',
     '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
     'blocked-operands=true panel-blocks=true warp-specialize=true',
     '--tile-prefetch-copies=producer=true',
-    '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
+    '--tile-infer-layout=keep-conflicts-in-memory=true '
     'blocked-operands=true panel-blocks=true',
-    '--convert-tile-to-gpu=wgmma=true tma-store=true']
+    '--convert-tile-to-gpu=tma-store=true']
 PASSES = [
     [],
     ['--canonicalize', '--cse'],
@@ -63,54 +64,60 @@ PASSES = [
     # The wgmma path as the sm_90a pipeline runs it (overlapped gemms,
     # the warpgroup partition, wgmma).
     ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--tile-select-instructions',
      '--tile-plan-pipelines=overlap-gemms=true',
-     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true',
-     '--convert-tile-to-gpu=wgmma=true'],
+     '--tile-infer-layout=keep-conflicts-in-memory=true',
+     '--convert-tile-to-gpu'],
     # Persistent kernels, then the CPU lowering.
     ['--tile-make-persistent=blocks=3', '--tile-plan-pipelines',
      '--convert-tile-to-scf'],
     # The sm_90a defaults: blocked operands, TMA copies on mbarriers.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--tile-select-instructions=blocked-operands=true',
      '--tile-plan-pipelines=overlap-gemms=true blocked-operands=true tma=true',
-     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
+     '--tile-infer-layout=keep-conflicts-in-memory=true '
      'blocked-operands=true',
-     '--convert-tile-to-gpu=wgmma=true reuse-shared-memory=true'],
+     '--convert-tile-to-gpu=reuse-shared-memory=true'],
     # Stages released on mbarriers, wgmma tall rows, FMA contraction.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--tile-select-instructions=blocked-operands=true wgmma-tall-rows=true',
      '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
      'blocked-operands=true panel-blocks=true',
-     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
-     'wgmma-tall-rows=true blocked-operands=true panel-blocks=true',
-     '--convert-tile-to-gpu=wgmma=true wgmma-tall-rows=true',
+     '--tile-infer-layout=keep-conflicts-in-memory=true '
+     'blocked-operands=true panel-blocks=true',
+     '--convert-tile-to-gpu',
      '--tile-contract-float-ops'],
     # Warp specialization with ping-pong: a producer warpgroup, thread
     # ranges, named barriers, turns.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--tile-select-instructions=blocked-operands=true',
      '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
      'blocked-operands=true panel-blocks=true warp-specialize=true '
      'pingpong=true',
-     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
+     '--tile-infer-layout=keep-conflicts-in-memory=true '
      'blocked-operands=true panel-blocks=true',
-     '--convert-tile-to-gpu=wgmma=true'],
+     '--convert-tile-to-gpu'],
     # One-off copies prefetched above loops (after the warp-specialized
     # planner, as in the sm_90a pipeline), and on the CPU path.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
+     '--tile-select-instructions=blocked-operands=true',
      '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
      'blocked-operands=true panel-blocks=true warp-specialize=true',
      '--tile-prefetch-copies',
-     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
+     '--tile-infer-layout=keep-conflicts-in-memory=true '
      'blocked-operands=true panel-blocks=true',
-     '--convert-tile-to-gpu=wgmma=true'],
+     '--convert-tile-to-gpu'],
     ['--tile-prefetch-copies', '--convert-tile-to-scf'],
     # Persistent and warp-specialized (the producer loops over the tiles),
     # staging tiles swizzled by layout inference, TMA stores.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
      '--tile-make-persistent=blocks=3',
+     '--tile-select-instructions=blocked-operands=true',
      '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
      'blocked-operands=true panel-blocks=true warp-specialize=true',
-     '--tile-infer-layout=keep-conflicts-in-memory=true wgmma=true '
+     '--tile-infer-layout=keep-conflicts-in-memory=true '
      'blocked-operands=true panel-blocks=true',
-     '--convert-tile-to-gpu=wgmma=true tma-store=true stmatrix=true'],
+     '--convert-tile-to-gpu=tma-store=true stmatrix=true'],
     # ... with the producer issuing the one-off copies once per tile, and
     # the TMA stores' read waits deferred to the next tile.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
