@@ -2,7 +2,7 @@
 // RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions=wgmma=false --tile-infer-layout | FileCheck %s --check-prefix=OFF
 // RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_80" --tile-select-instructions --tile-infer-layout | FileCheck %s --check-prefix=OFF
 
-// tile-infer-layout{wgmma} on sm_90: a gemm that fits wgmma (f16 -> f32,
+// tile-infer-layout on sm_90 after tile-select-instructions: a gemm on wgmma (f16 -> f32,
 // A 128 x 64 and B 256 x 64 K-major with 128-byte rows, 64 rows of C per
 // warpgroup of the 256 threads) takes the warpgroup partition, policy
 // full_row, whatever its policy, and its C the full_row accumulator layout

@@ -4,8 +4,8 @@
 // RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
 // RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa wgmma=false" | FileCheck %s --check-prefix=PTX-OFF
 
-// convert-tile-to-gpu{wgmma} (tile-to-nvvm turns it on for sm_90 unless
-// wgmma=false): on sm_90, a gemm whose C is a register fragment of 64 rows per
+// A gemm tile-select-instructions puts on wgmma (tile-to-nvvm's default on
+// sm_90 unless wgmma=false): on sm_90, a gemm whose C is a register fragment of 64 rows per
 // warpgroup (full_row over 4 warps: the wgmma accumulator order) and whose
 // A (M x K) and B (N x K) are K-major shared tiles with the swizzle of their
 // 128-byte rows issues wgmma.mma_async m64n128k16 on matrix descriptors:
@@ -14,8 +14,8 @@
 // half (address field | 1 << 16 = 65536) and a constant high half
 // (4611686293305294848); successive k steps add 32 bytes = 2 units to the
 // low half. The proxy fence comes first (the operands were written through the
-// generic proxy), the commit and the wait last. Without the option, or
-// before sm_90, the same gemm runs on mma.sync.
+// generic proxy), the commit and the wait last. Without a selection
+// (the default choice), or before sm_90, the same gemm runs on mma.sync.
 func.func @tn(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x128xf32>) {
   %c1 = arith.constant 1 : index
   tile.kernel grid(%c1) threads(128) -> (%bx) {
