@@ -41,31 +41,6 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-namespace {
-/// Marks every public function for a C-compatible wrapper.
-struct EmitCInterfacePass
-    : public PassWrapper<EmitCInterfacePass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(EmitCInterfacePass)
-  StringRef getArgument() const final { return "tile-emit-c-interface"; }
-  void runOnOperation() override {
-    StringRef align = LLVM::LLVMDialect::getAlignAttrName();
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (!func.isPublic() || func.isDeclaration())
-        continue;
-      func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                    UnitAttr::get(&getContext()));
-      // The tile lowering has read the alignment of the buffers' first
-      // elements (the JIT's specialization). The function's own LLVM
-      // arguments drop `llvm.align` of a memref, but its C wrapper would keep
-      // it on the pointer to the memref descriptor, claiming an alignment the
-      // caller's descriptor does not have (aligned vector loads of it fault).
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-        if (isa<BaseMemRefType>(func.getArgument(i).getType()))
-          func.removeArgAttr(i, align);
-    }
-  }
-};
-} // namespace
 
 void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
                                         const TileToCPUOptions &options) {
@@ -82,7 +57,7 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
   // floats is reported at its op.
   pm.addPass(createTileExpandF8());
   if (options.emitCInterface)
-    pm.addPass(std::make_unique<EmitCInterfacePass>());
+    pm.addPass(createTileEmitCInterface());
 
   pm.addPass(createSCFToControlFlowPass());
   arith::ArithExpandOpsPassOptions expand;
@@ -238,7 +213,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   if (options.fpContract)
     pm.addNestedPass<gpu::GPUModuleOp>(createTileContractFloatOps());
   if (options.emitCInterface)
-    pm.addPass(std::make_unique<EmitCInterfacePass>());
+    pm.addPass(createTileEmitCInterface());
 
   pm.addPass(createConvertNVGPUToNVVMPass());
   pm.addPass(createSCFToControlFlowPass());

@@ -35,6 +35,26 @@ def TileAttachTarget : Pass<"tile-attach-target", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
 
+def TileEmitCInterface : Pass<"tile-emit-c-interface", "::mlir::ModuleOp"> {
+  let summary = "Give every public function a C-compatible wrapper";
+  let description = [{
+    Sets `llvm.emit_c_interface` on every public `func.func` with a body at
+    the top of the module, so that func-to-llvm also emits
+    `_mlir_ciface_<name>`, which takes each memref as a pointer to its
+    descriptor (what the JIT and C++ callers use). Drops `llvm.align` from
+    the functions' memref arguments: the tile lowering has read the
+    alignment the JIT specialized the buffers for, and the wrapper would
+    keep it on the pointer to the descriptor, claiming an alignment the
+    caller's descriptor does not have (aligned vector loads of it fault).
+    The pipelines run it with `emit-c-interface`.
+
+    ```
+    tile-opt --tile-emit-c-interface
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def TileSelectInstructions
     : Pass<"tile-select-instructions", "::mlir::ModuleOp"> {
   let summary = "Choose the instruction each tile.gemm runs on";
