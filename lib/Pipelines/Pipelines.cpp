@@ -161,6 +161,9 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   select.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
   select.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
   pm.addPass(createTileSelectInstructions(select));
+  GPUPipelineStage stop = options.stopAfter;
+  if (stop == GPUPipelineStage::Selected)
+    return;
   if (options.pipelineCopies) {
     // wgmma gemms keep a k tile of work in flight across iterations.
     TilePlanPipelinesOptions plan;
@@ -187,18 +190,27 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     prefetch.useProducer = spec.producerCopies;
     pm.addPass(createTilePrefetchCopies(prefetch));
   }
+  if (stop == GPUPipelineStage::Pipelined)
+    return;
   // Fragments whose layouts conflict stay in shared memory.
   TileInferLayoutOptions layouts;
   layouts.keepConflictsInMemory = true;
   layouts.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
   layouts.panelBlocks = spec.wgmma && spec.wgmmaBlocked && spec.wgmmaPanels;
   pm.addPass(createTileInferLayout(layouts));
+  if (stop == GPUPipelineStage::Layouts)
+    return;
   ConvertTileToGPUOptions toGPU;
   toGPU.reuseSharedMemory = options.reuseSharedMemory;
   toGPU.registerFragments = options.registerFragments;
   toGPU.tmaStore = spec.tmaStore;
   toGPU.stmatrix = spec.stmatrix;
   pm.addPass(createConvertTileToGPU(toGPU));
+  if (stop == GPUPipelineStage::Loops) {
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    return;
+  }
   // Outline before canonicalizing (the canonicalizer hoists constants to
   // the function), and first sink the constants and index computations the
   // launch body uses into it: outlining passes every value defined outside

@@ -90,10 +90,11 @@ class JITKernel:
     def get_kernel_source(self, stage="tile", target=None):
         """The kernel's IR at a stage of the lowering, for `target` (default:
         the kernel's): "tile" (as traced, with the user's locations),
-        "pipelined" (after tile-select-instructions and tile-plan-pipelines),
-        "loops" (tile ops lowered:
-        gpu.launch on GPU targets, scf loops on the CPU), "llvm" (the whole
-        module in the LLVM dialect, device code included) or, on NVIDIA
+        on GPU targets "selected" (each gemm's instruction chosen),
+        "pipelined" (pipelines planned), "layouts" (fragment layouts
+        inferred) and "loops" (gpu.launch), each the compile's own pipeline
+        stopped after that stage; on the CPU "pipelined" and "loops" (scf
+        loops); "llvm" (the whole module in the LLVM dialect, device code included) or, on NVIDIA
         targets, "ptx", "cubin" (bytes; a list of them when the function
         launches several kernels) or "sass" (cuobjdump's, or nvdisasm's,
         listing of the cubins: needs the CUDA toolkit)."""
@@ -108,14 +109,17 @@ class JITKernel:
             return "tile-to-%s{chip=%s format=%s%s}" % (
                 "nvvm" if kind == "cuda" else "rocdl", chip, fmt,
                 self._pipeline_options(kind))
-        pipelines = {
-            "pipelined": attach + ",tile-select-instructions,tile-plan-pipelines",
-            "loops": attach + (",convert-tile-to-scf" if kind == "cpu" else
-                               ",tile-select-instructions,tile-plan-pipelines"
-                               ",convert-tile-to-gpu"
-                               "{reuse-shared-memory=true}") + ",canonicalize,cse",
-            "llvm": "tile-to-cpu" if kind == "cpu" else vendor("isa"),
-        }
+        if kind == "cpu":
+            pipelines = {
+                "pipelined": attach + ",tile-select-instructions,tile-plan-pipelines",
+                "loops": attach + ",convert-tile-to-scf,canonicalize,cse",
+            }
+        else:
+            # The GPU pipeline itself, stopped after the stage: every pass
+            # and option as the kernel's compile runs them.
+            pipelines = {name: vendor("isa stop-after=%s" % name)
+                         for name in ("selected", "pipelined", "layouts", "loops")}
+        pipelines["llvm"] = "tile-to-cpu" if kind == "cpu" else vendor("isa")
         if stage in ("ptx", "cubin", "sass"):
             if kind != "cuda":
                 raise ValueError("%s exists for NVIDIA targets, not %r"
@@ -128,8 +132,9 @@ class JITKernel:
                 return "\n".join(device_code.sass(c) for c in cubins)
             return cubins[0] if len(cubins) == 1 else cubins
         if stage not in pipelines:
-            raise ValueError("stage is one of tile, pipelined, loops, llvm, "
-                             "ptx, cubin, sass; got %r" % (stage,))
+            raise ValueError("stage is one of tile, %s, ptx, cubin, sass "
+                             "(selected and layouts on GPU targets); got %r"
+                             % (", ".join(sorted(pipelines)), stage))
         return lower(source, pipelines[stage])
 
     # pass_configs that are options of the vendor pipelines, by kind.

@@ -28,11 +28,44 @@ struct TileToCPUOptions : public PassPipelineOptions<TileToCPUOptions> {
 /// (convert-tile-to-scf), then the upstream conversions to LLVM.
 void buildTileToCPUPipeline(OpPassManager &pm, const TileToCPUOptions &options);
 
+/// Where a GPU pipeline may stop, to show the IR of a stage exactly as the
+/// whole lowering produces it (the Python `get_kernel_source` stages).
+enum class GPUPipelineStage {
+  /// The whole lowering: host LLVM and device binaries.
+  All,
+  /// After tile-select-instructions.
+  Selected,
+  /// After tile-plan-pipelines and tile-prefetch-copies.
+  Pipelined,
+  /// After tile-infer-layout.
+  Layouts,
+  /// After convert-tile-to-gpu (canonicalized): gpu.launch and loops.
+  Loops,
+};
+
 /// Options every GPU pipeline has, whatever the vendor.
 template <typename Derived>
 struct TileToGPUOptions : public PassPipelineOptions<Derived> {
   template <typename T>
   using Option = typename ::mlir::detail::PassOptions::template Option<T>;
+
+  Option<GPUPipelineStage> stopAfter{
+      *this, "stop-after",
+      llvm::cl::desc("Stop after a stage, with every option as the whole "
+                     "lowering has it: selected (instructions), pipelined "
+                     "(planned pipelines, prefetches), layouts (inferred "
+                     "layouts), loops (convert-tile-to-gpu, canonicalized)"),
+      llvm::cl::init(GPUPipelineStage::All),
+      llvm::cl::values(
+          clEnumValN(GPUPipelineStage::All, "all", "the whole lowering"),
+          clEnumValN(GPUPipelineStage::Selected, "selected",
+                     "after tile-select-instructions"),
+          clEnumValN(GPUPipelineStage::Pipelined, "pipelined",
+                     "after tile-plan-pipelines and tile-prefetch-copies"),
+          clEnumValN(GPUPipelineStage::Layouts, "layouts",
+                     "after tile-infer-layout"),
+          clEnumValN(GPUPipelineStage::Loops, "loops",
+                     "after convert-tile-to-gpu"))};
 
   Option<int> optLevel{
       *this, "opt-level", llvm::cl::desc("Device optimization level"),
