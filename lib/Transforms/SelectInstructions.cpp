@@ -49,15 +49,9 @@ static bool keepsWgmmaSwizzles(GemmOp gemm, bool blockedOperands) {
     auto swizzle = dyn_cast_or_null<SwizzleAttr>(shared.getLayoutAttr());
     if (!swizzle)
       swizzle = getWgmmaOperandSwizzle(plain, blockedOperands);
-    if (!swizzle || !appliesSwizzle(root, swizzle))
-      return false;
-    // What the lowering reads (getWgmmaRowBytes): the 128-, 64- or 32-byte
-    // swizzle of the row, or the blocked 128-byte layout of wider rows.
-    int64_t rowBytes =
-        type.getShape().back() * type.getElementTypeBitWidth() / 8;
-    if (swizzle != getWgmmaOperandSwizzle(plain, /*blocked=*/rowBytes > 128,
-                                          swizzle.getPanels()) ||
-        swizzle.getBase() != 3 || swizzle.getShift() != 3)
+    // What the lowering reads (getWgmmaRowBytes).
+    if (!swizzle || !appliesSwizzle(root, swizzle) ||
+        !isWgmmaOperandSwizzle(plain, swizzle))
       return false;
   }
   return true;

@@ -52,6 +52,12 @@ std::optional<StringRef>
 getWgmmaLoweringMismatch(GemmOp op, const RegisterFragments &fragments,
                          int64_t threads);
 
+/// Whether `swizzle` (null: none) is one wgmma reads a shared operand tile
+/// of `type` in through descriptors: the 128-, 64- or 32-byte swizzle of
+/// its rows, or for rows wider than 128 bytes the blocked 128-byte layout
+/// (either order of its blocks).
+bool isWgmmaOperandSwizzle(MemRefType type, SwizzleAttr swizzle);
+
 /// Bytes of one row of the shared operand tile `tile` when wgmma can read
 /// it through a descriptor (rows of 32, 64 or 128 bytes with the matching
 /// swizzle, or wider rows in the blocked 128-byte layout), else 0.

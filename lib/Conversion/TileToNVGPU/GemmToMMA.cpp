@@ -45,18 +45,10 @@ using namespace mlir::tile;
 namespace {
 
 // The m16n8kK mma.sync shape (the warp size, kWarpSize, is NVGPU's): K is
-// 16 for 16-bit operands, 32 for 8-bit ones (getTileK).
+// 16 for 16-bit operands, 32 for 8-bit ones (getMmaSyncTileK).
 constexpr int64_t kTileM = 16, kTileN = 8;
 /// Accumulator registers per lane (f32) a warp may hold across a loop.
 constexpr int64_t kMaxAccumulatorRegisters = 128;
-
-/// The number of threads of the block around `op` when `op` is a gemm that
-/// mma.sync m16n8k16 can run, else failure.
-/// Why `op` cannot run on mma.sync m16n8k16 whatever the block, if it
-/// cannot.
-/// The k extent of one mma.sync of `op`: one 16-byte row of each 8x8
-/// matrix ldmatrix loads, twice.
-int64_t getTileK(GemmOp op) { return getMmaSyncTileK(op); }
 
 /// Whether `op` was selected for `kind` (tile-select-instructions, or
 /// convert-tile-to-gpu's default for gemms that carry none).
@@ -67,6 +59,7 @@ bool selectedFor(GemmOp op, GemmInstructionKind kind) {
 
 } // namespace
 
+/// One 16-byte row of each 8x8 matrix ldmatrix loads, twice.
 int64_t mlir::tile::getMmaSyncTileK(GemmOp op) {
   return 256 / op.getA().getType().getElementTypeBitWidth();
 }
@@ -83,7 +76,7 @@ std::optional<StringRef> mlir::tile::getMmaSyncMismatch(GemmOp op) {
             !op.getTransposeA() && op.getTransposeB();
   if (aType != bType || !(f16 || bf16 || i8))
     return StringRef("no mma.sync for the types and transposes");
-  if (op.getM() % kTileM || op.getN() % kTileN || op.getK() % getTileK(op))
+  if (op.getM() % kTileM || op.getN() % kTileN || op.getK() % getMmaSyncTileK(op))
     return StringRef("not a multiple of the mma shape");
   // ldmatrix reads 16-byte rows: the tiles' rows must be whole vectors.
   for (Value operand : {op.getA(), op.getB()}) {
@@ -100,6 +93,8 @@ std::optional<StringRef> mlir::tile::getMmaSyncMismatch(GemmOp op) {
 
 namespace {
 
+/// The number of threads of the block around `op` when `op` is a gemm that
+/// mma.sync m16n8k16 can run, else failure.
 FailureOr<int64_t> matchMmaGemm(GemmOp op, PatternRewriter &rewriter) {
   if (std::optional<StringRef> why = getMmaSyncMismatch(op))
     return rewriter.notifyMatchFailure(op, *why);
@@ -352,7 +347,7 @@ struct GemmToMmaSync : OpRewritePattern<GemmOp> {
               c(b, kTileN));
           Value init = loadAccumulator(b, loc, op, lanes, row0, col0);
           auto kLoop = scf::ForOp::create(
-              b, loc, c(b, 0), c(b, op.getK()), c(b, getTileK(op)),
+              b, loc, c(b, 0), c(b, op.getK()), c(b, getMmaSyncTileK(op)),
               ValueRange{init},
               [&](OpBuilder &b, Location loc, Value k0, ValueRange acc) {
                 Value next = mma(b, loc, loadA(b, loc, op, lanes, row0, k0),
@@ -425,7 +420,7 @@ struct WarpTiles {
   void emitKSteps(OpBuilder &b, Location loc, GemmOp op,
                   MutableArrayRef<Value> acc,
                   function_ref<Value(int64_t, int64_t)> loadAFragment) const {
-    for (int64_t k0 = 0; k0 < op.getK(); k0 += getTileK(op)) {
+    for (int64_t k0 = 0; k0 < op.getK(); k0 += getMmaSyncTileK(op)) {
       Value kk = arith::ConstantIndexOp::create(b, loc, k0);
       SmallVector<Value> aFragments, bFragments;
       for (int64_t i = 0; i < tm; ++i)
@@ -748,13 +743,13 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
 
     // The A fragment of row tile i and k step k0 holds slots
     // 8 (i tilesK + k0 / 16) + 2 q + e, q in ldmatrix register order.
-    int64_t tilesK = op.getK() / getTileK(op);
+    int64_t tilesK = op.getK() / getMmaSyncTileK(op);
     VectorType aType = getLdmatrixType(4, op.getA().getType().getElementType());
     tiles->emitKSteps(
         rewriter, loc, op, acc, [&](int64_t i, int64_t k0) -> Value {
           if (!aArray)
             return loadA(rewriter, loc, op, lanes, tiles->rows[i], c(k0));
-          int64_t piece = i * tilesK + k0 / getTileK(op);
+          int64_t piece = i * tilesK + k0 / getMmaSyncTileK(op);
           SmallVector<Value> elements;
           for (int64_t slot = 0; slot < 8; ++slot)
             elements.push_back(memref::LoadOp::create(
@@ -1299,19 +1294,23 @@ bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads, bool blockedRows,
           getMemorySpace(aType) == MemorySpace::Shared);
 }
 
-int64_t mlir::tile::getWgmmaRowBytes(Value tile) {
-  auto type = cast<MemRefType>(tile.getType());
-  int64_t rowBytes = type.getDimSize(1) * type.getElementTypeBitWidth() / 8;
-  SwizzleAttr swizzle = getTileSwizzle(tile);
+bool mlir::tile::isWgmmaOperandSwizzle(MemRefType type, SwizzleAttr swizzle) {
+  int64_t rowBytes =
+      type.getShape().back() * type.getElementTypeBitWidth() / 8;
   // Rows wider than 128 bytes: the blocked 128-byte layout (in either
   // order of its blocks).
-  SwizzleAttr expected = getWgmmaOperandSwizzle(
-      type, /*blocked=*/rowBytes > 128,
-      /*panels=*/swizzle && swizzle.getPanels());
-  if (!swizzle || swizzle != expected || swizzle.getBase() != 3 ||
-      swizzle.getShift() != 3 || (rowBytes > 128 && !swizzle.getBlocked()))
+  return swizzle &&
+         swizzle == getWgmmaOperandSwizzle(type, /*blocked=*/rowBytes > 128,
+                                           swizzle.getPanels()) &&
+         swizzle.getBase() == 3 && swizzle.getShift() == 3 &&
+         (rowBytes <= 128 || swizzle.getBlocked());
+}
+
+int64_t mlir::tile::getWgmmaRowBytes(Value tile) {
+  auto type = cast<MemRefType>(tile.getType());
+  if (!isWgmmaOperandSwizzle(type, getTileSwizzle(tile)))
     return 0;
-  return rowBytes;
+  return type.getDimSize(1) * type.getElementTypeBitWidth() / 8;
 }
 
 std::optional<StringRef>
