@@ -154,12 +154,13 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     persistent.dynamic = spec.dynamicTiles;
     pm.addPass(createTileMakePersistent(persistent));
   }
-  // The instruction of every gemm, which the planner, the layouts and the
-  // lowering read.
+  // The instruction of every gemm and the engine of every copy, which the
+  // planner, the layouts and the lowering read.
   TileSelectInstructionsOptions select;
   select.wgmma = spec.wgmma;
   select.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
   select.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
+  select.tmaStore = spec.tmaStore;
   pm.addPass(createTileSelectInstructions(select));
   GPUPipelineStage stop = options.stopAfter;
   if (stop == GPUPipelineStage::Selected)
@@ -203,7 +204,6 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   ConvertTileToGPUOptions toGPU;
   toGPU.reuseSharedMemory = options.reuseSharedMemory;
   toGPU.registerFragments = options.registerFragments;
-  toGPU.tmaStore = spec.tmaStore;
   toGPU.stmatrix = spec.stmatrix;
   pm.addPass(createConvertTileToGPU(toGPU));
   if (stop == GPUPipelineStage::Loops) {

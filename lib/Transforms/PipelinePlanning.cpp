@@ -375,6 +375,9 @@ void Planner::emitCopies(OpBuilder &b, Location loc, Value iv, Value stage,
       copy.getBarriersMutable().assign(barriers);
       copy.getBarrierIndexMutable().assign(stage);
     }
+    // An asynchronous copy now: its engine is chosen again once it is in
+    // place (stampAsyncCopyEngines).
+    copy.removeEngineAttr();
   }
 }
 
@@ -847,6 +850,7 @@ struct PlanPipelinesPass
         return signalPassFailure();
       planner.rewrite();
     }
+    stampAsyncCopyEngines(module);
   }
 };
 

@@ -13,6 +13,7 @@
 #include "ProducerOperands.h"
 
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "TileLang/Transforms/InstructionSelection.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
@@ -110,6 +111,8 @@ struct PrefetchCopiesPass
 
   void runOnOperation() override {
     getOperation().walk([&](KernelOp kernel) { prefetch(kernel); });
+    // The copies made asynchronous take their engine again.
+    stampAsyncCopyEngines(getOperation());
   }
 
   void prefetch(KernelOp kernel) {
@@ -148,6 +151,7 @@ struct PrefetchCopiesPass
       early.setAsync(true);
       early.getBarriersMutable().assign(barrier);
       early.getBarrierIndexMutable().assign(zero);
+      early.removeEngineAttr();
       b.setInsertionPoint(copy);
       BarrierWaitOp::create(b, loc, barrier, zero, zero, UnitAttr());
       copy.erase();
@@ -284,6 +288,7 @@ struct PrefetchCopiesPass
         issued.setAsync(true);
         issued.getBarriersMutable().assign(full[i]);
         issued.getBarrierIndexMutable().assign(zero);
+        issued.removeEngineAttr();
       }
       if (failed(recomputeProducerOperands(producer, tiles))) {
         for (Operation *op : llvm::reverse(recorder.ops))

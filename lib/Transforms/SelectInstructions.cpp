@@ -3,7 +3,8 @@
 // Part of TileLang-MLIR.
 //
 // tile-select-instructions: each tile.gemm gets the instruction it runs on
-// (#tile.gemm_instruction) before any pass that depends on it (pipeline
+// (#tile.gemm_instruction) and each tile.copy the engine it moves on
+// (#tile.copy_engine) before any pass that depends on them (pipeline
 // planning, layout inference, the lowering).
 //
 //===----------------------------------------------------------------------===//
@@ -213,6 +214,111 @@ void mlir::tile::stampDefaultGemmInstructions(Operation *root) {
   });
 }
 
+/// Whether the shared allocation `tile` is a view of has its layout (a
+/// swizzle, given by the user, the planner or tile-infer-layout, which
+/// never replaces one).
+static bool hasLayout(Value tile) {
+  while (auto view = tile.getDefiningOp<memref::SubViewOp>())
+    tile = view.getSource();
+  auto alloc = tile.getDefiningOp<AllocSharedOp>();
+  return alloc && alloc.getLayoutAttr();
+}
+
+std::optional<std::string>
+mlir::tile::explainCopyEngineMismatch(CopyOp copy, CopyEngineAttr engine,
+                                      TargetAttr target) {
+  bool cuda = target && target.getKind() == TargetKind::CUDA;
+  bool rocm = target && target.getKind() == TargetKind::ROCm;
+  auto where = [&] {
+    return target ? (Twine(stringifyTargetKind(target.getKind())) + " " +
+                     target.getChip())
+                        .str()
+                  : std::string("a module without a target");
+  };
+  // (The op's verifier checked the form each engine moves.)
+  switch (engine.getKind()) {
+  case CopyEngineKind::Elements:
+    return std::nullopt;
+  case CopyEngineKind::Vector:
+    if (!getCopyVectorWidth(copy))
+      return std::string("no vector of 2 or more elements splits the rows "
+                         "of both sides (local tiles, rows across the last "
+                         "dimension, strides or swizzles of odd elements)");
+    return std::nullopt;
+  case CopyEngineKind::CpAsync:
+    if (!cuda || target.getSmVersion() < 80)
+      return "cp.async needs an NVIDIA target of sm_80 or newer, not " +
+             where();
+    return getCopyVectorsMismatch(copy);
+  case CopyEngineKind::TMA:
+    if (!cuda || target.getSmVersion() < 90)
+      return "TMA needs an NVIDIA target of sm_90 or newer, not " + where();
+    // The boxes depend on the shared tile's layout, which tile-infer-layout
+    // may still choose; until then the lowering checks them.
+    return getTmaCopyMismatch(
+        copy, /*checkBox=*/hasLayout(copy.getBarriers() ? copy.getDst()
+                                                        : copy.getSrc()));
+  case CopyEngineKind::BufferLoad:
+    if (!rocm)
+      return "buffer loads need an AMD target, not " + where();
+    return getCopyVectorsMismatch(copy);
+  }
+  llvm_unreachable("unknown copy engine kind");
+}
+
+CopyEngineAttr
+mlir::tile::selectCopyEngine(CopyOp copy, TargetAttr target,
+                             const CopySelectionOptions &options) {
+  MLIRContext *ctx = copy.getContext();
+  SmallVector<CopyEngineKind> candidates;
+  bool cuda = target && target.getKind() == TargetKind::CUDA;
+  bool intoSharedTile =
+      isGlobalBuffer(copy.getSrc()) && !copy.getSrcOffsets().empty() &&
+      isInSpace(copy.getDst().getType(), MemorySpace::Shared) &&
+      copy.getDstOffsets().empty() &&
+      copy.getSrc().getType().getElementType() ==
+          copy.getDst().getType().getElementType();
+  if (cuda && target.getSmVersion() >= 90 &&
+      (copy.getBarriers() ||
+       (options.tmaStore && !copy.getAsync() &&
+        !getMemorySpace(copy.getDst().getType()) &&
+        isInSpace(copy.getSrc().getType(), MemorySpace::Shared))))
+    candidates.push_back(CopyEngineKind::TMA);
+  if (cuda && copy.getAsync() && !copy.getBarriers() && intoSharedTile)
+    candidates.push_back(CopyEngineKind::CpAsync);
+  if (target && target.getKind() == TargetKind::ROCm && intoSharedTile &&
+      !copy.getBarriers())
+    candidates.push_back(CopyEngineKind::BufferLoad);
+  candidates.push_back(CopyEngineKind::Vector);
+  for (CopyEngineKind kind : candidates) {
+    auto engine = CopyEngineAttr::get(ctx, kind);
+    if (!explainCopyEngineMismatch(copy, engine, target))
+      return engine;
+  }
+  return CopyEngineAttr::get(ctx, CopyEngineKind::Elements);
+}
+
+CopyEngineAttr mlir::tile::getCopyEngine(CopyOp copy) {
+  if (CopyEngineAttr engine = copy.getEngineAttr())
+    return engine;
+  return selectCopyEngine(copy, getTargetAttr(copy), CopySelectionOptions());
+}
+
+void mlir::tile::stampDefaultCopyEngines(Operation *root) {
+  root->walk([](CopyOp copy) {
+    if (!copy.getEngineAttr())
+      copy.setEngineAttr(getCopyEngine(copy));
+  });
+}
+
+void mlir::tile::stampAsyncCopyEngines(Operation *root) {
+  root->walk([](CopyOp copy) {
+    if (copy.getAsync() && !copy.getEngineAttr())
+      copy.setEngineAttr(selectCopyEngine(copy, getTargetAttr(copy),
+                                          CopySelectionOptions()));
+  });
+}
+
 namespace {
 struct SelectInstructionsPass
     : public tile::impl::TileSelectInstructionsBase<SelectInstructionsPass> {
@@ -238,6 +344,23 @@ struct SelectInstructionsPass
       }
       gemm.setInstructionAttr(
           selectGemmInstruction(gemm, target, threads, options));
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+    CopySelectionOptions copyOptions;
+    copyOptions.tmaStore = tmaStore;
+    result = getOperation().walk([&](CopyOp copy) {
+      TargetAttr target = getTargetAttr(copy);
+      if (CopyEngineAttr given = copy.getEngineAttr()) {
+        if (std::optional<std::string> why =
+                explainCopyEngineMismatch(copy, given, target)) {
+          copy.emitOpError("cannot move on ") << given << ": " << *why;
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      }
+      copy.setEngineAttr(selectCopyEngine(copy, target, copyOptions));
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -29,13 +29,13 @@
 // CHECK: scf.if %[[P0]] {
 // CHECK: %[[K0:.*]] = arith.muli %{{.*}}, %c32
 // CHECK: %[[A0:.*]] = memref.subview %[[ABUF]][%{{.*}}, 0, 0] [1, 64, 32] [1, 1, 1] : memref<3x64x32xf16, #tile.mem<shared>> to memref<64x32xf16, strided<[32, 1], offset: ?>, #tile.mem<shared>>
-// CHECK: tile.copy %{{.*}}[%{{.*}}, %[[K0]]] to %[[A0]] {async}
+// CHECK: tile.copy %{{.*}}[%{{.*}}, %[[K0]]] to %[[A0]] {async, engine = #tile.copy_engine<vector>}
 // CHECK: memref.subview %[[BBUF]]
-// CHECK: tile.copy {{.*}} {async}
+// CHECK: tile.copy {{.*}} {async, engine = #tile.copy_engine<vector>}
 // CHECK: }
 // CHECK-NEXT: tile.async_commit
 // CHECK: scf.if
-// CHECK-COUNT-2: tile.copy {{.*}} {async}
+// CHECK-COUNT-2: tile.copy {{.*}} {async, engine = #tile.copy_engine<vector>}
 // CHECK: tile.async_commit
 // CHECK: tile.pipelined %[[K:.*]] = %{{.*}} to %[[UB]] step %{{.*}} num_stages = 3 {
 // CHECK-NEXT: tile.async_wait pending(1)
@@ -51,9 +51,9 @@
 // CHECK: scf.if
 // CHECK: arith.muli %[[NEXT]], %c32
 // CHECK: memref.subview %[[ABUF]][%[[NSTAGE]], 0, 0]
-// CHECK: tile.copy {{.*}} {async}
+// CHECK: tile.copy {{.*}} {async, engine = #tile.copy_engine<vector>}
 // CHECK: memref.subview %[[BBUF]][%[[NSTAGE]], 0, 0]
-// CHECK: tile.copy {{.*}} {async}
+// CHECK: tile.copy {{.*}} {async, engine = #tile.copy_engine<vector>}
 // CHECK: }
 // CHECK-NEXT: tile.async_commit
 // CHECK-NEXT: }
@@ -69,8 +69,8 @@
 // TMA: %[[BARS:.*]] = tile.alloc_shared : memref<3xi64, #tile.mem<shared>>
 // TMA: tile.barrier_init %[[BARS]] arrivals(2) : memref<3xi64, #tile.mem<shared>>
 // TMA: scf.if
-// TMA: tile.copy {{.*}} arrive(%[[BARS]][%{{.*}}] : memref<3xi64, #tile.mem<shared>>) {async}
-// TMA: tile.copy {{.*}} arrive(%[[BARS]][%{{.*}}] : memref<3xi64, #tile.mem<shared>>) {async}
+// TMA: tile.copy {{.*}} arrive(%[[BARS]][%{{.*}}] : memref<3xi64, #tile.mem<shared>>) {async, engine = #tile.copy_engine<tma>}
+// TMA: tile.copy {{.*}} arrive(%[[BARS]][%{{.*}}] : memref<3xi64, #tile.mem<shared>>) {async, engine = #tile.copy_engine<tma>}
 // TMA-NOT: tile.async_commit
 // TMA: tile.pipelined
 // TMA-NOT: tile.async_wait
@@ -81,8 +81,8 @@
 // TMA: tile.barrier_wait %[[BARS]][%[[STAGE]]] parity(%[[PARITY]])
 // TMA: tile.gemm
 // TMA: scf.if
-// TMA: tile.copy {{.*}} arrive(%[[BARS]][%[[NEXT:.*]]] : memref<3xi64, #tile.mem<shared>>) {async}
-// TMA: tile.copy {{.*}} arrive(%[[BARS]][%[[NEXT]]] : memref<3xi64, #tile.mem<shared>>) {async}
+// TMA: tile.copy {{.*}} arrive(%[[BARS]][%[[NEXT:.*]]] : memref<3xi64, #tile.mem<shared>>) {async, engine = #tile.copy_engine<tma>}
+// TMA: tile.copy {{.*}} arrive(%[[BARS]][%[[NEXT]]] : memref<3xi64, #tile.mem<shared>>) {async, engine = #tile.copy_engine<tma>}
 // TMA-NOT: tile.async
 // TMA: return
 // With release-barriers too, a second barrier array counts the warps'
@@ -141,8 +141,8 @@
 // WS: %[[NEXT:.*]] = arith.addi %[[ROUND]], %c1
 // WS: %[[PARITY:.*]] = arith.remui %[[NEXT]], %c2
 // WS: tile.barrier_wait %[[REL]][%[[S]]] parity(%[[PARITY]]) {issuer}
-// WS: tile.copy %{{.*}}[%[[ROW]], %{{.*}}] to %{{.*}} arrive(%[[BARS]][%[[S]]] {{.*}} {async}
-// WS: tile.copy {{.*}} arrive(%[[BARS]][%[[S]]] {{.*}} {async}
+// WS: tile.copy %{{.*}}[%[[ROW]], %{{.*}}] to %{{.*}} arrive(%[[BARS]][%[[S]]] {{.*}} {async, engine = #tile.copy_engine<tma>}
+// WS: tile.copy {{.*}} arrive(%[[BARS]][%[[S]]] {{.*}} {async, engine = #tile.copy_engine<tma>}
 // WS: tile.clear
 // WS: tile.pipelined
 // WS-NOT: tile.copy
@@ -192,13 +192,13 @@ func.func @gemm_loop(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf3
 // FIRST-LABEL: func.func @two_stages
 // FIRST: tile.pipelined
 // FIRST-NEXT: tile.async_wait pending(0)
-// FIRST: tile.copy {{.*}} {async}
+// FIRST: tile.copy {{.*}} {async, engine = #tile.copy_engine<vector>}
 // FIRST: tile.async_commit
 // FIRST-NEXT: tile.copy %{{.*}} to %{{.*}} : memref<16x64xf16, strided
 // FIRST-NEXT: }
 // CHECK-LABEL: func.func @two_stages
 // CHECK: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<2x16x64xf16, #tile.mem<shared>>
-// CHECK: tile.copy {{.*}} {async}
+// CHECK: tile.copy {{.*}} {async, engine = #tile.copy_engine<vector>}
 // CHECK-NEXT: }
 // CHECK-NEXT: tile.async_commit
 // CHECK-NEXT: tile.pipelined
@@ -225,7 +225,7 @@ func.func @two_stages(%A: memref<?x?xf16>, %kt: index, %n: index) {
 // global memory; a copy that converts; a tile read before its copy; a tile
 // also used after the loop; offsets that depend on a load.
 // CHECK-LABEL: func.func @not_pipelined
-// CHECK-NOT: {async}
+// CHECK-NOT: {async
 // CHECK-NOT: tile.async_wait
 // CHECK: return
 func.func @not_pipelined(%A: memref<?x?xf16>, %F: memref<?x?xf32>, %I: memref<?xindex>, %kt: index, %n: index) {
@@ -379,7 +379,7 @@ func.func @overlapped_gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<
 // CHECK: tile.gemm {{.*}}wg_wait = -1
 // CHECK-NOT: tile.async_commit
 // CHECK: scf.if
-// CHECK: tile.copy {{.*}} {async}
+// CHECK: tile.copy {{.*}} {async, engine = #tile.copy_engine<vector>}
 // CHECK: tile.async_commit
 // CHECK-NEXT: tile.gemm_wait pending(0)
 // CHECK-NEXT: tile.parallel
@@ -448,7 +448,7 @@ func.func @across_iterations(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %kt: inde
 // CHECK-DAG: %[[STAGES:.*]] = tile.alloc_shared : memref<2x16x64xf16, #tile.mem<shared>>
 // CHECK: tile.copy %arg0[%c0, %c0] to %[[TILE]]
 // CHECK-NEXT: tile.copy %[[TILE]] to %{{.*}} : memref<16x64xf16
-// CHECK: tile.copy {{.*}} to %{{.*}} {async}
+// CHECK: tile.copy {{.*}} to %{{.*}} {async, engine = #tile.copy_engine<vector>}
 // CHECK: tile.pipelined
 // CHECK: %[[VIEW:.*]] = memref.subview %[[STAGES]]
 // CHECK: tile.copy %[[VIEW]] to

@@ -15,7 +15,7 @@
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[M:.*]] = arith.subi %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: %[[ROW:.*]] = arith.muli %[[M]], %{{.*}} : index
-// CHECK-NEXT: tile.copy %{{.*}}[%[[ROW]], %{{.*}}] to %[[LAST]] arrive(%[[BAR]][%[[C0]]] : memref<1xi64, #tile.mem<shared>>) {async}
+// CHECK-NEXT: tile.copy %{{.*}}[%[[ROW]], %{{.*}}] to %[[LAST]] arrive(%[[BAR]][%[[C0]]] : memref<1xi64, #tile.mem<shared>>) {async, engine = #tile.copy_engine<vector>}
 // CHECK: scf.for
 // CHECK: tile.barrier_wait %[[BAR]][%[[C0]]] parity(%[[C0]])
 // CHECK-NEXT: tile.gemm %{{.*}}, %[[LAST]]
@@ -164,12 +164,12 @@ func.func @no_producer(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %n: index) {
 // PRODUCER-NEXT: tile.producer {
 // PRODUCER-DAG: %[[ROW:.*]] = arith.muli %bx, %c64
 // PRODUCER-DAG: %[[LASTROW:.*]] = arith.muli %{{.*}}, %c64
-// PRODUCER: tile.copy %arg0[%[[ROW]], %c0] to %[[Q]] arrive(%[[QB]][%{{.*}}] : memref<1xi64, #tile.mem<shared>>) {async}
+// PRODUCER: tile.copy %arg0[%[[ROW]], %c0] to %[[Q]] arrive(%[[QB]][%{{.*}}] : memref<1xi64, #tile.mem<shared>>) {async, engine = #tile.copy_engine<vector>}
 // PRODUCER-NEXT: scf.for
 // PRODUCER: tile.copy %arg1
 // PRODUCER-NEXT: {{^ *}}}
 // PRODUCER-NEXT: %[[Z:.*]] = arith.constant 0 : index
-// PRODUCER-NEXT: tile.copy %arg2[%[[LASTROW]], %c0] to %[[V]] arrive(%[[VB]][%[[Z]]] : memref<1xi64, #tile.mem<shared>>) {async}
+// PRODUCER-NEXT: tile.copy %arg2[%[[LASTROW]], %c0] to %[[V]] arrive(%[[VB]][%[[Z]]] : memref<1xi64, #tile.mem<shared>>) {async, engine = #tile.copy_engine<vector>}
 // PRODUCER-NEXT: }
 // PRODUCER: tile.barrier_wait %[[QB]][%{{.*}}] parity(%{{.*}}) :
 // PRODUCER-NEXT: tile.pipelined
@@ -248,7 +248,7 @@ func.func @producer_issues(%Q: memref<?x?xf16>, %K: memref<?x?xf16>, %V: memref<
 // PRODUCER-NEXT: %[[TWO:.*]] = arith.constant 2 : index
 // PRODUCER-NEXT: %[[PP:.*]] = arith.remui %[[PN1]], %[[TWO]]
 // PRODUCER: tile.barrier_wait %[[FREE]][%{{.*}}] parity(%[[PP]]) {issuer}
-// PRODUCER: tile.copy %arg0[%[[PROW]], %c0] to %[[Q]] arrive(%[[FULL]][%{{.*}}] : memref<1xi64, #tile.mem<shared>>) {async}
+// PRODUCER: tile.copy %arg0[%[[PROW]], %c0] to %[[Q]] arrive(%[[FULL]][%{{.*}}] : memref<1xi64, #tile.mem<shared>>) {async, engine = #tile.copy_engine<vector>}
 // PRODUCER-NEXT: scf.for
 // PRODUCER: } {tile.persistent_tiles}
 // PRODUCER: scf.for %[[T:.*]] = %bx to %{{.*}} step %[[NB]] {

@@ -97,11 +97,17 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     gemm takes mma.sync, or SIMT, and its `instruction` says so.
     `mfma`/`wmma` gemms run on AMD matrix cores; `simt` gemms as above.
 
-    With `tma-store` (off for this pass alone; `tile-to-nvvm` turns it on
-    unless `tma-store=false`), on sm_90 a synchronous `tile.copy` of a
-    whole shared tile (no offsets, identity layout, the element type of the
-    destination) into a global buffer of rank 2 to 5 whose tile TMA boxes
-    cover (rows of 16-byte multiples, at most 256 elements; unswizzled, the
+    Each `tile.copy` moves on its `engine` (`#tile.copy_engine`, from
+    `tile-select-instructions`; a copy without one takes that pass's
+    default choice, which never stores on TMA): `cp_async` as `cp.async`
+    groups, `buffer_load` as AMD buffer loads, `vector` and `elements` as
+    the block's copy above; a copy a vendor lowering cannot take at run time
+    (misaligned, no tensor map) falls back to the block's copy, recorded
+    with that engine. A `tma` copy that arrives on a barrier is one
+    `cp.async.bulk.tensor` per box issued by thread 0 (see
+    `tile-plan-pipelines`); a `tma` synchronous copy of a whole shared tile
+    (no offsets, identity layout, the element type of the destination)
+    into a global buffer of rank 2 to 5 whose tile TMA boxes cover (rows of 16-byte multiples, at most 256 elements; unswizzled, the
     128-byte swizzle of 128-byte rows, or the blocked layout in column
     panels, one box per panel) is a TMA store: every thread fences its
     shared-memory writes for the asynchronous proxy (`fence.proxy.async`),
@@ -139,12 +145,7 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     Option<"stmatrix", "stmatrix", "bool", /*default=*/"false",
            "On sm_90: copies of whole register fragments in the "
            "mma/wgmma accumulator order into 16-bit shared tiles store "
-           "with stmatrix (experimental)">,
-    Option<"tmaStore", "tma-store", "bool", /*default=*/"false",
-           "On sm_90: a synchronous copy of a whole shared tile into a "
-           "global buffer of rank 2 to 5 is a TMA store "
-           "(cp.async.bulk.tensor from shared memory, tensor map created on "
-           "the host) where a set of boxes covers the tile">
+           "with stmatrix (experimental)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -16,6 +16,9 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/Alignment.h"
 
+#include <optional>
+#include <string>
+
 namespace mlir {
 namespace tile {
 
@@ -218,6 +221,25 @@ struct CopyVectors {
   int64_t getVectorElements() const { return vectorBytes / elementBytes; }
 };
 FailureOr<CopyVectors> matchCopyVectors(CopyOp op, RewriterBase &rewriter);
+
+/// Why matchCopyVectors would find no vector for `op` whatever the block
+/// (sub-byte elements, rows across the buffers' last dimension, ...), or
+/// nullopt.
+std::optional<std::string> getCopyVectorsMismatch(CopyOp op);
+
+/// Elements per vector of the generic vectorized copy (the `vector`
+/// engine): the largest power of two V >= 2 with V elements of either side
+/// in 16 bytes that divides the tile's rows, when each side's rows are
+/// contiguous (or may be: global strides are checked at run time), other
+/// on-chip strides are whole vectors and swizzles move whole vectors; 0 for
+/// none. Copies of local (per-thread) tiles stay scalar.
+int64_t getCopyVectorWidth(CopyOp op);
+
+/// The engine of the generic lowering for `op`: `vector` when
+/// getCopyVectorWidth finds vectors, else `elements`. A vendor lowering
+/// hands the copy it falls back on (misaligned at run time, no tensor map)
+/// to the generic one with this engine.
+CopyEngineAttr getGenericCopyEngine(CopyOp op);
 
 /// Calls `emit` with the number of each vector of `vectorElements`
 /// elements (row-major over `op`'s tile) this thread moves: vector v goes

@@ -10,6 +10,9 @@
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/IR/PatternMatch.h"
 
+#include <optional>
+#include <string>
+
 namespace mlir {
 namespace tile {
 
@@ -111,17 +114,25 @@ struct TmaBox {
 std::optional<TmaBox> getTmaBox(ArrayRef<int64_t> shape, Type elementType,
                                 SwizzleAttr swizzle);
 
-/// Tensor maps for the copies with `arrive` of the kernels under `root`
-/// that TMA can do (a global source of rank 2 to 5, a 2-D tile one box
-/// writes) and, with `stores`, for the synchronous copies of a whole 2-D
-/// shared tile into such a global buffer: each is created on the host right
-/// before its kernel (one runtime call, tileTensorMapEncode, per distinct
-/// global buffer and box), as a device pointer that is null when the buffer
-/// does not allow TMA at run time.
+/// Why TMA cannot move `copy` (the `tma` engine), or nullopt: a copy that
+/// arrives on a barrier from a global region into a whole shared tile, or
+/// a synchronous copy of a whole row-major or swizzled shared tile into a
+/// global region, of one element type a tensor map takes; the global
+/// buffer of rank 2 to 5, addressed in all its dimensions, a kernel
+/// argument; the tile 2-D with its rows along the buffer's last dimension
+/// and, with `checkBox`, moved by boxes of getTmaBox in its current layout.
+std::optional<std::string> getTmaCopyMismatch(CopyOp copy, bool checkBox);
+
+/// Tensor maps for the copies of the kernels under `root` whose engine is
+/// `tma` (#tile.copy_engine) and that TMA can move in their final layout
+/// (getTmaCopyMismatch): each is created on the host right before its
+/// kernel (one runtime call, tileTensorMapEncode, per distinct global
+/// buffer and box), as a device pointer that is null when the buffer does
+/// not allow TMA at run time.
 class TmaDescriptors {
 public:
   /// Creates the host-side calls; copies that do not qualify get none.
-  void create(Operation *root, bool stores = false);
+  void create(Operation *root);
   /// The tensor map pointer (an i64 defined outside the kernel) of `copy`,
   /// or null.
   Value lookup(CopyOp copy) const { return descriptors.lookup(copy); }

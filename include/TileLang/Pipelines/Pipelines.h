@@ -175,7 +175,7 @@ struct TileToNVVMOptions : public TileToGPUOptions<TileToNVVMOptions> {
       *this, "tma-store",
       llvm::cl::desc("sm_90: synchronous copies of whole shared tiles into "
                      "global memory are TMA stores where TMA boxes cover "
-                     "the tile (convert-tile-to-gpu{tma-store}; =false: "
+                     "the tile (tile-select-instructions{tma-store}; =false: "
                      "the threads' vector stores)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> tmaRelease{

@@ -4,10 +4,12 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Which instruction each tile.gemm runs on is decided here, once, and
-// recorded on the op (`instruction`, a #tile.gemm_instruction);
-// tile-select-instructions stamps it, and every later stage (layouts,
-// pipelines, the lowering) reads the stamp instead of deciding again.
+// Which instruction each tile.gemm runs on, and which engine each tile.copy
+// moves its elements on, is decided here, once, and recorded on the op
+// (`instruction`, a #tile.gemm_instruction; `engine`, a #tile.copy_engine);
+// tile-select-instructions stamps them, the passes that make copies
+// asynchronous stamp the copies they make, and every later stage (layouts,
+// pipelines, the lowering) reads the stamps instead of deciding again.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +60,43 @@ GemmInstructionAttr getGemmInstruction(GemmOp gemm);
 /// Stamps every gemm under `root` that has no instruction with
 /// getGemmInstruction's choice.
 void stampDefaultGemmInstructions(Operation *root);
+
+/// What the copy selection may choose beyond the target's defaults.
+struct CopySelectionOptions {
+  /// sm_90: synchronous copies of whole shared tiles into global buffers
+  /// on TMA (stores through a tensor map).
+  bool tmaStore = false;
+};
+
+/// Why `engine` cannot move `copy` on `target` (null: the CPU), or nullopt
+/// when it can. The TMA boxes of a shared tile without a layout yet (which
+/// tile-infer-layout may still give it) are checked by the lowering, which
+/// takes the generic copy when there are none.
+std::optional<std::string> explainCopyEngineMismatch(CopyOp copy,
+                                                     CopyEngineAttr engine,
+                                                     TargetAttr target);
+
+/// The engine `copy` should move on: on NVIDIA sm_90+ `tma` for a copy
+/// that arrives on a barrier (and, with `options.tmaStore`, a store of a
+/// whole shared tile); on sm_80+ `cp_async` for an async copy without
+/// one; on AMD `buffer_load` for a copy of a global region into a whole
+/// LDS tile; the first of them that can move it, else `vector` where the
+/// generic copy has vectors, else `elements`.
+CopyEngineAttr selectCopyEngine(CopyOp copy, TargetAttr target,
+                                const CopySelectionOptions &options);
+
+/// The engine of `copy`: its `engine` attribute, else selectCopyEngine's
+/// choice with the default options for the module's target.
+CopyEngineAttr getCopyEngine(CopyOp copy);
+
+/// Stamps every copy under `root` that has no engine with getCopyEngine's
+/// choice.
+void stampDefaultCopyEngines(Operation *root);
+
+/// Stamps every async copy under `root` that has no engine (the ones a pass
+/// just made asynchronous, which drops the engine of the synchronous copy
+/// it came from) with selectCopyEngine's choice with the default options.
+void stampAsyncCopyEngines(Operation *root);
 
 } // namespace tile
 } // namespace mlir

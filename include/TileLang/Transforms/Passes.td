@@ -57,7 +57,8 @@ def TileEmitCInterface : Pass<"tile-emit-c-interface", "::mlir::ModuleOp"> {
 
 def TileSelectInstructions
     : Pass<"tile-select-instructions", "::mlir::ModuleOp"> {
-  let summary = "Choose the instruction each tile.gemm runs on";
+  let summary = "Choose the instruction of each tile.gemm and the engine "
+                "of each tile.copy";
   let description = [{
     Sets `instruction` (a `#tile.gemm_instruction`) on every `tile.gemm`
     that has none, for the module's target (`tile.target`) and the threads
@@ -94,6 +95,28 @@ def TileSelectInstructions
     Where only the lowering knows that wgmma cannot take a gemm after all
     (its C kept out of registers), `convert-tile-to-gpu` takes it to
     mma.sync (or SIMT) instead and records that as its instruction.
+
+    Sets `engine` (a `#tile.copy_engine`) on every `tile.copy` that has
+    none, taking the first that can move it of:
+
+    1. `tma` (NVIDIA sm_90): a copy that arrives on a barrier, or with
+       `tma-store` a synchronous copy of a whole shared tile into a global
+       buffer: a 2-D tile along the last dimension of a kernel argument of
+       rank 2 to 5 and an element type tensor maps take, moved by boxes
+       (for a store whose tile tile-infer-layout may still swizzle, the
+       lowering checks the box and otherwise takes the generic copy);
+    2. `cp_async` (NVIDIA sm_80 and newer): an async copy without barriers
+       of a global region into a whole shared tile, in vectors of 16, 8 or
+       4 bytes;
+    3. `buffer_load` (AMD): a copy without barriers of a global region into
+       a whole LDS tile, in such vectors;
+    4. `vector`: the generic copy where both sides' layouts allow vectors;
+    5. `elements`: anything else.
+
+    A copy that already has an engine keeps it when the engine can move it
+    and is an error otherwise. `tile-plan-pipelines` and
+    `tile-prefetch-copies` stamp the asynchronous copies they make with the
+    same choice.
   }];
   let options = [
     Option<"wgmma", "wgmma", "bool", /*default=*/"true",
@@ -105,7 +128,10 @@ def TileSelectInstructions
            "tile-plan-pipelines' option), which wgmma reads">,
     Option<"wgmmaTallRows", "wgmma-tall-rows", "bool", /*default=*/"false",
            "A warpgroup may own 128 rows of a wgmma gemm's C (two m64 "
-           "blocks, A in shared memory, N <= 128)">
+           "blocks, A in shared memory, N <= 128)">,
+    Option<"tmaStore", "tma-store", "bool", /*default=*/"false",
+           "On sm_90 targets, synchronous copies of whole shared tiles into "
+           "global buffers are TMA stores">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }

@@ -765,25 +765,29 @@ Value mlir::tile::canCopyVectors(OpBuilder &b, Location loc, CopyOp op,
       canAccessVectors(b, loc, op.getDstRegion(), width));
 }
 
-FailureOr<CopyVectors> mlir::tile::matchCopyVectors(CopyOp op,
-                                                     RewriterBase &rewriter) {
-  std::optional<int64_t> threads = getStaticBlockThreads(op);
-  if (!threads)
-    return rewriter.notifyMatchFailure(op, "no static block size");
+/// The widest vector (16, 8 or 4 bytes) `op` moves its rows in, or why
+/// there is none.
+static FailureOr<int64_t> getCopyVectorBytes(CopyOp op, std::string &why) {
   MemRefType dstType = op.getDst().getType();
   unsigned bits = dstType.getElementTypeBitWidth();
-  if (bits % 8)
-    return rewriter.notifyMatchFailure(op, "sub-byte elements");
-  if (!isAlongLastDim(op.getSrcRegion()) || !isAlongLastDim(op.getDstRegion()))
-    return rewriter.notifyMatchFailure(
-        op, "the tile's rows do not run along the buffers' last dimension");
+  if (bits % 8) {
+    why = "sub-byte elements";
+    return failure();
+  }
+  if (!isAlongLastDim(op.getSrcRegion()) ||
+      !isAlongLastDim(op.getDstRegion())) {
+    why = "the tile's rows do not run along the buffers' last dimension";
+    return failure();
+  }
   int64_t elementBytes = bits / 8;
   int64_t rowBytes = op.getTileShape().back() * elementBytes;
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(dstType.getStridesAndOffset(strides, offset)) ||
-      strides.empty() || strides.back() != 1)
-    return rewriter.notifyMatchFailure(op, "destination rows not contiguous");
+      strides.empty() || strides.back() != 1) {
+    why = "destination rows not contiguous";
+    return failure();
+  }
   SwizzleAttr swizzle = getTileSwizzle(op.getDst());
   for (int64_t bytes : {16, 8, 4}) {
     if (bytes < elementBytes || rowBytes % bytes)
@@ -794,9 +798,30 @@ FailureOr<CopyVectors> mlir::tile::matchCopyVectors(CopyOp op,
     if (swizzle && (int64_t(1) << swizzle.getBase()) * elementBytes < bytes)
       aligned = false;
     if (aligned)
-      return CopyVectors{*threads, elementBytes, bytes};
+      return bytes;
   }
-  return rewriter.notifyMatchFailure(op, "no aligned vector width");
+  why = "no aligned vector width";
+  return failure();
+}
+
+std::optional<std::string> mlir::tile::getCopyVectorsMismatch(CopyOp op) {
+  std::string why;
+  if (failed(getCopyVectorBytes(op, why)))
+    return why;
+  return std::nullopt;
+}
+
+FailureOr<CopyVectors> mlir::tile::matchCopyVectors(CopyOp op,
+                                                     RewriterBase &rewriter) {
+  std::optional<int64_t> threads = getStaticBlockThreads(op);
+  if (!threads)
+    return rewriter.notifyMatchFailure(op, "no static block size");
+  std::string why;
+  FailureOr<int64_t> bytes = getCopyVectorBytes(op, why);
+  if (failed(bytes))
+    return rewriter.notifyMatchFailure(op, why);
+  return CopyVectors{*threads, op.getDst().getType().getElementTypeBitWidth() / 8,
+                     *bytes};
 }
 
 void mlir::tile::forEachThreadVector(
@@ -950,13 +975,9 @@ struct EraseHint : TilePattern<HintOp> {
   }
 };
 
-/// Elements per vector of a vectorized copy: the largest power of two V >= 2
-/// with V elements of either side in 16 bytes that divides the tile's rows,
-/// when each side's rows are contiguous (or may be: global strides are
-/// checked at run time), other on-chip strides are whole vectors and
-/// swizzles move whole vectors; 0 for none. Copies of local (per-thread)
-/// tiles stay scalar.
-static int64_t getCopyVectorWidth(CopyOp op) {
+} // namespace
+
+int64_t mlir::tile::getCopyVectorWidth(CopyOp op) {
   Value src = op.getSrc(), dst = op.getDst();
   if (isLocal(src) || isLocal(dst))
     return 0;
@@ -994,16 +1015,28 @@ static int64_t getCopyVectorWidth(CopyOp op) {
   return 0;
 }
 
+CopyEngineAttr mlir::tile::getGenericCopyEngine(CopyOp op) {
+  return CopyEngineAttr::get(op.getContext(), getCopyVectorWidth(op)
+                                                  ? CopyEngineKind::Vector
+                                                  : CopyEngineKind::Elements);
+}
+
+namespace {
+
+/// The generic copy: the `vector` and `elements` engines, and every copy a
+/// target's lowering did not take.
 struct CopyLowering : TilePattern<CopyOp> {
   using TilePattern::TilePattern;
 
   LogicalResult matchAndRewrite(CopyOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    CopyEngineAttr engine = op.getEngineAttr();
+    bool elements = engine && engine.getKind() == CopyEngineKind::Elements;
     withBarriers(rewriter, loc, mode, [&] {
       Distribution dist =
           getDistribution(rewriter, op, mode, isLocal(op.getDst()));
-      int64_t width = getCopyVectorWidth(op);
+      int64_t width = elements ? 0 : getCopyVectorWidth(op);
       if (width == 0)
         return lowerElements(rewriter, op, dist);
       // Whole vectors where the layout allows them, elements otherwise.

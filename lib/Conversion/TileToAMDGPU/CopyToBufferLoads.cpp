@@ -51,15 +51,10 @@ struct GlobalToLDSOnBufferLoads : OpRewritePattern<CopyOp> {
 
   LogicalResult matchAndRewrite(CopyOp op,
                                 PatternRewriter &rewriter) const override {
-    MemRefType srcType = op.getSrc().getType();
-    MemRefType dstType = op.getDst().getType();
-    if (op.getSrcOffsets().empty() || !op.getDstOffsets().empty() ||
-        getMemorySpace(srcType) ||
-        !isInSpace(dstType, MemorySpace::Shared) || op.getBarriers())
-      return rewriter.notifyMatchFailure(op, "not a global-to-LDS whole-tile "
-                                             "copy");
-    if (srcType.getElementType() != dstType.getElementType())
-      return rewriter.notifyMatchFailure(op, "converts its elements");
+    // (The verifier made a buffer_load copy one without barriers of a
+    // global region into a whole LDS tile of its element type.)
+    if (!op.hasEngine(CopyEngineKind::BufferLoad))
+      return rewriter.notifyMatchFailure(op, "engine is not buffer_load");
     FailureOr<CopyVectors> vectors = matchCopyVectors(op, rewriter);
     if (failed(vectors))
       return failure();
@@ -83,6 +78,7 @@ struct GlobalToLDSOnBufferLoads : OpRewritePattern<CopyOp> {
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
       auto fallback = cast<CopyOp>(rewriter.clone(*op));
       fallback.setAsync(false);
+      fallback.setEngineAttr(getGenericCopyEngine(fallback));
     }
     if (!async)
       gpu::BarrierOp::create(rewriter, loc);

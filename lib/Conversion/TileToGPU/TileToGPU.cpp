@@ -519,9 +519,10 @@ struct ConvertTileToGPUPass
     bool rocm = targetAttr && targetAttr.getKind() == TargetKind::ROCm;
     // Each thread adds its own elements of a parallel body.
     lowerParallelElementAtomics(module, TileLoweringMode::Block);
-    // Every gemm runs on its instruction; those without one take the
-    // default choice.
+    // Every gemm runs on its instruction and every copy on its engine;
+    // those without one take the default choice.
     stampDefaultGemmInstructions(module);
+    stampDefaultCopyEngines(module);
     RegisterFragments fragments;
     LayoutMatcher matcher;
     StringRef chip = targetAttr ? targetAttr.getChip() : StringRef();
@@ -551,15 +552,15 @@ struct ConvertTileToGPUPass
       if (turns.wasInterrupted())
         return signalPassFailure();
     }
-    // sm_90: tensor maps for the copies that arrive on barriers, created
-    // on the host before the kernels become launches.
+    // sm_90: tensor maps for the copies on TMA, created on the host before
+    // the kernels become launches.
     bool hopper = targetAttr && targetAttr.getKind() == TargetKind::CUDA &&
                   targetAttr.getSmVersion() >= 90;
     TmaDescriptors tma;
-    if (hopper)
-      tma.create(module, /*stores=*/tmaStore);
-    if (hopper && tmaStore)
+    if (hopper) {
+      tma.create(module);
       deferTmaStoreReadWaits(module, tma);
+    }
     bool cuda = targetAttr && targetAttr.getKind() == TargetKind::CUDA;
     // Warp specialization: each side of a kernel with a producer under its
     // own thread range (NVIDIA sm_90 only).
@@ -577,8 +578,7 @@ struct ConvertTileToGPUPass
                                   &fragments, wgmma);
     if (hopper) {
       populateTmaPatterns(patterns, tma);
-      if (tmaStore)
-        populateTmaStorePatterns(patterns, tma);
+      populateTmaStorePatterns(patterns, tma);
       if (stmatrix && registerFragments)
         populateStmatrixPatterns(patterns, fragments);
       populateTakeTurnsPatterns(patterns);

@@ -41,12 +41,10 @@ struct AsyncCopyToCpAsync : OpRewritePattern<CopyOp> {
 
   LogicalResult matchAndRewrite(CopyOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.getAsync() || op.getSrcOffsets().empty() ||
-        !op.getDstOffsets().empty())
-      return rewriter.notifyMatchFailure(op, "not a whole-tile async copy");
-    if (op.getBarriers())
-      return rewriter.notifyMatchFailure(op, "counted on a barrier, not in "
-                                             "a cp.async group");
+    // (The verifier made a cp_async copy an async one, without barriers,
+    // of a global region into a whole shared tile.)
+    if (!op.hasEngine(CopyEngineKind::CpAsync))
+      return rewriter.notifyMatchFailure(op, "engine is not cp_async");
     FailureOr<CopyVectors> vectors = matchCopyVectors(op, rewriter);
     if (failed(vectors))
       return failure();
@@ -63,6 +61,7 @@ struct AsyncCopyToCpAsync : OpRewritePattern<CopyOp> {
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
       auto fallback = cast<CopyOp>(rewriter.clone(*op));
       fallback.setAsync(false);
+      fallback.setEngineAttr(getGenericCopyEngine(fallback));
     }
     rewriter.eraseOp(op);
     return success();

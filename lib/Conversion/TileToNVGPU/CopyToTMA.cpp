@@ -140,11 +140,14 @@ struct TmaCopy {
 };
 
 /// The sides of `copy` as a TMA load (one that arrives on a barrier, from
-/// global memory) or a TMA store (synchronous, from a whole shared tile of
+/// global memory into a whole shared tile) or a TMA store (synchronous, from a whole shared tile of
 /// the same element type to global memory); nullopt for other copies.
 static std::optional<TmaCopy> getTmaCopy(CopyOp copy) {
-  if (copy.getBarriers())
+  if (copy.getBarriers()) {
+    if (!copy.getDstOffsets().empty())
+      return std::nullopt;
     return TmaCopy{copy.getSrcRegion(), copy.getDst()};
+  }
   auto tile = cast<MemRefType>(copy.getSrc().getType());
   if (copy.getAsync() || !copy.getSrcOffsets().empty() ||
       !isInSpace(tile, MemorySpace::Shared) ||
@@ -201,7 +204,39 @@ Value mlir::tile::getSharedPointer(OpBuilder &b, Location loc, Value tile,
                                   toI64(b, loc, address));
 }
 
-void TmaDescriptors::create(Operation *root, bool stores) {
+std::optional<std::string> mlir::tile::getTmaCopyMismatch(CopyOp copy,
+                                                          bool checkBox) {
+  std::optional<TmaCopy> sides = getTmaCopy(copy);
+  if (!sides)
+    return std::string("TMA loads arrive on a barrier; TMA stores are "
+                       "synchronous copies of a whole row-major or swizzled "
+                       "shared tile of the global buffer's element type");
+  const TileRegion &region = sides->global;
+  auto globalType = cast<MemRefType>(region.buffer.getType());
+  if (globalType.getRank() < 2 || globalType.getRank() > kMaxTensorMapRank ||
+      region.offsets.size() != static_cast<size_t>(globalType.getRank()))
+    return std::string("a tensor map describes a global buffer of rank 2 "
+                       "to 5 addressed in all its dimensions");
+  if (region.tileDims.size() != 2 || region.tileDims[0] < 0 ||
+      !isAlongLastDim(region))
+    return std::string("TMA moves 2-D tiles whose rows run along the "
+                       "global buffer's last dimension");
+  if (!getTensorMapDataType(globalType.getElementType()))
+    return std::string("tensor maps do not take this element type");
+  auto kernel = copy->getParentOfType<KernelOp>();
+  Value buffer = region.buffer;
+  Operation *owner = buffer.getParentBlock()->getParentOp();
+  if (!kernel || owner == kernel || kernel->isProperAncestor(owner))
+    return std::string("the host encodes tensor maps of kernel arguments, "
+                       "not of buffers the kernel defines");
+  if (checkBox && !getCopyBox(copy))
+    return std::string("no TMA box moves this tile (rows of 16-byte "
+                       "multiples, at most 256 x 256 elements, 128-byte "
+                       "multiples in all, a swizzle whose span is the row)");
+  return std::nullopt;
+}
+
+void TmaDescriptors::create(Operation *root) {
   root->walk([&](KernelOp kernel) {
     auto module = kernel->getParentOfType<ModuleOp>();
     // One map per global buffer, box and swizzle of the kernel.
@@ -209,21 +244,18 @@ void TmaDescriptors::create(Operation *root, bool stores) {
                    Value>
         made;
     kernel.walk([&](CopyOp copy) {
-      if (!copy.getBarriers() && !stores)
+      // (The box depends on the tile's final layout: a copy selected for
+      // TMA before its tile had one may have none, and takes the block's
+      // copy.)
+      CopyEngineAttr engine = copy.getEngineAttr();
+      if (!engine || engine.getKind() != CopyEngineKind::TMA ||
+          getTmaCopyMismatch(copy, /*checkBox=*/true))
         return;
       std::optional<TmaCopy> sides = getTmaCopy(copy);
-      if (!sides)
-        return;
       Value src = sides->global.buffer;
       int64_t rowDim = sides->global.tileDims[0];
-      Operation *owner = src.getParentBlock()->getParentOp();
-      if (owner == kernel || kernel->isProperAncestor(owner))
-        return; // Defined in the kernel: the host has no such value.
       auto srcType = cast<MemRefType>(src.getType());
-      std::optional<TmaBox> maybeBox = getCopyBox(copy);
-      if (!maybeBox)
-        return;
-      TmaBox box = *maybeBox;
+      TmaBox box = *getCopyBox(copy);
       auto key = std::make_tuple(src, rowDim, box.rows, box.cols, box.swizzle);
       Value &descriptor = made[key];
       if (!descriptor) {
@@ -569,6 +601,7 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
       fallback.getBarriersMutable().clear();
       fallback.getBarrierIndexMutable().clear();
       fallback.setAsync(false);
+      fallback.setEngineAttr(getGenericCopyEngine(fallback));
       onThreadZero(b, loc, op, [&](OpBuilder &then) {
         NVVM::MBarrierArriveOp::create(then, loc, Type(), barrier,
                                        /*count=*/Value(), ctaScope(then));
@@ -736,7 +769,9 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
       if (!last && !deferred)
         gpu::BarrierOp::create(rewriter, loc);
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      rewriter.clone(*op); // No map: the generic lowering takes the clone.
+      // No map: the generic lowering takes the copy.
+      auto fallback = cast<CopyOp>(rewriter.clone(*op));
+      fallback.setEngineAttr(getGenericCopyEngine(fallback));
     }
     rewriter.eraseOp(op);
     return success();

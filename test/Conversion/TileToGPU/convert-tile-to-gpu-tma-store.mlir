@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --split-input-file --convert-tile-to-gpu="tma-store" | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-select-instructions="tma-store" --convert-tile-to-gpu | FileCheck %s
 // RUN: tile-opt %s --split-input-file --convert-tile-to-gpu | FileCheck %s --check-prefix=OFF
 
 // sm_90, tma-store: the epilogue's copy of a whole shared tile (the 128-byte

@@ -638,6 +638,44 @@ LogicalResult CopyOp::verify() {
              << srcType.getElementType() << " to "
              << dstType.getElementType();
   }
+  if (CopyEngineAttr engine = getEngineAttr()) {
+    bool sameType = srcType.getElementType() == dstType.getElementType();
+    bool intoSharedTile = *srcPlace == Place::Global && srcHasOffsets &&
+                          *dstPlace == Place::Shared && !dstHasOffsets &&
+                          sameType;
+    bool barriers = static_cast<bool>(getBarriers());
+    switch (engine.getKind()) {
+    case CopyEngineKind::Elements:
+    case CopyEngineKind::Vector:
+      break;
+    case CopyEngineKind::CpAsync:
+      if (!getAsync() || barriers || !intoSharedTile)
+        return emitOpError("engine ")
+               << engine
+               << " moves an async copy without barriers of a global "
+                  "region into a whole shared tile of its element type";
+      break;
+    case CopyEngineKind::BufferLoad:
+      if (barriers || !intoSharedTile)
+        return emitOpError("engine ")
+               << engine
+               << " moves a copy without barriers of a global region into "
+                  "a whole shared tile of its element type";
+      break;
+    case CopyEngineKind::TMA:
+      if (barriers ? !intoSharedTile
+                   : (getAsync() || *srcPlace != Place::Shared ||
+                      srcHasOffsets || *dstPlace != Place::Global ||
+                      !dstHasOffsets || !sameType))
+        return emitOpError("engine ")
+               << engine
+               << " moves a copy that arrives on a barrier from a global "
+                  "region into a whole shared tile, or a synchronous one "
+                  "of a whole shared tile into a global region, of one "
+                  "element type";
+      break;
+    }
+  }
   SmallVector<int64_t> extent = getTileShape();
 
   if (srcHasOffsets)

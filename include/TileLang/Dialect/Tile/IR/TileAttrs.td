@@ -117,9 +117,62 @@ def Tile_GemmInstructionKind : I32EnumAttr<"GemmInstructionKind",
   let cppNamespace = "::mlir::tile";
 }
 
+def Tile_CopyEngineKind : I32EnumAttr<"CopyEngineKind",
+    "hardware path a tile copy moves its elements on", [
+    I32EnumAttrCase<"Elements", 0, "elements">,
+    I32EnumAttrCase<"Vector", 1, "vector">,
+    I32EnumAttrCase<"CpAsync", 2, "cp_async">,
+    I32EnumAttrCase<"TMA", 3, "tma">,
+    I32EnumAttrCase<"BufferLoad", 4, "buffer_load">
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tile";
+}
+
 //===----------------------------------------------------------------------===//
 // Instructions
 //===----------------------------------------------------------------------===//
+
+def Tile_CopyEngineAttr : Tile_Attr<"CopyEngine", "copy_engine"> {
+  let summary = "The hardware path a tile.copy moves its elements on";
+  let description = [{
+    Chosen once per `tile.copy` by `tile-select-instructions` (the copies
+    that `tile-plan-pipelines` and `tile-prefetch-copies` make asynchronous
+    get theirs from the same choice when they are made) and read by the
+    lowering, which emits the engine's instructions:
+
+    * `elements`: element by element over the block's threads (any copy).
+    * `vector`: vectors of up to 16 bytes along the rows where both sides'
+      layouts allow them, checked at run time for global sides (element by
+      element when the check fails).
+    * `cp_async`: NVIDIA sm_80+, an asynchronous copy (`async`, no barrier)
+      of a global region into a whole shared tile as `cp.async` of 16, 8
+      or 4 bytes per thread (element by element when the global side is
+      misaligned at run time).
+    * `tma`: NVIDIA sm_90+, the tensor memory accelerator with a tensor map
+      the host encodes before the launch: a copy that arrives on a barrier
+      (global to a whole shared tile, one `cp.async.bulk.tensor` per box)
+      or a synchronous store of a whole shared tile into a global buffer
+      (`tma-store`). The global buffer must be a kernel argument; one the
+      tensor map cannot describe at run time takes the block's copy.
+    * `buffer_load`: AMD, a global region into a whole LDS tile on
+      bounds-checked `amdgpu.raw_buffer_load`s (the generic copy when the
+      run-time check of alignment and extent fails).
+
+    A side that the lowering keeps in registers (a fragment whose layout
+    matches its gemm's instruction) makes the copy register moves (on
+    sm_90, `stmatrix` where the fragment holds its pattern) whatever the
+    engine, which then describes the copy only when the fragment stays in
+    shared memory.
+
+    ```mlir
+    tile.copy %A[%m, %k] to %a_s {async, engine = #tile.copy_engine<cp_async>}
+        : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
+    ```
+  }];
+  let parameters = (ins EnumParameter<Tile_CopyEngineKind>:$kind);
+  let assemblyFormat = "`<` $kind `>`";
+}
 
 def Tile_GemmInstructionAttr
     : Tile_Attr<"GemmInstruction", "gemm_instruction"> {

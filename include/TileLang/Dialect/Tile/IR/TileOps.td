@@ -222,6 +222,15 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     strides) the block copies synchronously and then arrives. Elsewhere it
     is a plain copy.
 
+    `engine` (`#tile.copy_engine`) records the hardware path the copy takes
+    (`tile-select-instructions` sets it; a copy without one takes that
+    pass's default choice). The verifier checks that the copy has the form
+    its engine moves: `cp_async` an `async` copy without barriers and
+    `buffer_load` a synchronous or `async` one without barriers, both of a
+    global region into a whole shared tile of the same element type; `tma`
+    one that arrives on a barrier, or a synchronous copy of a whole shared
+    tile into a global region of the same element type.
+
     ```mlir
     tile.copy %A[%m, %k] to %a_s
         : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
@@ -245,7 +254,8 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     Optional<Index>:$barrier_index,
     UnitAttr:$async,
     OptionalAttr<DenseI64ArrayAttr>:$src_sizes,
-    OptionalAttr<DenseI64ArrayAttr>:$dst_sizes
+    OptionalAttr<DenseI64ArrayAttr>:$dst_sizes,
+    OptionalAttr<Tile_CopyEngineAttr>:$engine
   );
   let assemblyFormat = [{
     $src `` custom<TileRegion>($src_offsets, $src_sizes) `to`
@@ -260,7 +270,7 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
                    "ValueRange":$dstOffsets, CArg<"bool", "false">:$async), [{
       build($_builder, $_state, src, srcOffsets, dst, dstOffsets,
             /*barriers=*/Value(), /*barrier_index=*/Value(), async,
-            /*src_sizes=*/nullptr, /*dst_sizes=*/nullptr);
+            /*src_sizes=*/nullptr, /*dst_sizes=*/nullptr, /*engine=*/nullptr);
     }]>
   ];
   let hasVerifier = 1;
@@ -271,6 +281,11 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     /// Where the tile lies in the source and in the destination.
     ::mlir::tile::TileRegion getSrcRegion();
     ::mlir::tile::TileRegion getDstRegion();
+    /// Whether the copy's `engine` is `kind`.
+    bool hasEngine(::mlir::tile::CopyEngineKind kind) {
+      ::mlir::tile::CopyEngineAttr engine = getEngineAttr();
+      return engine && engine.getKind() == kind;
+    }
   }];
 }
 
