@@ -25,13 +25,13 @@ HOSTILE = ['0', '-1', '999999999999', 'f16', 'i8', 'index', '?', '[]', '()',
 # A warp-specialized pipeline whose producer also issues the one-off
 # copies, through layout inference and the GPU conversion with TMA stores.
 PRODUCER_COPIES = [
-    '--tile-select-instructions=blocked-operands=true',
+    '--tile-select-instructions=blocked-operands=true tma-store=true',
     '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
     'blocked-operands=true panel-blocks=true warp-specialize=true',
     '--tile-prefetch-copies=producer=true',
     '--tile-infer-layout=keep-conflicts-in-memory=true '
     'blocked-operands=true panel-blocks=true',
-    '--convert-tile-to-gpu=tma-store=true']
+    '--convert-tile-to-gpu']
 PASSES = [
     [],
     ['--canonicalize', '--cse'],
@@ -112,12 +112,12 @@ PASSES = [
     # staging tiles swizzled by layout inference, TMA stores.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
      '--tile-make-persistent=blocks=3',
-     '--tile-select-instructions=blocked-operands=true',
+     '--tile-select-instructions=blocked-operands=true tma-store=true',
      '--tile-plan-pipelines=overlap-gemms=true tma=true release-barriers=true '
      'blocked-operands=true panel-blocks=true warp-specialize=true',
      '--tile-infer-layout=keep-conflicts-in-memory=true '
      'blocked-operands=true panel-blocks=true',
-     '--convert-tile-to-gpu=tma-store=true stmatrix=true'],
+     '--convert-tile-to-gpu=stmatrix=true'],
     # ... with the producer issuing the one-off copies once per tile, and
     # the TMA stores' read waits deferred to the next tile.
     ['--tile-attach-target=kind=cuda chip=sm_90a',

@@ -117,14 +117,17 @@ def test_size_arithmetic_in_shapes():
 def test_kernel_source_at_each_stage():
     kernel = matmul(64, 64, 32, block_M=32, block_N=32, block_K=16)
     assert "tile.pipelined" in kernel.get_kernel_source()
-    assert "{async}" in kernel.get_kernel_source("pipelined", target="sm_90a")
+    pipelined = kernel.get_kernel_source("pipelined", target="sm_90a")
+    assert re.search(r"\{async, engine = #tile.copy_engine<(tma|cp_async)>\}",
+                     pipelined)
     # The GPU stages are the compile's own pipeline stopped early: the
-    # instructions it selects, the layouts it infers.
+    # instructions and copy engines it selects, the layouts it infers.
     selected = kernel.get_kernel_source("selected", target="sm_90a")
     assert "instruction = #tile.gemm_instruction<" in selected
-    assert "{async}" not in selected
+    assert "{engine = #tile.copy_engine<vector>}" in selected
+    assert "{async" not in selected
     layouts = kernel.get_kernel_source("layouts", target="sm_90a")
-    assert "#tile.fragment<" in layouts and "{async}" in layouts
+    assert "#tile.fragment<" in layouts and "{async, engine" in layouts
     assert "#tile.gemm_instruction<mfma m16n16k16>" in kernel.get_kernel_source(
         "selected", target="gfx942")
     with pytest.raises(ValueError, match="selected and layouts on GPU targets"):

@@ -1617,3 +1617,64 @@ func.func @gemm_instruction_k(%n: index) {
   }
   return
 }
+
+// -----
+
+func.func @copy_engine_kind(%A: memref<?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    // expected-error @+2 {{expected ::mlir::tile::CopyEngineKind to be one of: elements, vector, cp_async, tma, buffer_load}}
+    // expected-error @+1 {{failed to parse Tile_CopyEngineAttr parameter 'kind'}}
+    tile.copy %A[%bx, %c0] to %s {engine = #tile.copy_engine<ldg>} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @cp_async_of_a_synchronous_copy(%A: memref<?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{engine #tile.copy_engine<cp_async> moves an async copy without barriers of a global region into a whole shared tile of its element type}}
+    tile.copy %A[%bx, %c0] to %s {engine = #tile.copy_engine<cp_async>} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @buffer_load_into_a_fragment(%A: memref<?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %f = tile.alloc_fragment : memref<64x64xf16, #tile.mem<fragment>>
+    // expected-error @+1 {{engine #tile.copy_engine<buffer_load> moves a copy without barriers of a global region into a whole shared tile of its element type}}
+    tile.copy %A[%bx, %c0] to %f {engine = #tile.copy_engine<buffer_load>} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @tma_of_a_synchronous_load(%A: memref<?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{engine #tile.copy_engine<tma> moves a copy that arrives on a barrier from a global region into a whole shared tile, or a synchronous one of a whole shared tile into a global region, of one element type}}
+    tile.copy %A[%bx, %c0] to %s {engine = #tile.copy_engine<tma>} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @tma_store_that_converts(%C: memref<?x?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{engine #tile.copy_engine<tma> moves a copy that arrives on a barrier}}
+    tile.copy %s to %C[%bx, %c0] {engine = #tile.copy_engine<tma>} : memref<64x64xf16, #tile.mem<shared>> to memref<?x?xf32>
+  }
+  return
+}

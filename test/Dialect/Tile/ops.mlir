@@ -348,4 +348,27 @@ func.func @producer(%A: memref<?x?xf16>, %n: index) {
   return
 }
 
+// The engine each copy moves on, as tile-select-instructions records it.
+// CHECK-LABEL: func.func @copy_engines
+func.func @copy_engines(%A: memref<?x?xf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    // CHECK: tile.copy {{.*}} {engine = #tile.copy_engine<elements>}
+    tile.copy %A[%bx, %c0] to %s {engine = #tile.copy_engine<elements>} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    // CHECK: tile.copy {{.*}} {engine = #tile.copy_engine<vector>}
+    tile.copy %s to %A[%bx, %c0] {engine = #tile.copy_engine<vector>} : memref<64x64xf16, #tile.mem<shared>> to memref<?x?xf16>
+    // CHECK: tile.copy {{.*}} {async, engine = #tile.copy_engine<cp_async>}
+    tile.copy %A[%bx, %c0] to %s {async, engine = #tile.copy_engine<cp_async>} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    // CHECK: tile.copy {{.*}} arrive({{.*}}) {async, engine = #tile.copy_engine<tma>}
+    tile.copy %A[%bx, %c0] to %s arrive(%bars[%c0] : memref<1xi64, #tile.mem<shared>>) {async, engine = #tile.copy_engine<tma>} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    // CHECK: tile.copy {{.*}} {engine = #tile.copy_engine<tma>}
+    tile.copy %s to %A[%bx, %c0] {engine = #tile.copy_engine<tma>} : memref<64x64xf16, #tile.mem<shared>> to memref<?x?xf16>
+    // CHECK: tile.copy {{.*}} {engine = #tile.copy_engine<buffer_load>}
+    tile.copy %A[%bx, %c0] to %s {engine = #tile.copy_engine<buffer_load>} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+  }
+  return
+}
+
 }
