@@ -153,16 +153,12 @@ struct ExpandF8Pass : public tile::impl::TileExpandF8Base<ExpandF8Pass> {
     // operation, not as a translation failure later.
     WalkResult result = getOperation()->walk([](Operation *op) {
       // Moving bytes around is fine: memory, views, bitcasts, constants.
+      // (By the op's name: an unregistered op has no dialect object.)
+      StringRef dialect = op->getName().getDialectNamespace();
       if (isa<arith::BitcastOp, arith::ConstantOp>(op) ||
-          op->getDialect()->getNamespace() == "memref" ||
-          op->getDialect()->getNamespace() == "vector" ||
-          op->getDialect()->getNamespace() == "builtin" ||
-          op->getDialect()->getNamespace() == "llvm" ||
-          op->getDialect()->getNamespace() == "tile" ||
-          op->getDialect()->getNamespace() == "func" ||
-          op->getDialect()->getNamespace() == "gpu" ||
-          op->getDialect()->getNamespace() == "scf" ||
-          op->getDialect()->getNamespace() == "cf")
+          llvm::is_contained({"memref", "vector", "builtin", "llvm", "tile",
+                              "func", "gpu", "scf", "cf"},
+                             dialect))
         return WalkResult::advance();
       auto onF8 = [](Value v) { return isF8(v.getType()); };
       if (llvm::any_of(op->getOperands(), onF8) ||

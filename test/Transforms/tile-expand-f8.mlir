@@ -10,11 +10,33 @@
 // Arithmetic on f8 is a located error on every pipeline (it was "failed to
 // legalize math.absf" or an LLVM translation failure).
 // RUN: not tile-opt %S/Inputs/f8-absmax.mlir --tile-to-cpu 2>&1 | FileCheck %s --check-prefix=ABSMAX
+// An op of an unregistered dialect (allowed by the tool) is checked by its
+// name (it has no dialect object; the check dereferenced it, a crash the
+// pass fuzzer found): one on f32 passes, one on f8 is the located error.
+// RUN: not tile-opt %s --split-input-file --allow-unregistered-dialect --tile-expand-f8 2> %t.err | FileCheck %s --check-prefix=UNREG
+// RUN: FileCheck %s --check-prefix=UNREG-ERR < %t.err
 // RUN: not tile-opt %S/Inputs/f8-absmax.mlir --tile-to-nvvm="chip=sm_90a format=isa" 2>&1 | FileCheck %s --check-prefix=ABSMAX
 // RUN: not tile-opt %S/Inputs/f8-absmax.mlir --tile-to-rocdl="chip=gfx942 format=isa" 2>&1 | FileCheck %s --check-prefix=ABSMAX
 // ABSMAX: f8-absmax.mlir:10:5: error: 'math.absf' op on 8-bit floats (f8E4M3FN, f8E5M2) cannot be lowered
 // CPU-NOT: f8E4M3FN to f32
 // CPU-NOT: arith.extf
+
+// UNREG-LABEL: func.func @unregistered
+// UNREG: "test.use"(%{{.*}}) : (f32) -> ()
+// UNREG-ERR: error: 'test.use' op on 8-bit floats (f8E4M3FN, f8E5M2) cannot be lowered
+func.func @unregistered(%x: f32) {
+  "test.use"(%x) : (f32) -> ()
+  return
+}
+
+// -----
+
+func.func @unregistered_f8(%y: f8E4M3FN) {
+  "test.use"(%y) : (f8E4M3FN) -> ()
+  return
+}
+
+// -----
 
 // f8E5M2: exponent + 112, subnormals scaled by 2^-16, infinities kept.
 // CHECK-LABEL: func.func @e5m2
