@@ -158,26 +158,13 @@ static std::optional<TmaCopy> getTmaCopy(CopyOp copy) {
   return TmaCopy{copy.getDstRegion(), copy.getSrc()};
 }
 
-/// The boxes of `copy` when TMA can do it (once the host has the map): a
-/// global buffer of rank 2 to 5 with offsets, of an element type tensor
-/// maps know, and a 2-D shared tile one set of boxes covers, whose rows run
-/// along the buffer's last dimension (the box's innermost) and whose
-/// columns along an earlier one (the box has extent 1 along every other
-/// dimension: a region over non-trailing dimensions is a box of the
-/// buffer's rank).
+/// The boxes of `copy`, a copy getTmaCopyMismatch accepts but for its box:
+/// those of its shared tile in its current layout (getTmaBox).
 static std::optional<TmaBox> getCopyBox(CopyOp copy) {
   std::optional<TmaCopy> sides = getTmaCopy(copy);
   if (!sides)
     return std::nullopt;
-  const TileRegion &region = sides->global;
-  auto globalType = cast<MemRefType>(region.buffer.getType());
   auto tile = cast<MemRefType>(sides->tile.getType());
-  if (globalType.getRank() < 2 || globalType.getRank() > kMaxTensorMapRank ||
-      region.offsets.size() != static_cast<size_t>(globalType.getRank()) ||
-      region.tileDims.size() != 2 || region.tileDims[0] < 0 ||
-      !isAlongLastDim(region) ||
-      !getTensorMapDataType(globalType.getElementType()))
-    return std::nullopt;
   return getTmaBox(tile.getShape(), tile.getElementType(),
                    getTileSwizzle(sides->tile));
 }
