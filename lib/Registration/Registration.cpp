@@ -9,6 +9,8 @@
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "TileLang/Conversion/Passes.h"
 #include "TileLang/Pipelines/Pipelines.h"
+#include "TileLang/Target/AMD/AMDTarget.h"
+#include "TileLang/Target/NVIDIA/NVIDIATarget.h"
 #include "TileLang/Transforms/Passes.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -37,6 +39,9 @@
 void mlir::tile::registerAllDialects(DialectRegistry &registry) {
   registry.insert<tile::TileDialect, arith::ArithDialect, func::FuncDialect,
                   math::MathDialect, memref::MemRefDialect, scf::SCFDialect>();
+  // The vendors' implementations of the target interface.
+  registerNVIDIATarget(registry);
+  registerAMDTarget(registry);
 }
 
 void mlir::tile::registerAllExtensions(DialectRegistry &registry) {

@@ -15,8 +15,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileLang/Conversion/TileLowering.h"
-#include "TileLang/Conversion/TileToAMDGPU.h"
-#include "TileLang/Conversion/TileToNVGPU.h"
 #include "TileLang/Dialect/Tile/IR/FragmentTable.h"
 #include "TileLang/Transforms/InstructionSelection.h"
 #include "TileLang/Transforms/Passes.h"
@@ -299,17 +297,18 @@ struct InferLayoutPass
       if (getGemmInstruction(gemm).getKind() == GemmInstructionKind::Wgmma)
         gemm.setPolicy(GemmPolicy::FullRow);
     });
-    StringRef chip = target ? target.getChip() : StringRef();
     WalkResult result = module.walk([&](KernelOp kernel) {
-      return failed(inferKernel(kernel, chip)) ? WalkResult::interrupt()
-                                               : WalkResult::advance();
+      return failed(inferKernel(kernel, target)) ? WalkResult::interrupt()
+                                                 : WalkResult::advance();
     });
     if (result.wasInterrupted())
       signalPassFailure();
   }
 
-  LogicalResult inferKernel(KernelOp kernel, StringRef chip) {
+  LogicalResult inferKernel(KernelOp kernel, TargetAttr target) {
     int64_t threads = kernel.getNumThreads();
+    const TargetInfo &info = getTargetInfo(kernel->getContext(), target);
+    SharedTileOptions sharedTiles = getSharedTileOptions();
     // The user's annotations move onto the allocations they name (as the
     // canonicalizer would move them).
     SmallVector<AnnotateLayoutOp> annotations;
@@ -348,33 +347,26 @@ struct InferLayoutPass
       GemmOp gemm = dyn_cast<GemmOp>(op);
       GemmInstructionAttr instruction =
           gemm ? getGemmInstruction(gemm) : GemmInstructionAttr();
-      if (gemm && instruction.isTensorCore()) {
-        // wgmma's layout is the full_row mma.sync layout with 64 rows per
-        // warpgroup; with more, its m64 blocks.
-        FragmentLayoutAttr mma =
-            instruction.getBlocks() > 1
-                ? getWgmmaAccumulatorLayout(gemm, threads)
-                : getMmaAccumulatorLayout(gemm, threads);
-        if (mma && classes.contains(gemm.getC()))
-          ok = classes.force(gemm.getC(), mma, gemm);
-        if (FragmentLayoutAttr operand = getMmaOperandALayout(gemm, threads);
-            succeeded(ok) && operand && classes.contains(gemm.getA()))
-          ok = classes.force(gemm.getA(), operand, gemm);
-        // Shared operands that ldmatrix will read get its swizzle unless the
-        // user chose one.
-        if (getMmaAccumulatorLayout(gemm, threads))
-          for (Value operand : {gemm.getA(), gemm.getB()})
-            if (auto shared = operand.getDefiningOp<AllocSharedOp>();
-                shared && !shared.getLayoutAttr())
-              if (SwizzleAttr swizzle = getWgmmaOperandSwizzle(
-                      shared.getType(), blockedOperands,
-                      blockedOperands && panelBlocks))
-                shared.setLayoutAttr(swizzle);
-      } else if (gemm && instruction.isMatrixCore()) {
-        if (FragmentLayoutAttr acc =
-                getMatrixCoreAccumulatorLayout(gemm, threads, chip);
+      if (gemm) {
+        // The layouts the lowering of the gemm's instruction holds its
+        // accumulators and register operand in.
+        if (FragmentLayoutAttr acc = info.getAccumulatorLayout(
+                gemm, instruction, threads, target);
             acc && classes.contains(gemm.getC()))
           ok = classes.force(gemm.getC(), acc, gemm);
+        if (FragmentLayoutAttr operand = info.getOperandALayout(
+                gemm, instruction, threads, target);
+            succeeded(ok) && operand && classes.contains(gemm.getA()))
+          ok = classes.force(gemm.getA(), operand, gemm);
+        // Shared operands get the swizzle its instruction reads them in
+        // best, unless the user chose one.
+        for (Value operand : {gemm.getA(), gemm.getB()})
+          if (auto shared = operand.getDefiningOp<AllocSharedOp>();
+              shared && !shared.getLayoutAttr())
+            if (SwizzleAttr swizzle = info.getOperandSwizzle(
+                    gemm, instruction, threads, shared.getType(), sharedTiles,
+                    target))
+              shared.setLayoutAttr(swizzle);
       } else if (auto copy = dyn_cast<CopyOp>(op);
                  copy && sameFragments(copy.getSrc(), copy.getDst())) {
         ok = classes.join(copy.getSrc(), copy.getDst(), copy);
@@ -410,12 +402,16 @@ struct InferLayoutPass
     for (AllocFragmentOp alloc : allocs)
       if (!classes.isConflicted(alloc.getResult()))
         alloc.setLayoutAttr(layoutOf(alloc.getResult()));
-    // (NVIDIA tensor-core targets: the staging tiles of their epilogues.)
-    TargetAttr target = getTargetAttr(kernel);
-    if (target && target.getKind() == TargetKind::CUDA &&
-        target.getSmVersion() >= 80)
-      swizzleStagingTiles(kernel);
+    // The staging tiles of epilogues, where the target has a swizzle for
+    // them.
+    swizzleStagingTiles(kernel, info, target);
     return success();
+  }
+
+  /// How the pass's options lay out the shared tiles it swizzles.
+  SharedTileOptions getSharedTileOptions() const {
+    return {/*blocked=*/blockedOperands,
+            /*panels=*/blockedOperands && panelBlocks};
   }
 
   /// Whether `tile` (a shared allocation) only stages data from registers
@@ -444,19 +440,20 @@ struct InferLayoutPass
   }
 
   /// A shared tile without a layout that stages a fragment on its way to
-  /// global memory (a staged epilogue) takes the swizzle of tensor-core
-  /// operands: the fragments' stores (a warp's lanes over 8 rows) then hit
-  /// distinct banks, and its rows are what a TMA store reads (the 128-byte
-  /// swizzle, or for wider 16-bit rows the blocked layout in column panels
-  /// as the pipelines' panel option chooses).
-  void swizzleStagingTiles(KernelOp kernel) {
+  /// global memory (a staged epilogue) takes the target's staging swizzle
+  /// (NVIDIA sm_80+: the swizzle of tensor-core operands, so that the
+  /// fragments' stores hit distinct banks and TMA stores read its rows; the
+  /// blocked layout in column panels for wider 16-bit rows as the
+  /// pipelines' panel option chooses).
+  void swizzleStagingTiles(KernelOp kernel, const TargetInfo &info,
+                           TargetAttr target) {
     kernel.getBody().walk([&](AllocSharedOp tile) {
       if (tile.getLayoutAttr() || !isStagingTile(tile))
         return;
       MemRefType type = tile.getType();
-      if (SwizzleAttr swizzle = getWgmmaOperandSwizzle(
+      if (SwizzleAttr swizzle = info.getStagingTileSwizzle(
               MemRefType::get(type.getShape(), type.getElementType()),
-              blockedOperands, blockedOperands && panelBlocks);
+              getSharedTileOptions(), target);
           swizzle && appliesSwizzle(tile.getResult(), swizzle))
         tile.setLayoutAttr(swizzle);
     });

@@ -13,7 +13,6 @@
 
 #include "ProducerOperands.h"
 
-#include "TileLang/Conversion/TileToNVGPU.h"
 #include "TileLang/Transforms/InstructionSelection.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -126,19 +125,17 @@ Value getStageView(OpBuilder &b, Location loc, Value buffer, Value stage) {
 
 class Planner {
 public:
-  Planner(PipelinedOp loop, bool swizzleGemmOperands, bool overlapGemms,
-          bool blockedOperands, bool tma, bool tmaBlocked,
-          bool releaseBarriers, int64_t releaseMinWarpgroups,
-          int64_t releaseMaxStages, bool panelBlocks, bool warpSpecialize,
-          bool pingpong, bool prefetchFirst)
-      : loop(loop), swizzleGemmOperands(swizzleGemmOperands),
-        overlapGemms(overlapGemms), blockedOperands(blockedOperands),
-        tma(tma), tmaBlocked(tmaBlocked),
+  Planner(PipelinedOp loop, const TargetInfo &info, TargetAttr target,
+          SharedTileOptions sharedTiles, bool overlapGemms, bool tma,
+          bool tmaBlocked, bool releaseBarriers, int64_t releaseMinWarpgroups,
+          int64_t releaseMaxStages, bool warpSpecialize, bool pingpong,
+          bool prefetchFirst)
+      : loop(loop), info(info), target(target), sharedTiles(sharedTiles),
+        overlapGemms(overlapGemms), tma(tma), tmaBlocked(tmaBlocked),
         releaseBarriers(releaseBarriers),
         releaseMinWarpgroups(releaseMinWarpgroups),
-        releaseMaxStages(releaseMaxStages), panelBlocks(panelBlocks),
-        warpSpecialize(warpSpecialize), pingpong(pingpong),
-        prefetchFirst(prefetchFirst) {}
+        releaseMaxStages(releaseMaxStages), warpSpecialize(warpSpecialize),
+        pingpong(pingpong), prefetchFirst(prefetchFirst) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
@@ -171,9 +168,12 @@ private:
   /// scf.for or scf.while of tile-make-persistent that holds the pipelined
   /// loop): both sides loop over the tiles and count fills across them.
   Operation *tiles = nullptr;
-  bool swizzleGemmOperands;
+  /// The target's answers: the staged operands' swizzle, TMA's boxes.
+  const TargetInfo &info;
+  TargetAttr target;
+  /// How staged operand tiles are laid out (blocked, in panels).
+  SharedTileOptions sharedTiles;
   bool overlapGemms;
-  bool blockedOperands;
   bool tma;
   bool tmaBlocked;
   /// With tma: the warps release each stage on a second barrier array and
@@ -184,8 +184,6 @@ private:
   int64_t releaseMinWarpgroups;
   /// ... and pipelines of at most this many stages (0: any).
   int64_t releaseMaxStages;
-  /// Blocked operand tiles stored in column panels.
-  bool panelBlocks;
   /// With release barriers, a tile.producer warpgroup issues the copies.
   bool warpSpecialize;
   /// With a producer, the kernel's warpgroups take turns issuing the
@@ -274,9 +272,8 @@ bool Planner::analyze() {
     auto stagedType = MemRefType::get(shape, type.getElementType(),
                                       AffineMap(), type.getMemorySpace());
     auto swizzle = dyn_cast_or_null<SwizzleAttr>(alloc.getLayoutAttr());
-    if (!swizzle && readByGemm && swizzleGemmOperands)
-      swizzle = getWgmmaOperandSwizzle(type, blockedOperands,
-                                       blockedOperands && panelBlocks);
+    if (!swizzle && readByGemm)
+      swizzle = info.getStagedOperandSwizzle(type, sharedTiles, target);
     // Each stage must be swizzled as the tile alone would be.
     if (swizzle && type.getNumElements() % swizzle.getPeriod())
       swizzle = {};
@@ -286,15 +283,12 @@ bool Planner::analyze() {
     return false;
   // Barriers count the stages when TMA can do every copy in one box.
   tma = tma && llvm::all_of(staged, [&](StagedCopy &s) {
-    MemRefType tile = s.alloc.getType();
-    int64_t rank = s.copy.getSrc().getType().getRank();
-    std::optional<TmaBox> box =
-        getTmaBox(tile.getShape(), tile.getElementType(), s.swizzle);
+    std::optional<int64_t> boxes = info.getBulkCopyBoxes(
+        s.copy, s.alloc.getType(), s.swizzle, target);
     // Blocked tiles take many small boxes: only with tma-blocked; in column
     // panels, one box per panel.
-    return rank >= 2 && rank <= 5 && tile.getRank() == 2 && box &&
-           (box->rowBoxes * box->colBoxes == 1 || tmaBlocked ||
-            (s.swizzle && s.swizzle.getPanels()));
+    return boxes && (*boxes == 1 || tmaBlocked ||
+                     (s.swizzle && s.swizzle.getPanels()));
   });
   // Gemms the kernel itself leaves in flight (wg_wait != 0): when a
   // tile.gemm_wait pending(0) follows the last of them in the body, the
@@ -831,15 +825,16 @@ struct PlanPipelinesPass
     ModuleOp module = getOperation();
     auto target =
         module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());
-    bool swizzle = target && target.getKind() == TargetKind::CUDA;
-    bool overlap = overlapGemms && swizzle && target.getSmVersion() >= 90;
+    const TargetInfo &info = getTargetInfo(module->getContext(), target);
+    bool overlap = overlapGemms && info.hasAsynchronousGemms(target);
+    SharedTileOptions sharedTiles{/*blocked=*/blockedOperands,
+                                  /*panels=*/blockedOperands && panelBlocks};
     SmallVector<PipelinedOp> loops;
     module.walk([&](PipelinedOp loop) { loops.push_back(loop); });
     for (PipelinedOp loop : loops) {
-      Planner planner(loop, swizzle, overlap, swizzle && blockedOperands,
-                      tma && swizzle && target.getSmVersion() >= 90,
-                      tmaBlocked, releaseBarriers,
-                      releaseMinWarpgroups, releaseMaxStages, panelBlocks,
+      Planner planner(loop, info, target, sharedTiles, overlap,
+                      tma && info.hasBulkTensorCopies(target), tmaBlocked,
+                      releaseBarriers, releaseMinWarpgroups, releaseMaxStages,
                       warpSpecialize, pingpong, prefetchFirst);
       if (!planner.analyze())
         continue;

@@ -26,7 +26,10 @@ class DialectRegistry;
 namespace tile {
 
 /// Registers the tile dialect and every dialect that tile IR is written
-/// with (arith, func, math, memref, scf).
+/// with (arith, func, math, memref, scf), and the NVIDIA and AMD
+/// implementations of the tile dialect's target interface
+/// (TileLang/Target/NVIDIA/NVIDIATarget.h, TileLang/Target/AMD/AMDTarget.h:
+/// a compiler for one vendor may register only that one).
 void registerAllDialects(DialectRegistry &registry);
 
 /// Registers the dialect extensions and interfaces that TileLang's pipelines

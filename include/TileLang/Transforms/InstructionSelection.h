@@ -16,25 +16,13 @@
 #ifndef TILELANG_TRANSFORMS_INSTRUCTIONSELECTION_H
 #define TILELANG_TRANSFORMS_INSTRUCTIONSELECTION_H
 
-#include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "TileLang/Target/TargetInfo.h"
 
 #include <optional>
 #include <string>
 
 namespace mlir {
 namespace tile {
-
-/// What the selection may choose beyond the target's defaults.
-struct GemmSelectionOptions {
-  /// sm_90: wgmma where it fits (else mma.sync).
-  bool wgmma = false;
-  /// Shared operands with rows wider than 128 bytes will be stored in the
-  /// blocked 128-byte swizzle, which wgmma reads (tile-infer-layout's and
-  /// tile-plan-pipelines' `blocked-operands`).
-  bool blockedOperands = false;
-  /// A warpgroup may own two m64 blocks of a wgmma gemm's C (128 rows).
-  bool wgmmaTallRows = false;
-};
 
 /// Why `instruction` cannot run `gemm` in a block of `threads` threads on
 /// `target` (null: the CPU), or nullopt when it can. Where the decision
@@ -45,9 +33,10 @@ explainGemmInstructionMismatch(GemmOp gemm, GemmInstructionAttr instruction,
                                TargetAttr target, int64_t threads,
                                const GemmSelectionOptions &options);
 
-/// The instruction `gemm` should run on: wgmma (with `options.wgmma`), then
-/// mma.sync on NVIDIA sm_80+, MFMA or WMMA on AMD chips that have them,
-/// the first of them that can run it, else SIMT.
+/// The instruction `gemm` should run on: the first of the target's
+/// candidates (TargetInfo::appendGemmCandidates: wgmma with
+/// `options.wgmma`, then mma.sync on NVIDIA sm_80+; MFMA or WMMA on AMD
+/// chips that have them) that can run it, else SIMT.
 GemmInstructionAttr selectGemmInstruction(GemmOp gemm, TargetAttr target,
                                           int64_t threads,
                                           const GemmSelectionOptions &options);
@@ -61,13 +50,6 @@ GemmInstructionAttr getGemmInstruction(GemmOp gemm);
 /// getGemmInstruction's choice.
 void stampDefaultGemmInstructions(Operation *root);
 
-/// What the copy selection may choose beyond the target's defaults.
-struct CopySelectionOptions {
-  /// sm_90: synchronous copies of whole shared tiles into global buffers
-  /// on TMA (stores through a tensor map).
-  bool tmaStore = false;
-};
-
 /// Why `engine` cannot move `copy` on `target` (null: the CPU), or nullopt
 /// when it can. The TMA boxes of a shared tile without a layout yet (which
 /// tile-infer-layout may still give it) are checked by the lowering, which
@@ -76,12 +58,13 @@ std::optional<std::string> explainCopyEngineMismatch(CopyOp copy,
                                                      CopyEngineAttr engine,
                                                      TargetAttr target);
 
-/// The engine `copy` should move on: on NVIDIA sm_90+ `tma` for a copy
-/// that arrives on a barrier (and, with `options.tmaStore`, a store of a
-/// whole shared tile); on sm_80+ `cp_async` for an async copy without
-/// one; on AMD `buffer_load` for a copy of a global region into a whole
-/// LDS tile; the first of them that can move it, else `vector` where the
-/// generic copy has vectors, else `elements`.
+/// The engine `copy` should move on: the first of the target's candidates
+/// (TargetInfo::appendCopyCandidates: on NVIDIA sm_90+ `tma` for a copy
+/// that arrives on a barrier and, with `options.tmaStore`, a store of a
+/// whole shared tile; on sm_80+ `cp_async` for an async copy without one;
+/// on AMD `buffer_load` for a copy of a global region into a whole LDS
+/// tile) that can move it, else `vector` where the generic copy has
+/// vectors, else `elements`.
 CopyEngineAttr selectCopyEngine(CopyOp copy, TargetAttr target,
                                 const CopySelectionOptions &options);
 

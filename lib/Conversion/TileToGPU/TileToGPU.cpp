@@ -8,8 +8,7 @@
 
 #include "TileLang/Conversion/RegisterFragments.h"
 #include "TileLang/Conversion/TileLowering.h"
-#include "TileLang/Conversion/TileToAMDGPU.h"
-#include "TileLang/Conversion/TileToNVGPU.h"
+#include "TileLang/Target/TargetInfo.h"
 #include "TileLang/Transforms/InstructionSelection.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -40,26 +39,25 @@ namespace {
 
 /// tile.kernel -> gpu.launch with the kernel's body; its allocations stay
 /// (they are placed once the tile ops are lowered).
-/// Thread block clusters are launched on NVIDIA targets from sm_90 on (and
-/// when no target is attached); AMD GPUs have none, and since the dialect
-/// exposes no cluster-scoped memory or synchronization, blocks that run
-/// unclustered compute the same result there.
+/// Thread block clusters are launched where the target says
+/// (TargetInfo::launchesClusters: NVIDIA from sm_90 on, and when no target
+/// is attached); AMD GPUs have none, and since the dialect exposes no
+/// cluster-scoped memory or synchronization, blocks that run unclustered
+/// compute the same result there.
 struct KernelToLaunch : OpRewritePattern<KernelOp> {
   KernelToLaunch(MLIRContext *ctx, TargetAttr target)
-      : OpRewritePattern(ctx), target(target) {}
+      : OpRewritePattern(ctx), target(target),
+        info(getTargetInfo(ctx, target)) {}
 
   LogicalResult matchAndRewrite(KernelOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    bool launchClusters = op.getCluster().has_value();
-    if (launchClusters && target && target.getKind() == TargetKind::ROCm)
-      launchClusters = false;
-    if (launchClusters && target && target.getKind() == TargetKind::CUDA &&
-        target.getSmVersion() < 90) {
-      op.emitOpError("thread block clusters need sm_90 or newer; the target "
-                     "is ")
-          << target.getChip();
-      return failure();
+    bool launchClusters = false;
+    if (op.getCluster()) {
+      FailureOr<bool> clusters = info.launchesClusters(op, target);
+      if (failed(clusters))
+        return failure();
+      launchClusters = *clusters;
     }
     auto constant = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(rewriter, loc, v);
@@ -159,6 +157,7 @@ struct KernelToLaunch : OpRewritePattern<KernelOp> {
 
 private:
   TargetAttr target;
+  const TargetInfo &info;
 };
 
 namespace {
@@ -447,6 +446,9 @@ namespace {
 /// fragment's table.
 class LayoutMatcher {
 public:
+  LayoutMatcher(const TargetInfo &info, TargetAttr target)
+      : info(info), target(target) {}
+
   /// Whether `layout` (null: none) puts every element where `table` does.
   bool placesLike(FragmentLayoutAttr layout, const FragmentTable &table) {
     if (!layout)
@@ -456,47 +458,25 @@ public:
   }
 
   /// Whether the lowering of `gemm`'s instruction takes `fragment`, its A
-  /// or C tile, in registers laid out as `table`: exactly the tensor cores'
-  /// operand or accumulator layout (wgmma with two m64 blocks: its own),
-  /// or the AMD matrix cores' accumulator layout.
+  /// or C tile, in registers laid out as `table`: exactly the layout the
+  /// target's lowering holds it in (TargetInfo::getAccumulatorLayout,
+  /// getOperandALayout).
   bool keepsInRegisters(GemmOp gemm, Value fragment,
-                        const FragmentTable &table, StringRef chip) {
+                        const FragmentTable &table) {
     int64_t threads = table.getNumThreads();
     GemmInstructionAttr instruction = gemm.getInstructionAttr();
-    if (instruction.isMatrixCore())
-      return fragment == gemm.getC() &&
-             placesLike(getMatrixCoreAccumulatorLayout(gemm, threads, chip),
-                        table);
-    if (!instruction.isTensorCore())
-      return false;
-    if (fragment != gemm.getC())
-      return placesLike(getMmaOperandALayout(gemm, threads), table);
-    return placesLike(instruction.getBlocks() > 1
-                          ? getWgmmaAccumulatorLayout(gemm, threads)
-                          : getMmaAccumulatorLayout(gemm, threads),
-                      table);
+    if (fragment == gemm.getC())
+      return placesLike(
+          info.getAccumulatorLayout(gemm, instruction, threads, target),
+          table);
+    return placesLike(
+        info.getOperandALayout(gemm, instruction, threads, target), table);
   }
-};
 
-/// The gemms selected for wgmma that its lowering cannot emit with the
-/// registers `fragments` gives them take mma.sync (or SIMT) instead; true
-/// when some gemm stays on wgmma.
-bool confirmWgmmaGemms(Operation *root, const RegisterFragments &fragments) {
-  bool any = false;
-  root->walk([&](GemmOp gemm) {
-    GemmInstructionAttr instruction = gemm.getInstructionAttr();
-    if (instruction.getKind() != GemmInstructionKind::Wgmma)
-      return;
-    int64_t threads = gemm->getParentOfType<KernelOp>().getNumThreads();
-    if (!getWgmmaLoweringMismatch(gemm, fragments, threads)) {
-      any = true;
-      return;
-    }
-    gemm.removeInstructionAttr();
-    gemm.setInstructionAttr(getGemmInstruction(gemm));
-  });
-  return any;
-}
+private:
+  const TargetInfo &info;
+  TargetAttr target;
+};
 } // namespace
 
 struct ConvertTileToGPUPass
@@ -516,7 +496,14 @@ struct ConvertTileToGPUPass
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     auto targetAttr =
         module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());
-    bool rocm = targetAttr && targetAttr.getKind() == TargetKind::ROCm;
+    if (failed(checkTargetRegistered(module)))
+      return signalPassFailure();
+    const TargetInfo &info = getTargetInfo(ctx, targetAttr);
+    KernelLoweringOptions options;
+    options.registerFragments = registerFragments;
+    options.stmatrix = stmatrix;
+    std::unique_ptr<KernelLowering> vendor =
+        info.createKernelLowering(targetAttr, options);
     // Each thread adds its own elements of a parallel body.
     lowerParallelElementAtomics(module, TileLoweringMode::Block);
     // Every gemm runs on its instruction and every copy on its engine;
@@ -524,68 +511,23 @@ struct ConvertTileToGPUPass
     stampDefaultGemmInstructions(module);
     stampDefaultCopyEngines(module);
     RegisterFragments fragments;
-    LayoutMatcher matcher;
-    StringRef chip = targetAttr ? targetAttr.getChip() : StringRef();
+    LayoutMatcher matcher(info, targetAttr);
     if (registerFragments)
       fragments.select(module, [&](GemmOp gemm, Value fragment,
                                    const FragmentTable &table) {
-        return matcher.keepsInRegisters(gemm, fragment, table, chip);
+        return matcher.keepsInRegisters(gemm, fragment, table);
       });
-    bool wgmma = confirmWgmmaGemms(module, fragments);
-    // NVIDIA: the turns wait on named barriers, so their gemms must not
-    // need block barriers, which SIMT gemms always do (mma.sync ones say
-    // so when they do).
-    if (targetAttr && targetAttr.getKind() == TargetKind::CUDA) {
-      WalkResult turns = module.walk([](TakeTurnsOp op) {
-        for (auto gemm : op.getBody().getOps<GemmOp>())
-          if (gemm.getInstructionAttr().getKind() ==
-              GemmInstructionKind::SIMT) {
-            InFlightDiagnostic diag =
-                gemm.emitOpError("runs on SIMT, whose block barriers "
-                                 "warpgroups taking turns never reach "
-                                 "together (tile.take_turns)");
-            diag.attachNote(op.getLoc()) << "the turns";
-            return WalkResult::interrupt();
-          }
-        return WalkResult::advance();
-      });
-      if (turns.wasInterrupted())
-        return signalPassFailure();
-    }
-    // sm_90: tensor maps for the copies on TMA, created on the host before
-    // the kernels become launches.
-    bool hopper = targetAttr && targetAttr.getKind() == TargetKind::CUDA &&
-                  targetAttr.getSmVersion() >= 90;
-    TmaDescriptors tma;
-    if (hopper) {
-      tma.create(module);
-      deferTmaStoreReadWaits(module, tma);
-    }
-    bool cuda = targetAttr && targetAttr.getKind() == TargetKind::CUDA;
-    // Warp specialization: each side of a kernel with a producer under its
-    // own thread range (NVIDIA sm_90 only).
-    if (failed(splitProducers(module, cuda ? targetAttr.getSmVersion() : 0)))
+    // The target's own checks and preparations (NVIDIA: wgmma gemms its
+    // lowering cannot emit with these registers restamped, tensor maps,
+    // warp specialization).
+    if (failed(vendor->prepare(module, fragments)))
       return signalPassFailure();
-    if (hopper && registerFragments)
-      markGemmsOnArrivedTiles(module, fragments);
     RewritePatternSet patterns(ctx);
     patterns.add<KernelToLaunch>(ctx, targetAttr);
     populateTileOpLoweringPatterns(patterns, TileLoweringMode::Block);
     populateRegisterFragmentPatterns(patterns, fragments);
     // Target-specific lowerings win over the generic ones where they apply.
-    if (targetAttr && targetAttr.getKind() == TargetKind::CUDA)
-      populateTileToNVGPUPatterns(patterns, targetAttr.getSmVersion(),
-                                  &fragments, wgmma);
-    if (hopper) {
-      populateTmaPatterns(patterns, tma);
-      populateTmaStorePatterns(patterns, tma);
-      if (stmatrix && registerFragments)
-        populateStmatrixPatterns(patterns, fragments);
-      populateTakeTurnsPatterns(patterns);
-    }
-    if (rocm)
-      populateTileToAMDGPUPatterns(patterns, targetAttr.getChip(),
-                                   &fragments);
+    vendor->populatePatterns(patterns, fragments);
     if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
         failed(fragments.eraseAllocations()))
       return signalPassFailure();
@@ -602,8 +544,7 @@ struct ConvertTileToGPUPass
     // the block barriers inside a side of a warp-specialized kernel become
     // that side's named barriers.
     dropBackToBackBarriers(module);
-    if (cuda)
-      nameThreadRangeBarriers(module);
+    vendor->finish(module);
   }
 };
 

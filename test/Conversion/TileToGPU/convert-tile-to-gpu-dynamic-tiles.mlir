@@ -86,7 +86,7 @@ func.func @block_form(%out: memref<?xi32>, %blocks: index) {
 // CHECK: memref.load
 // CHECK: nvvm.bar.warp.sync
 // CHECK: nvvm.mbarrier.arrive
-// ROCM-ERROR: 'tile.producer' op needs NVIDIA sm_90 or newer
+// ROCM-ERROR: 'tile.producer' op needs a target with warp specialization (NVIDIA sm_90 or newer), not rocm gfx942
 memref.global "private" @counters : memref<2xi32> = dense<0>
 func.func @handoff(%blocks: index, %n: index) {
   tile.kernel grid(%blocks) threads(128) -> (%bx) {

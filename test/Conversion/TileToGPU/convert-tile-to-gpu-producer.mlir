@@ -1,6 +1,7 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --convert-tile-to-gpu | FileCheck %s
 // RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=SM80
-// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=ROCM
+// RUN: not tile-opt %s --split-input-file --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=NOTARGET
 
 // Warp specialization: a 256-thread kernel with a tile.producer launches
 // 384 threads. The barrier inits run on all of them; then threads 256..383
@@ -119,6 +120,8 @@ func.func @alloc_after_producer(%A: memref<?x?xf16>, %n: index) {
 // -----
 
 // SM80: error: 'tile.producer' op needs NVIDIA sm_90 or newer (a warpgroup's setmaxnreg)
+// ROCM: error: 'tile.producer' op needs a target with warp specialization (NVIDIA sm_90 or newer), not rocm gfx942
+// NOTARGET: error: 'tile.producer' op needs a target with warp specialization (NVIDIA sm_90 or newer), not a module without a target
 func.func @producer_sm80(%n: index) {
   %c1 = arith.constant 1 : index
   tile.kernel grid(%c1) threads(128) -> (%bx) {

@@ -49,6 +49,28 @@ void TileDialect::initialize() {
   fragmentTables = std::make_unique<FragmentTableCache>();
 }
 
+void TileDialect::registerTargetInfo(uint32_t kind,
+                                     std::shared_ptr<const TargetInfo> info) {
+  for (auto &[registered, existing] : targetInfos)
+    if (registered == kind) {
+      existing = std::move(info);
+      return;
+    }
+  targetInfos.emplace_back(kind, std::move(info));
+}
+
+const TargetInfo *TileDialect::lookupTargetInfo(uint32_t kind) const {
+  for (const auto &[registered, info] : targetInfos)
+    if (registered == kind)
+      return info.get();
+  return nullptr;
+}
+
+SmallVector<const TargetInfo *> TileDialect::getTargetInfos() const {
+  return llvm::map_to_vector(targetInfos,
+                             [](const auto &entry) { return entry.second.get(); });
+}
+
 const FragmentTable *TileDialect::getFragmentTable(FragmentLayoutAttr layout) {
   std::lock_guard<std::mutex> lock(fragmentTables->mutex);
   auto [it, inserted] = fragmentTables->tables.try_emplace(layout);

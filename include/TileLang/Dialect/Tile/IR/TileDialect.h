@@ -19,11 +19,14 @@
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <memory>
+
 namespace mlir {
 namespace tile {
 
 class FragmentLayoutAttr;
 class FragmentTable;
+class TargetInfo;
 
 /// The resource written by layout and scheduling hints, so that they are not
 /// erased as dead code before the passes that consume them run.

@@ -44,6 +44,21 @@ def Tile_Dialect : Dialect {
   let hasConstantMaterializer = 0;
 
   let extraClassDeclaration = [{
+    /// Registers `info` as the implementation of the target interface
+    /// (TileLang/Target/TargetInfo.h) for targets of kind `kind` (a
+    /// TargetKind), replacing an earlier one.
+    void registerTargetInfo(uint32_t kind,
+                            std::shared_ptr<const TargetInfo> info);
+    /// The implementation registered for targets of kind `kind`, or null.
+    const TargetInfo *lookupTargetInfo(uint32_t kind) const;
+    /// Every registered implementation, in order of registration.
+    ::llvm::SmallVector<const TargetInfo *> getTargetInfos() const;
+
+  private:
+    ::llvm::SmallVector<std::pair<uint32_t, std::shared_ptr<const TargetInfo>>>
+        targetInfos;
+
+  public:
     /// Name of the module attribute that carries the compilation target.
     static constexpr ::llvm::StringLiteral getTargetAttrName() {
       return ::llvm::StringLiteral("tile.target");

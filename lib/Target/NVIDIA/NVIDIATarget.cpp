@@ -1,0 +1,402 @@
+//===- NVIDIATarget.cpp - The NVIDIA implementation of TargetInfo ---------===//
+//
+// Part of TileLang-MLIR.
+//
+// What #tile.target<cuda, ...> can do: mma.sync (sm_80) and wgmma (sm_90)
+// gemms, cp.async (sm_80) and TMA (sm_90) copies, the tensor cores'
+// register layouts and shared-memory swizzles, thread block clusters and
+// warp specialization (sm_90), and the nvgpu/nvvm lowering of
+// lib/Conversion/TileToNVGPU as its part of convert-tile-to-gpu.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Target/NVIDIA/NVIDIATarget.h"
+
+#include "TileLang/Conversion/RegisterFragments.h"
+#include "TileLang/Conversion/TileLowering.h"
+#include "TileLang/Conversion/TileToNVGPU.h"
+#include "TileLang/Target/TargetInfo.h"
+#include "TileLang/Transforms/InstructionSelection.h"
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+/// Threads per warpgroup, the unit wgmma runs on.
+static constexpr int64_t kWarpgroupThreads = 128;
+
+/// Whether every shared operand of `gemm` will be in a swizzle wgmma reads
+/// through descriptors: its own, or the one tile-infer-layout (or the
+/// pipeline planner, for staged tiles) gives a tile without one, kept by
+/// every access (convert-tile-to-gpu drops a swizzle an element-wise access
+/// cannot apply).
+static bool keepsWgmmaSwizzles(GemmOp gemm, bool blockedOperands) {
+  for (Value operand : {gemm.getA(), gemm.getB()}) {
+    auto type = cast<MemRefType>(operand.getType());
+    if (isInSpace(type, MemorySpace::Fragment))
+      continue;
+    // Pipeline stages are views of one multi-buffered allocation.
+    Value root = operand;
+    while (auto view = root.getDefiningOp<memref::SubViewOp>())
+      root = view.getSource();
+    auto shared = root.getDefiningOp<AllocSharedOp>();
+    if (!shared)
+      return false;
+    auto plain = MemRefType::get(type.getShape(), type.getElementType());
+    auto swizzle = dyn_cast_or_null<SwizzleAttr>(shared.getLayoutAttr());
+    if (!swizzle)
+      swizzle = getWgmmaOperandSwizzle(plain, blockedOperands);
+    // What the lowering reads (getWgmmaRowBytes).
+    if (!swizzle || !appliesSwizzle(root, swizzle) ||
+        !isWgmmaOperandSwizzle(plain, swizzle))
+      return false;
+  }
+  return true;
+}
+
+/// Why `gemm` cannot run on wgmma as `instruction` says, if it cannot.
+static std::optional<std::string>
+explainWgmmaMismatch(GemmOp gemm, GemmInstructionAttr instruction,
+                     int64_t threads, const GemmSelectionOptions &options) {
+  if (threads % kWarpgroupThreads)
+    return "wgmma needs whole warpgroups of 128 threads; the kernel has " +
+           std::to_string(threads);
+  int64_t rows = 64 * (threads / kWarpgroupThreads);
+  bool registerA = isInSpace(gemm.getA().getType(), MemorySpace::Fragment);
+  if (instruction.getRegisterA() != registerA)
+    return std::string(registerA ? "A is a fragment: wgmma reads it from "
+                                   "registers (register_a)"
+                                 : "A is in shared memory: wgmma reads it "
+                                   "through a descriptor, not registers");
+  if (instruction.getN() != gemm.getN() ||
+      instruction.getBlocks() * rows != gemm.getM())
+    return "a " + std::to_string(gemm.getM()) + "x" +
+           std::to_string(gemm.getN()) + " C over " +
+           std::to_string(threads / kWarpgroupThreads) +
+           " warpgroups is wgmma m64n" + std::to_string(gemm.getN()) +
+           "k16 with " + std::to_string(gemm.getM() / rows) +
+           " blocks, if any";
+  if (instruction.getBlocks() > 1 && !options.wgmmaTallRows)
+    return std::string("two m64 blocks per warpgroup need wgmma-tall-rows");
+  auto isBlocked = [](Value tile) {
+    SwizzleAttr swizzle = getTileSwizzle(tile);
+    return swizzle && swizzle.getBlocked();
+  };
+  bool blocked = options.blockedOperands || isBlocked(gemm.getA()) ||
+                 isBlocked(gemm.getB());
+  if (getMmaSyncMismatch(gemm) ||
+      !fitsWgmma(gemm, threads, blocked,
+                 /*tallRows=*/instruction.getBlocks() > 1))
+    return std::string("wgmma does not take these types, transposes or "
+                       "shapes (f16/bf16 -> f32, B in shared memory, K-major "
+                       "shared rows of 32, 64 or 128 bytes or blocked wider "
+                       "ones, N a multiple of 8 up to 256, K of 16)");
+  if (!keepsWgmmaSwizzles(gemm, options.blockedOperands))
+    return std::string("a shared operand will not be in a swizzle wgmma "
+                       "reads (a layout or an access that keeps it from "
+                       "its swizzle)");
+  return std::nullopt;
+}
+
+/// Whether the shared allocation `tile` is a view of has its layout (a
+/// swizzle, given by the user, the planner or tile-infer-layout, which
+/// never replaces one).
+static bool hasLayout(Value tile) {
+  while (auto view = tile.getDefiningOp<memref::SubViewOp>())
+    tile = view.getSource();
+  auto alloc = tile.getDefiningOp<AllocSharedOp>();
+  return alloc && alloc.getLayoutAttr();
+}
+
+/// The compute capability an instruction or engine needs.
+static int64_t getRequiredSmVersion(GemmInstructionKind kind) {
+  return kind == GemmInstructionKind::Wgmma ? 90 : 80;
+}
+static int64_t getRequiredSmVersion(CopyEngineKind kind) {
+  return kind == CopyEngineKind::TMA ? 90 : 80;
+}
+
+namespace {
+
+/// The gemms selected for wgmma that its lowering cannot emit with the
+/// registers `fragments` gives them take mma.sync (or SIMT) instead; true
+/// when some gemm stays on wgmma.
+bool confirmWgmmaGemms(Operation *root, const RegisterFragments &fragments) {
+  bool any = false;
+  root->walk([&](GemmOp gemm) {
+    GemmInstructionAttr instruction = gemm.getInstructionAttr();
+    if (instruction.getKind() != GemmInstructionKind::Wgmma)
+      return;
+    int64_t threads = gemm->getParentOfType<KernelOp>().getNumThreads();
+    if (!getWgmmaLoweringMismatch(gemm, fragments, threads)) {
+      any = true;
+      return;
+    }
+    gemm.removeInstructionAttr();
+    gemm.setInstructionAttr(getGemmInstruction(gemm));
+  });
+  return any;
+}
+
+/// The turns of warpgroups wait on named barriers, so their gemms must not
+/// need block barriers, which SIMT gemms always do (mma.sync ones say so
+/// when they do).
+LogicalResult checkTurns(ModuleOp module) {
+  WalkResult turns = module.walk([](TakeTurnsOp op) {
+    for (auto gemm : op.getBody().getOps<GemmOp>())
+      if (gemm.getInstructionAttr().getKind() == GemmInstructionKind::SIMT) {
+        InFlightDiagnostic diag =
+            gemm.emitOpError("runs on SIMT, whose block barriers "
+                             "warpgroups taking turns never reach "
+                             "together (tile.take_turns)");
+        diag.attachNote(op.getLoc()) << "the turns";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(turns.wasInterrupted());
+}
+
+/// NVIDIA's part of convert-tile-to-gpu.
+class NVIDIAKernelLowering : public KernelLowering {
+public:
+  NVIDIAKernelLowering(TargetAttr target, const KernelLoweringOptions &options)
+      : smVersion(target.getSmVersion()), options(options) {}
+
+  LogicalResult prepare(ModuleOp module,
+                        RegisterFragments &fragments) override {
+    wgmma = confirmWgmmaGemms(module, fragments);
+    if (failed(checkTurns(module)))
+      return failure();
+    // sm_90: tensor maps for the copies on TMA, created on the host before
+    // the kernels become launches.
+    if (isHopper()) {
+      tma.create(module);
+      deferTmaStoreReadWaits(module, tma);
+    }
+    // Warp specialization: each side of a kernel with a producer under its
+    // own thread range (sm_90 only).
+    if (failed(splitProducers(module, smVersion)))
+      return failure();
+    if (isHopper() && options.registerFragments)
+      markGemmsOnArrivedTiles(module, fragments);
+    return success();
+  }
+
+  void populatePatterns(RewritePatternSet &patterns,
+                        RegisterFragments &fragments) override {
+    populateTileToNVGPUPatterns(patterns, smVersion, &fragments, wgmma);
+    if (!isHopper())
+      return;
+    populateTmaPatterns(patterns, tma);
+    populateTmaStorePatterns(patterns, tma);
+    if (options.stmatrix && options.registerFragments)
+      populateStmatrixPatterns(patterns, fragments);
+    populateTakeTurnsPatterns(patterns);
+  }
+
+  /// The block barriers inside a side of a warp-specialized kernel become
+  /// that side's named barriers.
+  void finish(ModuleOp module) override { nameThreadRangeBarriers(module); }
+
+private:
+  bool isHopper() const { return smVersion >= 90; }
+
+  int64_t smVersion;
+  KernelLoweringOptions options;
+  TmaDescriptors tma;
+  /// Some gemm stays on wgmma.
+  bool wgmma = false;
+};
+
+class NVIDIATargetInfo : public TargetInfo {
+public:
+  void appendGemmCandidates(GemmOp gemm, TargetAttr target, int64_t threads,
+                            const GemmSelectionOptions &options,
+                            SmallVectorImpl<GemmInstructionAttr> &out)
+      const override {
+    MLIRContext *ctx = gemm.getContext();
+    auto consider = [&](GemmInstructionAttr candidate) {
+      if (candidate)
+        out.push_back(candidate);
+    };
+    if (options.wgmma && threads >= kWarpgroupThreads)
+      consider(getValidGemmInstruction(
+          ctx, GemmInstructionKind::Wgmma, 64, gemm.getN(), 16,
+          isInSpace(gemm.getA().getType(), MemorySpace::Fragment),
+          std::max<int64_t>(
+              1, gemm.getM() / (64 * (threads / kWarpgroupThreads)))));
+    consider(getValidGemmInstruction(ctx, GemmInstructionKind::MmaSync, 16, 8,
+                                     getMmaSyncTileK(gemm)));
+  }
+
+  std::optional<std::string>
+  explainGemmMismatch(GemmOp gemm, GemmInstructionAttr instruction,
+                      TargetAttr target, int64_t threads,
+                      const GemmSelectionOptions &options) const override {
+    GemmInstructionKind kind = instruction.getKind();
+    if (!instruction.isTensorCore())
+      return TargetInfo::explainGemmMismatch(gemm, instruction, target,
+                                             threads, options);
+    if (target.getSmVersion() < getRequiredSmVersion(kind))
+      return *getGemmRequirement(kind) + ", not " + describeTarget(target);
+    if (threads % target.getWarpSize())
+      return std::string("the block is not whole warps");
+    if (kind == GemmInstructionKind::Wgmma)
+      return explainWgmmaMismatch(gemm, instruction, threads, options);
+    if (std::optional<StringRef> why = getMmaSyncMismatch(gemm))
+      return why->str();
+    if (instruction.getK() != getMmaSyncTileK(gemm))
+      return ("mma.sync takes these operands as m16n8k" +
+              Twine(getMmaSyncTileK(gemm)))
+          .str();
+    return std::nullopt;
+  }
+
+  void appendCopyCandidates(CopyOp copy, TargetAttr target,
+                            const CopySelectionOptions &options,
+                            SmallVectorImpl<CopyEngineKind> &out)
+      const override {
+    if (target.getSmVersion() >= 90 &&
+        (copy.getBarriers() ||
+         (options.tmaStore && !copy.getAsync() &&
+          !getMemorySpace(copy.getDst().getType()) &&
+          isInSpace(copy.getSrc().getType(), MemorySpace::Shared))))
+      out.push_back(CopyEngineKind::TMA);
+    if (copy.getAsync() && !copy.getBarriers() &&
+        isGlobalToSharedTileCopy(copy))
+      out.push_back(CopyEngineKind::CpAsync);
+  }
+
+  std::optional<std::string>
+  explainCopyMismatch(CopyOp copy, CopyEngineAttr engine,
+                      TargetAttr target) const override {
+    CopyEngineKind kind = engine.getKind();
+    if (kind != CopyEngineKind::CpAsync && kind != CopyEngineKind::TMA)
+      return TargetInfo::explainCopyMismatch(copy, engine, target);
+    if (target.getSmVersion() < getRequiredSmVersion(kind))
+      return *getCopyRequirement(kind) + ", not " + describeTarget(target);
+    if (kind == CopyEngineKind::CpAsync)
+      return getCopyVectorsMismatch(copy);
+    // The boxes depend on the shared tile's layout, which tile-infer-layout
+    // may still choose; until then the lowering checks them.
+    return getTmaCopyMismatch(
+        copy, /*checkBox=*/hasLayout(copy.getBarriers() ? copy.getDst()
+                                                        : copy.getSrc()));
+  }
+
+  std::optional<std::string>
+  getGemmRequirement(GemmInstructionKind kind) const override {
+    if (kind != GemmInstructionKind::Wgmma &&
+        kind != GemmInstructionKind::MmaSync)
+      return std::nullopt;
+    return (stringifyGemmInstructionKind(kind) +
+            " needs an NVIDIA target of sm_" +
+            Twine(getRequiredSmVersion(kind)) + " or newer")
+        .str();
+  }
+
+  std::optional<std::string>
+  getCopyRequirement(CopyEngineKind kind) const override {
+    if (kind != CopyEngineKind::TMA && kind != CopyEngineKind::CpAsync)
+      return std::nullopt;
+    return (Twine(kind == CopyEngineKind::TMA ? "TMA" : "cp.async") +
+            " needs an NVIDIA target of sm_" +
+            Twine(getRequiredSmVersion(kind)) + " or newer")
+        .str();
+  }
+
+  FragmentLayoutAttr getAccumulatorLayout(GemmOp gemm,
+                                          GemmInstructionAttr instruction,
+                                          int64_t threads,
+                                          TargetAttr target) const override {
+    if (!instruction.isTensorCore())
+      return {};
+    // wgmma's layout is the full_row mma.sync layout with 64 rows per
+    // warpgroup; with more, its m64 blocks.
+    return instruction.getBlocks() > 1
+               ? getWgmmaAccumulatorLayout(gemm, threads)
+               : getMmaAccumulatorLayout(gemm, threads);
+  }
+
+  FragmentLayoutAttr getOperandALayout(GemmOp gemm,
+                                       GemmInstructionAttr instruction,
+                                       int64_t threads,
+                                       TargetAttr target) const override {
+    if (!instruction.isTensorCore())
+      return {};
+    return getMmaOperandALayout(gemm, threads);
+  }
+
+  SwizzleAttr getOperandSwizzle(GemmOp gemm, GemmInstructionAttr instruction,
+                                int64_t threads, MemRefType type,
+                                const SharedTileOptions &options,
+                                TargetAttr target) const override {
+    // Shared operands that ldmatrix or wgmma's descriptors read.
+    if (!instruction.isTensorCore() || !getMmaAccumulatorLayout(gemm, threads))
+      return {};
+    return getWgmmaOperandSwizzle(type, options.blocked, options.panels);
+  }
+
+  SwizzleAttr getStagedOperandSwizzle(MemRefType type,
+                                      const SharedTileOptions &options,
+                                      TargetAttr target) const override {
+    return getWgmmaOperandSwizzle(type, options.blocked, options.panels);
+  }
+
+  /// The fragments' stores (a warp's lanes over 8 rows) then hit distinct
+  /// banks, and its rows are what a TMA store reads.
+  SwizzleAttr getStagingTileSwizzle(MemRefType type,
+                                    const SharedTileOptions &options,
+                                    TargetAttr target) const override {
+    if (target.getSmVersion() < 80)
+      return {};
+    return getWgmmaOperandSwizzle(type, options.blocked, options.panels);
+  }
+
+  bool hasBulkTensorCopies(TargetAttr target) const override {
+    return target.getSmVersion() >= 90;
+  }
+
+  bool hasAsynchronousGemms(TargetAttr target) const override {
+    return target.getSmVersion() >= 90;
+  }
+
+  std::optional<int64_t> getBulkCopyBoxes(CopyOp copy, MemRefType tile,
+                                          SwizzleAttr swizzle,
+                                          TargetAttr target) const override {
+    int64_t rank = copy.getSrc().getType().getRank();
+    if (target.getSmVersion() < 90 || rank < 2 || rank > 5 ||
+        tile.getRank() != 2)
+      return std::nullopt;
+    std::optional<TmaBox> box =
+        getTmaBox(tile.getShape(), tile.getElementType(), swizzle);
+    if (!box)
+      return std::nullopt;
+    return box->rowBoxes * box->colBoxes;
+  }
+
+  FailureOr<bool> launchesClusters(KernelOp kernel,
+                                   TargetAttr target) const override {
+    if (target.getSmVersion() >= 90)
+      return true;
+    return kernel.emitOpError("thread block clusters need sm_90 or newer; "
+                              "the target is ")
+           << target.getChip();
+  }
+
+  std::unique_ptr<KernelLowering>
+  createKernelLowering(TargetAttr target,
+                       const KernelLoweringOptions &options) const override {
+    return std::make_unique<NVIDIAKernelLowering>(target, options);
+  }
+};
+
+} // namespace
+
+void mlir::tile::registerNVIDIATarget(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *, TileDialect *dialect) {
+    dialect->registerTargetInfo(static_cast<uint32_t>(TargetKind::CUDA),
+                                std::make_shared<NVIDIATargetInfo>());
+  });
+}
