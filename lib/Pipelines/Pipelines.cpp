@@ -7,6 +7,8 @@
 #include "TileLang/Pipelines/Pipelines.h"
 
 #include "TileLang/Conversion/Passes.h"
+#include "TileLang/Target/AMD/Passes.h"
+#include "TileLang/Target/NVIDIA/Passes.h"
 #include "TileLang/Transforms/Passes.h"
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/AMDGPUToROCDL/AMDGPUToROCDL.h"

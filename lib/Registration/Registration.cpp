@@ -10,7 +10,9 @@
 #include "TileLang/Conversion/Passes.h"
 #include "TileLang/Pipelines/Pipelines.h"
 #include "TileLang/Target/AMD/AMDTarget.h"
+#include "TileLang/Target/AMD/Passes.h"
 #include "TileLang/Target/NVIDIA/NVIDIATarget.h"
+#include "TileLang/Target/NVIDIA/Passes.h"
 #include "TileLang/Transforms/Passes.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -68,5 +70,7 @@ void mlir::tile::registerAllExtensions(DialectRegistry &registry) {
 void mlir::tile::registerAllPasses() {
   tile::registerTilePasses();
   tile::registerTileConversionPasses();
+  tile::registerNVIDIATargetPasses();
+  tile::registerAMDTargetPasses();
   tile::registerTilePipelines();
 }

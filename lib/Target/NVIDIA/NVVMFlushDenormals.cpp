@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TileLang/Transforms/Passes.h"
+#include "TileLang/Target/NVIDIA/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -17,7 +17,7 @@
 namespace mlir {
 namespace tile {
 #define GEN_PASS_DEF_TILENVVMFLUSHDENORMALS
-#include "TileLang/Transforms/Passes.h.inc"
+#include "TileLang/Target/NVIDIA/Passes.h.inc"
 } // namespace tile
 } // namespace mlir
 

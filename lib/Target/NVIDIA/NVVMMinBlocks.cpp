@@ -4,11 +4,12 @@
 //
 // tile-nvvm-min-blocks: `nvvm.minctasm` (PTX `.minnctapersm`) on the
 // kernels of NVVM GPU modules, so that ptxas budgets their registers for
-// several blocks per multiprocessor (see Passes.td).
+// several blocks per multiprocessor (see
+// include/TileLang/Target/NVIDIA/Passes.td).
 //
 //===----------------------------------------------------------------------===//
 
-#include "TileLang/Transforms/Passes.h"
+#include "TileLang/Target/NVIDIA/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -16,7 +17,7 @@
 namespace mlir {
 namespace tile {
 #define GEN_PASS_DEF_TILENVVMMINBLOCKS
-#include "TileLang/Transforms/Passes.h.inc"
+#include "TileLang/Target/NVIDIA/Passes.h.inc"
 } // namespace tile
 } // namespace mlir
 

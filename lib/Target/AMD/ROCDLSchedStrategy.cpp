@@ -3,11 +3,12 @@
 // Part of TileLang-MLIR.
 //
 // tile-rocdl-sched-strategy: the "amdgpu-sched-strategy" function attribute
-// on the ROCDL kernels of a GPU module (see Passes.td).
+// on the ROCDL kernels of a GPU module (see
+// include/TileLang/Target/AMD/Passes.td).
 //
 //===----------------------------------------------------------------------===//
 
-#include "TileLang/Transforms/Passes.h"
+#include "TileLang/Target/AMD/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -16,7 +17,7 @@
 namespace mlir {
 namespace tile {
 #define GEN_PASS_DEF_TILEROCDLSCHEDSTRATEGY
-#include "TileLang/Transforms/Passes.h.inc"
+#include "TileLang/Target/AMD/Passes.h.inc"
 } // namespace tile
 } // namespace mlir
 

@@ -1,0 +1,74 @@
+//===- Passes.td - NVIDIA target passes ----------------*- tablegen -*-===//
+//
+// Part of TileLang-MLIR.
+//
+// Passes over NVVM GPU modules, after the tile dialect is lowered:
+// vendor code, registered by registerNVIDIATargetPasses (and
+// mlir::tile::registerAllPasses).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILELANG_TARGET_NVIDIA_PASSES_TD
+#define TILELANG_TARGET_NVIDIA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileNVVMMinBlocks
+    : Pass<"tile-nvvm-min-blocks", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Ask ptxas for registers that let several blocks of each "
+                "kernel share a multiprocessor";
+  let description = [{
+    CUDA's `__launch_bounds__(threads, minBlocks)`: gives every kernel of an
+    NVVM GPU module `nvvm.minctasm` = `blocks`, which becomes the PTX
+    directive `.minnctapersm`: ptxas then keeps each thread's registers
+    within 65536 / (blocks x threads per block) (rounded down to its
+    allocation unit), spilling if it must, so that `blocks` blocks fit in
+    one multiprocessor's register file (shared memory and threads
+    permitting). A 128-thread wgmma GEMM of 128 x 128 tiles takes 202
+    registers by itself (two blocks per multiprocessor), 168 with
+    `blocks` = 3. Kernels that set their own bound keep it; warp-specialized
+    kernels (`nvvm.setmaxregister` in their body) are left alone: their
+    register split assumes one block per multiprocessor, and a consumer's
+    `setmaxnreg.inc` would wait for registers another block holds. Modules
+    without an NVVM target are left alone. `tile-to-nvvm` runs it with
+    `min-blocks-per-sm` > 0.
+
+    ```
+    tile-opt --pass-pipeline='builtin.module(gpu.module(tile-nvvm-min-blocks{blocks=3}))'
+    ```
+  }];
+  let options = [
+    Option<"blocks", "blocks", "int64_t", /*default=*/"1",
+           "Blocks each kernel should be able to run per multiprocessor">
+  ];
+}
+
+
+def TileNVVMFlushDenormals
+    : Pass<"tile-nvvm-ftz", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Let libdevice's math functions flush f32 denormals to zero "
+                "in an NVVM GPU module";
+  let description = [{
+    Gives the GPU module the LLVM module flag `nvvm-reflect-ftz` = 1, which
+    libdevice's functions query (`__nvvm_reflect("__CUDA_FTZ")`) when the
+    device binary is built: `exp2f` becomes one `ex2.approx.ftz.f32`
+    instead of `ex2.approx.f32`, which ptxas expands with a denormal
+    fix-up (a compare and two predicated multiplies around each MUFU.EX2;
+    a softmax of a 128-column tile spends 190 of its ~790 instructions per
+    iteration on them), and likewise `expf`, `logf`, `rsqrtf`, `sinf`, ...
+    take their flush-to-zero forms. Results that would be f32 denormals
+    (below 2^-126) become zero; arithmetic outside libdevice is unchanged.
+    This is nvcc's `-ftz=true` (implied by `--use_fast_math`, TileLang's
+    default) and Triton's default. A module that already sets the flag
+    keeps its value; modules without an NVVM target are left alone.
+    `tile-to-nvvm` runs it unless `ftz=false`.
+
+    ```
+    tile-opt --pass-pipeline='builtin.module(gpu.module(tile-nvvm-ftz))'
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+
+#endif // TILELANG_TARGET_NVIDIA_PASSES_TD
