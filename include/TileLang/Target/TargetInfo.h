@@ -100,6 +100,11 @@ public:
 
   /// After the lowering and the placement of shared tiles.
   virtual void finish(ModuleOp module) {}
+
+  /// Whether `op`, one of the vendor's lowered ops, may stand between two
+  /// block barriers without making either needed: it orders only its own
+  /// thread's accesses (NVIDIA: proxy fences).
+  virtual bool isBarrierTransparent(Operation *op) const { return false; }
 };
 
 /// The target interface (see the file comment). Every query takes the

@@ -12,7 +12,6 @@
 #include "TileLang/Transforms/InstructionSelection.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -417,13 +416,15 @@ static LogicalResult placeAllocations(ModuleOp module, bool reuse,
 }
 
 /// Drops each block barrier that another follows with nothing between but
-/// ops free of memory effects and proxy fences (a fence orders only its own
-/// thread's accesses, so it may come before the barrier the other way too):
+/// ops free of memory effects and the target's barrier-transparent ops
+/// (NVIDIA's proxy fences: a fence orders only its own thread's accesses,
+/// so it may come before the barrier the other way too):
 /// the second orders everything the first did. The lowerings put a barrier
 /// after each op that writes a shared tile and before each that reads one
 /// (a staged epilogue: the copy into the shared tile ends with one, the TMA
 /// store of it starts with its fence and one).
-static void dropBackToBackBarriers(ModuleOp module) {
+static void dropBackToBackBarriers(ModuleOp module,
+                                   const KernelLowering &vendor) {
   SmallVector<gpu::BarrierOp> redundant;
   module.walk([&](gpu::BarrierOp barrier) {
     for (Operation *next = barrier->getNextNode(); next;
@@ -432,7 +433,7 @@ static void dropBackToBackBarriers(ModuleOp module) {
         redundant.push_back(barrier);
         return;
       }
-      if (!isa<NVVM::FenceProxyOp>(next) &&
+      if (!vendor.isBarrierTransparent(next) &&
           (next->getNumRegions() || !isMemoryEffectFree(next)))
         return;
     }
@@ -531,7 +532,7 @@ struct ConvertTileToGPUPass
     if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
         failed(fragments.eraseAllocations()))
       return signalPassFailure();
-    dropBackToBackBarriers(module);
+    dropBackToBackBarriers(module, *vendor);
 
     // 2. Shared and fragment tiles live in workgroup memory, local tiles in
     //    each thread's private memory; then the allocations are placed.
@@ -543,7 +544,7 @@ struct ConvertTileToGPUPass
     // (Again: the barriers before reused bytes may follow another.) Then
     // the block barriers inside a side of a warp-specialized kernel become
     // that side's named barriers.
-    dropBackToBackBarriers(module);
+    dropBackToBackBarriers(module, *vendor);
     vendor->finish(module);
   }
 };

@@ -17,6 +17,7 @@
 #include "TileLang/Conversion/TileToNVGPU.h"
 #include "TileLang/Target/TargetInfo.h"
 #include "TileLang/Transforms/InstructionSelection.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
@@ -198,6 +199,10 @@ public:
   /// The block barriers inside a side of a warp-specialized kernel become
   /// that side's named barriers.
   void finish(ModuleOp module) override { nameThreadRangeBarriers(module); }
+
+  bool isBarrierTransparent(Operation *op) const override {
+    return isa<NVVM::FenceProxyOp>(op);
+  }
 
 private:
   bool isHopper() const { return smVersion >= 90; }
