@@ -939,95 +939,86 @@ getRuntimeSymbols(TargetKind kind) {
   return symbols;
 }
 
-/// Sets the options of a GPU pipeline (tile-to-nvvm, tile-to-rocdl) that the
-/// JIT's compile options select.
-/// The compile options that are options of the GPU pipelines, in the
-/// order the pipeline text names them: one table fills the pipeline's
-/// options and writes the text (only what differs from its defaults).
-template <typename Options>
-struct PipelineOption {
-  bool CompileOptions::*from;
-  mlir::detail::PassOptions::Option<bool> Options::*to;
-};
-template <typename Options>
-struct PipelineCount {
-  int64_t CompileOptions::*from;
-  mlir::detail::PassOptions::Option<int64_t> Options::*to;
-};
-static constexpr PipelineOption<TileToNVVMOptions> kCudaOptions[] = {
-    {&CompileOptions::wgmma, &TileToNVVMOptions::wgmma},
-    {&CompileOptions::wgmmaBlocked, &TileToNVVMOptions::wgmmaBlocked},
-    {&CompileOptions::tma, &TileToNVVMOptions::tma},
-    {&CompileOptions::wgmmaTallRows, &TileToNVVMOptions::wgmmaTallRows},
-    {&CompileOptions::persistent, &TileToNVVMOptions::persistent},
-    {&CompileOptions::dynamicTiles, &TileToNVVMOptions::dynamicTiles},
-    {&CompileOptions::tmaBlocked, &TileToNVVMOptions::tmaBlocked},
-    {&CompileOptions::tmaRelease, &TileToNVVMOptions::tmaRelease}};
-static constexpr PipelineCount<TileToNVVMOptions> kCudaCounts[] = {
-    {&CompileOptions::tmaReleaseMinWarpgroups,
-     &TileToNVVMOptions::tmaReleaseMinWarpgroups},
-    {&CompileOptions::tmaReleaseMaxStages,
-     &TileToNVVMOptions::tmaReleaseMaxStages},
-    {&CompileOptions::minBlocksPerSM, &TileToNVVMOptions::minBlocksPerSM}};
-static constexpr PipelineOption<TileToNVVMOptions> kCudaLateOptions[] = {
-    {&CompileOptions::warpSpecialize, &TileToNVVMOptions::warpSpecialize},
-    {&CompileOptions::pingpong, &TileToNVVMOptions::pingpong},
-    {&CompileOptions::wgmmaPanels, &TileToNVVMOptions::wgmmaPanels},
-    {&CompileOptions::tmaStore, &TileToNVVMOptions::tmaStore},
-    {&CompileOptions::stmatrix, &TileToNVVMOptions::stmatrix},
-    {&CompileOptions::prefetchCopies, &TileToNVVMOptions::prefetchCopies},
-    {&CompileOptions::producerCopies, &TileToNVVMOptions::producerCopies},
-    {&CompileOptions::flushDenormals, &TileToNVVMOptions::ftz}};
+/// Registers the passes and named pipelines that pipeline texts name, once
+/// per process.
+static void registerPipelinesOnce() {
+  static std::once_flag registered;
+  std::call_once(registered, [] {
+    tile::registerAllPasses();
+    registerTransformsPasses();
+  });
+}
 
-/// Sets `gpu` from `options`; with `text`, appends " name=value" for each
-/// option that differs from the pipeline's default.
-template <typename Options>
-static void fillGPUOptions(Options &gpu, const CompileOptions &options,
-                           std::string *text = nullptr) {
-  gpu.chip = options.target.chip;
-  gpu.features = options.target.features;
-  gpu.emitCInterface = true;
-  static const Options defaults;
-  const PipelineOption<Options> common[] = {
-      {&CompileOptions::reuseSharedMemory, &Options::reuseSharedMemory},
-      {&CompileOptions::pipelineCopies, &Options::pipelineCopies},
-      {&CompileOptions::registerFragments, &Options::registerFragments},
-      {&CompileOptions::fpContract, &Options::fpContract},
-      {&CompileOptions::versionParallel, &Options::versionParallel}};
-  auto set = [&](const auto &table) {
-    for (auto [from, to] : table) {
-      (gpu.*to) = options.*from;
-      if (text && options.*from != (defaults.*to).getValue())
-        *text += " " + (gpu.*to).getArgStr().str() + "=" +
-                 llvm::formatv("{0}", options.*from).str();
-    }
-  };
-  set(common);
-  if constexpr (std::is_same_v<Options, TileToNVVMOptions>) {
-    set(kCudaOptions);
-    set(kCudaCounts);
-    set(kCudaLateOptions);
+/// " FLAG=value" for an option of CompileOptions.def.
+static std::string printOption(StringRef flag, bool value) {
+  return (" " + flag + "=" + (value ? "true" : "false")).str();
+}
+static std::string printOption(StringRef flag, int64_t value) {
+  return (" " + flag + "=" + Twine(value)).str();
+}
+
+std::string jit::getPipeline(const CompileOptions &options,
+                             StringRef stopAfter, StringRef format) {
+  TargetKind kind = options.target.kind;
+  if (kind != TargetKind::CUDA && kind != TargetKind::ROCm)
+    return "tile-to-cpu{emit-c-interface=true}";
+  std::string text =
+      (Twine(kind == TargetKind::CUDA ? "tile-to-nvvm" : "tile-to-rocdl") +
+       "{chip=" + options.target.chip + " features=" +
+       options.target.features + " format=" + format +
+       " emit-c-interface=true")
+          .str();
+  if (!stopAfter.empty())
+    text += (" stop-after=" + stopAfter).str();
+  // The options the target's pipeline has, where they differ from their
+  // defaults (the pipeline's defaults are the table's).
+#define TILE_GPU_OPTION(TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)               \
+  if (options.NAME != TYPE(DEFAULT))                                           \
+    text += printOption(FLAG, options.NAME);
+#include "TileLang/Pipelines/CompileOptions.def"
+  if (kind == TargetKind::CUDA) {
+#define TILE_CUDA_OPTION(TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)              \
+  if (options.NAME != TYPE(DEFAULT))                                           \
+    text += printOption(FLAG, options.NAME);
+#include "TileLang/Pipelines/CompileOptions.def"
   }
+  return text + "}";
+}
+
+/// `pipeline` parsed into a pass manager of `context` and printed back:
+/// every pass it runs, with every option.
+static Expected<std::string> expandPipeline(MLIRContext *context,
+                                            StringRef pipeline) {
+  registerPipelinesOnce();
+  PassManager pm(context, ModuleOp::getOperationName());
+  std::string errors;
+  llvm::raw_string_ostream errorStream(errors);
+  if (failed(parsePassPipeline(pipeline, pm, errorStream)))
+    return llvm::createStringError("invalid pass pipeline '" + pipeline +
+                                   "': " + errors);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pm.printAsTextualPipeline(os);
+  return text;
+}
+
+Expected<std::string> jit::printExpandedPipeline(StringRef pipeline) {
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  return expandPipeline(&context, pipeline);
 }
 
 Expected<std::string>
 Kernel::Impl::compileToObject(ModuleOp specialized,
                               const std::string &pipeline) {
   DiagnosticCollector diags(context.get());
-  PassManager pm(context.get());
-  if (options.target.kind == TargetKind::CUDA) {
-    TileToNVVMOptions nvvm;
-    fillGPUOptions(nvvm, options);
-    buildTileToNVVMPipeline(pm, nvvm);
-  } else if (options.target.kind == TargetKind::ROCm) {
-    TileToROCDLOptions rocdl;
-    fillGPUOptions(rocdl, options);
-    buildTileToROCDLPipeline(pm, rocdl);
-  } else {
-    TileToCPUOptions cpuOptions;
-    cpuOptions.emitCInterface = true;
-    buildTileToCPUPipeline(pm, cpuOptions);
-  }
+  // The pipeline text the compile is reported and keyed by is what runs.
+  registerPipelinesOnce();
+  PassManager pm(context.get(), ModuleOp::getOperationName());
+  std::string pipelineErrors;
+  llvm::raw_string_ostream errorStream(pipelineErrors);
+  if (failed(parsePassPipeline(pipeline, pm, errorStream)))
+    return llvm::createStringError("invalid pass pipeline '" + pipeline +
+                                   "': " + pipelineErrors);
   // The pass manager's report (wall time per pass, device binary included)
   // goes to stderr when it is destroyed; the host compile is timed below.
   if (options.timePasses)
@@ -1215,21 +1206,13 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   CompileReport report;
   report.specialization = specializationOf(args);
   report.target = options.target;
-  std::string gpuOptions;
-  if (cuda) {
-    TileToNVVMOptions nvvm;
-    fillGPUOptions(nvvm, options, &gpuOptions);
-  } else if (rocm) {
-    TileToROCDLOptions rocdl;
-    fillGPUOptions(rocdl, options, &gpuOptions);
-  }
-  report.pipeline =
-      (cuda || rocm
-           ? std::string(cuda ? "tile-to-nvvm" : "tile-to-rocdl") + "{chip=" +
-                 options.target.chip + " features=" + options.target.features +
-                 " format=bin emit-c-interface=true" + gpuOptions + "}"
-           : std::string("tile-to-cpu{emit-c-interface=true}")) +
-      " O" + std::to_string(options.optLevel);
+  report.pipeline = getPipeline(options);
+  // The key holds every pass and option the pipeline expands to, so that
+  // a change in what a named pipeline runs is a change of key.
+  Expected<std::string> expanded =
+      expandPipeline(context.get(), report.pipeline);
+  if (!expanded)
+    return expanded.takeError();
 
   std::string ir;
   {
@@ -1252,7 +1235,9 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   key.add("host", llvm::sys::getProcessTriple() + " " +
                       llvm::sys::getHostCPUName().str());
   key.add("host-features", features);
-  key.add("pipeline", report.pipeline);
+  report.passes = std::move(*expanded);
+  key.add("pipeline", report.passes);
+  key.add("host-opt-level", std::to_string(options.optLevel));
   if (cuda)
     key.add("ptxas", getPtxasVersion(findCUDAToolkit()));
   if (rocm)
@@ -1505,11 +1490,7 @@ Error Kernel::run(ArrayRef<KernelArg> args) {
 
 Expected<std::string> jit::lowerToText(StringRef source, StringRef pipeline,
                                        StringRef bufferName) {
-  static std::once_flag registered;
-  std::call_once(registered, [] {
-    tile::registerAllPasses();
-    registerTransformsPasses();
-  });
+  registerPipelinesOnce();
   DialectRegistry registry;
   tile::registerAllDialects(registry);
   tile::registerAllExtensions(registry);

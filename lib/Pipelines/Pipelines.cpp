@@ -79,7 +79,16 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
 }
 
 namespace {
-/// What differs between the GPU pipelines besides their common options: the
+/// Every compile option (CompileOptions.def) as a plain value: the
+/// pipeline's own, and off (false, 0) for the options its vendor does not
+/// have.
+struct CompileOptionValues {
+#define TILE_COMPILE_OPTION(VENDOR, TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)   \
+  TYPE NAME{};
+#include "TileLang/Pipelines/CompileOptions.def"
+};
+
+/// What differs between the GPU pipelines besides their options: the
 /// target kind, the device-side conversions and the toolkit that serializes
 /// the binaries.
 struct GPUTargetSpec {
@@ -89,48 +98,23 @@ struct GPUTargetSpec {
   function_ref<void(OpPassManager &)> attachTarget;
   /// Lowers gpu.module contents to the target's LLVM dialect flavor.
   function_ref<void(OpPassManager &)> lowerKernels;
-  /// Gemms on wgmma where they qualify (NVIDIA sm_90).
-  bool wgmma = false;
-  /// Wide gemm operands in the blocked layout, on wgmma too.
-  bool wgmmaBlocked = false;
-  /// Pipelined copies on TMA with mbarriers where they qualify (sm_90).
-  bool tma = false;
-  /// Warpgroups may own two m64 blocks of a wgmma gemm's C.
-  bool wgmmaTallRows = false;
-  /// One block per multiprocessor loops over each kernel's tiles.
-  bool persistent = false;
-  /// Blocked tiles on TMA too (one box per block).
-  bool tmaBlocked = false;
-  /// Stages released on mbarriers instead of block barriers.
-  bool tmaRelease = false;
-  /// Blocked operand tiles in column panels.
-  bool wgmmaPanels = false;
-  /// The fewest warpgroups a kernel needs for release barriers.
-  int64_t tmaReleaseMinWarpgroups = 1;
-  /// The most stages a pipeline may have for release barriers (0: any).
-  int64_t tmaReleaseMaxStages = 0;
-  /// A producer warpgroup issues the copies of pipelines with release
-  /// barriers.
-  bool warpSpecialize = false;
-  /// ... and the consumer warpgroups take turns issuing its gemms.
-  bool pingpong = false;
-  /// Copies of whole shared tiles to global memory as TMA stores (sm_90).
-  bool tmaStore = false;
-  /// Register fragments stored to 16-bit shared tiles by stmatrix (sm_90).
-  bool stmatrix = false;
-  /// One-off copies into shared tiles issued early, asynchronously.
-  bool prefetchCopies = false;
-  /// ... issued by the producer warpgroup.
-  bool producerCopies = false;
-  /// libdevice's math functions flush f32 denormals (NVIDIA).
-  bool flushDenormals = false;
-  /// Persistent kernels take their tiles from a global counter.
-  bool dynamicTiles = false;
-  /// Blocks per multiprocessor the kernels' registers should allow (NVIDIA;
-  /// 0: the device compiler chooses).
-  int64_t minBlocksPerSM = 0;
 };
 } // namespace
+
+/// The values of `options`, a GPU pipeline's.
+template <typename Options>
+static CompileOptionValues getValues(const Options &options) {
+  CompileOptionValues values;
+#define TILE_GPU_OPTION(TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)               \
+  values.NAME = options.NAME;
+#include "TileLang/Pipelines/CompileOptions.def"
+  if constexpr (std::is_same_v<Options, TileToNVVMOptions>) {
+#define TILE_CUDA_OPTION(TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)              \
+  values.NAME = options.NAME;
+#include "TileLang/Pipelines/CompileOptions.def"
+  }
+  return values;
+}
 
 /// tile IR -> gpu.launch -> outlined kernels -> device binaries and host
 /// LLVM (the sequence of MLIR's gpu-lower-to-nvvm-pipeline, shared by both
@@ -138,6 +122,7 @@ struct GPUTargetSpec {
 template <typename Options>
 static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
                                    const GPUTargetSpec &spec) {
+  const CompileOptionValues values = getValues(options);
   TileAttachTargetOptions target;
   target.kind = spec.kind.str();
   target.chip = options.chip;
@@ -149,37 +134,37 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   pm.addPass(createTileAttachTarget(target));
   // (Not in tile-to-cpu: the sequential reference the GPU kernels are
   // checked against stays free of it.)
-  if (options.versionParallel)
+  if (values.versionParallel)
     pm.addPass(createTileVersionParallel());
-  if (spec.persistent) {
+  if (values.persistent) {
     TileMakePersistentOptions persistent;
-    persistent.dynamic = spec.dynamicTiles;
+    persistent.dynamic = values.dynamicTiles;
     pm.addPass(createTileMakePersistent(persistent));
   }
   // The instruction of every gemm and the engine of every copy, which the
   // planner, the layouts and the lowering read.
   TileSelectInstructionsOptions select;
-  select.wgmma = spec.wgmma;
-  select.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
-  select.wgmmaTallRows = spec.wgmma && spec.wgmmaTallRows;
-  select.tmaStore = spec.tmaStore;
+  select.wgmma = values.wgmma;
+  select.blockedOperands = values.wgmma && values.wgmmaBlocked;
+  select.wgmmaTallRows = values.wgmma && values.wgmmaTallRows;
+  select.tmaStore = values.tmaStore;
   pm.addPass(createTileSelectInstructions(select));
   GPUPipelineStage stop = options.stopAfter;
   if (stop == GPUPipelineStage::Selected)
     return;
-  if (options.pipelineCopies) {
+  if (values.pipelineCopies) {
     // wgmma gemms keep a k tile of work in flight across iterations.
     TilePlanPipelinesOptions plan;
-    plan.overlapGemms = spec.wgmma;
-    plan.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
-    plan.tma = spec.tma;
-    plan.tmaBlocked = spec.tma && spec.tmaBlocked;
-    plan.releaseBarriers = spec.tma && spec.tmaRelease;
-    plan.releaseMinWarpgroups = spec.tmaReleaseMinWarpgroups;
-    plan.releaseMaxStages = spec.tmaReleaseMaxStages;
-    plan.warpSpecialize = spec.tma && spec.tmaRelease && spec.warpSpecialize;
-    plan.pingpong = plan.warpSpecialize && spec.pingpong;
-    plan.panelBlocks = spec.wgmma && spec.wgmmaBlocked && spec.wgmmaPanels;
+    plan.overlapGemms = values.wgmma;
+    plan.blockedOperands = values.wgmma && values.wgmmaBlocked;
+    plan.tma = values.tma;
+    plan.tmaBlocked = values.tma && values.tmaBlocked;
+    plan.releaseBarriers = values.tma && values.tmaRelease;
+    plan.releaseMinWarpgroups = values.tmaReleaseMinWarpgroups;
+    plan.releaseMaxStages = values.tmaReleaseMaxStages;
+    plan.warpSpecialize = values.tma && values.tmaRelease && values.warpSpecialize;
+    plan.pingpong = plan.warpSpecialize && values.pingpong;
+    plan.panelBlocks = values.wgmma && values.wgmmaBlocked && values.wgmmaPanels;
     // AMD: the prefetch before the compute, which then ends the body (after
     // it, the backend sinks the matrix-core instructions away from their
     // operand loads, into the block that follows the prefetch's branch).
@@ -188,9 +173,9 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   }
   // (After the planner: its staged buffers leave the tiles of copies after
   // a pipelined loop to those copies.)
-  if (spec.tma && spec.prefetchCopies) {
+  if (values.tma && values.prefetchCopies) {
     TilePrefetchCopiesOptions prefetch;
-    prefetch.useProducer = spec.producerCopies;
+    prefetch.useProducer = values.producerCopies;
     pm.addPass(createTilePrefetchCopies(prefetch));
   }
   if (stop == GPUPipelineStage::Pipelined)
@@ -198,15 +183,15 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   // Fragments whose layouts conflict stay in shared memory.
   TileInferLayoutOptions layouts;
   layouts.keepConflictsInMemory = true;
-  layouts.blockedOperands = spec.wgmma && spec.wgmmaBlocked;
-  layouts.panelBlocks = spec.wgmma && spec.wgmmaBlocked && spec.wgmmaPanels;
+  layouts.blockedOperands = values.wgmma && values.wgmmaBlocked;
+  layouts.panelBlocks = values.wgmma && values.wgmmaBlocked && values.wgmmaPanels;
   pm.addPass(createTileInferLayout(layouts));
   if (stop == GPUPipelineStage::Layouts)
     return;
   ConvertTileToGPUOptions toGPU;
-  toGPU.reuseSharedMemory = options.reuseSharedMemory;
-  toGPU.registerFragments = options.registerFragments;
-  toGPU.stmatrix = spec.stmatrix;
+  toGPU.reuseSharedMemory = values.reuseSharedMemory;
+  toGPU.registerFragments = values.registerFragments;
+  toGPU.stmatrix = values.stmatrix;
   pm.addPass(createConvertTileToGPU(toGPU));
   if (stop == GPUPipelineStage::Loops) {
     pm.addPass(createCanonicalizerPass());
@@ -224,7 +209,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // The kernels' arithmetic may fuse into FMAs (host code is untouched).
-  if (options.fpContract)
+  if (values.fpContract)
     pm.addNestedPass<gpu::GPUModuleOp>(createTileContractFloatOps());
   if (options.emitCInterface)
     pm.addPass(createTileEmitCInterface());
@@ -235,11 +220,11 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   spec.attachTarget(pm);
-  if (spec.flushDenormals)
+  if (values.flushDenormals)
     pm.addNestedPass<gpu::GPUModuleOp>(createTileNVVMFlushDenormals());
-  if (spec.minBlocksPerSM > 0) {
+  if (values.minBlocksPerSM > 0) {
     TileNVVMMinBlocksOptions minBlocks;
-    minBlocks.blocks = spec.minBlocksPerSM;
+    minBlocks.blocks = values.minBlocksPerSM;
     pm.addNestedPass<gpu::GPUModuleOp>(createTileNVVMMinBlocks(minBlocks));
   }
   pm.addPass(createLowerAffinePass());
@@ -286,27 +271,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
                           options.cudaPath.empty()
                               ? findCUDAToolkit()
                               : options.cudaPath.getValue(),
-                          attachTarget,
-                          lowerKernels,
-                          options.wgmma,
-                          options.wgmmaBlocked,
-                          options.tma,
-                          options.wgmmaTallRows,
-                          options.persistent,
-                          options.tmaBlocked,
-                          options.tmaRelease,
-                          options.wgmmaPanels,
-                          options.tmaReleaseMinWarpgroups,
-                          options.tmaReleaseMaxStages,
-                          options.warpSpecialize,
-                          options.pingpong,
-                          options.tmaStore,
-                          options.stmatrix,
-                          options.prefetchCopies,
-                          options.producerCopies,
-                          options.ftz,
-                          options.dynamicTiles,
-                          options.minBlocksPerSM});
+                          attachTarget, lowerKernels});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,

@@ -335,8 +335,50 @@ def test_pass_configs_reach_the_compile():
     np.testing.assert_allclose(kernel(a, b),
                                a.astype(np.float32) @ b.astype(np.float32),
                                rtol=1e-3, atol=1e-3)
-    assert kernel._kernel.prepare(a, b, np.empty((64, 48), np.float32))[
-        "pipeline"].endswith(" O1")
+    report = kernel._kernel.prepare(a, b, np.empty((64, 48), np.float32))
+    assert report["key_components"]["host-opt-level"] == "1"
+    # The key holds the passes the pipeline runs.
+    assert report["pipeline"] == "tile-to-cpu{emit-c-interface=true}"
+    assert report["passes"].startswith("builtin.module(tile-verify-dims,")
+    assert "convert-tile-to-scf" in report["passes"]
+
+
+def test_every_compile_option_is_a_pass_config():
+    """Every compile option is a pass_configs key that reaches the GPU
+    pipeline's text (the compile's own, as get_kernel_source shows it)."""
+    options = tilelang_mlir.compile_options()
+    keys = [option["key"] for option in options]
+    assert len(keys) == len(set(keys)) > 20
+    assert {"wgmma", "tma_release", "warp_specialize", "ftz",
+            "min_blocks_per_sm"} <= set(keys)
+    default = tilelang_mlir.jit_pipeline("sm_90a")
+    assert default == ("tile-to-nvvm{chip=sm_90a features=+ptx80 format=bin "
+                       "emit-c-interface=true}")
+    for option in options:
+        assert option["flag"].replace("-", "_") == option["key"]
+        assert option["type"] in ("bool", "int") and option["description"]
+        value = (not option["default"] if option["type"] == "bool"
+                 else option["default"] + 1)
+        text = tilelang_mlir.jit_pipeline("sm_90a", {option["key"]: value})
+        printed = str(value).lower() if option["type"] == "bool" else str(value)
+        assert text == default[:-1] + " %s=%s}" % (option["flag"], printed)
+        rocm = tilelang_mlir.jit_pipeline("gfx942", {option["key"]: value})
+        # Options NVIDIA alone has leave the AMD pipeline as it is.
+        assert (option["flag"] in rocm) == ("rocm" in option["targets"])
+
+
+def test_kernel_source_follows_pass_configs():
+    """A stage shown by get_kernel_source is the compile's pipeline with the
+    kernel's pass_configs: without wgmma, the gemm is an mma.sync."""
+    func = matmul_func(128, 128, 64, block_M=128, block_N=128, block_K=32,
+                       threads=256)
+    wgmma = tilelang_mlir.compile(func, target="sm_90a")
+    plain = tilelang_mlir.compile(func, target="sm_90a",
+                                  pass_configs={"wgmma": False})
+    assert "gemm_instruction<wgmma" in wgmma.get_kernel_source("selected")
+    selected = plain.get_kernel_source("selected")
+    assert "gemm_instruction<wgmma" not in selected
+    assert "gemm_instruction<mma_sync" in selected
 
 
 def test_pass_configs_are_checked():

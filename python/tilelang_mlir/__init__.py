@@ -9,6 +9,8 @@ import sys as _sys
 
 try:
     from ._tilelang import __version__, __commit__, lower  # noqa: F401
+    from ._tilelang import compile_options  # noqa: F401
+    from ._tilelang import pipeline as jit_pipeline  # noqa: F401
 except ImportError as _error:
     # The usual cause: the compiled module was built for another Python
     # (its file name says which) or cannot find a shared library.

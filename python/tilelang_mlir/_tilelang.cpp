@@ -236,74 +236,80 @@ BufferArg toBuffer(const py::array &array, size_t position,
   return buffer;
 }
 
-/// TileLang's `pass_configs`: compile options by name (the tile-run flag
-/// with underscores, "warp_specialize"), each a bool or an integer.
+/// Sets `member` from pass_configs[`name`], which must be a bool.
+static void setConfig(bool &member, const std::string &name,
+                      const py::handle &value) {
+  if (!py::isinstance<py::bool_>(value))
+    throw TileError("pass_configs['" + name + "'] is a bool");
+  member = value.cast<bool>();
+}
+/// ... an integer.
+static void setConfig(int64_t &member, const std::string &name,
+                      const py::handle &value) {
+  if (!py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value))
+    throw TileError("pass_configs['" + name + "'] is an integer");
+  member = value.cast<int64_t>();
+}
+
+/// A compile option's pass_configs key: its flag with '_' for '-'.
+static std::string toConfigKey(llvm::StringRef flag) {
+  std::string key = flag.str();
+  std::replace(key.begin(), key.end(), '-', '_');
+  return key;
+}
+
+/// TileLang's `pass_configs`: compile options by name, the rows of
+/// CompileOptions.def ("warp_specialize": tile-run's flag with underscores)
+/// and the JIT's own (opt_level, specialize_shapes, verify_passes).
 static void applyPassConfigs(CompileOptions &options, const py::dict &configs) {
-  static const std::pair<const char *, bool CompileOptions::*> flags[] = {
-      {"specialize_shapes", &CompileOptions::specializeShapes},
-      {"reuse_shared_memory", &CompileOptions::reuseSharedMemory},
-      {"pipeline_copies", &CompileOptions::pipelineCopies},
-      {"register_fragments", &CompileOptions::registerFragments},
-      {"fp_contract", &CompileOptions::fpContract},
-      {"version_parallel", &CompileOptions::versionParallel},
-      {"wgmma", &CompileOptions::wgmma},
-      {"wgmma_blocked", &CompileOptions::wgmmaBlocked},
-      {"wgmma_panels", &CompileOptions::wgmmaPanels},
-      {"wgmma_tall_rows", &CompileOptions::wgmmaTallRows},
-      {"tma", &CompileOptions::tma},
-      {"tma_blocked", &CompileOptions::tmaBlocked},
-      {"tma_store", &CompileOptions::tmaStore},
-      {"stmatrix", &CompileOptions::stmatrix},
-      {"prefetch_copies", &CompileOptions::prefetchCopies},
-      {"producer_copies", &CompileOptions::producerCopies},
-      {"ftz", &CompileOptions::flushDenormals},
-      {"tma_release", &CompileOptions::tmaRelease},
-      {"warp_specialize", &CompileOptions::warpSpecialize},
-      {"pingpong", &CompileOptions::pingpong},
-      {"persistent", &CompileOptions::persistent},
-      {"dynamic_tiles", &CompileOptions::dynamicTiles},
-      {"verify_passes", &CompileOptions::verifyPasses}};
-  static const std::pair<const char *, int64_t CompileOptions::*> counts[] = {
-      {"tma_release_min_warpgroups",
-       &CompileOptions::tmaReleaseMinWarpgroups},
-      {"tma_release_max_stages", &CompileOptions::tmaReleaseMaxStages},
-      {"min_blocks_per_sm", &CompileOptions::minBlocksPerSM}};
   for (auto [key, value] : configs) {
-    std::string name = py::str(key);
-    std::replace(name.begin(), name.end(), '-', '_');
-    bool known = false;
-    for (auto [flag, member] : flags)
-      if (name == flag) {
-        if (!py::isinstance<py::bool_>(value))
-          throw TileError("pass_configs['" + name + "'] is a bool");
-        options.*member = value.cast<bool>();
-        known = true;
-      }
-    for (auto [count, member] : counts)
-      if (name == count) {
-        if (!py::isinstance<py::int_>(value) ||
-            py::isinstance<py::bool_>(value))
-          throw TileError("pass_configs['" + name + "'] is an integer");
-        options.*member = value.cast<int64_t>();
-        known = true;
-      }
+    std::string name = toConfigKey(py::str(key).cast<std::string>());
     if (name == "opt_level") {
       if (!py::isinstance<py::int_>(value) || value.cast<int64_t>() < 0 ||
           value.cast<int64_t>() > 3)
         throw TileError("pass_configs['opt_level'] is 0, 1, 2 or 3");
       options.optLevel = value.cast<unsigned>();
-      known = true;
+      continue;
     }
-    if (!known) {
-      std::string names = "opt_level";
-      for (auto [flag, member] : flags)
-        names += std::string(", ") + flag;
-      for (auto [count, member] : counts)
-        names += std::string(", ") + count;
-      throw TileError("unknown pass_configs key '" + name + "' (known: " +
-                      names + ")");
+    if (name == "specialize_shapes") {
+      setConfig(options.specializeShapes, name, value);
+      continue;
     }
+    if (name == "verify_passes") {
+      setConfig(options.verifyPasses, name, value);
+      continue;
+    }
+#define TILE_COMPILE_OPTION(VENDOR, TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)   \
+  if (name == toConfigKey(FLAG)) {                                             \
+    setConfig(options.NAME, name, value);                                      \
+    continue;                                                                  \
   }
+#include "TileLang/Pipelines/CompileOptions.def"
+    std::string names = "opt_level, specialize_shapes, verify_passes";
+#define TILE_COMPILE_OPTION(VENDOR, TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)   \
+  names += ", " + toConfigKey(FLAG);
+#include "TileLang/Pipelines/CompileOptions.def"
+    throw TileError("unknown pass_configs key '" + name + "' (known: " +
+                    names + ")");
+  }
+}
+
+/// The compile options, one dict per row of CompileOptions.def.
+static py::list getCompileOptions() {
+  py::list rows;
+#define TILE_COMPILE_OPTION(VENDOR, TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)   \
+  {                                                                            \
+    py::dict row;                                                              \
+    row["key"] = toConfigKey(FLAG);                                            \
+    row["flag"] = FLAG;                                                        \
+    row["targets"] = std::string(#VENDOR) == "GPU" ? "cuda, rocm" : "cuda";    \
+    row["type"] = std::is_same_v<TYPE, bool> ? "bool" : "int";                 \
+    row["default"] = TYPE(DEFAULT);                                            \
+    row["description"] = DESCRIPTION;                                          \
+    rows.append(row);                                                          \
+  }
+#include "TileLang/Pipelines/CompileOptions.def"
+  return rows;
 }
 
 class PyKernel {
@@ -348,7 +354,12 @@ public:
     const CompileReport &report = unwrap(kernel->prepare(call.args));
     py::dict result;
     result["pipeline"] = report.pipeline;
+    result["passes"] = report.passes;
     result["key"] = report.key;
+    py::dict components;
+    for (const auto &[name, value] : report.keyComponents)
+      components[py::str(name)] = value;
+    result["key_components"] = components;
     result["cache_hit"] = report.cacheHit;
     result["seconds"] = report.seconds;
     result["target"] = report.target.str();
@@ -692,4 +703,21 @@ PYBIND11_MODULE(_tilelang, m) {
       py::arg("source"), py::arg("pipeline"),
       "Runs a pass pipeline (as tile-opt takes it) on tile IR text and "
       "returns the result as text");
+  m.def(
+      "pipeline",
+      [](const std::string &target, const py::dict &passConfigs,
+         const std::string &stopAfter, const std::string &format) {
+        CompileOptions options;
+        options.target = unwrap(Target::parse(target));
+        applyPassConfigs(options, passConfigs);
+        return getPipeline(options, stopAfter, format);
+      },
+      py::arg("target"), py::arg("pass_configs") = py::dict(),
+      py::arg("stop_after") = "", py::arg("format") = "bin",
+      "The pass pipeline a kernel compiles with for this target and these "
+      "pass_configs (as tile-opt takes it), optionally stopped after a "
+      "stage or with the device code as text (format='isa')");
+  m.def("compile_options", &getCompileOptions,
+        "The compile options (pass_configs keys): key, flag, targets, "
+        "type, default and description of each");
 }

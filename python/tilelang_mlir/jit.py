@@ -33,6 +33,7 @@ import numpy as np
 from . import device_code
 from . import language as T
 from ._tilelang import Kernel, TileError, lower
+from ._tilelang import pipeline as _pipeline
 
 __all__ = ["jit", "compile", "JITKernel", "TileError"]
 
@@ -103,23 +104,22 @@ class JITKernel:
         if stage == "tile":
             return source
         kind, chip = _split_target(target)
-        attach = "tile-attach-target{kind=%s chip=%s overwrite=true}" % (kind, chip)
 
-        def vendor(fmt):  # The device code as text (isa) or binary (bin).
-            return "tile-to-%s{chip=%s format=%s%s}" % (
-                "nvvm" if kind == "cuda" else "rocdl", chip, fmt,
-                self._pipeline_options(kind))
+        def vendor(fmt, stop_after=""):
+            # The kernel's own compile pipeline (as the JIT runs it, with
+            # these pass_configs), stopped after a stage or with its device
+            # code as text (isa) or binary (bin).
+            return _pipeline(target, self.pass_configs, stop_after, fmt)
         if kind == "cpu":
+            attach = "tile-attach-target{kind=cpu chip=%s overwrite=true}" % chip
             pipelines = {
                 "pipelined": attach + ",tile-select-instructions,tile-plan-pipelines",
                 "loops": attach + ",convert-tile-to-scf,canonicalize,cse",
             }
         else:
-            # The GPU pipeline itself, stopped after the stage: every pass
-            # and option as the kernel's compile runs them.
-            pipelines = {name: vendor("isa stop-after=%s" % name)
+            pipelines = {name: vendor("isa", name)
                          for name in ("selected", "pipelined", "layouts", "loops")}
-        pipelines["llvm"] = "tile-to-cpu" if kind == "cpu" else vendor("isa")
+        pipelines["llvm"] = vendor("isa")
         if stage in ("ptx", "cubin", "sass"):
             if kind != "cuda":
                 raise ValueError("%s exists for NVIDIA targets, not %r"
@@ -136,27 +136,6 @@ class JITKernel:
                              "(selected and layouts on GPU targets); got %r"
                              % (", ".join(sorted(pipelines)), stage))
         return lower(source, pipelines[stage])
-
-    # pass_configs that are options of the vendor pipelines, by kind.
-    _GPU_OPTIONS = ("reuse_shared_memory", "pipeline_copies",
-                    "register_fragments", "fp_contract", "version_parallel")
-    _CUDA_OPTIONS = _GPU_OPTIONS + (
-        "wgmma", "wgmma_blocked", "wgmma_panels", "wgmma_tall_rows", "tma",
-        "tma_blocked", "tma_store", "stmatrix", "prefetch_copies", "producer_copies", "ftz", "tma_release", "tma_release_min_warpgroups",
-        "tma_release_max_stages", "warp_specialize", "pingpong", "persistent",
-        "dynamic_tiles", "min_blocks_per_sm")
-
-    def _pipeline_options(self, kind):
-        """The pass_configs as options of tile-to-nvvm / tile-to-rocdl (the
-        compile's own were checked when the kernel was made)."""
-        names = self._CUDA_OPTIONS if kind == "cuda" else self._GPU_OPTIONS
-        text = ""
-        for key, value in sorted(self.pass_configs.items()):
-            key = key.replace("-", "_")
-            if key in names:
-                value = str(value).lower() if isinstance(value, bool) else value
-                text += " %s=%s" % (key.replace("_", "-"), value)
-        return text
 
     def get_profiler(self, tensor_supply_type=None, shapes=None, seed=None):
         """A Profiler: fresh inputs, assert_allclose, do_bench. `shapes`

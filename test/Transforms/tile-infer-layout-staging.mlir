@@ -1,11 +1,11 @@
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions=blocked-operands --tile-infer-layout="blocked-operands panel-blocks" | FileCheck %s --check-prefix=STAGE
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions=wgmma-blocked --tile-infer-layout="wgmma-blocked wgmma-panels" | FileCheck %s --check-prefix=STAGE
 // RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_80" --tile-infer-layout | FileCheck %s --check-prefix=STAGE80
 // RUN: tile-opt %s --tile-attach-target="kind=cpu chip=host" --tile-infer-layout | FileCheck %s --check-prefix=STAGECPU
 
 // A shared tile without a layout that only stages a fragment on its way to
 // global memory (a staged epilogue) takes the tensor-core operand swizzle on
 // NVIDIA targets from sm_80: the 128-byte swizzle for 128-byte rows; with
-// blocked-operands and panel-blocks (the sm_90a pipelines), wider 16-bit
+// wgmma-blocked and wgmma-panels (the sm_90a pipelines), wider 16-bit
 // rows the blocked layout in 64-column panels, which TMA stores read. A
 // tile that anything else touches (here a tile.parallel), or one with a
 // layout of its own, keeps what it has; so does every tile on the CPU.

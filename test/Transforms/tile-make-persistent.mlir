@@ -1,6 +1,6 @@
 // RUN: tile-opt %s --split-input-file --tile-make-persistent=blocks=4 | FileCheck %s
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-make-persistent | FileCheck %s --check-prefix=GPU
-// RUN: tile-opt %s --split-input-file --tile-make-persistent="blocks=4 dynamic=1" | FileCheck %s --check-prefix=DYNAMIC
+// RUN: tile-opt %s --split-input-file --tile-make-persistent="blocks=4 dynamic-tiles=1" | FileCheck %s --check-prefix=DYNAMIC
 // RUN: not tile-opt %s --split-input-file --tile-make-persistent 2>&1 | FileCheck %s --check-prefix=NO-COUNT
 // RUN: not tile-opt %s --split-input-file --tile-make-persistent=blocks=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 

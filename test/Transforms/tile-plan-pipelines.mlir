@@ -5,13 +5,13 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-select-instructions --tile-plan-pipelines=overlap-gemms | FileCheck %s --check-prefix=NO-OVERLAP
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines=tma | FileCheck %s --check-prefix=TMA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-plan-pipelines=tma | FileCheck %s --check-prefix=NO-TMA
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers" | FileCheck %s --check-prefix=RELEASE
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers release-min-warpgroups=2" | FileCheck %s --check-prefix=NO-RELEASE
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers release-max-stages=2" | FileCheck %s --check-prefix=NO-RELEASE
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma release-barriers warp-specialize" | FileCheck %s --check-prefix=WS
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-plan-pipelines="tma release-barriers warp-specialize pingpong" | FileCheck %s --check-prefix=WS-ONE
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma tma-release" | FileCheck %s --check-prefix=RELEASE
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma tma-release tma-release-min-warpgroups=2" | FileCheck %s --check-prefix=NO-RELEASE
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma tma-release tma-release-max-stages=2" | FileCheck %s --check-prefix=NO-RELEASE
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma tma-release warp-specialize" | FileCheck %s --check-prefix=WS
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-plan-pipelines="tma tma-release warp-specialize pingpong" | FileCheck %s --check-prefix=WS-ONE
 // RUN: tile-opt %s --split-input-file --tile-plan-pipelines=prefetch-first | FileCheck %s --check-prefix=FIRST
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-plan-pipelines="overlap-gemms tma release-barriers warp-specialize" | FileCheck %s --check-prefix=PERSISTENT
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-plan-pipelines="overlap-gemms tma tma-release warp-specialize" | FileCheck %s --check-prefix=PERSISTENT
 
 // A GEMM main loop over three stages: both copies get three buffers; the
 // copies of iterations 0 and 1 are issued before the loop (each behind a
@@ -85,7 +85,7 @@
 // TMA: tile.copy {{.*}} arrive(%[[BARS]][%[[NEXT]]] : memref<3xi64, #tile.mem<shared>>) {async, engine = #tile.copy_engine<tma>}
 // TMA-NOT: tile.async
 // TMA: return
-// With release-barriers too, a second barrier array counts the warps'
+// With tma-release too, a second barrier array counts the warps'
 // releases (128 threads: 4 warps): before refilling buffer (i + 2) mod 3,
 // the issuing thread waits for the release of its previous fill (phase
 // (i + 2) floordiv 3 - 1: parity ((i + 2) floordiv 3 + 1) mod 2); at the
@@ -112,8 +112,8 @@
 // RELEASE: tile.copy {{.*}} arrive(%[[BARS]][%[[NEXT]]]
 // RELEASE: tile.barrier_arrive %[[REL]][%[[STAGE]]]
 // RELEASE-NEXT: }
-// With release-min-warpgroups=2 (the kernel has one warpgroup) or
-// release-max-stages=2 (the loop has 3 stages), block barriers stay: one
+// With tma-release-min-warpgroups=2 (the kernel has one warpgroup) or
+// tma-release-max-stages=2 (the loop has 3 stages), block barriers stay: one
 // barrier array, no releases.
 // NO-RELEASE-LABEL: func.func @gemm_loop
 // NO-RELEASE: tile.alloc_shared : memref<3xi64, #tile.mem<shared>>
@@ -562,7 +562,7 @@ func.func @persistent_tiles(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref
 
 // -----
 
-// The dynamic schedule (tile-make-persistent{dynamic}: an scf.while over
+// The dynamic schedule (tile-make-persistent{dynamic-tiles}: an scf.while over
 // (tile, iteration)) with warp-specialize: the producer loops over the same
 // tiles in a while loop of its own, which takes each next tile index
 // (tile.next_tile with the hand-off barriers and its iteration as the

@@ -1,5 +1,5 @@
 // RUN: tile-opt %s --split-input-file --tile-prefetch-copies | FileCheck %s
-// RUN: tile-opt %s --split-input-file --tile-prefetch-copies=producer | FileCheck %s --check-prefix=PRODUCER
+// RUN: tile-opt %s --split-input-file --tile-prefetch-copies=producer-copies | FileCheck %s --check-prefix=PRODUCER
 
 // The copy after the loop fills a tile the loop does not touch from a
 // buffer nothing writes: it is issued before the loop (its offset computed

@@ -1,5 +1,5 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions | FileCheck %s --check-prefix=SM90
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions="wgmma-tall-rows blocked-operands" | FileCheck %s --check-prefix=TALL
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions="wgmma-tall-rows wgmma-blocked" | FileCheck %s --check-prefix=TALL
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions=wgmma=false | FileCheck %s --check-prefix=MMA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-select-instructions | FileCheck %s --check-prefix=MMA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --tile-select-instructions | FileCheck %s --check-prefix=MFMA

@@ -128,143 +128,24 @@ static cl::opt<bool> compileOnly(
     cl::desc("Compile the specialization into the cache and stop: no run, no "
              "check (a GPU target needs no GPU)"),
     cl::cat(category));
-static cl::opt<bool> reuseSharedMemory(
-    "reuse-shared-memory", cl::init(true),
-    cl::desc("GPU targets: let tiles with disjoint lifetimes share shared "
-             "memory (=false: one region per tile)"),
-    cl::cat(category));
-static cl::opt<bool> pipelineCopies(
-    "pipeline-copies", cl::init(true),
-    cl::desc("GPU targets: software-pipeline the copies of tile.pipelined "
-             "loops (=false: plain synchronous copies)"),
-    cl::cat(category));
-static cl::opt<bool> registerFragments(
-    "register-fragments", cl::init(true),
-    cl::desc("GPU targets: keep fragments in per-thread registers where "
-             "their layouts allow it (=false: fragments in shared memory)"),
-    cl::cat(category));
-static cl::opt<bool> fpContract(
-    "fp-contract", cl::init(true),
-    cl::desc("GPU targets: floating-point multiplies and adds may fuse into "
-             "FMAs (=false: every operation rounds on its own)"),
-    cl::cat(category));
-static cl::opt<bool> versionParallel(
-    "version-parallel", cl::init(true),
-    cl::desc("GPU targets: tile.parallel ops get copies for the tiles where "
-             "their masks hold everywhere or nowhere (=false: every element "
-             "tests them)"),
-    cl::cat(category));
-static cl::opt<bool> wgmmaOpt(
-    "wgmma", cl::init(true),
-    cl::desc("CUDA sm_90: run the gemms that qualify on wgmma.mma_async "
-             "(=false: mma.sync)"),
-    cl::cat(category));
-static cl::opt<bool> wgmmaBlockedOpt(
-    "wgmma-blocked", cl::init(true),
-    cl::desc("CUDA sm_90: gemm operands with rows wider than 128 bytes in "
-             "the blocked layout, on wgmma too (=false: mma.sync for them)"),
-    cl::cat(category));
-static cl::opt<bool> wgmmaTallRowsOpt(
-    "wgmma-tall-rows", cl::init(true),
-    cl::desc("CUDA sm_90: warpgroups may own two m64 blocks of a wgmma "
-             "gemm's C (=false: 128-row blocks of one warpgroup stay on "
-             "mma.sync)"),
-    cl::cat(category));
-static cl::opt<bool> persistentOpt(
-    "persistent", cl::init(false),
-    cl::desc("CUDA: persistent kernels, one block per multiprocessor looping "
-             "over the grid's tiles (experimental)"),
-    cl::cat(category));
-static cl::opt<bool> dynamicTilesOpt(
-    "dynamic-tiles", cl::init(false),
-    cl::desc("CUDA: with --persistent, the tiles after the first wave go to "
-             "whichever block asks first, from a global counter "
-             "(experimental)"),
-    cl::cat(category));
-static cl::opt<bool> tmaStoreOpt(
-    "tma-store", cl::init(true),
-    cl::desc("CUDA sm_90: copies of whole shared tiles to global memory are "
-             "TMA stores (=false: the threads' vector stores)"),
-    cl::cat(category));
-static cl::opt<bool> stmatrixOpt(
-    "stmatrix", cl::init(false),
-    cl::desc("CUDA sm_90: register fragments in the accumulator order store "
-             "into 16-bit shared tiles with stmatrix (experimental)"),
-    cl::cat(category));
-static cl::opt<bool> prefetchCopiesOpt(
-    "prefetch-copies", cl::init(true),
-    cl::desc("CUDA sm_90: a kernel's one-off copies into shared tiles are "
-             "issued early, asynchronously (tile-prefetch-copies)"),
-    cl::cat(category));
-static cl::opt<bool> producerCopiesOpt(
-    "producer-copies", cl::init(false),
-    cl::desc("CUDA sm_90: with --prefetch-copies and warp specialization, "
-             "the producer warpgroup issues those copies, once per tile in "
-             "persistent kernels (experimental)"),
-    cl::cat(category));
-static cl::opt<bool> tmaBlockedOpt(
-    "tma-blocked", cl::init(false),
-    cl::desc("CUDA sm_90: blocked tiles load through TMA too, one 8-row box "
-             "per 1 KiB block (experimental)"),
-    cl::cat(category));
-static cl::opt<bool> tmaReleaseOpt(
-    "tma-release", cl::init(true),
-    cl::desc("CUDA sm_90: warps release pipeline stages on mbarriers, the "
-             "issuing thread waits for them (no block barrier per stage), "
-             "in kernels of at least --tma-release-min-warpgroups and "
-             "pipelines of at most --tma-release-max-stages"),
-    cl::cat(category));
-static cl::opt<int64_t> tmaReleaseMinWarpgroupsOpt(
-    "tma-release-min-warpgroups", cl::init(2),
-    cl::desc("CUDA sm_90: the fewest warpgroups (128 threads) a kernel "
-             "needs for release barriers"),
-    cl::cat(category));
-static cl::opt<bool> warpSpecializeOpt(
-    "warp-specialize", cl::init(true),
-    cl::desc("CUDA sm_90: a producer warpgroup issues the TMA copies of "
-             "pipelines with release barriers"),
-    cl::cat(category));
-static cl::opt<bool> pingpongOpt(
-    "pingpong", cl::init(true),
-    cl::desc("CUDA sm_90: with --warp-specialize, the consumer warpgroups "
-             "take turns issuing the pipelined loop's first gemms"),
-    cl::cat(category));
 static cl::opt<bool> timePassesOpt(
     "time-compile", cl::init(false),
     cl::desc("Print the compile's wall time per pass and the host code's "
              "to stderr (on a cache miss)"),
-    cl::cat(category));
-static cl::opt<bool> ftzOpt(
-    "ftz", cl::init(true),
-    cl::desc("CUDA: libdevice's math functions (exp2f, expf, rsqrtf, ...) "
-             "flush f32 denormals to zero (=false: IEEE denormals)"),
     cl::cat(category));
 static cl::opt<bool> verifyPassesOpt(
     "verify-passes", cl::init(false),
     cl::desc("Verify the IR after every pass of the lowering (=false: the "
              "input and the lowered module only; the binary is the same)"),
     cl::cat(category));
-static cl::opt<int64_t> minBlocksPerSMOpt(
-    "min-blocks-per-sm", cl::init(0),
-    cl::desc("CUDA: registers for this many blocks per multiprocessor in "
-             "kernels without warp specialization (0: ptxas chooses)"),
-    cl::cat(category));
-static cl::opt<int64_t> tmaReleaseMaxStagesOpt(
-    "tma-release-max-stages", cl::init(2),
-    cl::desc("CUDA sm_90: the most stages a pipeline may have for release "
-             "barriers (0: any)"),
-    cl::cat(category));
-static cl::opt<bool> wgmmaPanelsOpt(
-    "wgmma-panels", cl::init(true),
-    cl::desc("CUDA sm_90: blocked gemm operand tiles stored in column "
-             "panels, one TMA box per panel (=false: blocked tiles stay "
-             "on cp.async)"),
-    cl::cat(category));
-static cl::opt<bool> tmaOpt(
-    "tma", cl::init(true),
-    cl::desc("CUDA sm_90: pipelined copies on TMA with mbarriers where they "
-             "qualify (=false: cp.async)"),
-    cl::cat(category));
+static cl::OptionCategory compileCategory(
+    "Compile options (one per row of CompileOptions.def)");
+// --FLAG for every compile option, with the table's default and description.
+#define TILE_COMPILE_OPTION(VENDOR, TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)   \
+  static cl::opt<TYPE> NAME##Flag(FLAG, cl::init(DEFAULT),                     \
+                                  cl::desc(#VENDOR ": " DESCRIPTION),          \
+                                  cl::cat(compileCategory));
+#include "TileLang/Pipelines/CompileOptions.def"
 static cl::opt<unsigned> optLevel("O", cl::init(2),
                                   cl::desc("LLVM optimization level (0-3)"),
                                   cl::cat(category));
@@ -484,32 +365,11 @@ loadKernel(StringRef path, StringRef entry, const Target &target) {
   options.entry = entry.str();
   options.specializeShapes = !noSpecialize;
   options.optLevel = optLevel;
-  options.reuseSharedMemory = reuseSharedMemory;
-  options.pipelineCopies = pipelineCopies;
-  options.registerFragments = registerFragments;
-  options.fpContract = fpContract;
-  options.versionParallel = versionParallel;
-  options.wgmma = wgmmaOpt;
-  options.wgmmaBlocked = wgmmaBlockedOpt;
-  options.tma = tmaOpt;
-  options.wgmmaTallRows = wgmmaTallRowsOpt;
-  options.persistent = persistentOpt;
-  options.dynamicTiles = dynamicTilesOpt;
-  options.tmaBlocked = tmaBlockedOpt;
-  options.tmaStore = tmaStoreOpt;
-  options.stmatrix = stmatrixOpt;
-  options.prefetchCopies = prefetchCopiesOpt;
-  options.producerCopies = producerCopiesOpt;
-  options.tmaRelease = tmaReleaseOpt;
-  options.tmaReleaseMinWarpgroups = tmaReleaseMinWarpgroupsOpt;
-  options.tmaReleaseMaxStages = tmaReleaseMaxStagesOpt;
-  options.minBlocksPerSM = minBlocksPerSMOpt;
+#define TILE_COMPILE_OPTION(VENDOR, TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)   \
+  options.NAME = NAME##Flag;
+#include "TileLang/Pipelines/CompileOptions.def"
   options.timePasses = timePassesOpt;
   options.verifyPasses = verifyPassesOpt;
-  options.flushDenormals = ftzOpt;
-  options.warpSpecialize = warpSpecializeOpt;
-  options.pingpong = pingpongOpt;
-  options.wgmmaPanels = wgmmaPanelsOpt;
   return Kernel::create((*file)->getBuffer(), options, path);
 }
 
@@ -529,6 +389,8 @@ static void printExplain(const Kernel &kernel, const CompileReport &report) {
   for (const std::string &input : report.specialization)
     llvm::outs() << "    " << input << "\n";
   llvm::outs() << "  pipeline: " << report.pipeline << "\n";
+  llvm::outs() << "  passes: " << report.passes << "\n";
+  llvm::outs() << "  host code: O" << kernel.getOptions().optLevel << "\n";
   llvm::outs() << "  cache key: " << report.key << "\n";
   for (const auto &[name, value] : report.keyComponents)
     llvm::outs() << "    " << name << " = " << value << "\n";
@@ -561,7 +423,7 @@ static std::optional<uint64_t> availableMemory() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(category);
+  cl::HideUnrelatedOptions({&category, &compileCategory});
   mlir::tile::setVersionPrinter();
   cl::ParseCommandLineOptions(
       argc, argv,

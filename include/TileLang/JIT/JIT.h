@@ -113,76 +113,12 @@ struct CompileOptions {
   bool specializeShapes = true;
   /// LLVM optimization level of the host code.
   unsigned optLevel = 2;
-  /// GPU targets: let tiles with disjoint lifetimes share shared memory
-  /// (convert-tile-to-gpu's `reuse-shared-memory`).
-  bool reuseSharedMemory = true;
-  /// GPU targets: software-pipeline the copies of tile.pipelined loops
-  /// (the pipelines' `pipeline-copies`).
-  bool pipelineCopies = true;
-  /// GPU targets: keep fragments in per-thread registers where their
-  /// layouts allow it (the pipelines' `register-fragments`).
-  bool registerFragments = true;
-  /// GPU targets: floating-point multiplies and adds may fuse into FMAs
-  /// (the pipelines' `fp-contract`).
-  bool fpContract = true;
-  /// GPU targets: tile.parallel ops get copies for the tiles where their
-  /// masks hold everywhere or nowhere (the pipelines' `version-parallel`).
-  bool versionParallel = true;
-  /// CUDA sm_90: gemms on wgmma where they qualify (the pipeline's
-  /// `wgmma`).
-  bool wgmma = true;
-  /// CUDA sm_90: wide gemm operands in the blocked layout, on wgmma too
-  /// (the pipeline's `wgmma-blocked`).
-  bool wgmmaBlocked = true;
-  /// CUDA sm_90: pipelined copies on TMA with mbarriers where they qualify
-  /// (the pipeline's `tma`).
-  bool tma = true;
-  /// CUDA sm_90: warpgroups may own two m64 blocks of a wgmma gemm's C (the
-  /// pipeline's `wgmma-tall-rows`).
-  bool wgmmaTallRows = true;
-  /// CUDA: persistent kernels (the pipeline's `persistent`; experimental).
-  bool persistent = false;
-  /// CUDA: ... taking their tiles from a global counter (the pipeline's
-  /// `dynamic-tiles`; experimental).
-  bool dynamicTiles = false;
-  /// CUDA sm_90: copies of whole shared tiles to global memory as TMA
-  /// stores (the pipeline's `tma-store`).
-  bool tmaStore = true;
-  /// CUDA sm_90: register fragments stored to 16-bit shared tiles with
-  /// stmatrix (the pipeline's `stmatrix`; experimental).
-  bool stmatrix = false;
-  /// One-off copies into shared tiles issued early, asynchronously (the
-  /// pipeline's `prefetch-copies`).
-  bool prefetchCopies = true;
-  /// ... issued by the producer warpgroup, per tile in persistent kernels
-  /// (the pipeline's `producer-copies`).
-  bool producerCopies = false;
-  /// CUDA: libdevice's math functions flush f32 denormals to zero (the
-  /// pipeline's `ftz`).
-  bool flushDenormals = true;
-  /// CUDA sm_90: blocked tiles on TMA too (the pipeline's `tma-blocked`;
-  /// experimental).
-  bool tmaBlocked = false;
-  /// CUDA sm_90: pipeline stages released on mbarriers instead of block
-  /// barriers (the pipeline's `tma-release`) in kernels of at least
-  /// `tmaReleaseMinWarpgroups` warpgroups and pipelines of at most
-  /// `tmaReleaseMaxStages` stages (0: any).
-  bool tmaRelease = true;
-  int64_t tmaReleaseMinWarpgroups = 2;
-  int64_t tmaReleaseMaxStages = 2;
-  /// CUDA: registers for this many blocks per multiprocessor in kernels
-  /// without warp specialization (the pipeline's `min-blocks-per-sm`; 0:
-  /// ptxas chooses).
-  int64_t minBlocksPerSM = 0;
-  /// CUDA sm_90: a producer warpgroup issues the copies of pipelines with
-  /// release barriers (the pipeline's `warp-specialize`).
-  bool warpSpecialize = true;
-  /// ... and the consumer warpgroups take turns issuing its gemms (the
-  /// pipeline's `pingpong`).
-  bool pingpong = true;
-  /// CUDA sm_90: blocked gemm operand tiles in column panels, one TMA box
-  /// per panel (the pipeline's `wgmma-panels`).
-  bool wgmmaPanels = true;
+  /// The compile options of the GPU pipelines, one member per row of
+  /// CompileOptions.def (its flag, default and description): the ones a
+  /// target's vendor does not have are ignored for it.
+#define TILE_COMPILE_OPTION(VENDOR, TYPE, NAME, FLAG, DEFAULT, DESCRIPTION)   \
+  TYPE NAME = DEFAULT;
+#include "TileLang/Pipelines/CompileOptions.def"
   /// Runs MLIR's verifier after every pass of the lowering (a quarter of
   /// a cold compile). Off: the input is verified when it is parsed and the
   /// lowered module before its translation to LLVM IR; the binary is the
@@ -201,7 +137,11 @@ struct CompileReport {
   /// "name=value" of every specialization input (shapes, constexpr values).
   llvm::SmallVector<std::string> specialization;
   Target target;
+  /// The pipeline the compile runs (getPipeline).
   std::string pipeline;
+  /// ... as the pass manager runs it: every pass with every option
+  /// (printExpandedPipeline), a component of the key.
+  std::string passes;
   /// Every component of the cache key, in order.
   llvm::SmallVector<std::pair<std::string, std::string>> keyComponents;
   std::string key;
@@ -215,6 +155,22 @@ struct CompileReport {
   /// and the load (host object, device module).
   double initSeconds = 0, compileSeconds = 0, loadSeconds = 0;
 };
+
+/// The pass pipeline that compiles for `options`, as tile-opt takes it: the
+/// target's named pipeline (tile-to-nvvm, tile-to-rocdl, tile-to-cpu) with
+/// the chip, the features, the C interface the JIT calls and every compile
+/// option that differs from its default. The JIT parses this text and runs
+/// what it parses; `stopAfter` (a GPU pipeline's stop-after stage:
+/// "selected", "pipelined", "layouts", "loops") and `format` ("bin", "isa")
+/// give the same compile stopped early or with its device code as text, as
+/// `get_kernel_source` shows it.
+std::string getPipeline(const CompileOptions &options,
+                        llvm::StringRef stopAfter = "",
+                        llvm::StringRef format = "bin");
+
+/// `pipeline` parsed and printed back as the pass manager holds it: every
+/// pass it expands to, with every option (what the cache key holds).
+llvm::Expected<std::string> printExpandedPipeline(llvm::StringRef pipeline);
 
 /// Runs `pipeline`, a pass pipeline as tile-opt takes it (for example
 /// "tile-plan-pipelines,convert-tile-to-gpu" or

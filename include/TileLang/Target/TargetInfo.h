@@ -47,7 +47,7 @@ struct GemmSelectionOptions {
   bool wgmma = false;
   /// Shared operands with rows wider than 128 bytes will be stored in the
   /// blocked 128-byte swizzle, which wgmma reads (tile-infer-layout's and
-  /// tile-plan-pipelines' `blocked-operands`).
+  /// tile-plan-pipelines' `wgmma-blocked`).
   bool blockedOperands = false;
   /// A warpgroup may own two m64 blocks of a wgmma gemm's C (128 rows).
   bool wgmmaTallRows = false;

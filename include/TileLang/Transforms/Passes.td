@@ -66,7 +66,7 @@ def TileSelectInstructions
 
     1. `wgmma m64nNk16` (with `wgmma`, NVIDIA sm_90): f16/bf16 operands
        with f32 accumulation, A K-major in shared memory (rows of 32, 64 or
-       128 bytes, or wider ones with `blocked-operands`) or a fragment
+       128 bytes, or wider ones with `wgmma-blocked`) or a fragment
        (`register_a`), B in shared memory, N a multiple of 8 up to 256, 64
        rows of C per warpgroup (128 with `wgmma-tall-rows`: `blocks = 2`),
        and shared operands that keep the swizzle wgmma reads;
@@ -121,7 +121,7 @@ def TileSelectInstructions
   let options = [
     Option<"wgmma", "wgmma", "bool", /*default=*/"true",
            "On sm_90 targets, gemms that fit wgmma run on it">,
-    Option<"blockedOperands", "blocked-operands", "bool",
+    Option<"blockedOperands", "wgmma-blocked", "bool",
            /*default=*/"false",
            "Shared operands with rows wider than 128 bytes will be stored "
            "in the blocked 128-byte swizzle (tile-infer-layout's and "
@@ -173,8 +173,8 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     On the same targets, a shared tile without a layout that only stages
     data from a fragment to global memory (whole-tile copies from a
     fragment into it and from it into a global buffer: a staged epilogue)
-    gets the same swizzle (with `blocked-operands`, 16-bit rows wider than
-    128 bytes the blocked layout, in column panels with `panel-blocks`):
+    gets the same swizzle (with `wgmma-blocked`, 16-bit rows wider than
+    128 bytes the blocked layout, in column panels with `wgmma-panels`):
     the fragment's stores hit distinct banks and a TMA store can read it.
 
     Two constraints that force different layouts on one fragment are an
@@ -201,10 +201,10 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
            /*default=*/"false",
            "Leave fragments with conflicting layouts without a layout "
            "instead of failing">,
-    Option<"panelBlocks", "panel-blocks", "bool", /*default=*/"false",
-           "With blocked-operands, blocked tiles are stored in column "
+    Option<"panelBlocks", "wgmma-panels", "bool", /*default=*/"false",
+           "With wgmma-blocked, blocked tiles are stored in column "
            "panels (one TMA box per panel; the sm_90 pipeline's default)">,
-    Option<"blockedOperands", "blocked-operands", "bool",
+    Option<"blockedOperands", "wgmma-blocked", "bool",
            /*default=*/"false",
            "Shared gemm operands with rows wider than 128 bytes get the "
            "blocked 128-byte swizzle (what wgmma reads them in)">
@@ -299,7 +299,7 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     after it:   gemm_wait pending(0) when gemms overlap
     ```
 
-    With `release-barriers` too (experimental), the block barrier that the
+    With `tma-release` too (experimental), the block barrier that the
     TMA lowering puts before each stage's copies (so that no thread still
     reads the buffer) gives way to a second barrier array that every warp
     arrives on once it is done with a stage, which only the issuing thread
@@ -325,22 +325,22 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     Option<"overlapGemms", "overlap-gemms", "bool", /*default=*/"false",
            "On sm_90 targets, keep one k tile of each qualifying gemm's "
            "tensor-core work in flight across iterations (for wgmma)">,
-    Option<"panelBlocks", "panel-blocks", "bool", /*default=*/"false",
-           "With blocked-operands, blocked tiles are stored in column "
+    Option<"panelBlocks", "wgmma-panels", "bool", /*default=*/"false",
+           "With wgmma-blocked, blocked tiles are stored in column "
            "panels (one TMA box per panel; the sm_90 pipeline's default)">,
-    Option<"blockedOperands", "blocked-operands", "bool",
+    Option<"blockedOperands", "wgmma-blocked", "bool",
            /*default=*/"false",
            "On NVIDIA targets, staged gemm operands with rows wider than "
            "128 bytes get the blocked 128-byte swizzle (wgmma's layout for "
            "them) instead of the row-wise ldmatrix swizzle">,
-    Option<"releaseBarriers", "release-barriers", "bool", /*default=*/"false",
+    Option<"releaseBarriers", "tma-release", "bool", /*default=*/"false",
            "With tma, the warps release each stage on a second barrier "
            "array (tile.barrier_arrive) and the thread that issues the next "
            "copies into it waits for that (tile.barrier_wait {issuer}) "
            "instead of a block barrier before each stage's copies">,
-    Option<"releaseMinWarpgroups", "release-min-warpgroups", "int64_t",
+    Option<"releaseMinWarpgroups", "tma-release-min-warpgroups", "int64_t",
            /*default=*/"1",
-           "With release-barriers, only loops of kernels with at least this "
+           "With tma-release, only loops of kernels with at least this "
            "many warpgroups (128 threads each) use them">,
     Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
            "With release barriers, a tile.producer warpgroup issues every "
@@ -361,9 +361,9 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
            "its stage wait, before the compute (the AMD pipelines: the "
            "compute then ends the loop body, and the backend keeps the "
            "matrix-core instructions next to their operand loads)">,
-    Option<"releaseMaxStages", "release-max-stages", "int64_t",
+    Option<"releaseMaxStages", "tma-release-max-stages", "int64_t",
            /*default=*/"0",
-           "With release-barriers, only pipelines of at most this many "
+           "With tma-release, only pipelines of at most this many "
            "stages use them (0: any)">,
     Option<"tmaBlocked", "tma-blocked", "bool", /*default=*/"false",
            "With tma, tiles in the blocked layout count as TMA-able too "
@@ -503,7 +503,7 @@ def TilePrefetchCopies : Pass<"tile-prefetch-copies", "::mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"useProducer", "producer", "bool", /*default=*/"false",
+    Option<"useProducer", "producer-copies", "bool", /*default=*/"false",
            "The kernel's tile.producer issues the copies it can (once per "
            "tile in persistent kernels, on release barriers)">
   ];
@@ -542,13 +542,13 @@ def TileMakePersistent : Pass<"tile-make-persistent", "::mlir::ModuleOp"> {
 
     ```
     tile-opt --tile-make-persistent=blocks=132
-    tile-opt --tile-make-persistent="blocks=132 dynamic=1"
+    tile-opt --tile-make-persistent="blocks=132 dynamic-tiles=1"
     ```
   }];
   let options = [
     Option<"blocks", "blocks", "int64_t", /*default=*/"0",
            "How many blocks run (0: the multiprocessor count at run time)">,
-    Option<"dynamic", "dynamic", "bool", /*default=*/"false",
+    Option<"dynamic", "dynamic-tiles", "bool", /*default=*/"false",
            "Hand out the tiles after the first wave from a global counter">
   ];
   let dependentDialects = [

@@ -416,7 +416,7 @@ def Tile_NextTileOp : Tile_Op<"next_tile", [Tile_InKernel,
   let summary = "Take the next tile of a persistent kernel's dynamic schedule";
   let description = [{
     The dynamic tile scheduler of a persistent kernel
-    (`tile-make-persistent{dynamic}`): `counters` is a global
+    (`tile-make-persistent{dynamic-tiles}`): `counters` is a global
     `memref<2xi32>` (a `memref.global`, zero when the module loads) whose
     element 0 counts the tiles handed out after the first wave; the op
     takes the next one, atomically with respect to every other block, and
