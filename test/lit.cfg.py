@@ -51,13 +51,47 @@ for cuda_bin in [os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"]:
 if shutil.which("ptxas", path=config.environment["PATH"]):
     config.available_features.add("ptxas")
 
-# A CUDA driver (libcuda.so.1) on this machine.
-try:
+# A CUDA driver (libcuda.so.1) on this machine, and its first GPU: the
+# GPU tests (test/Integration/GPU) need `cuda-gpu` (any GPU the driver
+# initializes) and `cuda-sm90` (Hopper: wgmma, TMA, clusters), and compile
+# for `%cuda_chip` (sm_90a on Hopper, sm_XY otherwise).
+def find_cuda_gpu():
+    """(major, minor) of device 0's compute capability, or None."""
     import ctypes
-    ctypes.CDLL("libcuda.so.1")
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return None
     config.available_features.add("cuda-driver")
-except OSError:
-    pass
+    count, device = ctypes.c_int(0), ctypes.c_int(0)
+    major, minor = ctypes.c_int(0), ctypes.c_int(0)
+    if (cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0
+            or count.value == 0 or cuda.cuDeviceGet(ctypes.byref(device), 0) != 0):
+        return None
+    # CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR / _MINOR.
+    if (cuda.cuDeviceGetAttribute(ctypes.byref(major), 75, device) != 0 or
+            cuda.cuDeviceGetAttribute(ctypes.byref(minor), 76, device) != 0):
+        return None
+    return major.value, minor.value
+
+
+capability = find_cuda_gpu()
+if capability:
+    config.available_features.add("cuda-gpu")
+    if capability[0] == 9:
+        config.available_features.add("cuda-sm90")
+    chip = "sm_%d%d%s" % (capability[0], capability[1],
+                          "a" if capability[0] == 9 else "")
+    config.substitutions.append(("%cuda_chip", chip))
+    lit_config.note("CUDA GPU: compute capability %d.%d, tests compile for %s"
+                    % (capability + (chip,)))
+if shutil.which("compute-sanitizer", path=config.environment["PATH"]):
+    config.available_features.add("compute-sanitizer")
+
+# Fresh random inputs for the tests that draw them (tile-run --seed):
+# one seed per lit run, shown in the RUN lines of a failure.
+import random
+config.substitutions.append(("%random_seed", str(random.randrange(1, 2**32))))
 
 # The Python package (build/python), run by the Python the bindings were
 # built for.

@@ -29,3 +29,19 @@ ldd "$OUT/tile-run" | sed 's/^/  /'
 rm -f "$OUT/tile-run.xz"
 xz -T2 -6 -k "$OUT/tile-run"
 ls -la "$OUT/tile-run.xz"
+
+# The lit runner of the GPU tests (scripts/gpu/run_lit.sh): lit itself and
+# the tools every lit configuration substitutes (FileCheck, not, count),
+# with the shared libraries of theirs the GPU machine lacks.
+LIT_TOOLS="$(mktemp -d)"
+trap 'rm -rf "$LIT_TOOLS"' EXIT
+mkdir -p "$LIT_TOOLS/bin" "$LIT_TOOLS/lib"
+cp -r /usr/lib/llvm-22/utils/lit "$LIT_TOOLS/lit"
+find "$LIT_TOOLS/lit" -name __pycache__ -prune -exec rm -rf {} +
+cp /usr/lib/llvm-22/bin/FileCheck /usr/lib/llvm-22/bin/not \
+  /usr/lib/llvm-22/bin/count "$LIT_TOOLS/bin/"
+for tool in "$LIT_TOOLS"/bin/*; do
+  ldd "$tool" | awk '/=> \// { print $3 }'
+done | sort -u | grep -E 'libz3|libzstd' | xargs -r -I{} cp -L {} "$LIT_TOOLS/lib/"
+tar -C "$LIT_TOOLS" -cJf "$OUT/lit-tools.tar.xz" .
+ls -la "$OUT/lit-tools.tar.xz"

@@ -16,6 +16,11 @@ CHIP="${CHIP:-sm_90a}"
 export TILE_CACHE_DIR=/tmp/tile-cache
 R=test/Integration/references
 E=examples
+G=test/Integration/Inputs/gen_gemm.py
+B=test/Integration/blocked_swizzle.mlir
+F128=bench/kernels/flash_attention_d128.mlir
+F128O=bench/kernels/flash_attention_d128_overlap.mlir
+F128S=bench/kernels/flash_attention_d128_split.mlir
 
 echo "== machine"
 nvidia-smi -L
@@ -24,7 +29,6 @@ echo "CUDA_HOME=${CUDA_HOME:-unset}"
 
 # The experimental wgmma kernels (TN, full_row: 64 rows of C per warpgroup).
 gen_wgmma_kernels() {
-  local G=test/Integration/Inputs/gen_gemm.py
   python3 $G --dtype f16 --acc f32 --out f16 --tb --block 64x128x64 --threads 128 --stages 3 --policy full_row > /tmp/gemm_wg1.mlir
   python3 $G --dtype f16 --acc f32 --out f16 --tb --block 128x128x64 --threads 256 --stages 3 --policy full_row > /tmp/gemm_wg2.mlir
   python3 $G --dtype bf16 --acc f32 --out bf16 --tb --block 128x256x64 --threads 256 --stages 3 --policy full_row > /tmp/gemm_wg3.mlir
@@ -84,152 +88,11 @@ run() { # name, tile-run arguments...
 }
 
 if want correct; then
-echo "== correctness on the GPU against the naive references"
-run gemm_relu_edge $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --arg=300x200 --arg=200x170 --arg=300x170
-# K = 37: rows of A are not whole 16-byte vectors, so its pipelined copies
-# take the element-wise fallback (B's rows of 131 too).
-run gemm_relu_oddk $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --arg=129x37 --arg=37x131 --arg=129x131
-# The same kernels with plain synchronous copies (no pipelining).
-run gemm_relu_nopipe $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --pipeline-copies=false --arg=300x200 --arg=200x170 --arg=300x170
-run fa_causal_nopipe $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --pipeline-copies=false --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
-run gemm_relu_even $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --arg=256x128 --arg=128x256 --arg=256x256
-run fa_edge $E/flash_attention.mlir --entry=flash_attention --reference=$R/flash_attention.mlir@flash_attention_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
-run fa_causal_edge $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
-# mma.sync (the sm_90a default puts both gemms of this d64 kernel on wgmma).
-run fa_edge_mma_sync $E/flash_attention.mlir --entry=flash_attention --reference=$R/flash_attention.mlir@flash_attention_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --wgmma=false --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
-run fa_causal_edge_mma_sync $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --wgmma=false --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
-run fa_causal_even $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --arg=1x2x256x64 --arg=1x2x256x64 --arg=1x2x256x64 --arg=1x2x256x64
-run softmax $E/softmax.mlir --entry=softmax --reference=$R/softmax.mlir@softmax_ref --outputs=1 --rtol=1e-5 --atol=1e-6 --repeat=0 --arg=13x1024 --arg=13x1024
-run softmax_warp_rows bench/kernels/softmax_warp_rows.mlir --entry=softmax --reference=$R/softmax.mlir@softmax_ref --outputs=1 --rtol=1e-5 --atol=1e-6 --repeat=0 --arg=13x1024 --arg=13x1024
-run rmsnorm $E/rmsnorm.mlir --entry=rmsnorm --reference=$R/rmsnorm.mlir@rmsnorm_ref --outputs=2 --rtol=1e-5 --atol=1e-6 --repeat=0 --arg=13x1024 --arg=1024 --arg=13x1024
-run row_reduce $E/row_reduce.mlir --entry=row_reduce --reference=$R/row_reduce.mlir@row_reduce_ref --outputs=1,2,3,4,5 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=70x300 --arg=70 --arg=70 --arg=70 --arg=70 --arg=70
-run cumsum $E/cumsum.mlir --entry=cumsum --reference=$R/cumsum.mlir@cumsum_ref --outputs=1 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=45x256 --arg=45x256
-run cumsum_reverse $E/cumsum.mlir --entry=cumsum_reverse --reference=$R/cumsum.mlir@cumsum_reverse_ref --outputs=1 --rtol=1e-5 --atol=1e-5 --repeat=0 --arg=45x256 --arg=45x256
-# The kernel rounds dequantized weights to f16 (as TileLang does), the
-# reference keeps them in f32: up to ~0.004 per weight over K = 70 terms.
-run dequant_gemm $E/dequant_gemm.mlir --entry=dequant_gemm --reference=$R/dequant_gemm.mlir@dequant_gemm_ref --outputs=3 --rtol=1e-2 --atol=0.1 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
-run local_tiles test/Integration/local_tiles.mlir --entry=sum_squares --reference=@sum_squares_ref --arg=100x64 --arg=100 --arg=1 --outputs=1,2 --no-poison --repeat=0
-run atomic_add test/Integration/atomic_add.mlir --entry=column_sums --reference=@column_sums_ref --arg=100x150 --arg=150 --arg=1 --outputs=1,2 --no-poison --repeat=0
-# Shared memory reuse is the default; these run with one region per tile.
-run fa_causal_noreuse $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --reuse-shared-memory=false --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
-run gemm_relu_noreuse $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --reuse-shared-memory=false --arg=300x200 --arg=200x170 --arg=300x170
-run softmax_noreuse $E/softmax.mlir --entry=softmax --reference=$R/softmax.mlir@softmax_ref --outputs=1 --rtol=1e-5 --atol=1e-6 --repeat=0 --reuse-shared-memory=false --arg=13x1024 --arg=13x1024
-# Thread block clusters of 2 and of 16 blocks (non-portable size).
-run cluster test/Integration/cluster.mlir --entry=scale_rows --reference=@scale_rows_ref --arg=200x64 --arg=200x64 --repeat=0
-run cluster_edge test/Integration/cluster.mlir --entry=scale_rows --reference=@scale_rows_ref --arg=33x64 --arg=33x64 --repeat=0
-echo "== GEMM variants (gen_gemm.py): f16 and bf16 on tensor cores (mma.sync) in every transpose, f16 accumulation, f32 on the generic path"
-G=test/Integration/Inputs/gen_gemm.py
-for v in "nn:--dtype f16" "tn:--dtype f16 --ta" "nt:--dtype f16 --tb" "tt:--dtype f16 --ta --tb" "acc16:--dtype f16 --acc f16" "bf16:--dtype bf16 --tb" "bf16nn:--dtype bf16" "bf16tn:--dtype bf16 --ta" "i8nt:--dtype i8 --acc i32 --tb" "i8nn:--dtype i8 --acc i32" "f32:--dtype f32"; do
-  name=${v%%:*}; python3 $G ${v#*:} > /tmp/gemm_$name.mlir
-  case $name in tn|tt|bf16tn) a=50x100;; *) a=100x50;; esac
-  case $name in nt|tt|bf16|i8nt) b=70x50;; *) b=50x70;; esac
-  tol="--rtol=1e-3 --atol=1e-3"; [ $name = acc16 ] && tol="--rtol=2e-2 --atol=2e-2"
-  case $name in i8*) tol="--rtol=0 --atol=0";; esac
-  run gemm_$name /tmp/gemm_$name.mlir --entry=gemm --reference=@gemm_ref $tol --repeat=0 --arg=$a --arg=$b --arg=100x70
-done
-echo "== wgmma (the sm_90a default): TN GEMMs with C in registers, 64 rows per warpgroup (gen_gemm.py --tb --policy full_row), against the naive reference; the same kernels on mma.sync (--wgmma=false) as the control"
-for wg in 1 2 3 4 5 6; do
-  run wgmma_$wg /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma --arg=300x200 --arg=170x200 --arg=300x170
-  run wgmma_${wg}_control /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma=false --arg=300x200 --arg=170x200 --arg=300x170
-done
-run wgmma_7_nn /tmp/gemm_wg7.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=300x200 --arg=200x170 --arg=300x170
-run wgmma_7_nn_control /tmp/gemm_wg7.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma=false --arg=300x200 --arg=200x170 --arg=300x170
-# C's rows of 170 and 900 f16 are not 16-byte multiples: no tensor map, the
-# block stores C; with 904 columns, TMA stores it (edge tiles clipped by
-# TMA); --tma-store=false: the threads' vector stores.
-for shape in "300x200 170x200 300x170" "1000x1000 900x1000 1000x900" "1000x1000 904x1000 1000x904"; do
-  set -- $shape
-  run wgmma_8_staged_$1_$3 /tmp/gemm_wg8.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=$1 --arg=$2 --arg=$3
-done
-run wgmma_9_staged_nn_1000_904 /tmp/gemm_wg9.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=1000x1000 --arg=1000x904 --arg=1000x904
-# --stmatrix (experimental): the accumulators go to the staged tile by
-# stmatrix.x4 (the GEMM's C, the overlapped attention's O).
-run wgmma_8_staged_stmatrix /tmp/gemm_wg8.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --stmatrix --arg=1000x1000 --arg=904x1000 --arg=1000x904
-for entry in flash_attention flash_attention_causal; do
-  run stmatrix_fa128overlap_$entry bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --stmatrix --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
-done
-run wgmma_8_staged_no_tma_store /tmp/gemm_wg8.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --tma-store=false --arg=1000x1000 --arg=904x1000 --arg=1000x904
-# The overlapped kernels with one k tile (nothing to overlap), two (the
-# prologue only) and many (K = 1000: 16 tiles, a partial last one), on a
-# rasterized grid of 9 x 5 blocks.
-for k in 64 100 1000; do
-  for wg in 4 5 6; do
-    run wgmma_${wg}_k$k /tmp/gemm_wg$wg.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma --arg=600x$k --arg=1100x$k --arg=600x1100
-  done
-done
-echo "== blocked layouts (#tile.swizzle<3, 3, 3, blocked = true>: rows wider than 128 bytes) on wgmma (the default) and on mma.sync"
-B=test/Integration/blocked_swizzle.mlir
-run blocked_tn $B --entry=tn --reference=@tn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma=false --arg=100x300 --arg=90x300 --arg=100x90
-run blocked_nn $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma=false --arg=100x70 --arg=70x300 --arg=100x300
-run blocked_tn_wgmma $B --entry=tn --reference=@tn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x300 --arg=90x300 --arg=100x90
-run blocked_nn_wgmma $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=70x300 --arg=100x300
-run gemm_nn_wide_wgmma /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --arg=300x200 --arg=200x300 --arg=300x300
-run fa128_mma_sync_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-blocked=false --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
-echo "== --wgmma-tall-rows (experimental): one warpgroup owning 128 rows of C as two m64 blocks (the 128-thread example GEMM, TN 128x128x64 overlapped)"
-run tall_gemm_relu_edge $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --wgmma-tall-rows --arg=300x200 --arg=200x170 --arg=300x170
-run tall_gemm_relu_oddk $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --wgmma-tall-rows --arg=129x37 --arg=37x131 --arg=129x131
-python3 $G --dtype f16 --acc f32 --out f16 --tb --block 128x128x64 --threads 128 --stages 4 --policy full_row > /tmp/gemm_tall_tn.mlir
-for k in 64 1000; do
-  run tall_tn_k$k /tmp/gemm_tall_tn.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-tall-rows --arg=300x$k --arg=170x$k --arg=300x170
-done
-echo "== --tma-blocked (experimental, with --wgmma-panels=false): blocked tiles through TMA, one 8x64 box per 1 KiB block"
-run tmablocked_nn $B --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels=false --tma-blocked --arg=100x70 --arg=70x300 --arg=100x300
-run tmablocked_gemm_nn_wide /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-panels=false --tma-blocked --arg=300x200 --arg=200x300 --arg=300x300
-run tmablocked_fa128_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels=false --tma-blocked --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
-run tmablocked_fa128_causal_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels=false --tma-blocked --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
-echo "== --wgmma-panels (the default): blocked tiles stored in column panels, one TMA box per panel, wgmma descriptors one panel apart; --wgmma-panels=false: blocked tiles on cp.async"
-sed 's/blocked = true>/blocked = true, panels = true>/' $B > /tmp/blocked_panels.mlir
-run panels_tn /tmp/blocked_panels.mlir --entry=tn --reference=@tn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x300 --arg=90x300 --arg=100x90
-run panels_nn /tmp/blocked_panels.mlir --entry=nn --reference=@nn_ref --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=70x300 --arg=100x300
-run panels_gemm_nn_wide /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-panels --arg=300x200 --arg=200x300 --arg=300x300
-run panels_gemm_nn_k1000 /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-panels --arg=600x1000 --arg=1000x1100 --arg=600x1100
-run panels_fa128_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
-run panels_fa128_causal_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
-run panels_off_gemm_nn_k1000 /tmp/gemm_nn_wide.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --wgmma-panels=false --arg=600x1000 --arg=1000x1100 --arg=600x1100
-run panels_off_fa128_causal_vs_cpu bench/kernels/flash_attention_d128.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels=false --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
-run panels_fa128overlap_vs_cpu bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --wgmma-panels --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
-echo "== --persistent (experimental): one block per multiprocessor looping over the grid's tiles"
-run persistent_gemm_relu $E/gemm_relu.mlir --entry=gemm_relu --reference=$R/gemm_relu.mlir@gemm_relu_ref --outputs=2 --repeat=0 --persistent --arg=1000x200 --arg=200x1700 --arg=1000x1700
-run persistent_wgmma_5_k1000 /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 --persistent --arg=2000x1000 --arg=3100x1000 --arg=2000x3100
-run persistent_fa_causal $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 --persistent --arg=2x3x700x64 --arg=2x3x700x64 --arg=2x3x700x64 --arg=2x3x700x64
-# Persistent and warp-specialized: the producer loops over the tiles too
-# and fills the next tile's stages during the consumers' epilogue (fills
-# counted across tiles). 2x3x700: 36 tiles of 128 rows over the
-# multiprocessors, causal trip counts differing per tile.
-for entry in flash_attention flash_attention_causal; do
-  RUN_TIMEOUT=60 run persistent_ws_$entry bench/kernels/flash_attention_d128_overlap.mlir --entry=$entry --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --persistent --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128
-done
-# ... with the causal blocks longest first (flash_attention_d128_overlap_lpt).
-RUN_TIMEOUT=60 run persistent_ws_lpt_causal bench/kernels/flash_attention_d128_overlap_lpt.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --persistent --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128
-run lpt_causal bench/kernels/flash_attention_d128_overlap_lpt.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128 --arg=2x3x700x128
-echo "== --tma-release forced on every pipeline (the default only in kernels of 2+ warpgroups whose pipelines have at most 2 stages): warps release pipeline stages on mbarriers, thread 0 waits for them before refilling (no block barrier per stage)"
-for k in 64 1000; do
-  run release_wgmma_5_k$k /tmp/gemm_wg5.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 $RELEASE_ALL --arg=600x$k --arg=1100x$k --arg=600x1100
-done
-run release_wgmma_4_k100 /tmp/gemm_wg4.mlir --entry=gemm --reference=@gemm_ref --outputs=2 --rtol=1e-2 --atol=1e-2 --repeat=0 $RELEASE_ALL --arg=600x100 --arg=1100x100 --arg=600x1100
-run release_fa_causal_edge $E/flash_attention.mlir --entry=flash_attention_causal --reference=$R/flash_attention.mlir@flash_attention_causal_ref --outputs=3 --rtol=1e-2 --atol=2e-3 --repeat=0 $RELEASE_ALL --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64 --arg=2x3x70x64
-run release_fa128split_vs_cpu bench/kernels/flash_attention_d128_split.mlir --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 $RELEASE_ALL --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
-echo "== correctness on the GPU against the CPU lowering of the same kernel"
-run gemm_vs_cpu $E/gemm_relu.mlir --entry=gemm_relu --outputs=2 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=129x65 --arg=65x131 --arg=129x131
-run dequant_vs_cpu $E/dequant_gemm.mlir --entry=dequant_gemm --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=100x70 --arg=90x35 --arg=90 --arg=100x90
-run fa_vs_cpu $E/flash_attention.mlir --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x100x64 --arg=1x2x100x64 --arg=1x2x100x64 --arg=1x2x100x64
-# Head dim 128 (bench/kernels, generated from T.*), the issue's attention shape's kernel.
-F128=bench/kernels/flash_attention_d128.mlir
-run fa128_vs_cpu $F128 --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
-run fa128_causal_vs_cpu $F128 --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
-# The overlapped kernel (128x128 blocks, two warpgroups, softmax under P V).
-F128O=bench/kernels/flash_attention_d128_overlap.mlir
-run fa128overlap_vs_cpu $F128O --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
-run fa128overlap_causal_vs_cpu $F128O --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
-# ... without the producer warpgroup (its last V tile prefetched above the
-# loop, the fragments still in registers).
-run fa128overlap_nows_causal_vs_cpu $F128O --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --warp-specialize=false --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128 --arg=2x3x70x128
-# ... with IEEE denormals in the exponentials (ftz is the default).
-run fa128overlap_noftz_vs_cpu $F128O --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --ftz=false --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
-# The same with Q, K, V and O in two 64-column parts (every gemm on wgmma).
-F128S=bench/kernels/flash_attention_d128_split.mlir
-run fa128split_vs_cpu $F128S --entry=flash_attention --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
-run fa128split_causal_vs_cpu $F128S --entry=flash_attention_causal --outputs=3 --rtol=1e-3 --atol=1e-3 --repeat=0 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128 --arg=1x2x130x128
+echo "== correctness: the GPU lit tests (test/Integration/GPU: the examples against naive references, GEMM variants, wgmma, blocked layouts, persistent kernels, attention against the CPU lowering)"
+LIT_OPTS="--filter-out=sanitizer" OUT="$LOGS" scripts/gpu/run_lit.sh Integration/GPU > "$LOGS/lit-correct.log" 2>&1
+grep -E '^(PASS|FAIL|UNSUPPORTED|XFAIL|XPASS): |^  (Passed|Failed|Unsupported)' "$LOGS/lit-correct.log"
+pass=$((pass + $(grep -c '^PASS: ' "$LOGS/lit-correct.log")))
+fail=$((fail + $(grep -c '^FAIL: ' "$LOGS/lit-correct.log")))
 echo "== correctness on the GPU against torch (scripts/gpu/check_torch.py: cuBLAS, SDPA, softmax, RMSNorm on the same GPU)"
 python3 scripts/gpu/check_torch.py "$TR" "$CHIP" > "$LOGS/check-torch.log" 2>&1
 cat "$LOGS/check-torch.log"
@@ -239,24 +102,9 @@ echo "correctness: $pass passed, $fail failed"
 fi
 
 if want sanitize; then
-echo "== compute-sanitizer (small sizes)"
-for tool in memcheck racecheck; do
-  for case in "gemm:$E/gemm_relu.mlir --entry=gemm_relu --arg=130x40 --arg=40x129 --arg=130x129" \
-              "gemm_aligned:$E/gemm_relu.mlir --entry=gemm_relu --arg=136x72 --arg=72x136 --arg=136x136" \
-              "fa:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3" \
-              "softmax:$E/softmax.mlir --entry=softmax --arg=9x1024 --arg=9x1024" \
-              "rmsnorm:$E/rmsnorm.mlir --entry=rmsnorm --arg=9x1024 --arg=1024 --arg=9x1024" \
-              "fa_noreuse:$E/flash_attention.mlir --entry=flash_attention_causal --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --arg=1x1x70x64 --outputs=3 --reuse-shared-memory=false" \
-              "cluster:test/Integration/cluster.mlir --entry=scale_rows --arg=70x64 --arg=70x64" \
-              "wgmma_overlap:/tmp/gemm_wg5.mlir --entry=gemm --arg=300x200 --arg=170x200 --arg=300x170" \
-              "nn_panels:/tmp/gemm_nn_wide.mlir --entry=gemm --arg=300x200 --arg=200x300 --arg=300x300" \
-              "fa128_overlap_release:bench/kernels/flash_attention_d128_overlap.mlir --entry=flash_attention_causal --arg=1x1x200x128 --arg=1x1x200x128 --arg=1x1x200x128 --arg=1x1x200x128 --outputs=3"; do
-    name=${case%%:*}; args=${case#*:}
-    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$TR" $args --target=$CHIP --repeat=0 --warmup=0 >"$LOGS/sanitizer-$tool-$name.log" 2>&1
-    echo "$tool $name: exit $? ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/sanitizer-$tool-$name.log" | head -1))"
-  done
-done
-
+echo "== compute-sanitizer (test/Integration/GPU/sanitizer.test: memcheck and racecheck, small sizes)"
+LIT_OPTS="--filter=sanitizer" scripts/gpu/run_lit.sh Integration/GPU > "$LOGS/lit-sanitize.log" 2>&1
+grep -E '^(PASS|FAIL|UNSUPPORTED): |^  (Passed|Failed|Unsupported)' "$LOGS/lit-sanitize.log"
 fi
 if want time; then
 echo "== timing (ours: kernel time on the device from CUDA events, median of 20 calls after 5 warm-ups; peers: CUDA events, median of 20 after 5)"
