@@ -85,6 +85,12 @@ if capability:
     config.substitutions.append(("%cuda_chip", chip))
     lit_config.note("CUDA GPU: compute capability %d.%d, tests compile for %s"
                     % (capability + (chip,)))
+    # torch on that GPU, for the tests that take it as a reference.
+    import subprocess
+    if subprocess.run([sys.executable, "-c",
+                       "import torch; assert torch.cuda.is_available()"],
+                      capture_output=True).returncode == 0:
+        config.available_features.add("torch-cuda")
 if shutil.which("compute-sanitizer", path=config.environment["PATH"]):
     config.available_features.add("compute-sanitizer")
 

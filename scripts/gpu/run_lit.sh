@@ -43,4 +43,4 @@ done
 xml=()
 [ -n "${OUT:-}" ] && xml=(--xunit-xml-output "$OUT/lit-results.xml")
 PYTHONPATH="$TOOLS/lit" exec python3 -c 'from lit.main import main; main()' \
-  -sv -j "$(nproc)" "${xml[@]}" "${paths[@]}"
+  -v -j "$(nproc)" "${xml[@]}" "${paths[@]}"

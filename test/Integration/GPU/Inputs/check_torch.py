@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Runs on the GPU machine (from run_suite.sh): the suite's kernels on the
-GPU through tile-run, on fresh random inputs written as .npy, their outputs
+"""The GPU tests' kernels against torch on the same GPU (torch-cuda.test):
+the kernels through tile-run, on fresh random inputs written as .npy, their outputs
 read back (--save-outputs) and compared with torch on the same GPU:
 GEMM+ReLU against relu(A @ B) (cuBLAS), FlashAttention d128 (causal and
 not) against SDPA, softmax against torch.softmax, RMSNorm against
@@ -18,6 +18,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                    "..", "..")
 TR = sys.argv[1]
 CHIP = sys.argv[2] if len(sys.argv) > 2 else "sm_90a"
 rng = np.random.default_rng()
@@ -38,7 +40,7 @@ def run(kernel, entry, inputs, outputs, shapes):
                 args.append("--arg=@" + path)
         out = os.path.join(tmp, "out")
         proc = subprocess.run(
-            [TR, kernel, "--entry=" + entry, "--target=" + CHIP,
+            [TR, os.path.join(ROOT, kernel), "--entry=" + entry, "--target=" + CHIP,
              "--outputs=" + ",".join(map(str, outputs)), "--no-check",
              "--repeat=0", "--warmup=0", "--save-outputs=" + out] + args,
             capture_output=True, text=True)
