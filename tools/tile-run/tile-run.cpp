@@ -24,6 +24,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Parallel.h"
 #include "llvm/Support/Path.h"
@@ -122,6 +123,14 @@ static cl::opt<bool> explain(
 static cl::opt<bool> noSpecialize(
     "no-specialize",
     cl::desc("Keep dynamic dimensions dynamic (one binary for all shapes)"),
+    cl::cat(category));
+static cl::opt<bool> jsonOpt(
+    "json",
+    cl::desc("Print one JSON object on stdout (the report below; the text "
+             "goes to stderr): entry, target, specialization, pipeline, "
+             "cache, compile times, each buffer's comparison with the "
+             "reference, timings in ms with every sample, status, and the "
+             "error if any"),
     cl::cat(category));
 static cl::opt<bool> compileOnly(
     "compile-only",
@@ -349,9 +358,46 @@ static Error writeNpy(StringRef path, const HostBuffer &buffer) {
 // Driver
 //===----------------------------------------------------------------------===//
 
+/// With --json, the report printed at exit; the text goes to stderr.
+static llvm::json::Object jsonReport;
+
+/// Where the human-readable report goes: stdout, or stderr with --json.
+static llvm::raw_ostream &text() {
+  return jsonOpt ? llvm::errs() : llvm::outs();
+}
+
+/// Prints the JSON report (with --json) with `status` and returns it.
+static int finish(int status) {
+  if (jsonOpt) {
+    jsonReport["status"] = status == 0   ? "passed"
+                       : status == 1 ? "mismatch"
+                                     : "error";
+    llvm::outs() << llvm::formatv("{0:2}",
+                                  llvm::json::Value(std::move(jsonReport)))
+                 << "\n";
+  }
+  return status;
+}
+
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "tile-run") << message << "\n";
-  return 2;
+  jsonReport["error"] = message.str();
+  return finish(2);
+}
+
+/// The parts of a compile report that --json prints.
+static void addToReport(const CompileReport &compile) {
+  jsonReport["target"] = compile.target.str();
+  jsonReport["specialization"] = llvm::json::Array(compile.specialization);
+  jsonReport["pipeline"] = compile.pipeline;
+  jsonReport["cache"] = llvm::json::Object{{"key", compile.key},
+                                       {"enabled", compile.cacheEnabled},
+                                       {"hit", compile.cacheHit}};
+  jsonReport["compile_seconds"] =
+      llvm::json::Object{{"total", compile.seconds},
+                         {"compilation", compile.compileSeconds},
+                         {"load", compile.loadSeconds},
+                         {"device_initialization", compile.initSeconds}};
 }
 
 static Expected<std::unique_ptr<Kernel>>
@@ -380,37 +426,37 @@ static double median(std::vector<double> values) {
 }
 
 static void printExplain(const Kernel &kernel, const CompileReport &report) {
-  llvm::outs() << "explain: entry '" << kernel.getEntry() << "'\n";
-  llvm::outs() << "  target: " << report.target.str() << "\n";
-  llvm::outs() << "  specialization inputs:";
+  text() << "explain: entry '" << kernel.getEntry() << "'\n";
+  text() << "  target: " << report.target.str() << "\n";
+  text() << "  specialization inputs:";
   if (report.specialization.empty())
-    llvm::outs() << " none";
-  llvm::outs() << "\n";
+    text() << " none";
+  text() << "\n";
   for (const std::string &input : report.specialization)
-    llvm::outs() << "    " << input << "\n";
-  llvm::outs() << "  pipeline: " << report.pipeline << "\n";
-  llvm::outs() << "  passes: " << report.passes << "\n";
-  llvm::outs() << "  host code: O" << kernel.getOptions().optLevel << "\n";
-  llvm::outs() << "  cache key: " << report.key << "\n";
+    text() << "    " << input << "\n";
+  text() << "  pipeline: " << report.pipeline << "\n";
+  text() << "  passes: " << report.passes << "\n";
+  text() << "  host code: O" << kernel.getOptions().optLevel << "\n";
+  text() << "  cache key: " << report.key << "\n";
   for (const auto &[name, value] : report.keyComponents)
-    llvm::outs() << "    " << name << " = " << value << "\n";
-  llvm::outs() << "  cache: "
+    text() << "    " << name << " = " << value << "\n";
+  text() << "  cache: "
                << (report.cacheEnabled
                        ? std::string(report.cacheHit ? "hit" : "miss") +
                              " in " + kernel.getOptions().cache.directory
                        : std::string("disabled"))
                << "\n";
-  llvm::outs() << llvm::formatv("  {0}: {1:f5} s\n",
+  text() << llvm::formatv("  {0}: {1:f5} s\n",
                                 report.cacheHit ? "load" : "compile",
                                 report.seconds);
-  llvm::outs() << llvm::formatv("    of which compilation {0:f5} s, load "
+  text() << llvm::formatv("    of which compilation {0:f5} s, load "
                                 "{1:f5} s",
                                 report.compileSeconds, report.loadSeconds);
   if (report.target.kind != mlir::tile::TargetKind::CPU)
-    llvm::outs() << llvm::formatv("; device initialization {0:f5} s "
+    text() << llvm::formatv("; device initialization {0:f5} s "
                                   "(concurrent with the compilation)",
                                   report.initSeconds);
-  llvm::outs() << "\n";
+  text() << "\n";
 }
 
 /// The machine's physical memory in bytes, when the system says.
@@ -452,6 +498,7 @@ int main(int argc, char **argv) {
   if (!kernel)
     return fail(llvm::toString(kernel.takeError()));
   llvm::ArrayRef<Param> params = (*kernel)->getParams();
+  jsonReport["entry"] = (*kernel)->getEntry().str();
 
   // The reference: a function of the same signature, run on the CPU.
   std::unique_ptr<Kernel> reference;
@@ -647,8 +694,9 @@ int main(int argc, char **argv) {
       return fail(llvm::toString(report.takeError()));
     if (explain)
       printExplain(**kernel, *report);
-    llvm::outs() << "compiled for " << target->str() << "\n";
-    return 0;
+    addToReport(*report);
+    text() << "compiled for " << target->str() << "\n";
+    return finish(0);
   }
   std::vector<HostBuffer> results = initial;
   {
@@ -659,6 +707,7 @@ int main(int argc, char **argv) {
       return fail(llvm::toString(report.takeError()));
     if (explain)
       printExplain(**kernel, *report);
+    addToReport(*report);
   }
   if (Error err = runOnce(**kernel, results, onDevice))
     return fail(llvm::toString(std::move(err)));
@@ -676,7 +725,9 @@ int main(int argc, char **argv) {
 
   // Check against the reference.
   bool mismatch = false;
+  jsonReport["checked"] = bool(reference);
   if (reference) {
+    llvm::json::Array buffers;
     std::vector<HostBuffer> expected = initial;
     if (Error err = runOnce(*reference, expected, /*device=*/false))
       return fail("reference: " + llvm::toString(std::move(err)));
@@ -710,7 +761,7 @@ int main(int argc, char **argv) {
         bad += abs > atol + rtol * std::fabs(want);
       }
       bool isOutput = llvm::is_contained(outputs, unsigned(i));
-      llvm::outs() << llvm::formatv(
+      text() << llvm::formatv(
           "{0} #{1} {2} [{3}]: max abs err {4:e2}, max rel err {5:e2}, {6} of "
           "{7} elements outside rtol={8:e1} atol={9:e1}{10}\n",
           isOutput ? "output" : "buffer", i, params[i].name,
@@ -719,9 +770,21 @@ int main(int argc, char **argv) {
                      "x"),
           maxAbs, maxRel, bad, n, rtol, atol, bad ? "  MISMATCH" : "");
       mismatch |= bad != 0;
+      buffers.push_back(llvm::json::Object{
+          {"index", int64_t(i)},
+          {"name", params[i].name},
+          {"shape", llvm::json::Array(results[i].shape)},
+          {"output", isOutput},
+          {"max_abs_err", maxAbs},
+          {"max_rel_err", maxRel},
+          {"outside", bad},
+          {"elements", n},
+          {"rtol", rtol},
+          {"atol", atol}});
     }
+    jsonReport["buffers"] = std::move(buffers);
   } else {
-    llvm::outs() << "no reference: outputs not checked\n";
+    text() << "no reference: outputs not checked\n";
   }
 
   // Time it on copies of the inputs (resident on the device for a GPU
@@ -759,22 +822,39 @@ int main(int argc, char **argv) {
       deviceTimes.push_back(*kernelMs * 1e-3);
     }
   }
+  if (!times.empty()) {
+    auto toMs = [](const std::vector<double> &seconds) {
+      llvm::json::Array ms;
+      for (double s : seconds)
+        ms.push_back(s * 1e3);
+      return ms;
+    };
+    llvm::json::Object time{{"runs", int64_t(times.size())},
+                            {"warmup", int64_t(warmup)},
+                            {"wall_median_ms", median(times) * 1e3},
+                            {"wall_ms", toMs(times)}};
+    if (deviceTiming) {
+      time["device_median_ms"] = median(deviceTimes) * 1e3;
+      time["device_ms"] = toMs(deviceTimes);
+    }
+    jsonReport["time"] = std::move(time);
+  }
   if (!times.empty() && deviceTiming)
-    llvm::outs() << llvm::formatv(
+    text() << llvm::formatv(
         "time: median {0:f4} ms on the device (kernels, CUDA events), wall "
         "median {1:f3} ms (launch and synchronization included) over {2} "
         "runs ({3})\n",
         median(deviceTimes) * 1e3, median(times) * 1e3, times.size(),
         target->str());
   else if (!times.empty())
-    llvm::outs() << llvm::formatv("time: median {0:f3} ms over {1} runs ({2})\n",
+    text() << llvm::formatv("time: median {0:f3} ms over {1} runs ({2})\n",
                                   median(times) * 1e3, times.size(),
                                   target->str());
   if (mismatch) {
-    llvm::outs() << "FAILED: outputs differ from the reference\n";
-    return 1;
+    text() << "FAILED: outputs differ from the reference\n";
+    return finish(1);
   }
   if (reference)
-    llvm::outs() << "PASSED\n";
-  return 0;
+    text() << "PASSED\n";
+  return finish(0);
 }
