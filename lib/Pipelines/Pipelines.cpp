@@ -96,6 +96,9 @@ struct GPUTargetSpec {
   std::string toolkit;
   /// Attaches the MLIR GPU target (#nvvm.target, #rocdl.target).
   function_ref<void(OpPassManager &)> attachTarget;
+  /// The vendor's passes over the lowered launches, after the generic ones
+  /// (NVIDIA: named barriers).
+  function_ref<void(OpPassManager &)> finishLaunches;
   /// Lowers gpu.module contents to the target's LLVM dialect flavor.
   function_ref<void(OpPassManager &)> lowerKernels;
 };
@@ -193,6 +196,8 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   toGPU.registerFragments = values.registerFragments;
   toGPU.stmatrix = values.stmatrix;
   pm.addPass(createConvertTileToGPU(toGPU));
+  pm.addPass(createTileDropRedundantBarriers());
+  spec.finishLaunches(pm);
   if (stop == GPUPipelineStage::Loops) {
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -260,6 +265,9 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
     nvvmTarget.optLevel = options.optLevel;
     pm.addPass(createGpuNVVMAttachTarget(nvvmTarget));
   };
+  auto finishLaunches = [&](OpPassManager &pm) {
+    pm.addPass(createTileNVVMNamedBarriers());
+  };
   auto lowerKernels = [&](OpPassManager &kernels) {
     ConvertGpuOpsToNVVMOpsOptions device;
     // redux.sync exists from sm_80 on.
@@ -271,7 +279,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
                           options.cudaPath.empty()
                               ? findCUDAToolkit()
                               : options.cudaPath.getValue(),
-                          attachTarget, lowerKernels});
+                          attachTarget, finishLaunches, lowerKernels});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
@@ -312,7 +320,7 @@ void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
       pm, options,
       {"rocm",
        options.rocmPath.empty() ? findROCmToolkit() : options.rocmPath.getValue(),
-       attachTarget, lowerKernels});
+       attachTarget, [](OpPassManager &) {}, lowerKernels});
 }
 
 /// The first of `variables` that is set, else `fallback` if it is a

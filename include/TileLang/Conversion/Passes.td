@@ -128,11 +128,19 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     use of a tile that takes over another's bytes; the launch asks for the
     smaller total. In a warp-specialized kernel, a tile that only one side
     touches (the producer's or the consumers') lives from the first to the
-    last top-level op of that side, and its barrier is that side's named
-    barrier; the sides run concurrently, so tiles of different sides never
+    last top-level op of that side, and its barrier is a block barrier in
+    that side (which `tile-nvvm-named-barriers` turns into the side's named
+    barrier); the sides run concurrently, so tiles of different sides never
     share, and a tile that a side and anything else touch lives across
     both sides. Off for this pass alone; the GPU pipelines (`tile-to-nvvm`,
     `tile-to-rocdl`) turn it on unless `reuse-shared-memory=false`.
+
+    The lowering leaves back-to-back block barriers to
+    `tile-drop-redundant-barriers`, and the barriers inside a thread range
+    (`tile.thread_range` on an `scf.if`: a side of a warp-specialized
+    kernel, which synchronize that side's threads) to the vendor
+    (`tile-nvvm-named-barriers`); the GPU pipelines run both right after
+    this pass.
   }];
   let options = [
     Option<"reuseSharedMemory", "reuse-shared-memory", "bool",
@@ -160,6 +168,30 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];
+}
+
+def TileDropRedundantBarriers
+    : Pass<"tile-drop-redundant-barriers", "::mlir::ModuleOp"> {
+  let summary = "Drop each block barrier that another follows with nothing "
+                "in between that touches memory";
+  let description = [{
+    The kernel lowering puts a `gpu.barrier` after each op that writes a
+    shared tile and before each that reads one (a staged epilogue: the copy
+    into the shared tile ends with one, the TMA store of it starts with a
+    fence and one), and the placement of shared tiles one before the first
+    use of bytes another tile used. A barrier followed by another with only
+    ops between that have no memory effects and no regions, or that the
+    target says only order their own thread's accesses (its
+    `TargetInfo::isBarrierTransparent`: NVIDIA's proxy fences, which may
+    come before the barrier the other way too), is dropped: the second
+    orders everything the first did. Barriers in different blocks or
+    regions are never merged. `tile-to-nvvm` and `tile-to-rocdl` run it
+    after convert-tile-to-gpu.
+
+    ```
+    tile-opt --convert-tile-to-gpu --tile-drop-redundant-barriers
+    ```
+  }];
 }
 
 #endif // TILELANG_CONVERSION_PASSES_TD

@@ -83,11 +83,6 @@ LogicalResult splitProducers(Operation *root, int64_t smVersion);
 /// on warpgroup 0's barrier, which gives it the first turn.
 void populateTakeTurnsPatterns(RewritePatternSet &patterns);
 
-/// After the lowering: the block barriers inside a thread range become
-/// named barriers over that range's threads (barrier 1 for the consumers,
-/// 2 for the producer), as the other side never reaches them.
-void nameThreadRangeBarriers(Operation *root);
-
 /// tile.copy {async} from global to shared memory as cp.async (16, 8 or 4
 /// bytes per transfer, zero-filled at the edges, with a run-time alignment
 /// check that falls back to the element-wise copy), tile.async_commit and

@@ -39,7 +39,8 @@ enum class GPUPipelineStage {
   Pipelined,
   /// After tile-infer-layout.
   Layouts,
-  /// After convert-tile-to-gpu (canonicalized): gpu.launch and loops.
+  /// After convert-tile-to-gpu and the passes over its launches
+  /// (canonicalized): gpu.launch and loops.
   Loops,
 };
 

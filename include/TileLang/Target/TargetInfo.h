@@ -81,8 +81,9 @@ struct KernelLoweringOptions {
 /// generic pass calls, in order: prepare (the tile ops are still tile ops,
 /// the register fragments chosen), populatePatterns (lowered in one partial
 /// conversion with the generic patterns, the vendor's winning where both
-/// apply), finish (after the shared tiles are placed). The base lowers
-/// nothing of its own and refuses what only a vendor can lower.
+/// apply). What a vendor does after the lowering is its own pass
+/// (NVIDIA's tile-nvvm-named-barriers). The base lowers nothing of its own
+/// and refuses what only a vendor can lower.
 class KernelLowering {
 public:
   virtual ~KernelLowering();
@@ -98,13 +99,6 @@ public:
   virtual void populatePatterns(RewritePatternSet &patterns,
                                 RegisterFragments &fragments) {}
 
-  /// After the lowering and the placement of shared tiles.
-  virtual void finish(ModuleOp module) {}
-
-  /// Whether `op`, one of the vendor's lowered ops, may stand between two
-  /// block barriers without making either needed: it orders only its own
-  /// thread's accesses (NVIDIA: proxy fences).
-  virtual bool isBarrierTransparent(Operation *op) const { return false; }
 };
 
 /// The target interface (see the file comment). Every query takes the
@@ -245,6 +239,12 @@ public:
   //===--------------------------------------------------------------------===//
   // Lowering (convert-tile-to-gpu)
   //===--------------------------------------------------------------------===//
+
+  /// Whether `op`, one of the vendor's lowered ops, may stand between two
+  /// block barriers without making either needed: it orders only its own
+  /// thread's accesses (NVIDIA: proxy fences). tile-drop-redundant-barriers
+  /// asks.
+  virtual bool isBarrierTransparent(Operation *op) const { return false; }
 
   /// The vendor's part of one run of convert-tile-to-gpu.
   virtual std::unique_ptr<KernelLowering>

@@ -13,7 +13,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -415,33 +414,6 @@ static LogicalResult placeAllocations(ModuleOp module, bool reuse,
   return success();
 }
 
-/// Drops each block barrier that another follows with nothing between but
-/// ops free of memory effects and the target's barrier-transparent ops
-/// (NVIDIA's proxy fences: a fence orders only its own thread's accesses,
-/// so it may come before the barrier the other way too):
-/// the second orders everything the first did. The lowerings put a barrier
-/// after each op that writes a shared tile and before each that reads one
-/// (a staged epilogue: the copy into the shared tile ends with one, the TMA
-/// store of it starts with its fence and one).
-static void dropBackToBackBarriers(ModuleOp module,
-                                   const KernelLowering &vendor) {
-  SmallVector<gpu::BarrierOp> redundant;
-  module.walk([&](gpu::BarrierOp barrier) {
-    for (Operation *next = barrier->getNextNode(); next;
-         next = next->getNextNode()) {
-      if (isa<gpu::BarrierOp>(next)) {
-        redundant.push_back(barrier);
-        return;
-      }
-      if (!vendor.isBarrierTransparent(next) &&
-          (next->getNumRegions() || !isMemoryEffectFree(next)))
-        return;
-    }
-  });
-  for (gpu::BarrierOp barrier : redundant)
-    barrier.erase();
-}
-
 namespace {
 /// Whether a gemm lowering's expected layout places elements like a
 /// fragment's table.
@@ -532,7 +504,6 @@ struct ConvertTileToGPUPass
     if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
         failed(fragments.eraseAllocations()))
       return signalPassFailure();
-    dropBackToBackBarriers(module, *vendor);
 
     // 2. Shared and fragment tiles live in workgroup memory, local tiles in
     //    each thread's private memory; then the allocations are placed.
@@ -541,11 +512,10 @@ struct ConvertTileToGPUPass
         /*localSpace=*/nullptr);
     if (failed(placeAllocations(module, reuseSharedMemory, targetAttr)))
       return signalPassFailure();
-    // (Again: the barriers before reused bytes may follow another.) Then
+    // The barriers that follow others go in tile-drop-redundant-barriers;
     // the block barriers inside a side of a warp-specialized kernel become
-    // that side's named barriers.
-    dropBackToBackBarriers(module, *vendor);
-    vendor->finish(module);
+    // that side's named barriers in the vendor's pass after it (NVIDIA:
+    // tile-nvvm-named-barriers).
   }
 };
 

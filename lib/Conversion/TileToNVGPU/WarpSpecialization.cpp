@@ -101,29 +101,6 @@ LogicalResult mlir::tile::splitProducers(Operation *root, int64_t smVersion) {
   return success();
 }
 
-void mlir::tile::nameThreadRangeBarriers(Operation *root) {
-  root->walk([](gpu::BarrierOp barrier) {
-    for (Operation *parent = barrier->getParentOp();
-         parent && !isa<gpu::LaunchOp>(parent);
-         parent = parent->getParentOp()) {
-      auto range = parent->getAttrOfType<DenseI64ArrayAttr>(
-          TileDialect::getThreadRangeAttrName());
-      if (!range)
-        continue;
-      OpBuilder b(barrier);
-      Location loc = barrier.getLoc();
-      // Barrier 0 is the whole block's.
-      int64_t id = range[0] == 0 ? 1 : 2;
-      NVVM::BarrierOp::create(
-          b, loc, /*res=*/Type(), arith::ConstantIntOp::create(b, loc, id, 32),
-          arith::ConstantIntOp::create(b, loc, range[1], 32),
-          /*reductionOp=*/{}, /*reductionPredicate=*/Value());
-      barrier.erase();
-      return;
-    }
-  });
-}
-
 namespace {
 /// Named barriers from 3 on order the turns (0 is the block's, 1 and 2 the
 /// consumers' and the producer's).

@@ -196,14 +196,6 @@ public:
     populateTakeTurnsPatterns(patterns);
   }
 
-  /// The block barriers inside a side of a warp-specialized kernel become
-  /// that side's named barriers.
-  void finish(ModuleOp module) override { nameThreadRangeBarriers(module); }
-
-  bool isBarrierTransparent(Operation *op) const override {
-    return isa<NVVM::FenceProxyOp>(op);
-  }
-
 private:
   bool isHopper() const { return smVersion >= 90; }
 
@@ -394,6 +386,10 @@ public:
   createKernelLowering(TargetAttr target,
                        const KernelLoweringOptions &options) const override {
     return std::make_unique<NVIDIAKernelLowering>(target, options);
+  }
+
+  bool isBarrierTransparent(Operation *op) const override {
+    return isa<NVVM::FenceProxyOp>(op);
   }
 };
 

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --convert-tile-to-gpu | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --convert-tile-to-gpu --tile-drop-redundant-barriers --tile-nvvm-named-barriers | FileCheck %s
 // RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=ROCM
 // RUN: not tile-opt %s --split-input-file --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=NOTARGET

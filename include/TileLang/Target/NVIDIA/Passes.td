@@ -71,4 +71,31 @@ def TileNVVMFlushDenormals
 }
 
 
+def TileNVVMNamedBarriers
+    : Pass<"tile-nvvm-named-barriers", "::mlir::ModuleOp"> {
+  let summary = "Turn the block barriers inside one side of a "
+                "warp-specialized kernel into that side's named barrier";
+  let description = [{
+    A warp-specialized kernel (`tile.producer`, lowered by
+    convert-tile-to-gpu on sm_90) runs its producer and its consumers in
+    two thread ranges: `scf.if`s marked `tile.thread_range = [first,
+    count]` in a `gpu.launch`. A `gpu.barrier` inside a range synchronizes
+    that range's threads only (the lowering and the placement of shared
+    tiles put them there); this pass gives each one the range's own
+    hardware barrier, `nvvm.barrier id, count`: id 1 for the range that
+    starts at thread 0, 2 for the other (0 is the whole block's), count the
+    range's threads. Barriers outside thread ranges stay block barriers.
+    Runs on `gpu.launch` bodies, before outlining; `tile-to-nvvm` runs it
+    after convert-tile-to-gpu and tile-drop-redundant-barriers.
+
+    ```
+    tile-opt --convert-tile-to-gpu --tile-drop-redundant-barriers --tile-nvvm-named-barriers
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
 #endif // TILELANG_TARGET_NVIDIA_PASSES_TD
