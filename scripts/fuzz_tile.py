@@ -62,7 +62,7 @@ PIPELINES = {
     "infer-layout": ["--tile-attach-target=kind=cuda chip=sm_90a", "--tile-infer-layout"],
     "plan-pipelines": ["--tile-attach-target=kind=cuda chip=sm_90a", "--tile-plan-pipelines"],
     "to-gpu": ["--tile-attach-target=kind=cuda chip=sm_90a", "--tile-plan-pipelines",
-               "--tile-infer-layout", "--convert-tile-to-gpu=reuse-shared-memory=true"],
+               "--tile-infer-layout", "--convert-tile-to-gpu", "--tile-place-shared-memory=reuse-shared-memory=true"],
     "cpu": ["--tile-to-cpu"],
     "sm_80": ["--tile-to-nvvm=chip=sm_80 format=isa"],
     "sm_90a": ["--tile-to-nvvm=chip=sm_90a format=isa"],

@@ -31,43 +31,43 @@ PRODUCER_COPIES = [
     '--tile-prefetch-copies=producer-copies=true',
     '--tile-infer-layout=keep-conflicts-in-memory=true '
     'wgmma-blocked=true wgmma-panels=true',
-    '--convert-tile-to-gpu']
+    '--convert-tile-to-gpu', '--tile-place-shared-memory']
 PASSES = [
     [],
     ['--canonicalize', '--cse'],
     ['--convert-tile-to-scf'],
     ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-infer-layout'],
-    ['--tile-attach-target=kind=cuda chip=sm_90a', '--convert-tile-to-gpu'],
-    ['--tile-attach-target=kind=rocm chip=gfx942', '--convert-tile-to-gpu'],
+    ['--tile-attach-target=kind=cuda chip=sm_90a', '--convert-tile-to-gpu', '--tile-place-shared-memory'],
+    ['--tile-attach-target=kind=rocm chip=gfx942', '--convert-tile-to-gpu', '--tile-place-shared-memory'],
     ['--tile-attach-target=kind=cuda chip=sm_90a',
-     '--convert-tile-to-gpu=reuse-shared-memory=true'],
+     '--convert-tile-to-gpu', '--tile-place-shared-memory=reuse-shared-memory=true'],
     # Layouts first: register fragments (row guards among them) and the
     # reuse of shared memory inside warp-specialized sides.
     ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-infer-layout',
-     '--convert-tile-to-gpu=reuse-shared-memory=true'],
+     '--convert-tile-to-gpu', '--tile-place-shared-memory=reuse-shared-memory=true'],
     ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-plan-pipelines',
-     '--convert-tile-to-gpu=reuse-shared-memory=true'],
+     '--convert-tile-to-gpu', '--tile-place-shared-memory=reuse-shared-memory=true'],
     ['--tile-plan-pipelines', '--convert-tile-to-scf'],
     # Masks versioned for whole tiles, the AMD order of the prefetch.
     ['--tile-version-parallel', '--canonicalize', '--convert-tile-to-scf'],
     ['--tile-attach-target=kind=rocm chip=gfx1100', '--tile-version-parallel',
      '--tile-plan-pipelines=prefetch-first',
      '--tile-infer-layout=keep-conflicts-in-memory=true',
-     '--convert-tile-to-gpu'],
+     '--convert-tile-to-gpu', '--tile-place-shared-memory'],
     # Layouts read by the register-fragment lowering (as in the pipelines).
     ['--tile-attach-target=kind=cuda chip=sm_90a', '--tile-plan-pipelines',
      '--tile-infer-layout=keep-conflicts-in-memory=true',
-     '--convert-tile-to-gpu=reuse-shared-memory=true'],
+     '--convert-tile-to-gpu', '--tile-place-shared-memory=reuse-shared-memory=true'],
     ['--tile-attach-target=kind=rocm chip=gfx942',
      '--tile-infer-layout=keep-conflicts-in-memory=true',
-     '--convert-tile-to-gpu'],
+     '--convert-tile-to-gpu', '--tile-place-shared-memory'],
     # The wgmma path as the sm_90a pipeline runs it (overlapped gemms,
     # the warpgroup partition, wgmma).
     ['--tile-attach-target=kind=cuda chip=sm_90a',
      '--tile-select-instructions',
      '--tile-plan-pipelines=overlap-gemms=true',
      '--tile-infer-layout=keep-conflicts-in-memory=true',
-     '--convert-tile-to-gpu'],
+     '--convert-tile-to-gpu', '--tile-place-shared-memory'],
     # Persistent kernels, then the CPU lowering.
     ['--tile-make-persistent=blocks=3', '--tile-plan-pipelines',
      '--convert-tile-to-scf'],
@@ -77,7 +77,7 @@ PASSES = [
      '--tile-plan-pipelines=overlap-gemms=true wgmma-blocked=true tma=true',
      '--tile-infer-layout=keep-conflicts-in-memory=true '
      'wgmma-blocked=true',
-     '--convert-tile-to-gpu=reuse-shared-memory=true'],
+     '--convert-tile-to-gpu', '--tile-place-shared-memory=reuse-shared-memory=true'],
     # Stages released on mbarriers, wgmma tall rows, FMA contraction.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
      '--tile-select-instructions=wgmma-blocked=true wgmma-tall-rows=true',
@@ -85,7 +85,7 @@ PASSES = [
      'wgmma-blocked=true wgmma-panels=true',
      '--tile-infer-layout=keep-conflicts-in-memory=true '
      'wgmma-blocked=true wgmma-panels=true',
-     '--convert-tile-to-gpu',
+     '--convert-tile-to-gpu', '--tile-place-shared-memory',
      '--tile-contract-float-ops'],
     # Warp specialization with ping-pong: a producer warpgroup, thread
     # ranges, named barriers, turns.
@@ -96,7 +96,7 @@ PASSES = [
      'pingpong=true',
      '--tile-infer-layout=keep-conflicts-in-memory=true '
      'wgmma-blocked=true wgmma-panels=true',
-     '--convert-tile-to-gpu'],
+     '--convert-tile-to-gpu', '--tile-place-shared-memory'],
     # One-off copies prefetched above loops (after the warp-specialized
     # planner, as in the sm_90a pipeline), and on the CPU path.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
@@ -106,7 +106,7 @@ PASSES = [
      '--tile-prefetch-copies',
      '--tile-infer-layout=keep-conflicts-in-memory=true '
      'wgmma-blocked=true wgmma-panels=true',
-     '--convert-tile-to-gpu'],
+     '--convert-tile-to-gpu', '--tile-place-shared-memory'],
     ['--tile-prefetch-copies', '--convert-tile-to-scf'],
     # Persistent and warp-specialized (the producer loops over the tiles),
     # staging tiles swizzled by layout inference, TMA stores.
@@ -117,7 +117,7 @@ PASSES = [
      'wgmma-blocked=true wgmma-panels=true warp-specialize=true',
      '--tile-infer-layout=keep-conflicts-in-memory=true '
      'wgmma-blocked=true wgmma-panels=true',
-     '--convert-tile-to-gpu=stmatrix=true'],
+     '--convert-tile-to-gpu=stmatrix=true', '--tile-place-shared-memory'],
     # ... with the producer issuing the one-off copies once per tile, and
     # the TMA stores' read waits deferred to the next tile.
     ['--tile-attach-target=kind=cuda chip=sm_90a',

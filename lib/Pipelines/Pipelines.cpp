@@ -192,10 +192,12 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   if (stop == GPUPipelineStage::Layouts)
     return;
   ConvertTileToGPUOptions toGPU;
-  toGPU.reuseSharedMemory = values.reuseSharedMemory;
   toGPU.registerFragments = values.registerFragments;
   toGPU.stmatrix = values.stmatrix;
   pm.addPass(createConvertTileToGPU(toGPU));
+  TilePlaceSharedMemoryOptions place;
+  place.reuseSharedMemory = values.reuseSharedMemory;
+  pm.addPass(createTilePlaceSharedMemory(place));
   pm.addPass(createTileDropRedundantBarriers());
   spec.finishLaunches(pm);
   if (stop == GPUPipelineStage::Loops) {

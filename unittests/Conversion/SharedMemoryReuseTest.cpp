@@ -49,9 +49,10 @@ TEST_P(SharedMemoryReuseTest, OverlappingTilesAreSeparatedInTime) {
   target.kind = "cuda";
   target.chip = "sm_90a";
   pm.addPass(createTileAttachTarget(target));
-  ConvertTileToGPUOptions options;
-  options.reuseSharedMemory = true;
-  pm.addPass(createConvertTileToGPU(options));
+  pm.addPass(createConvertTileToGPU());
+  TilePlaceSharedMemoryOptions place;
+  place.reuseSharedMemory = true;
+  pm.addPass(createTilePlaceSharedMemory(place));
   ASSERT_TRUE(succeeded(pm.run(*module)));
 
   int launches = 0;

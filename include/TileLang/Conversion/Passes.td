@@ -47,10 +47,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     `T` takes iterations `t, t + T, ...` of each copy, fill, gemm (one C
     element per iteration), reduction (one output per iteration), cumsum
     (one line per iteration) and `tile.parallel`, with a `gpu.barrier`
-    before and after each. Shared tiles and fragments are placed in dynamic
-    shared memory (16-byte aligned, one `memref.view` each); local tiles
-    become per-thread `memref.alloca`s, and ops that write only local tiles
-    run whole on every thread. `tile.atomic_add` becomes `memref.atomic_rmw`
+    before and after each. Shared tiles and fragments live in shared memory
+    and local tiles in each thread's (`tile-place-shared-memory` places
+    them), and ops that write only local tiles run whole on every thread. `tile.atomic_add` becomes `memref.atomic_rmw`
     (the element form on thread 0 only). Out-of-bounds global accesses are
     guarded exactly as in `convert-tile-to-scf`, so the results match the
     CPU reference.
@@ -122,30 +121,15 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     at run time (a start or row stride not a multiple of 16 bytes) the
     block copies synchronously.
 
-    With `reuse-shared-memory`, tiles whose lifetimes (from the first to the
-    last top-level op of the kernel that touches them) do not overlap share
-    dynamic shared memory, first fit, with a `gpu.barrier` before the first
-    use of a tile that takes over another's bytes; the launch asks for the
-    smaller total. In a warp-specialized kernel, a tile that only one side
-    touches (the producer's or the consumers') lives from the first to the
-    last top-level op of that side, and its barrier is a block barrier in
-    that side (which `tile-nvvm-named-barriers` turns into the side's named
-    barrier); the sides run concurrently, so tiles of different sides never
-    share, and a tile that a side and anything else touch lives across
-    both sides. Off for this pass alone; the GPU pipelines (`tile-to-nvvm`,
-    `tile-to-rocdl`) turn it on unless `reuse-shared-memory=false`.
-
-    The lowering leaves back-to-back block barriers to
-    `tile-drop-redundant-barriers`, and the barriers inside a thread range
-    (`tile.thread_range` on an `scf.if`: a side of a warp-specialized
-    kernel, which synchronize that side's threads) to the vendor
-    (`tile-nvvm-named-barriers`); the GPU pipelines run both right after
-    this pass.
+    The lowering leaves the on-chip tiles' allocations in the launch, in
+    their tile memory spaces, to `tile-place-shared-memory`; back-to-back
+    block barriers to `tile-drop-redundant-barriers`; and the barriers
+    inside a thread range (`tile.thread_range` on an `scf.if`: a side of a
+    warp-specialized kernel, which synchronize that side's threads) to the
+    vendor (`tile-nvvm-named-barriers`). The GPU pipelines run them in that
+    order right after this pass.
   }];
   let options = [
-    Option<"reuseSharedMemory", "reuse-shared-memory", "bool",
-           /*default=*/"false",
-           "Let tiles with disjoint lifetimes share shared memory">,
     Option<"registerFragments", "register-fragments", "bool",
            /*default=*/"true",
            "Keep fragments with layouts in per-thread registers where every "
@@ -167,6 +151,55 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::vector::VectorDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
+  ];
+}
+
+def TilePlaceSharedMemory
+    : Pass<"tile-place-shared-memory", "::mlir::ModuleOp"> {
+  let summary = "Place the on-chip tiles of each gpu.launch in its dynamic "
+                "shared memory";
+  let description = [{
+    After `convert-tile-to-gpu`, whose launches keep the kernels' tile
+    allocations (`tile.alloc_shared`, `tile.alloc_fragment` of fragments
+    not in registers, `tile.alloc_local`, and the lowering's scratch tiles)
+    in their tile memory spaces: shared and fragment tiles become
+    `memref.view`s of the launch's dynamic shared memory
+    (`gpu.dynamic_shared_memory`, `#gpu.address_space<workgroup>`), local
+    tiles per-thread `memref.alloca`s, and every memref type loses its tile
+    memory space. Each tile is aligned to 16 bytes, to 128 when its size is
+    a multiple of 128 (what TMA writes into), and to at least one period
+    of its swizzle (so the pattern relative to the tile is the one wgmma
+    and TMA apply to absolute addresses). The launch asks for the bytes the
+    tiles take; more than a block of the target may have (the chip's limit:
+    227 KiB on sm_90, 163 KiB on sm_80, 64 KiB on AMD) is an error at the
+    launch.
+
+    With `reuse-shared-memory`, tiles whose lifetimes (from the first to the
+    last top-level op of the kernel that touches them) do not overlap share
+    dynamic shared memory, first fit, with a `gpu.barrier` before the first
+    use of a tile that takes over another's bytes; the launch asks for the
+    smaller total. In a warp-specialized kernel, a tile that only one side
+    touches (the producer's or the consumers') lives from the first to the
+    last top-level op of that side, and its barrier is a block barrier in
+    that side (which `tile-nvvm-named-barriers` turns into the side's named
+    barrier); the sides run concurrently, so tiles of different sides never
+    share, and a tile that a side and anything else touch lives across
+    both sides. Off for this pass alone; the GPU pipelines (`tile-to-nvvm`,
+    `tile-to-rocdl`) turn it on unless `reuse-shared-memory=false`.
+
+    ```
+    tile-opt --convert-tile-to-gpu --tile-place-shared-memory=reuse-shared-memory=true
+    ```
+  }];
+  let options = [
+    Option<"reuseSharedMemory", "reuse-shared-memory", "bool",
+           /*default=*/"false",
+           "Let tiles with disjoint lifetimes share shared memory">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect"
   ];
 }
 

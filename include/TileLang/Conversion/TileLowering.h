@@ -92,6 +92,11 @@ void rasterizeBlockIds(OpBuilder &b, Location loc, KernelOp kernel,
                        Value gridX, Value gridY,
                        SmallVectorImpl<Value> &blockIds);
 
+/// The alignment of every on-chip tile in dynamic shared memory (a 16-byte
+/// vector), which the launch's size estimate and tile-place-shared-memory
+/// use.
+constexpr int64_t kSharedTileAlignment = 16;
+
 /// Rewrites every memref type under `root`: shared and fragment tiles go to
 /// `sharedSpace`, local tiles to `localSpace` (null: the default space).
 void replaceTileMemorySpaces(Operation *root, Attribute sharedSpace,

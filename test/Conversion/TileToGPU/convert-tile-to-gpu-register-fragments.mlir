@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --convert-tile-to-gpu | FileCheck %s
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --convert-tile-to-gpu=register-fragments=false | FileCheck %s --check-prefix=MEMORY
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --convert-tile-to-gpu="register-fragments=false" --tile-place-shared-memory | FileCheck %s --check-prefix=MEMORY
 
 // convert-tile-to-gpu{register-fragments}: fragments whose inferred layouts
 // every op on them can follow become per-thread register arrays.

@@ -319,6 +319,24 @@ module attributes {tile.chip = "sm_90a"} {
 
 // -----
 
+// The mark of a tile that tile-place-shared-memory places belongs on an
+// on-chip, statically shaped memref.alloc.
+func.func @unplaced_tile_global() {
+  // expected-error @+1 {{'tile.unplaced_tile' must be a unit attribute or a tile layout on a statically shaped memref.alloc in an on-chip memory space}}
+  %a = memref.alloc() {tile.unplaced_tile} : memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @unplaced_tile_value() {
+  // expected-error @+1 {{'tile.unplaced_tile' must be a unit attribute or a tile layout}}
+  %a = memref.alloc() {tile.unplaced_tile = 3 : i64} : memref<4xf32, #gpu.address_space<workgroup>>
+  return
+}
+
+// -----
+
 // A thread range's register budget must be positive.
 func.func @thread_range_registers(%c: i1) {
   // expected-error @+1 {{'tile.thread_range' must be [first, count] of threads, optionally with the registers of each}}

@@ -117,6 +117,17 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                 "registers of each";
     return success();
   }
+  if (attr.getName() == getUnplacedTileAttrName()) {
+    auto alloc = dyn_cast<memref::AllocOp>(op);
+    if (!alloc || !alloc.getType().getMemorySpace() ||
+        !alloc.getType().hasStaticShape() ||
+        !isa<UnitAttr, SwizzleAttr, FragmentLayoutAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << attr.getName().getValue()
+             << "' must be a unit attribute or a tile layout on a statically "
+                "shaped memref.alloc in an on-chip memory space";
+    return success();
+  }
   if (attr.getName() == getProducerThreadsAttrName()) {
     auto threads = dyn_cast<IntegerAttr>(attr.getValue());
     if (!threads || !isa<KernelOp>(op) || threads.getInt() <= 0)

@@ -111,6 +111,14 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getReduceScratchAttrName() {
       return ::llvm::StringLiteral("tile.reduce_scratch");
     }
+    /// On a `memref.alloc` in workgroup memory directly in a `gpu.launch`:
+    /// an on-chip tile that convert-tile-to-gpu left for
+    /// tile-place-shared-memory to place; the value is the tile's layout
+    /// (its `#tile.swizzle`, whose period the placement aligns it to), or a
+    /// unit attribute.
+    static constexpr ::llvm::StringLiteral getUnplacedTileAttrName() {
+      return ::llvm::StringLiteral("tile.unplaced_tile");
+    }
     /// `[first, count]` or `[first, count, registers]` on the op a
     /// warp-specialized kernel runs on part of its threads (a
     /// `tile.producer`'s warpgroup, or its consumers): the tile ops inside
