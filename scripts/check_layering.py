@@ -32,12 +32,10 @@ NM = "/usr/lib/llvm-22/bin/llvm-nm"
 
 GENERIC = ["TileLangTileDialect", "TileLangTargetInfo", "TileLangTransforms",
            "TileLangTileLowering", "TileLangTileToGPU", "TileLangTileToSCF"]
-VENDOR = ["TileLangTileToNVGPU", "TileLangTileToAMDGPU",
+VENDOR = ["TileLangNVIDIALowering", "TileLangAMDLowering",
           "TileLangNVIDIATarget", "TileLangAMDTarget"]
 # Headers (relative to include/) that are vendor code: a file or a folder.
-VENDOR_HEADERS = ["TileLang/Conversion/TileToNVGPU.h",
-                  "TileLang/Conversion/TileToAMDGPU.h",
-                  "TileLang/Target/NVIDIA/", "TileLang/Target/AMD/"]
+VENDOR_HEADERS = ["TileLang/Target/NVIDIA/", "TileLang/Target/AMD/"]
 
 LIBRARY = re.compile(r"add_tile_library\(\s*(\w+)(.*?)\n\)", re.S)
 KEYWORDS = {"DEPENDS", "LINK_LIBS", "MLIR_LIBS", "LINK_COMPONENTS"}

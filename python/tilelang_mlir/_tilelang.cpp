@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TileLang/Conversion/TileToNVGPU.h"
+#include "TileLang/Target/NVIDIA/Lowering.h"
 #include "TileLang/JIT/Cache.h"
 #include "TileLang/JIT/JIT.h"
 #include "TileLang/Runtime/CUDARuntime.h"

@@ -5,7 +5,7 @@
 // What #tile.target<rocm, ...> can do: MFMA (gfx90a, gfx94x, gfx950) and
 // WMMA (gfx11) gemms with their accumulators in registers, buffer-load
 // copies into LDS, and the amdgpu/rocdl lowering of
-// lib/Conversion/TileToAMDGPU as its part of convert-tile-to-gpu. AMD GPUs
+// lib/Target/AMD/Lowering as its part of convert-tile-to-gpu. AMD GPUs
 // have no thread block clusters: clustered kernels launch as independent
 // blocks (the dialect exposes nothing cluster-scoped, so they compute the
 // same result).
@@ -15,7 +15,7 @@
 #include "TileLang/Target/AMD/AMDTarget.h"
 
 #include "TileLang/Conversion/TileLowering.h"
-#include "TileLang/Conversion/TileToAMDGPU.h"
+#include "TileLang/Target/AMD/Lowering.h"
 #include "TileLang/Target/TargetInfo.h"
 #include "mlir/IR/DialectRegistry.h"
 

@@ -6,7 +6,7 @@
 // gemms, cp.async (sm_80) and TMA (sm_90) copies, the tensor cores'
 // register layouts and shared-memory swizzles, thread block clusters and
 // warp specialization (sm_90), and the nvgpu/nvvm lowering of
-// lib/Conversion/TileToNVGPU as its part of convert-tile-to-gpu.
+// lib/Target/NVIDIA/Lowering as its part of convert-tile-to-gpu.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +14,7 @@
 
 #include "TileLang/Conversion/RegisterFragments.h"
 #include "TileLang/Conversion/TileLowering.h"
-#include "TileLang/Conversion/TileToNVGPU.h"
+#include "TileLang/Target/NVIDIA/Lowering.h"
 #include "TileLang/Target/TargetInfo.h"
 #include "TileLang/Transforms/InstructionSelection.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

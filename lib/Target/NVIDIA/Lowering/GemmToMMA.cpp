@@ -24,7 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TileLang/Conversion/TileToNVGPU.h"
+#include "TileLang/Target/NVIDIA/Lowering.h"
 
 #include "TileLang/Conversion/RegisterFragments.h"
 #include "TileLang/Conversion/TileLowering.h"

@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileLang/Conversion/TileLowering.h"
-#include "TileLang/Conversion/TileToNVGPU.h"
+#include "TileLang/Target/NVIDIA/Lowering.h"
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -29,7 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TileLang/Conversion/TileToAMDGPU.h"
+#include "TileLang/Target/AMD/Lowering.h"
 
 #include "TileLang/Conversion/TileLowering.h"
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"

@@ -20,7 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TileLang/Conversion/TileToNVGPU.h"
+#include "TileLang/Target/NVIDIA/Lowering.h"
 
 #include "TileLang/Conversion/TileLowering.h"
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"

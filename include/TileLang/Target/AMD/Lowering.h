@@ -1,11 +1,11 @@
-//===- TileToAMDGPU.h - AMD lowering of tile ops ----------------*- C++ -*-===//
+//===- Lowering.h - AMD lowering of tile ops --------------------*- C++ -*-===//
 //
 // Part of TileLang-MLIR.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILELANG_CONVERSION_TILETOAMDGPU_H
-#define TILELANG_CONVERSION_TILETOAMDGPU_H
+#ifndef TILELANG_TARGET_AMD_LOWERING_H
+#define TILELANG_TARGET_AMD_LOWERING_H
 
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/IR/PatternMatch.h"
@@ -55,4 +55,4 @@ FragmentLayoutAttr getMatrixCoreAccumulatorLayout(GemmOp op, int64_t threads,
 } // namespace tile
 } // namespace mlir
 
-#endif // TILELANG_CONVERSION_TILETOAMDGPU_H
+#endif // TILELANG_TARGET_AMD_LOWERING_H

@@ -1,11 +1,11 @@
-//===- TileToNVGPU.h - NVIDIA lowering of tile ops --------------*- C++ -*-===//
+//===- Lowering.h - NVIDIA lowering of tile ops -----------------*- C++ -*-===//
 //
 // Part of TileLang-MLIR.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILELANG_CONVERSION_TILETONVGPU_H
-#define TILELANG_CONVERSION_TILETONVGPU_H
+#ifndef TILELANG_TARGET_NVIDIA_LOWERING_H
+#define TILELANG_TARGET_NVIDIA_LOWERING_H
 
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/IR/PatternMatch.h"
@@ -229,4 +229,4 @@ SwizzleAttr getLdmatrixSwizzle(MemRefType type);
 } // namespace tile
 } // namespace mlir
 
-#endif // TILELANG_CONVERSION_TILETONVGPU_H
+#endif // TILELANG_TARGET_NVIDIA_LOWERING_H

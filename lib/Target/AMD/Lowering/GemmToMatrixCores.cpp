@@ -28,7 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TileLang/Conversion/TileToAMDGPU.h"
+#include "TileLang/Target/AMD/Lowering.h"
 
 #include "TileLang/Conversion/RegisterFragments.h"
 #include "TileLang/Conversion/TileLowering.h"
