@@ -1,4 +1,4 @@
-//===- GemmToMMA.cpp - tile.gemm on tensor cores with mma.sync -----------===//
+//===- MmaSync.cpp - tile.gemm on tensor cores with mma.sync -------------===//
 //
 // Part of TileLang-MLIR.
 //
@@ -26,6 +26,8 @@
 
 #include "TileLang/Target/NVIDIA/Lowering.h"
 
+#include "GemmCommon.h"
+
 #include "TileLang/Conversion/RegisterFragments.h"
 #include "TileLang/Conversion/TileLowering.h"
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
@@ -41,70 +43,10 @@
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tile::nvidia;
 
 namespace {
 
-// The m16n8kK mma.sync shape (the warp size, kWarpSize, is NVGPU's): K is
-// 16 for 16-bit operands, 32 for 8-bit ones (getMmaSyncTileK).
-constexpr int64_t kTileM = 16, kTileN = 8;
-/// Accumulator registers per lane (f32) a warp may hold across a loop.
-constexpr int64_t kMaxAccumulatorRegisters = 128;
-
-/// Whether `op` was selected for `kind` (tile-select-instructions, or
-/// convert-tile-to-gpu's default for gemms that carry none).
-bool selectedFor(GemmOp op, GemmInstructionKind kind) {
-  GemmInstructionAttr instruction = op.getInstructionAttr();
-  return instruction && instruction.getKind() == kind;
-}
-
-} // namespace
-
-/// One 16-byte row of each 8x8 matrix ldmatrix loads, twice.
-int64_t mlir::tile::getMmaSyncTileK(GemmOp op) {
-  return 256 / op.getA().getType().getElementTypeBitWidth();
-}
-
-std::optional<StringRef> mlir::tile::getMmaSyncMismatch(GemmOp op) {
-  Type aType = op.getA().getType().getElementType();
-  Type bType = op.getB().getType().getElementType();
-  Type cType = op.getC().getType().getElementType();
-  bool f16 = aType.isF16() && (cType.isF32() || cType.isF16());
-  bool bf16 = aType.isBF16() && cType.isF32();
-  // ldmatrix moves 16-bit elements: 8-bit operands need no transposition,
-  // i.e. A stored M x K and B stored N x K (the "TN" int8 GEMM).
-  bool i8 = aType.isInteger(8) && cType.isInteger(32) &&
-            !op.getTransposeA() && op.getTransposeB();
-  if (aType != bType || !(f16 || bf16 || i8))
-    return StringRef("no mma.sync for the types and transposes");
-  if (op.getM() % kTileM || op.getN() % kTileN || op.getK() % getMmaSyncTileK(op))
-    return StringRef("not a multiple of the mma shape");
-  // ldmatrix reads 16-byte rows: the tiles' rows must be whole vectors.
-  for (Value operand : {op.getA(), op.getB()}) {
-    auto type = cast<MemRefType>(operand.getType());
-    if ((type.getDimSize(1) * type.getElementTypeBitWidth()) % 128)
-      return StringRef("rows not 16-byte multiples");
-    // A swizzle must move whole 16-byte rows of the 8x8 matrices.
-    if (SwizzleAttr swizzle = getTileSwizzle(operand);
-        swizzle && swizzle.getBase() < 3)
-      return StringRef("swizzle splits 16-byte rows");
-  }
-  return std::nullopt;
-}
-
-namespace {
-
-/// The number of threads of the block around `op` when `op` is a gemm that
-/// mma.sync m16n8k16 can run, else failure.
-FailureOr<int64_t> matchMmaGemm(GemmOp op, PatternRewriter &rewriter) {
-  if (std::optional<StringRef> why = getMmaSyncMismatch(op))
-    return rewriter.notifyMatchFailure(op, *why);
-  std::optional<int64_t> threads = getStaticBlockThreads(op);
-  if (!threads)
-    return rewriter.notifyMatchFailure(op, "no static block size");
-  if (*threads % kWarpSize)
-    return rewriter.notifyMatchFailure(op, "partial warps");
-  return *threads;
-}
 
 /// The warp id and the per-lane offsets of the mma.sync and ldmatrix
 /// layouts, computed once at the builder's insertion point.
@@ -147,16 +89,7 @@ struct WarpLanes {
   }
 };
 
-Value addIndex(OpBuilder &b, Location loc, Value x, Value y) {
-  return arith::AddIOp::create(b, loc, x, y);
-}
 
-Value addIndex(OpBuilder &b, Location loc, Value x, int64_t y) {
-  if (y == 0)
-    return x;
-  return arith::AddIOp::create(b, loc, x,
-                               arith::ConstantIndexOp::create(b, loc, y));
-}
 
 /// The 32-bit registers per lane of an ldmatrix of `tiles` 8x8 matrices of
 /// `element`s, as nvgpu.ldmatrix types them.
@@ -363,34 +296,6 @@ struct GemmToMmaSync : OpRewritePattern<GemmOp> {
   }
 };
 
-/// The warp grid (rows, columns) that splits tilesM x tilesN tiles over
-/// `warps` warps for `policy`, or failure.
-FailureOr<std::pair<int64_t, int64_t>>
-chooseWarpGrid(GemmPolicy policy, int64_t warps, int64_t tilesM,
-               int64_t tilesN) {
-  std::optional<std::pair<int64_t, int64_t>> best;
-  double bestShape = 0;
-  for (int64_t wm = 1; wm <= warps; ++wm) {
-    if (warps % wm || tilesM % wm || tilesN % (warps / wm))
-      continue;
-    int64_t wn = warps / wm;
-    if (policy == GemmPolicy::FullRow && wn != 1)
-      continue;
-    if (policy == GemmPolicy::FullCol && wm != 1)
-      continue;
-    // Square warp tiles share the most fragments.
-    double rows = double(tilesM / wm) * kTileM;
-    double cols = double(tilesN / wn) * kTileN;
-    double shape = std::min(rows, cols) / std::max(rows, cols);
-    if (!best || shape > bestShape) {
-      best = {wm, wn};
-      bestShape = shape;
-    }
-  }
-  if (!best)
-    return failure();
-  return *best;
-}
 
 /// This warp's 16x8 C tiles on the warp grid of the gemm's policy: warp
 /// (r, c) of the wm x wn grid takes tm x tn tiles from row r * tm * 16 and
@@ -634,15 +539,6 @@ struct PipelinedGemmInRegisters : OpRewritePattern<PipelinedOp> {
   }
 };
 
-/// True when the register fragment `fragment` holds its elements where
-/// `layout` (null: none) places them.
-bool holdsLayout(const RegisterFragments &fragments, Value fragment,
-                 FragmentLayoutAttr layout) {
-  if (!layout)
-    return false;
-  const FragmentTable *expected = FragmentTable::lookup(layout);
-  return expected && expected->placesLike(*fragments.getTable(fragment));
-}
 
 /// The barriers a gemm on register fragments needs, once its loop is an
 /// scf.for: in a loop body they follow the body's waits; elsewhere the
@@ -662,21 +558,6 @@ std::pair<bool, bool> getBarriersAround(GemmOp op,
   return {true, true};
 }
 
-/// Emits the block barrier a gemm on register fragments needs before it
-/// (getBarriersAround) and returns whether one must follow it; a located
-/// error inside tile.take_turns, whose warpgroups never reach a block
-/// barrier together.
-static FailureOr<bool> emitBarrierBefore(GemmOp op, PatternRewriter &rewriter,
-                                         const RegisterFragments &fragments) {
-  auto [barrierBefore, barrierAfter] = getBarriersAround(op, fragments);
-  if ((barrierBefore || barrierAfter) && isa<TakeTurnsOp>(op->getParentOp()))
-    return op.emitOpError(
-        "needs a block barrier, which warpgroups taking turns never reach "
-        "together (tile.take_turns)");
-  if (barrierBefore)
-    gpu::BarrierOp::create(rewriter, op.getLoc());
-  return barrierAfter;
-}
 
 /// A gemm whose C tile, A tile or both are register fragments (in the
 /// layouts getMmaAccumulatorLayout and getMmaOperandALayout give): the
@@ -792,377 +673,95 @@ struct GemmOnRegisterFragments : OpRewritePattern<GemmOp> {
 /// descriptors of its 64 rows of A and of all of B, between the proxy fence
 /// that makes the generic-proxy writes (cp.async, stores) visible to the
 /// async proxy and the commit/wait of the group.
-struct GemmOnWgmma : OpRewritePattern<GemmOp> {
-  GemmOnWgmma(MLIRContext *ctx, const RegisterFragments &fragments)
-      : OpRewritePattern<GemmOp>(ctx, /*benefit=*/4), fragments(fragments) {}
-  const RegisterFragments &fragments;
-
-  /// A wgmma as inline PTX, for what MLIR's NVVM op does not take: A in
-  /// registers (`aRegs`: four 32-bit registers of two 16-bit elements
-  /// each; else A through `descriptorA`), or a scale-d known only at run
-  /// time (`clear`: an i1, true where the product overwrites the
-  /// accumulators instead of adding to them). The accumulators are tied in
-  /// and out.
-  static Value createInlineWgmma(OpBuilder &b, Location loc,
-                                 LLVM::LLVMStructType structType, Value acc,
-                                 ArrayRef<Value> aRegs, Value descriptorA,
-                                 Value descriptorB, int64_t n, StringRef type,
-                                 bool transposeB, Value clear) {
-    int64_t count = structType.getBody().size();
-    int64_t aCount = aRegs.empty() ? 1 : 4;
-    std::string ptx, constraints;
-    llvm::raw_string_ostream os(ptx);
-    // scale-d: accumulate unless `clear` (the operand after A and B).
-    os << "{\n.reg .pred p;\n";
-    if (clear)
-      os << "setp.eq.u32 p, $" << count + aCount + 1 << ", 0;\n";
-    else
-      os << "setp.ne.b32 p, 1, 0;\n";
-    os << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type << "."
-       << type << " {";
-    for (int64_t i = 0; i < count; ++i)
-      os << (i ? ", " : "") << "$" << i;
-    os << "}, ";
-    if (aRegs.empty()) {
-      os << "$" << count;
-    } else {
-      os << "{";
-      for (int64_t i = 0; i < 4; ++i)
-        os << (i ? ", " : "") << "$" << count + i;
-      os << "}";
-    }
-    // scale-a/b 1, A K-major (descriptor form), B transposed when MN-major.
-    os << ", $" << count + aCount << ", p, 1, 1, "
-       << (aRegs.empty() ? "0, " : "") << (transposeB ? 1 : 0) << ";\n}";
-    for (int64_t i = 0; i < count; ++i)
-      constraints += (i ? ",=f" : "=f");
-    constraints += aRegs.empty() ? ",l,l" : ",r,r,r,r,l";
-    if (clear)
-      constraints += ",r";
-    for (int64_t i = 0; i < count; ++i)
-      constraints += "," + std::to_string(i);
-    SmallVector<Value> operands(aRegs);
-    if (aRegs.empty())
-      operands.push_back(descriptorA);
-    operands.push_back(descriptorB);
-    if (clear)
-      operands.push_back(arith::ExtUIOp::create(b, loc, b.getI32Type(), clear));
-    for (int64_t i = 0; i < count; ++i)
-      operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
-    auto asmOp = LLVM::InlineAsmOp::create(
-        b, loc, structType, operands, ptx, constraints,
-        /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-        /*operand_attrs=*/ArrayAttr());
-    asmOp->setAttr(TileDialect::getRegisterOnlyAsmAttrName(), b.getUnitAttr());
-    return asmOp.getResult(0);
-  }
-
-  LogicalResult matchAndRewrite(GemmOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!selectedFor(op, GemmInstructionKind::Wgmma))
-      return rewriter.notifyMatchFailure(op, "not selected for wgmma");
-    FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
-    if (failed(threads))
-      return failure();
-    if (std::optional<StringRef> why =
-            getWgmmaLoweringMismatch(op, fragments, *threads))
-      return rewriter.notifyMatchFailure(op, *why);
-    Value cArray = fragments.getArray(op.getC());
-    Value aArray = fragments.getArray(op.getA());
-    bool registerA = isInSpace(op.getA().getType(), MemorySpace::Fragment);
-    Type element = op.getA().getType().getElementType();
-    int64_t n = op.getN();
-    // m64 blocks per warpgroup; C's registers are in the layout
-    // getWgmmaAccumulatorLayout gives (the slots wgmma reads and writes).
-    int64_t blocks = op.getM() / (kTileM * (*threads / kWarpSize));
-    // A in registers is in the mma operand layout (the selection kept it
-    // there for this gemm only so), which is wgmma's register-A layout
-    // with one warp per 16 rows.
-    bool transposeB = !op.getTransposeB();
-    int64_t aRowBytes = registerA ? 0 : getWgmmaRowBytes(op.getA());
-    int64_t bRowBytes = getWgmmaRowBytes(op.getB());
-
-    Location loc = op.getLoc();
-    FailureOr<bool> barrierAfter = emitBarrierBefore(op, rewriter, fragments);
-    if (failed(barrierAfter))
-      return failure();
-    auto index = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(rewriter, loc, v);
-    };
-    auto i64 = [&](int64_t v) -> Value {
-      return arith::ConstantIntOp::create(rewriter, loc, v, 64);
-    };
-    // Matrix descriptor of `tile` (rows of `rowBytes`) from row `row` (a
-    // multiple of 8) and byte `offset` along it: start address >> 4, the
-    // leading byte offset (the distance between swizzle atoms along a row:
-    // 1024 bytes in a blocked layout, used by MN-major operands wider than
-    // one atom; unused otherwise), the stride byte offset (8 rows) >> 4 and
-    // the swizzle mode (1: 128 B, 2: 64 B, 3: 32 B). In a blocked layout a
-    // row's 128-byte pieces lie 1024 bytes apart.
-    // In column panels (the blocked layout's other order), 8-row groups lie
-    // 1 KiB apart, the 128-byte pieces of a row one panel (rows x 128
-    // bytes) apart, and a row moves 128 bytes.
-    auto descriptor = [&](Value tile, int64_t rowBytes, Value row,
-                          int64_t offset) -> Value {
-      bool blocked = rowBytes > 128;
-      SwizzleAttr swizzle = getTileSwizzle(tile);
-      bool panels = blocked && swizzle && swizzle.getPanels();
-      auto tileType = cast<MemRefType>(tile.getType());
-      int64_t panelBytes =
-          tileType.getNumElements() / tileType.getShape().back() * 128;
-      int64_t mode = rowBytes >= 128 ? 1 : rowBytes == 64 ? 2 : 3;
-      int64_t lbo = panels ? panelBytes / 16 : blocked ? 1024 / 16 : 1;
-      int64_t sbo = panels ? 1024 / 16 : 8 * rowBytes / 16;
-      int64_t constantBits = (lbo << 16) | (sbo << 32) | (mode << 62);
-      if (panels)
-        offset = offset / 128 * panelBytes + offset % 128;
-      else if (blocked)
-        offset = offset / 128 * 1024 + offset % 128;
-      int64_t rowStride = panels ? 128 : rowBytes;
-      auto metadata = memref::ExtractStridedMetadataOp::create(rewriter, loc,
-                                                               tile);
-      Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter,
-                                                                  loc, tile);
-      int64_t bytes = cast<MemRefType>(tile.getType())
-                          .getElementTypeBitWidth() / 8;
-      Value start = arith::AddIOp::create(
-          rewriter, loc, base,
-          arith::MulIOp::create(rewriter, loc, metadata.getOffset(),
-                                index(bytes)));
-      // In 32-bit halves: the low one holds the address field and the
-      // leading byte offset, the high one (the stride byte offset and the
-      // swizzle mode) is a constant, which ptxas moves into the uniform
-      // registers wgmma reads without computing it.
-      auto i32 = [&](int64_t v) -> Value {
-        return arith::ConstantIntOp::create(rewriter, loc, v, 32);
-      };
-      Value startField = arith::ShRUIOp::create(
-          rewriter, loc,
-          arith::AndIOp::create(
-              rewriter, loc,
-              arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(),
-                                         start),
-              i32(0x3FFFF)),
-          i32(4));
-      // The tile's descriptor plus the 16-byte units to the row and offset:
-      // shared addresses stay below 2^18 bytes, so the address field never
-      // carries into the others, and every wgmma of a tile adds a constant
-      // to one descriptor (instead of masking and shifting its own
-      // address).
-      assert(rowStride % 16 == 0 && offset % 16 == 0 &&
-             "wgmma operands start on 16-byte boundaries");
-      Value units = addIndex(
-          rewriter, loc,
-          arith::MulIOp::create(rewriter, loc, row, index(rowStride / 16)),
-          offset / 16);
-      Value low = arith::AddIOp::create(
-          rewriter, loc,
-          arith::OrIOp::create(rewriter, loc, startField,
-                               i32(constantBits & 0xFFFFFFFF)),
-          arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(),
-                                     units));
-      return arith::OrIOp::create(
-          rewriter, loc,
-          arith::ExtUIOp::create(rewriter, loc, rewriter.getI64Type(), low),
-          i64(constantBits & ~int64_t(0xFFFFFFFF)));
-    };
-
-    // The accumulators of each m64 block, in wgmma order (= the fragment's
-    // slots, block after block).
-    Type f32 = rewriter.getF32Type();
-    int64_t count = n / 2;
-    auto structType = LLVM::LLVMStructType::getLiteral(
-        rewriter.getContext(), SmallVector<Type>(count, f32));
-    Value zero = arith::ConstantOp::create(rewriter, loc, f32,
-                                           rewriter.getZeroAttr(f32));
-    SmallVector<Value> accs;
-    for (int64_t blk = 0; blk < blocks; ++blk) {
-      Value acc = LLVM::PoisonOp::create(rewriter, loc, structType);
-      for (int64_t s = 0; s < count; ++s) {
-        Value v = op.getClearAccum()
-                      ? zero
-                      : memref::LoadOp::create(rewriter, loc, cArray,
-                                               index(blk * count + s))
-                            .getResult();
-        acc = LLVM::InsertValueOp::create(rewriter, loc, acc, v, s);
-      }
-      accs.push_back(acc);
-    }
-    // A registers: per 16 of K, eight 16-bit slots (a0..a7) packed in
-    // pairs, read before the fence (which orders these register writes
-    // before the asynchronous reads).
-    SmallVector<SmallVector<Value, 4>> aRegs;
-    if (registerA) {
-      auto pair = VectorType::get({2}, element);
-      for (int64_t k0 = 0; k0 < op.getK(); k0 += 16) {
-        SmallVector<Value, 4> regs;
-        for (int64_t r = 0; r < 4; ++r) {
-          auto slot = [&](int64_t e) -> Value {
-            return memref::LoadOp::create(rewriter, loc, aArray,
-                                          index(k0 / 2 + 2 * r + e));
-          };
-          Value v = vector::FromElementsOp::create(
-              rewriter, loc, pair, ValueRange{slot(0), slot(1)});
-          regs.push_back(vector::BitCastOp::create(
-                             rewriter, loc,
-                             VectorType::get({1}, rewriter.getI32Type()), v)
-                             .getResult());
-          regs.back() = vector::ExtractOp::create(rewriter, loc, regs.back(),
-                                                  ArrayRef<int64_t>{0});
-        }
-        aRegs.push_back(regs);
-      }
-    }
-
-    NVVM::FenceProxyOp::create(
-        rewriter, loc,
-        NVVM::ProxyKindAttr::get(rewriter.getContext(),
-                                 NVVM::ProxyKind::async_shared),
-        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
-    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    // Warpgroup g reads rows 64 blocks g.. of a shared A, block b 64 rows
-    // further.
-    Value aRow;
-    if (!registerA)
-      aRow = arith::MulIOp::create(
-          rewriter, loc,
-          arith::DivUIOp::create(rewriter, loc,
-                                 getBlockThreads(rewriter, op).threadId,
-                                 index(4 * kWarpSize)),
-          index(64 * blocks));
-    NVVM::WGMMATypes type =
-        element.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
-    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-    for (int64_t k0 = 0; k0 < op.getK(); k0 += 16) {
-      // K-major B moves 16 elements along its rows, MN-major B 16 rows.
-      Value descriptorB =
-          transposeB ? descriptor(op.getB(), bRowBytes, index(k0), 0)
-                     : descriptor(op.getB(), bRowBytes, index(0), k0 * bytes);
-      StringRef typeName = element.isF16() ? "f16" : "bf16";
-      // With clear_if, the first k step's scale-d comes at run time.
-      Value clear = k0 == 0 ? op.getClearIf() : Value();
-      if (registerA) {
-        accs[0] = createInlineWgmma(rewriter, loc, structType, accs[0],
-                                    aRegs[k0 / 16], Value(), descriptorB, n,
-                                    typeName, transposeB, clear);
-        continue;
-      }
-      for (int64_t blk = 0; blk < blocks; ++blk) {
-        Value descriptorA = descriptor(
-            op.getA(), aRowBytes,
-            blk ? addIndex(rewriter, loc, aRow, 64 * blk) : aRow, k0 * bytes);
-        if (clear) {
-          accs[blk] = createInlineWgmma(rewriter, loc, structType, accs[blk],
-                                        {}, descriptorA, descriptorB, n,
-                                        typeName, transposeB, clear);
-          continue;
-        }
-        accs[blk] = NVVM::WgmmaMmaAsyncOp::create(
-            rewriter, loc, structType, accs[blk], descriptorA, descriptorB,
-            NVVM::MMAShapeAttr::get(rewriter.getContext(), 64, n, 16), type,
-            type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
-            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-            NVVM::MMALayout::row,
-            transposeB ? NVVM::MMALayout::row : NVVM::MMALayout::col,
-            /*satfinite=*/NVVM::MMAIntOverflowAttr());
-      }
-    }
-    // With wg_wait = n, up to n groups stay in flight (a tile.gemm_wait
-    // completes them), with -1 all: the accumulators flow on to the next
-    // wgmma in the same registers, read by nothing else meanwhile.
-    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    if (op.getWgWaitAttr().getInt() >= 0)
-      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getWgWaitAttr());
-    for (int64_t blk = 0; blk < blocks; ++blk)
-      for (int64_t s = 0; s < count; ++s)
-        memref::StoreOp::create(
-            rewriter, loc,
-            LLVM::ExtractValueOp::create(rewriter, loc, accs[blk], s), cArray,
-            index(blk * count + s));
-    if (*barrierAfter)
-      gpu::BarrierOp::create(rewriter, loc);
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-/// A fill of the register accumulators of a gemm that keeps wgmma work in
-/// flight (wg_wait != 0), as one inline-asm definition of every slot. ptxas
-/// serializes all of a kernel's wgmmas (C7515) when ordinary instructions
-/// define accumulator registers while a wgmma group may be pending; with
-/// constant fills, LLVM rematerializes the constants on the path that skips
-/// a zero-trip k loop, right into the registers the loop's wgmmas write.
-/// Opaque, distinct values leave nothing to rematerialize: the loop and the
-/// skip path share the registers defined here, before the loop.
-struct FillWgmmaAccumulators : OpRewritePattern<FillOp> {
-  FillWgmmaAccumulators(MLIRContext *ctx, const RegisterFragments &fragments)
-      : OpRewritePattern<FillOp>(ctx, /*benefit=*/11), fragments(fragments) {}
-  const RegisterFragments &fragments;
-
-  LogicalResult matchAndRewrite(FillOp op,
-                                PatternRewriter &rewriter) const override {
-    Value dst = op.getDst();
-    Value array = fragments.getArray(dst);
-    if (!array || !op.getValue().getType().isF32())
-      return failure();
-    bool overlapped = llvm::any_of(dst.getUsers(), [&](Operation *user) {
-      auto gemm = dyn_cast<GemmOp>(user);
-      return gemm && gemm.getC() == dst &&
-             selectedFor(gemm, GemmInstructionKind::Wgmma) &&
-             gemm.getWgWaitAttr() && gemm.getWgWaitAttr().getInt() != 0;
-    });
-    if (!overlapped)
-      return failure();
-    Location loc = op.getLoc();
-    int64_t count = fragments.getTable(dst)->getNumSlots();
-    std::string ptx, constraints;
-    llvm::raw_string_ostream os(ptx);
-    for (int64_t i = 0; i < count; ++i) {
-      os << "mov.b32 $" << i << ", $" << count << ";\n";
-      constraints += "=f,";
-    }
-    constraints += "f";
-    auto structType = LLVM::LLVMStructType::getLiteral(
-        rewriter.getContext(),
-        SmallVector<Type>(count, rewriter.getF32Type()));
-    auto asmOp = LLVM::InlineAsmOp::create(
-        rewriter, loc, structType, ValueRange{op.getValue()}, ptx, constraints,
-        /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::TailCallKind::None,
-        LLVM::AsmDialectAttr::get(rewriter.getContext(),
-                                  LLVM::AsmDialect::AD_ATT),
-        /*operand_attrs=*/ArrayAttr());
-    asmOp->setAttr(TileDialect::getRegisterOnlyAsmAttrName(),
-                   rewriter.getUnitAttr());
-    for (int64_t s = 0; s < count; ++s)
-      memref::StoreOp::create(
-          rewriter, loc,
-          LLVM::ExtractValueOp::create(rewriter, loc, asmOp.getResult(0), s),
-          array, ValueRange{arith::ConstantIndexOp::create(rewriter, loc, s)});
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-/// tile.gemm_wait as wgmma.wait_group: the gemms that left work in flight
-/// are on wgmma (the others compute synchronously, and then no group is
-/// pending).
-struct GemmWaitToWgmma : OpRewritePattern<GemmWaitOp> {
-  GemmWaitToWgmma(MLIRContext *ctx)
-      : OpRewritePattern<GemmWaitOp>(ctx, /*benefit=*/2) {}
-
-  LogicalResult matchAndRewrite(GemmWaitOp op,
-                                PatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(
-        op, op.getPendingAttr());
-    return success();
-  }
-};
 
 } // namespace
+
+/// Whether `op` was selected for `kind` (tile-select-instructions, or
+/// convert-tile-to-gpu's default for gemms that carry none).
+bool nvidia::selectedFor(GemmOp op, GemmInstructionKind kind) {
+  GemmInstructionAttr instruction = op.getInstructionAttr();
+  return instruction && instruction.getKind() == kind;
+}
+
+/// The number of threads of the block around `op` when `op` is a gemm that
+/// mma.sync m16n8k16 can run, else failure.
+FailureOr<int64_t> nvidia::matchMmaGemm(GemmOp op, PatternRewriter &rewriter) {
+  if (std::optional<StringRef> why = getMmaSyncMismatch(op))
+    return rewriter.notifyMatchFailure(op, *why);
+  std::optional<int64_t> threads = getStaticBlockThreads(op);
+  if (!threads)
+    return rewriter.notifyMatchFailure(op, "no static block size");
+  if (*threads % kWarpSize)
+    return rewriter.notifyMatchFailure(op, "partial warps");
+  return *threads;
+}
+
+Value nvidia::addIndex(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value nvidia::addIndex(OpBuilder &b, Location loc, Value x, int64_t y) {
+  if (y == 0)
+    return x;
+  return arith::AddIOp::create(b, loc, x,
+                               arith::ConstantIndexOp::create(b, loc, y));
+}
+
+/// The warp grid (rows, columns) that splits tilesM x tilesN tiles over
+/// `warps` warps for `policy`, or failure.
+FailureOr<std::pair<int64_t, int64_t>>
+nvidia::chooseWarpGrid(GemmPolicy policy, int64_t warps, int64_t tilesM,
+               int64_t tilesN) {
+  std::optional<std::pair<int64_t, int64_t>> best;
+  double bestShape = 0;
+  for (int64_t wm = 1; wm <= warps; ++wm) {
+    if (warps % wm || tilesM % wm || tilesN % (warps / wm))
+      continue;
+    int64_t wn = warps / wm;
+    if (policy == GemmPolicy::FullRow && wn != 1)
+      continue;
+    if (policy == GemmPolicy::FullCol && wm != 1)
+      continue;
+    // Square warp tiles share the most fragments.
+    double rows = double(tilesM / wm) * kTileM;
+    double cols = double(tilesN / wn) * kTileN;
+    double shape = std::min(rows, cols) / std::max(rows, cols);
+    if (!best || shape > bestShape) {
+      best = {wm, wn};
+      bestShape = shape;
+    }
+  }
+  if (!best)
+    return failure();
+  return *best;
+}
+
+/// Emits the block barrier a gemm on register fragments needs before it
+/// (getBarriersAround) and returns whether one must follow it; a located
+/// error inside tile.take_turns, whose warpgroups never reach a block
+/// barrier together.
+FailureOr<bool> nvidia::emitBarrierBefore(GemmOp op, PatternRewriter &rewriter,
+                                         const RegisterFragments &fragments) {
+  auto [barrierBefore, barrierAfter] = getBarriersAround(op, fragments);
+  if ((barrierBefore || barrierAfter) && isa<TakeTurnsOp>(op->getParentOp()))
+    return op.emitOpError(
+        "needs a block barrier, which warpgroups taking turns never reach "
+        "together (tile.take_turns)");
+  if (barrierBefore)
+    gpu::BarrierOp::create(rewriter, op.getLoc());
+  return barrierAfter;
+}
+
+
+/// True when the register fragment `fragment` holds its elements where
+/// `layout` (null: none) places them.
+bool nvidia::holdsLayout(const RegisterFragments &fragments, Value fragment,
+                 FragmentLayoutAttr layout) {
+  if (!layout)
+    return false;
+  const FragmentTable *expected = FragmentTable::lookup(layout);
+  return expected && expected->placesLike(*fragments.getTable(fragment));
+}
 
 void mlir::tile::populateTileToNVGPUPatterns(
     RewritePatternSet &patterns, int64_t smVersion,
@@ -1174,209 +773,13 @@ void mlir::tile::populateTileToNVGPUPatterns(
   patterns.add<PipelinedGemmInRegisters>(ctx, fragments);
   if (fragments)
     patterns.add<GemmOnRegisterFragments>(ctx, *fragments);
-  if (fragments && wgmma && smVersion >= 90) {
-    patterns.add<GemmOnWgmma>(ctx, *fragments);
-    patterns.add<FillWgmmaAccumulators>(ctx, *fragments);
-    patterns.add<GemmWaitToWgmma>(ctx);
-  }
+  if (fragments && wgmma && smVersion >= 90)
+    populateWgmmaPatterns(patterns, *fragments);
   populateCpAsyncPatterns(patterns);
 }
 
 /// The warp grid of `op` on mma.sync over a block of `threads` threads, or
 /// failure when the gemm does not take that path.
-static FailureOr<std::pair<int64_t, int64_t>> getMmaWarpGrid(GemmOp op,
-                                                             int64_t threads) {
-  if (getMmaSyncMismatch(op) || threads % kWarpSize)
-    return failure();
-  return chooseWarpGrid(op.getPolicy(), threads / kWarpSize,
-                        op.getM() / kTileM, op.getN() / kTileN);
-}
-
-FragmentLayoutAttr mlir::tile::getMmaAccumulatorLayout(GemmOp op,
-                                                       int64_t threads) {
-  FailureOr<std::pair<int64_t, int64_t>> grid = getMmaWarpGrid(op, threads);
-  if (failed(grid))
-    return {};
-  int64_t tilesM = op.getM() / kTileM, tilesN = op.getN() / kTileN;
-  auto [wm, wn] = *grid;
-  int64_t tm = tilesM / wm, tn = tilesN / wn;
-  MLIRContext *ctx = op.getContext();
-  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
-  // Warp (row-major over the warp grid), then the lane of the m16n8
-  // accumulator: lane = 4 (i mod 8) + (j mod 8) floordiv 2.
-  AffineExpr warp = i.floorDiv(tm * kTileM) * wn + j.floorDiv(tn * kTileN);
-  AffineExpr thread = warp * kWarpSize + (i % 8) * 4 + (j % 8).floorDiv(2);
-  // The warp's pieces row-major, four registers each: rows i and i + 8 of
-  // the piece, two adjacent columns.
-  AffineExpr piece = (i % (tm * kTileM)).floorDiv(kTileM) * tn +
-                     (j % (tn * kTileN)).floorDiv(kTileN);
-  AffineExpr slot = piece * 4 + (i % kTileM).floorDiv(8) * 2 + j % 2;
-  return FragmentLayoutAttr::get(
-      ctx, op.getC().getType().getShape(), AffineMap::get(2, 0, thread),
-      AffineMap::get(2, 0, slot), threads, /*replicate=*/1);
-}
-
-FragmentLayoutAttr mlir::tile::getMmaOperandALayout(GemmOp op,
-                                                    int64_t threads) {
-  FailureOr<std::pair<int64_t, int64_t>> grid = getMmaWarpGrid(op, threads);
-  // The m16k16 operand layout of 16-bit elements.
-  if (op.getTransposeA() || failed(grid) ||
-      op.getA().getType().getElementTypeBitWidth() != 16)
-    return {};
-  constexpr int64_t kTileK = 16;
-  int64_t tilesM = op.getM() / kTileM;
-  auto [wm, wn] = *grid;
-  int64_t tm = tilesM / wm, tilesK = op.getK() / kTileK;
-  MLIRContext *ctx = op.getContext();
-  AffineExpr i = getAffineDimExpr(0, ctx), k = getAffineDimExpr(1, ctx);
-  // The warps of one warp-grid row share A: the warp column is the replica.
-  AffineExpr warp = i.floorDiv(tm * kTileM) * wn;
-  if (wn > 1)
-    warp = warp + getAffineDimExpr(2, ctx);
-  AffineExpr thread =
-      warp * kWarpSize + (i % 8) * 4 + (k % 8).floorDiv(2);
-  // Per 16x16 piece, eight registers: a0-a3 for k < 8 (rows i, i + 8),
-  // a4-a7 for k >= 8.
-  AffineExpr piece =
-      (i % (tm * kTileM)).floorDiv(kTileM) * tilesK + k.floorDiv(kTileK);
-  AffineExpr slot = piece * 8 + (k % kTileK).floorDiv(8) * 4 +
-                    (i % kTileM).floorDiv(8) * 2 + k % 2;
-  return FragmentLayoutAttr::get(
-      ctx, op.getA().getType().getShape(),
-      AffineMap::get(wn > 1 ? 3 : 2, 0, thread), AffineMap::get(2, 0, slot),
-      threads, /*replicate=*/wn);
-}
-
-SwizzleAttr mlir::tile::getWgmmaOperandSwizzle(MemRefType type,
-                                               bool blocked, bool panels) {
-  int64_t rowBytes =
-      type.getShape().back() * type.getElementTypeBitWidth() / 8;
-  int64_t rows = type.getNumElements() / type.getShape().back();
-  if (rowBytes <= 128 || !blocked || type.getElementTypeBitWidth() != 16 ||
-      rowBytes % 128 || rows % 8)
-    return getLdmatrixSwizzle(type);
-  return SwizzleAttr::get(type.getContext(), 3, 3, 3, /*blocked=*/true,
-                          panels);
-}
-
-bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads, bool blockedRows,
-                           bool tallRows) {
-  MemRefType aType = op.getA().getType(), bType = op.getB().getType();
-  Type element = aType.getElementType();
-  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-  auto descriptorRow = [&](int64_t rowBytes) {
-    return rowBytes == 32 || rowBytes == 64 || rowBytes == 128 ||
-           (blockedRows && rowBytes % 128 == 0);
-  };
-  if (!(element.isF16() || element.isBF16()) ||
-      !op.getC().getType().getElementType().isF32() || op.getTransposeA() ||
-      getMemorySpace(bType) != MemorySpace::Shared)
-    return false;
-  // A: K-major shared rows, or registers in the mma operand layout.
-  if (getMemorySpace(aType) == MemorySpace::Shared) {
-    if (!descriptorRow(op.getK() * bytes))
-      return false;
-  } else if (getMemorySpace(aType) != MemorySpace::Fragment) {
-    return false;
-  }
-  // B: K-major (N x K) rows, or MN-major (K x N) rows that hold all of N
-  // (one swizzle atom across).
-  int64_t n = op.getN();
-  if (!descriptorRow(op.getTransposeB() ? op.getK() * bytes : n * bytes))
-    return false;
-  if (threads % (4 * kWarpSize) || n % 8 || n > 256 || op.getK() % 16)
-    return false;
-  // 64 rows per warpgroup; with tallRows 128 (two m64 blocks) when A is
-  // shared and both blocks' accumulators fit (2 N <= 256 registers).
-  int64_t rows = kTileM * (threads / kWarpSize);
-  return op.getM() == rows ||
-         (tallRows && op.getM() == 2 * rows && 2 * n <= 256 &&
-          getMemorySpace(aType) == MemorySpace::Shared);
-}
-
-bool mlir::tile::isWgmmaOperandSwizzle(MemRefType type, SwizzleAttr swizzle) {
-  int64_t rowBytes =
-      type.getShape().back() * type.getElementTypeBitWidth() / 8;
-  // Rows wider than 128 bytes: the blocked 128-byte layout (in either
-  // order of its blocks).
-  return swizzle &&
-         swizzle == getWgmmaOperandSwizzle(type, /*blocked=*/rowBytes > 128,
-                                           swizzle.getPanels()) &&
-         swizzle.getBase() == 3 && swizzle.getShift() == 3 &&
-         (rowBytes <= 128 || swizzle.getBlocked());
-}
-
-int64_t mlir::tile::getWgmmaRowBytes(Value tile) {
-  auto type = cast<MemRefType>(tile.getType());
-  if (!isWgmmaOperandSwizzle(type, getTileSwizzle(tile)))
-    return 0;
-  return type.getDimSize(1) * type.getElementTypeBitWidth() / 8;
-}
-
-std::optional<StringRef>
-mlir::tile::getWgmmaLoweringMismatch(GemmOp op,
-                                     const RegisterFragments &fragments,
-                                     int64_t threads) {
-  if (!fragments.getArray(op.getC()))
-    return StringRef("C not in registers");
-  bool registerA = isInSpace(op.getA().getType(), MemorySpace::Fragment);
-  if (registerA && !fragments.getArray(op.getA()))
-    return StringRef("A is a fragment in memory");
-  if (getMmaSyncMismatch(op) || threads % kWarpSize)
-    return StringRef("no mma shape or whole warps");
-  auto isBlocked = [](Value tile) {
-    SwizzleAttr swizzle = getTileSwizzle(tile);
-    return swizzle && swizzle.getBlocked();
-  };
-  GemmInstructionAttr instruction = op.getInstructionAttr();
-  bool tallRows = instruction && instruction.getBlocks() > 1;
-  if (!fitsWgmma(op, threads,
-                 /*blockedRows=*/isBlocked(op.getA()) || isBlocked(op.getB()),
-                 tallRows))
-    return StringRef("shapes, types or transposes that wgmma does not take");
-  if (!holdsLayout(fragments, op.getC(),
-                   getWgmmaAccumulatorLayout(op, threads)))
-    return StringRef("C's registers are not in wgmma's accumulator layout");
-  if ((!registerA && !getWgmmaRowBytes(op.getA())) ||
-      !getWgmmaRowBytes(op.getB()))
-    return StringRef("operands not wgmma-swizzled");
-  return std::nullopt;
-}
-
-FragmentLayoutAttr mlir::tile::getWgmmaAccumulatorLayout(GemmOp op,
-                                                         int64_t threads) {
-  int64_t groups = threads / (4 * kWarpSize);
-  int64_t m = op.getM(), n = op.getN();
-  if (threads % (4 * kWarpSize) || groups == 0 || m % (64 * groups) ||
-      n % 8)
-    return {};
-  int64_t rows = m / groups; // per warpgroup: rows / 64 blocks of m64
-  MLIRContext *ctx = op.getContext();
-  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
-  // Warp 4g + w holds rows 16w.. of every m64 block of warpgroup g; the
-  // lane and the four registers per 8 columns as in the m16n8 piece.
-  AffineExpr warp = i.floorDiv(rows) * 4 + (i % 64).floorDiv(kTileM);
-  AffineExpr thread = warp * kWarpSize + (i % 8) * 4 + (j % 8).floorDiv(2);
-  AffineExpr slot = (i % rows).floorDiv(64) * (n / 2) + j.floorDiv(8) * 4 +
-                    (i % kTileM).floorDiv(8) * 2 + j % 2;
-  return FragmentLayoutAttr::get(
-      ctx, op.getC().getType().getShape(), AffineMap::get(2, 0, thread),
-      AffineMap::get(2, 0, slot), threads, /*replicate=*/1);
-}
-
-SwizzleAttr mlir::tile::getLdmatrixSwizzle(MemRefType type) {
-  int64_t rowElements = type.getShape().back();
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
-  if (bytes == 0 || 16 % bytes || !llvm::isPowerOf2_64(rowElements))
-    return {};
-  unsigned base = llvm::Log2_64(16 / bytes);
-  unsigned rowBits = llvm::Log2_64(rowElements);
-  if (rowBits <= base)
-    return {};
-  unsigned bits = std::min(3u, rowBits - base);
-  unsigned source = std::max(rowBits, llvm::Log2_64(128 / bytes));
-  return SwizzleAttr::get(type.getContext(), bits, base, source - base);
-}
 
 void mlir::tile::markGemmsOnArrivedTiles(Operation *root,
                                          const RegisterFragments &fragments) {

@@ -1,0 +1,414 @@
+//===- Wgmma.cpp - tile.gemm on sm_90 warpgroup tensor cores -------------===//
+//
+// Part of TileLang-MLIR.
+//
+// tile.gemm stamped `wgmma` (tile-select-instructions), inside a gpu.launch,
+// lowered to wgmma.mma_async m64nNk16: C in registers in wgmma's
+// accumulator order, A from registers or through a shared-memory matrix
+// descriptor, B through one; the fills of such accumulators and
+// tile.gemm_wait (wgmma.wait_group).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Target/NVIDIA/Lowering.h"
+
+#include "GemmCommon.h"
+
+#include "TileLang/Conversion/RegisterFragments.h"
+#include "TileLang/Conversion/TileLowering.h"
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::nvidia;
+
+namespace {
+
+struct GemmOnWgmma : OpRewritePattern<GemmOp> {
+  GemmOnWgmma(MLIRContext *ctx, const RegisterFragments &fragments)
+      : OpRewritePattern<GemmOp>(ctx, /*benefit=*/4), fragments(fragments) {}
+  const RegisterFragments &fragments;
+
+  /// A wgmma as inline PTX, for what MLIR's NVVM op does not take: A in
+  /// registers (`aRegs`: four 32-bit registers of two 16-bit elements
+  /// each; else A through `descriptorA`), or a scale-d known only at run
+  /// time (`clear`: an i1, true where the product overwrites the
+  /// accumulators instead of adding to them). The accumulators are tied in
+  /// and out.
+  static Value createInlineWgmma(OpBuilder &b, Location loc,
+                                 LLVM::LLVMStructType structType, Value acc,
+                                 ArrayRef<Value> aRegs, Value descriptorA,
+                                 Value descriptorB, int64_t n, StringRef type,
+                                 bool transposeB, Value clear) {
+    int64_t count = structType.getBody().size();
+    int64_t aCount = aRegs.empty() ? 1 : 4;
+    std::string ptx, constraints;
+    llvm::raw_string_ostream os(ptx);
+    // scale-d: accumulate unless `clear` (the operand after A and B).
+    os << "{\n.reg .pred p;\n";
+    if (clear)
+      os << "setp.eq.u32 p, $" << count + aCount + 1 << ", 0;\n";
+    else
+      os << "setp.ne.b32 p, 1, 0;\n";
+    os << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type << "."
+       << type << " {";
+    for (int64_t i = 0; i < count; ++i)
+      os << (i ? ", " : "") << "$" << i;
+    os << "}, ";
+    if (aRegs.empty()) {
+      os << "$" << count;
+    } else {
+      os << "{";
+      for (int64_t i = 0; i < 4; ++i)
+        os << (i ? ", " : "") << "$" << count + i;
+      os << "}";
+    }
+    // scale-a/b 1, A K-major (descriptor form), B transposed when MN-major.
+    os << ", $" << count + aCount << ", p, 1, 1, "
+       << (aRegs.empty() ? "0, " : "") << (transposeB ? 1 : 0) << ";\n}";
+    for (int64_t i = 0; i < count; ++i)
+      constraints += (i ? ",=f" : "=f");
+    constraints += aRegs.empty() ? ",l,l" : ",r,r,r,r,l";
+    if (clear)
+      constraints += ",r";
+    for (int64_t i = 0; i < count; ++i)
+      constraints += "," + std::to_string(i);
+    SmallVector<Value> operands(aRegs);
+    if (aRegs.empty())
+      operands.push_back(descriptorA);
+    operands.push_back(descriptorB);
+    if (clear)
+      operands.push_back(arith::ExtUIOp::create(b, loc, b.getI32Type(), clear));
+    for (int64_t i = 0; i < count; ++i)
+      operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+    auto asmOp = LLVM::InlineAsmOp::create(
+        b, loc, structType, operands, ptx, constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+        /*operand_attrs=*/ArrayAttr());
+    asmOp->setAttr(TileDialect::getRegisterOnlyAsmAttrName(), b.getUnitAttr());
+    return asmOp.getResult(0);
+  }
+
+  LogicalResult matchAndRewrite(GemmOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!selectedFor(op, GemmInstructionKind::Wgmma))
+      return rewriter.notifyMatchFailure(op, "not selected for wgmma");
+    FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
+    if (failed(threads))
+      return failure();
+    if (std::optional<StringRef> why =
+            getWgmmaLoweringMismatch(op, fragments, *threads))
+      return rewriter.notifyMatchFailure(op, *why);
+    Value cArray = fragments.getArray(op.getC());
+    Value aArray = fragments.getArray(op.getA());
+    bool registerA = isInSpace(op.getA().getType(), MemorySpace::Fragment);
+    Type element = op.getA().getType().getElementType();
+    int64_t n = op.getN();
+    // m64 blocks per warpgroup; C's registers are in the layout
+    // getWgmmaAccumulatorLayout gives (the slots wgmma reads and writes).
+    int64_t blocks = op.getM() / (kTileM * (*threads / kWarpSize));
+    // A in registers is in the mma operand layout (the selection kept it
+    // there for this gemm only so), which is wgmma's register-A layout
+    // with one warp per 16 rows.
+    bool transposeB = !op.getTransposeB();
+    int64_t aRowBytes = registerA ? 0 : getWgmmaRowBytes(op.getA());
+    int64_t bRowBytes = getWgmmaRowBytes(op.getB());
+
+    Location loc = op.getLoc();
+    FailureOr<bool> barrierAfter = emitBarrierBefore(op, rewriter, fragments);
+    if (failed(barrierAfter))
+      return failure();
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
+    auto i64 = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(rewriter, loc, v, 64);
+    };
+    // Matrix descriptor of `tile` (rows of `rowBytes`) from row `row` (a
+    // multiple of 8) and byte `offset` along it: start address >> 4, the
+    // leading byte offset (the distance between swizzle atoms along a row:
+    // 1024 bytes in a blocked layout, used by MN-major operands wider than
+    // one atom; unused otherwise), the stride byte offset (8 rows) >> 4 and
+    // the swizzle mode (1: 128 B, 2: 64 B, 3: 32 B). In a blocked layout a
+    // row's 128-byte pieces lie 1024 bytes apart.
+    // In column panels (the blocked layout's other order), 8-row groups lie
+    // 1 KiB apart, the 128-byte pieces of a row one panel (rows x 128
+    // bytes) apart, and a row moves 128 bytes.
+    auto descriptor = [&](Value tile, int64_t rowBytes, Value row,
+                          int64_t offset) -> Value {
+      bool blocked = rowBytes > 128;
+      SwizzleAttr swizzle = getTileSwizzle(tile);
+      bool panels = blocked && swizzle && swizzle.getPanels();
+      auto tileType = cast<MemRefType>(tile.getType());
+      int64_t panelBytes =
+          tileType.getNumElements() / tileType.getShape().back() * 128;
+      int64_t mode = rowBytes >= 128 ? 1 : rowBytes == 64 ? 2 : 3;
+      int64_t lbo = panels ? panelBytes / 16 : blocked ? 1024 / 16 : 1;
+      int64_t sbo = panels ? 1024 / 16 : 8 * rowBytes / 16;
+      int64_t constantBits = (lbo << 16) | (sbo << 32) | (mode << 62);
+      if (panels)
+        offset = offset / 128 * panelBytes + offset % 128;
+      else if (blocked)
+        offset = offset / 128 * 1024 + offset % 128;
+      int64_t rowStride = panels ? 128 : rowBytes;
+      auto metadata = memref::ExtractStridedMetadataOp::create(rewriter, loc,
+                                                               tile);
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter,
+                                                                  loc, tile);
+      int64_t bytes = cast<MemRefType>(tile.getType())
+                          .getElementTypeBitWidth() / 8;
+      Value start = arith::AddIOp::create(
+          rewriter, loc, base,
+          arith::MulIOp::create(rewriter, loc, metadata.getOffset(),
+                                index(bytes)));
+      // In 32-bit halves: the low one holds the address field and the
+      // leading byte offset, the high one (the stride byte offset and the
+      // swizzle mode) is a constant, which ptxas moves into the uniform
+      // registers wgmma reads without computing it.
+      auto i32 = [&](int64_t v) -> Value {
+        return arith::ConstantIntOp::create(rewriter, loc, v, 32);
+      };
+      Value startField = arith::ShRUIOp::create(
+          rewriter, loc,
+          arith::AndIOp::create(
+              rewriter, loc,
+              arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(),
+                                         start),
+              i32(0x3FFFF)),
+          i32(4));
+      // The tile's descriptor plus the 16-byte units to the row and offset:
+      // shared addresses stay below 2^18 bytes, so the address field never
+      // carries into the others, and every wgmma of a tile adds a constant
+      // to one descriptor (instead of masking and shifting its own
+      // address).
+      assert(rowStride % 16 == 0 && offset % 16 == 0 &&
+             "wgmma operands start on 16-byte boundaries");
+      Value units = addIndex(
+          rewriter, loc,
+          arith::MulIOp::create(rewriter, loc, row, index(rowStride / 16)),
+          offset / 16);
+      Value low = arith::AddIOp::create(
+          rewriter, loc,
+          arith::OrIOp::create(rewriter, loc, startField,
+                               i32(constantBits & 0xFFFFFFFF)),
+          arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(),
+                                     units));
+      return arith::OrIOp::create(
+          rewriter, loc,
+          arith::ExtUIOp::create(rewriter, loc, rewriter.getI64Type(), low),
+          i64(constantBits & ~int64_t(0xFFFFFFFF)));
+    };
+
+    // The accumulators of each m64 block, in wgmma order (= the fragment's
+    // slots, block after block).
+    Type f32 = rewriter.getF32Type();
+    int64_t count = n / 2;
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(), SmallVector<Type>(count, f32));
+    Value zero = arith::ConstantOp::create(rewriter, loc, f32,
+                                           rewriter.getZeroAttr(f32));
+    SmallVector<Value> accs;
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      Value acc = LLVM::PoisonOp::create(rewriter, loc, structType);
+      for (int64_t s = 0; s < count; ++s) {
+        Value v = op.getClearAccum()
+                      ? zero
+                      : memref::LoadOp::create(rewriter, loc, cArray,
+                                               index(blk * count + s))
+                            .getResult();
+        acc = LLVM::InsertValueOp::create(rewriter, loc, acc, v, s);
+      }
+      accs.push_back(acc);
+    }
+    // A registers: per 16 of K, eight 16-bit slots (a0..a7) packed in
+    // pairs, read before the fence (which orders these register writes
+    // before the asynchronous reads).
+    SmallVector<SmallVector<Value, 4>> aRegs;
+    if (registerA) {
+      auto pair = VectorType::get({2}, element);
+      for (int64_t k0 = 0; k0 < op.getK(); k0 += 16) {
+        SmallVector<Value, 4> regs;
+        for (int64_t r = 0; r < 4; ++r) {
+          auto slot = [&](int64_t e) -> Value {
+            return memref::LoadOp::create(rewriter, loc, aArray,
+                                          index(k0 / 2 + 2 * r + e));
+          };
+          Value v = vector::FromElementsOp::create(
+              rewriter, loc, pair, ValueRange{slot(0), slot(1)});
+          regs.push_back(vector::BitCastOp::create(
+                             rewriter, loc,
+                             VectorType::get({1}, rewriter.getI32Type()), v)
+                             .getResult());
+          regs.back() = vector::ExtractOp::create(rewriter, loc, regs.back(),
+                                                  ArrayRef<int64_t>{0});
+        }
+        aRegs.push_back(regs);
+      }
+    }
+
+    NVVM::FenceProxyOp::create(
+        rewriter, loc,
+        NVVM::ProxyKindAttr::get(rewriter.getContext(),
+                                 NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    // Warpgroup g reads rows 64 blocks g.. of a shared A, block b 64 rows
+    // further.
+    Value aRow;
+    if (!registerA)
+      aRow = arith::MulIOp::create(
+          rewriter, loc,
+          arith::DivUIOp::create(rewriter, loc,
+                                 getBlockThreads(rewriter, op).threadId,
+                                 index(4 * kWarpSize)),
+          index(64 * blocks));
+    NVVM::WGMMATypes type =
+        element.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    for (int64_t k0 = 0; k0 < op.getK(); k0 += 16) {
+      // K-major B moves 16 elements along its rows, MN-major B 16 rows.
+      Value descriptorB =
+          transposeB ? descriptor(op.getB(), bRowBytes, index(k0), 0)
+                     : descriptor(op.getB(), bRowBytes, index(0), k0 * bytes);
+      StringRef typeName = element.isF16() ? "f16" : "bf16";
+      // With clear_if, the first k step's scale-d comes at run time.
+      Value clear = k0 == 0 ? op.getClearIf() : Value();
+      if (registerA) {
+        accs[0] = createInlineWgmma(rewriter, loc, structType, accs[0],
+                                    aRegs[k0 / 16], Value(), descriptorB, n,
+                                    typeName, transposeB, clear);
+        continue;
+      }
+      for (int64_t blk = 0; blk < blocks; ++blk) {
+        Value descriptorA = descriptor(
+            op.getA(), aRowBytes,
+            blk ? addIndex(rewriter, loc, aRow, 64 * blk) : aRow, k0 * bytes);
+        if (clear) {
+          accs[blk] = createInlineWgmma(rewriter, loc, structType, accs[blk],
+                                        {}, descriptorA, descriptorB, n,
+                                        typeName, transposeB, clear);
+          continue;
+        }
+        accs[blk] = NVVM::WgmmaMmaAsyncOp::create(
+            rewriter, loc, structType, accs[blk], descriptorA, descriptorB,
+            NVVM::MMAShapeAttr::get(rewriter.getContext(), 64, n, 16), type,
+            type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+            NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+            NVVM::MMALayout::row,
+            transposeB ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+            /*satfinite=*/NVVM::MMAIntOverflowAttr());
+      }
+    }
+    // With wg_wait = n, up to n groups stay in flight (a tile.gemm_wait
+    // completes them), with -1 all: the accumulators flow on to the next
+    // wgmma in the same registers, read by nothing else meanwhile.
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    if (op.getWgWaitAttr().getInt() >= 0)
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getWgWaitAttr());
+    for (int64_t blk = 0; blk < blocks; ++blk)
+      for (int64_t s = 0; s < count; ++s)
+        memref::StoreOp::create(
+            rewriter, loc,
+            LLVM::ExtractValueOp::create(rewriter, loc, accs[blk], s), cArray,
+            index(blk * count + s));
+    if (*barrierAfter)
+      gpu::BarrierOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A fill of the register accumulators of a gemm that keeps wgmma work in
+/// flight (wg_wait != 0), as one inline-asm definition of every slot. ptxas
+/// serializes all of a kernel's wgmmas (C7515) when ordinary instructions
+/// define accumulator registers while a wgmma group may be pending; with
+/// constant fills, LLVM rematerializes the constants on the path that skips
+/// a zero-trip k loop, right into the registers the loop's wgmmas write.
+/// Opaque, distinct values leave nothing to rematerialize: the loop and the
+/// skip path share the registers defined here, before the loop.
+struct FillWgmmaAccumulators : OpRewritePattern<FillOp> {
+  FillWgmmaAccumulators(MLIRContext *ctx, const RegisterFragments &fragments)
+      : OpRewritePattern<FillOp>(ctx, /*benefit=*/11), fragments(fragments) {}
+  const RegisterFragments &fragments;
+
+  LogicalResult matchAndRewrite(FillOp op,
+                                PatternRewriter &rewriter) const override {
+    Value dst = op.getDst();
+    Value array = fragments.getArray(dst);
+    if (!array || !op.getValue().getType().isF32())
+      return failure();
+    bool overlapped = llvm::any_of(dst.getUsers(), [&](Operation *user) {
+      auto gemm = dyn_cast<GemmOp>(user);
+      return gemm && gemm.getC() == dst &&
+             selectedFor(gemm, GemmInstructionKind::Wgmma) &&
+             gemm.getWgWaitAttr() && gemm.getWgWaitAttr().getInt() != 0;
+    });
+    if (!overlapped)
+      return failure();
+    Location loc = op.getLoc();
+    int64_t count = fragments.getTable(dst)->getNumSlots();
+    std::string ptx, constraints;
+    llvm::raw_string_ostream os(ptx);
+    for (int64_t i = 0; i < count; ++i) {
+      os << "mov.b32 $" << i << ", $" << count << ";\n";
+      constraints += "=f,";
+    }
+    constraints += "f";
+    auto structType = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(),
+        SmallVector<Type>(count, rewriter.getF32Type()));
+    auto asmOp = LLVM::InlineAsmOp::create(
+        rewriter, loc, structType, ValueRange{op.getValue()}, ptx, constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(rewriter.getContext(),
+                                  LLVM::AsmDialect::AD_ATT),
+        /*operand_attrs=*/ArrayAttr());
+    asmOp->setAttr(TileDialect::getRegisterOnlyAsmAttrName(),
+                   rewriter.getUnitAttr());
+    for (int64_t s = 0; s < count; ++s)
+      memref::StoreOp::create(
+          rewriter, loc,
+          LLVM::ExtractValueOp::create(rewriter, loc, asmOp.getResult(0), s),
+          array, ValueRange{arith::ConstantIndexOp::create(rewriter, loc, s)});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.gemm_wait as wgmma.wait_group: the gemms that left work in flight
+/// are on wgmma (the others compute synchronously, and then no group is
+/// pending).
+struct GemmWaitToWgmma : OpRewritePattern<GemmWaitOp> {
+  GemmWaitToWgmma(MLIRContext *ctx)
+      : OpRewritePattern<GemmWaitOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(GemmWaitOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(
+        op, op.getPendingAttr());
+    return success();
+  }
+};
+
+} // namespace
+
+void nvidia::populateWgmmaPatterns(RewritePatternSet &patterns,
+                                   const RegisterFragments &fragments) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<GemmOnWgmma>(ctx, fragments);
+  patterns.add<FillWgmmaAccumulators>(ctx, fragments);
+  patterns.add<GemmWaitToWgmma>(ctx);
+}
