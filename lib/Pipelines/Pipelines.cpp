@@ -191,6 +191,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   pm.addPass(createTileInferLayout(layouts));
   if (stop == GPUPipelineStage::Layouts)
     return;
+  pm.addPass(createTileLowerParallelAtomics());
   ConvertTileToGPUOptions toGPU;
   toGPU.registerFragments = values.registerFragments;
   toGPU.stmatrix = values.stmatrix;

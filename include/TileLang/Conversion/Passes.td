@@ -154,6 +154,34 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileLowerParallelAtomics
+    : Pass<"tile-lower-parallel-atomics", "::mlir::ModuleOp"> {
+  let summary = "Lower the element atomics inside tile.parallel bodies to "
+                "each thread's own atomic adds";
+  let description = [{
+    A `tile.atomic_add` of one element inside a `tile.parallel` body adds
+    once per point of the parallel domain: after the GPU lowering spreads
+    the body over the block's threads, each thread must add its own
+    points. This pass rewrites each such op, before convert-tile-to-gpu,
+    into the add itself: bounds-checked exactly like the op (an index
+    outside the buffer adds nothing), a `memref.atomic_rmw` (`addf` or
+    `addi`) on the global or shared destination. Element atomics
+    outside `tile.parallel` (added once by the block) and whole-tile atomics
+    stay for convert-tile-to-gpu, which refuses element atomics left
+    inside a `tile.parallel` (they would be added once per block). The GPU
+    pipelines run it right before convert-tile-to-gpu.
+
+    ```
+    tile-opt --tile-lower-parallel-atomics --convert-tile-to-gpu
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def TilePlaceSharedMemory
     : Pass<"tile-place-shared-memory", "::mlir::ModuleOp"> {
   let summary = "Place the on-chip tiles of each gpu.launch in its dynamic "

@@ -244,8 +244,19 @@ struct ConvertTileToGPUPass
     options.stmatrix = stmatrix;
     std::unique_ptr<KernelLowering> vendor =
         info.createKernelLowering(targetAttr, options);
-    // Each thread adds its own elements of a parallel body.
-    lowerParallelElementAtomics(module, TileLoweringMode::Block);
+    // Each thread adds its own elements of a parallel body: what
+    // tile-lower-parallel-atomics does first. Left here, the block would
+    // add them once.
+    WalkResult atomics = module.walk([](AtomicAddOp op) {
+      if (op.isTileForm() || !op->getParentOfType<ParallelOp>())
+        return WalkResult::advance();
+      op.emitOpError("of one element inside a tile.parallel body adds per "
+                     "thread: run tile-lower-parallel-atomics before "
+                     "convert-tile-to-gpu (the GPU pipelines do)");
+      return WalkResult::interrupt();
+    });
+    if (atomics.wasInterrupted())
+      return signalPassFailure();
     // Every gemm runs on its instruction and every copy on its engine;
     // those without one take the default choice.
     stampDefaultGemmInstructions(module);
