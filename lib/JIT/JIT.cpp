@@ -985,17 +985,25 @@ std::string jit::getPipeline(const CompileOptions &options,
   return text + "}";
 }
 
-/// `pipeline` parsed into a pass manager of `context` and printed back:
-/// every pass it runs, with every option.
-static Expected<std::string> expandPipeline(MLIRContext *context,
-                                            StringRef pipeline) {
+/// Adds the passes of `pipeline` (tile-opt's syntax) to `pm`; an error
+/// naming the pipeline and the parser's complaint otherwise.
+static Error parsePipeline(StringRef pipeline, OpPassManager &pm) {
   registerPipelinesOnce();
-  PassManager pm(context, ModuleOp::getOperationName());
   std::string errors;
   llvm::raw_string_ostream errorStream(errors);
   if (failed(parsePassPipeline(pipeline, pm, errorStream)))
     return llvm::createStringError("invalid pass pipeline '" + pipeline +
                                    "': " + errors);
+  return Error::success();
+}
+
+/// `pipeline` parsed into a pass manager of `context` and printed back:
+/// every pass it runs, with every option.
+static Expected<std::string> expandPipeline(MLIRContext *context,
+                                            StringRef pipeline) {
+  PassManager pm(context, ModuleOp::getOperationName());
+  if (Error err = parsePipeline(pipeline, pm))
+    return std::move(err);
   std::string text;
   llvm::raw_string_ostream os(text);
   pm.printAsTextualPipeline(os);
@@ -1012,13 +1020,9 @@ Kernel::Impl::compileToObject(ModuleOp specialized,
                               const std::string &pipeline) {
   DiagnosticCollector diags(context.get());
   // The pipeline text the compile is reported and keyed by is what runs.
-  registerPipelinesOnce();
   PassManager pm(context.get(), ModuleOp::getOperationName());
-  std::string pipelineErrors;
-  llvm::raw_string_ostream errorStream(pipelineErrors);
-  if (failed(parsePassPipeline(pipeline, pm, errorStream)))
-    return llvm::createStringError("invalid pass pipeline '" + pipeline +
-                                   "': " + pipelineErrors);
+  if (Error err = parsePipeline(pipeline, pm))
+    return std::move(err);
   // The pass manager's report (wall time per pass, device binary included)
   // goes to stderr when it is destroyed; the host compile is timed below.
   if (options.timePasses)
@@ -1490,7 +1494,6 @@ Error Kernel::run(ArrayRef<KernelArg> args) {
 
 Expected<std::string> jit::lowerToText(StringRef source, StringRef pipeline,
                                        StringRef bufferName) {
-  registerPipelinesOnce();
   DialectRegistry registry;
   tile::registerAllDialects(registry);
   tile::registerAllExtensions(registry);
@@ -1502,11 +1505,8 @@ Expected<std::string> jit::lowerToText(StringRef source, StringRef pipeline,
   if (!module)
     return diags.makeError("cannot parse the kernel");
   PassManager pm(&context, ModuleOp::getOperationName());
-  std::string pipelineErrors;
-  llvm::raw_string_ostream errorStream(pipelineErrors);
-  if (failed(parsePassPipeline(pipeline, pm, errorStream)))
-    return llvm::createStringError("invalid pass pipeline '" + pipeline +
-                                   "': " + pipelineErrors);
+  if (Error err = parsePipeline(pipeline, pm))
+    return std::move(err);
   if (failed(pm.run(*module)))
     return diags.makeError(("'" + pipeline + "' failed").str());
   std::string text;

@@ -143,14 +143,6 @@ struct Placement {
 };
 } // namespace
 
-/// The bytes of the tile `alloc` allocates (sub-byte types round up).
-static int64_t getTileSizeInBytes(memref::AllocOp alloc) {
-  MemRefType type = alloc.getType();
-  int64_t bits =
-      type.getNumElements() * type.getElementType().getIntOrFloatBitWidth();
-  return (bits + 7) / 8;
-}
-
 /// The alignment of a tile in dynamic shared memory: a 16-byte vector; 128
 /// bytes for tiles of a multiple of 128 bytes (what TMA writes into: its
 /// destinations are 128-byte aligned); for a swizzled tile, at least one
@@ -160,7 +152,7 @@ static int64_t getTileSizeInBytes(memref::AllocOp alloc) {
 static int64_t getTileAlignment(memref::AllocOp alloc) {
   MemRefType type = alloc.getType();
   int64_t alignment = kSharedTileAlignment;
-  if (getTileSizeInBytes(alloc) % kBulkCopyAlignment == 0)
+  if (getTileSizeInBytes(alloc.getType()) % kBulkCopyAlignment == 0)
     alignment = kBulkCopyAlignment;
   if (auto swizzle = alloc->getAttrOfType<SwizzleAttr>(
           TileDialect::getUnplacedTileAttrName()))
@@ -176,7 +168,7 @@ static int64_t assignOffsets(const Timeline &timeline,
                              MutableArrayRef<Placement> tiles, bool reuse) {
   int64_t total = 0;
   for (auto [i, tile] : llvm::enumerate(tiles)) {
-    tile.size = getTileSizeInBytes(tile.alloc);
+    tile.size = getTileSizeInBytes(tile.alloc.getType());
     int64_t alignment = getTileAlignment(tile.alloc);
     tile.life = timeline.getLiveRange(tile.alloc.getResult());
     int64_t offset = 0;

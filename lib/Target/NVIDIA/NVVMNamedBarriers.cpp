@@ -44,8 +44,8 @@ struct NVVMNamedBarriersPass
             TileDialect::getThreadRangeAttrName());
         if (!range)
           continue;
-        if ((range.size() != 2 && range.size() != 3) || range[0] < 0 ||
-            range[1] <= 0 || range[1] % 32) {
+        // (Its form, [first, count(, registers)], the dialect verifies.)
+        if (range[1] % 32) {
           parent->emitError() << "'" << TileDialect::getThreadRangeAttrName()
                               << "' must be [first, count] or [first, count, "
                                  "registers] with a count of whole warps";

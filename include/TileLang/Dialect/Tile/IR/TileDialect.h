@@ -124,6 +124,10 @@ int64_t parseSmVersion(StringRef chip);
 /// 64 on AMD gfx9 (CDNA), 1 on the CPU.
 int64_t getWarpSize(TargetKind kind, StringRef chip);
 
+/// The bytes of an on-chip tile of `type` (static shape; sub-byte element
+/// types round the total up), as placed in shared memory.
+int64_t getTileSizeInBytes(MemRefType type);
+
 /// The most shared memory (LDS) one block may use on `target`, in bytes; 0
 /// when the chip is not known (no limit is checked).
 int64_t getMaxSharedMemoryPerBlock(TargetAttr target);

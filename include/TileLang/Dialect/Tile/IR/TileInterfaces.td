@@ -36,10 +36,7 @@ def Tile_TileAllocationOpInterface
       }]>,
     InterfaceMethod<"Size of the tile in bytes (sub-byte types round up).",
       "int64_t", "getTileSizeInBytes", (ins), [{
-        ::mlir::MemRefType type = $_op.getMemref().getType();
-        int64_t bits = type.getNumElements() *
-                       type.getElementType().getIntOrFloatBitWidth();
-        return (bits + 7) / 8;
+        return ::mlir::tile::getTileSizeInBytes($_op.getMemref().getType());
       }]>
   ];
 }
