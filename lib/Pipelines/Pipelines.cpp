@@ -192,8 +192,9 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   if (stop == GPUPipelineStage::Layouts)
     return;
   pm.addPass(createTileLowerParallelAtomics());
+  if (values.registerFragments)
+    pm.addPass(createTileSelectRegisterFragments());
   ConvertTileToGPUOptions toGPU;
-  toGPU.registerFragments = values.registerFragments;
   toGPU.stmatrix = values.stmatrix;
   pm.addPass(createConvertTileToGPU(toGPU));
   TilePlaceSharedMemoryOptions place;

@@ -1,5 +1,5 @@
 // RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions | FileCheck %s
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-infer-layout --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=LOWERED
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-infer-layout --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=LOWERED
 
 // Instructions given on the gemms (by the user, or an earlier selection)
 // drive every later stage: a gemm that fits wgmma but says mma_sync runs

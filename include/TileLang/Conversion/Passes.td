@@ -61,26 +61,21 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     in a `tile.pipelined` loop that leaves its C tile to the gemm, C stays in
     registers for the whole loop.
 
-    With `register-fragments` (the default), a fragment whose
-    `#tile.fragment` layout (from `tile-infer-layout`) every op on it can
-    follow lives in registers instead: each thread keeps the elements the
-    layout gives it in a `memref.alloca` indexed only by constants.
-    `tile.parallel` then runs its body once per slot of its loop fragment
-    (the first fragment it accesses at its own coordinates) at the
-    coordinates the layout gives the thread there; `tile.reduce` folds each
-    thread's slots, then combines the lanes that share a result with xor
-    `gpu.shuffle`s (no shared memory, no barrier) and, when a result's
-    threads span several warps, the warps' partial results through a shared
-    scratch tile (two barriers); copies between register
-    fragments stay in the thread, copies to or from memory move each
-    thread's own elements; tensor-core gemms read A and C from the registers
-    and write C back. Whether a fragment qualifies is decided before the
-    lowering by enumerating the layouts: every access must hit a slot known
-    at compile time in the accessing thread, and the threads that share a
-    reduction's result must be a span of xor offsets of the thread id; a
-    fragment that does not qualify
-    (or with `register-fragments=false`, all of them) lives in shared memory
-    between ops as described above.
+    A fragment marked `tile.in_registers` (by
+    `tile-select-register-fragments`, which the GPU pipelines run right
+    before this pass) lives in registers: each thread keeps the elements
+    its `#tile.fragment` layout gives it in a `memref.alloca` indexed only
+    by constants. `tile.parallel` then runs its body once per slot of its
+    loop fragment (the first fragment it accesses at its own coordinates)
+    at the coordinates the layout gives the thread there; `tile.reduce`
+    folds each thread's slots, then combines the lanes that share a result
+    with xor `gpu.shuffle`s (no shared memory, no barrier) and, when a
+    result's threads span several warps, the warps' partial results through
+    a shared scratch tile (two barriers); copies between register fragments
+    stay in the thread, copies to or from memory move each thread's own
+    elements; tensor-core gemms read A and C from the registers and write C
+    back. A fragment without the mark lives in shared memory between ops as
+    described above; a mark the layout cannot serve is an error.
 
     A `wgmma` gemm (C a register fragment of 64 rows per warpgroup, or two
     m64 blocks with `blocks = 2`, in wgmma's accumulator order; A and B
@@ -130,10 +125,6 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     order right after this pass.
   }];
   let options = [
-    Option<"registerFragments", "register-fragments", "bool",
-           /*default=*/"true",
-           "Keep fragments with layouts in per-thread registers where every "
-           "op on them allows it">,
     Option<"stmatrix", "stmatrix", "bool", /*default=*/"false",
            "On sm_90: copies of whole register fragments in the "
            "mma/wgmma accumulator order into 16-bit shared tiles store "
@@ -180,6 +171,39 @@ def TileLowerParallelAtomics
     "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];
+}
+
+def TileSelectRegisterFragments
+    : Pass<"tile-select-register-fragments", "::mlir::ModuleOp"> {
+  let summary = "Choose the fragments that live in per-thread registers";
+  let description = [{
+    Marks with `tile.in_registers` each `tile.alloc_fragment` whose fragment
+    convert-tile-to-gpu can keep in registers, every thread holding the
+    elements its `#tile.fragment` layout (from `tile-infer-layout`) gives
+    it; the other fragments lose the mark and live in shared memory. A
+    fragment qualifies when its layout is separable over exactly the
+    kernel's threads, fits 512 bytes per thread, and every op on it can
+    follow the layout: every access of a `tile.parallel` body hits a slot
+    known at compile time in the accessing thread, the threads that share a
+    `tile.reduce` result are a span of xor offsets of the thread id, copies
+    move whole fragments (slot to slot between fragments, or each thread's
+    own elements to and from memory), and a `tile.gemm` takes it (its A or
+    C) in registers only where the target's lowering of the gemm's
+    `instruction` holds that operand in exactly this layout
+    (TargetInfo::getAccumulatorLayout, getOperandALayout). The choice is
+    made for all fragments of a kernel together: one that fails drops out,
+    and the others are checked again without it.
+
+    A gemm without an `instruction` first gets tile-select-instructions'
+    default choice. The GPU pipelines run this pass right before
+    convert-tile-to-gpu (`register-fragments=false` leaves it out: every
+    fragment in shared memory).
+
+    ```
+    tile-opt --tile-infer-layout --tile-select-register-fragments \
+             --convert-tile-to-gpu
+    ```
+  }];
 }
 
 def TilePlaceSharedMemory

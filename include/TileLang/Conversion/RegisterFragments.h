@@ -12,8 +12,9 @@
 // straight from and into the registers.
 //
 // A fragment goes to registers only when every op that touches it can be
-// lowered that way, which is decided before the lowering by enumerating
-// the layouts (FragmentTable); the others stay in shared memory.
+// lowered that way, which tile-select-register-fragments decides before the
+// lowering by enumerating the layouts (FragmentTable) and records on the
+// fragment's allocation; the others stay in shared memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,9 +38,15 @@ public:
       std::function<bool(GemmOp gemm, Value fragment, const FragmentTable &)>;
 
   /// Chooses the fragments of every tile.kernel under `root` that live in
-  /// registers and creates each one's per-thread array next to its
-  /// allocation.
-  void select(Operation *root, const GemmSupport &gemmSupport);
+  /// registers and marks their allocations
+  /// (TileDialect::getInRegistersAttrName; the others lose the mark):
+  /// tile-select-register-fragments.
+  static void select(Operation *root, const GemmSupport &gemmSupport);
+
+  /// Creates, at the start of each kernel body under `root`, the
+  /// per-thread array of every fragment marked in registers; fails with a
+  /// located error on a mark whose layout registers cannot hold.
+  LogicalResult materialize(Operation *root);
 
   /// The layout table of `fragment` when it lives in registers, else null.
   const FragmentTable *getTable(Value fragment) const;

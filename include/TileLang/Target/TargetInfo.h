@@ -71,8 +71,6 @@ struct SharedTileOptions {
 
 /// The options of convert-tile-to-gpu a vendor's lowering reads.
 struct KernelLoweringOptions {
-  /// Fragments stay in registers where their gemm's lowering takes them.
-  bool registerFragments = true;
   /// sm_90: fragment-to-shared copies of the accumulator layout as stmatrix.
   bool stmatrix = true;
 };

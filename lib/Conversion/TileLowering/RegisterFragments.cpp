@@ -895,26 +895,56 @@ static bool canLiveInRegisters(Value fragment, TableOf tableOf,
   return true;
 }
 
+/// The layout table with which the fragment `alloc` allocates may live in
+/// the registers of a block of `threads` threads, or null with the reason
+/// in `why`: a statically shaped fragment of scalars whose
+/// `#tile.fragment` layout covers its shape over exactly those threads,
+/// separably, within kMaxRegisterBytes per thread.
+static const FragmentTable *getRegisterTable(AllocFragmentOp alloc,
+                                             int64_t threads,
+                                             std::string &why) {
+  auto layout = dyn_cast_or_null<FragmentLayoutAttr>(alloc.getLayoutAttr());
+  MemRefType type = alloc.getType();
+  if (!layout) {
+    why = "it has no #tile.fragment layout";
+    return nullptr;
+  }
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
+      layout.getShape() != type.getShape()) {
+    why = "its layout does not cover a static tile of scalars";
+    return nullptr;
+  }
+  const FragmentTable *table = FragmentTable::lookup(layout);
+  if (!table || table->getNumThreads() != threads) {
+    why = (Twine("its layout does not place it over the kernel's ") +
+           Twine(threads) + " threads")
+              .str();
+    return nullptr;
+  }
+  if (!table->isSeparable()) {
+    why = "its layout is not separable into thread and slot coordinates";
+    return nullptr;
+  }
+  if (table->getNumSlots() * type.getElementTypeBitWidth() >
+      8 * kMaxRegisterBytes) {
+    why = (Twine("it needs more than ") + Twine(kMaxRegisterBytes) +
+           " bytes of registers per thread")
+              .str();
+    return nullptr;
+  }
+  return table;
+}
+
 void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
   root->walk([&](KernelOp kernel) {
     int64_t threads = kernel.getNumThreads();
     llvm::MapVector<Value, const FragmentTable *> candidates;
     for (AllocFragmentOp alloc :
          kernel.getBody().front().getOps<AllocFragmentOp>()) {
-      auto layout =
-          dyn_cast_or_null<FragmentLayoutAttr>(alloc.getLayoutAttr());
-      MemRefType type = alloc.getType();
-      if (!layout || !type.hasStaticShape() ||
-          !type.getElementType().isIntOrFloat() ||
-          layout.getShape() != type.getShape())
-        continue;
-      const FragmentTable *table = FragmentTable::lookup(layout);
-      if (!table || table->getNumThreads() != threads ||
-          !table->isSeparable() ||
-          table->getNumSlots() * type.getElementTypeBitWidth() >
-              8 * kMaxRegisterBytes)
-        continue;
-      candidates.insert({alloc.getResult(), table});
+      alloc->removeAttr(TileDialect::getInRegistersAttrName());
+      std::string why;
+      if (const FragmentTable *table = getRegisterTable(alloc, threads, why))
+        candidates.insert({alloc.getResult(), table});
     }
     auto tableOf = [&](Value v) -> const FragmentTable * {
       auto it = candidates.find(v);
@@ -932,20 +962,41 @@ void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
       for (Value fragment : rejected)
         candidates.erase(fragment);
     }
+    for (auto &candidate : candidates)
+      candidate.first.getDefiningOp()->setAttr(
+          TileDialect::getInRegistersAttrName(),
+          UnitAttr::get(kernel.getContext()));
+  });
+}
+
+LogicalResult RegisterFragments::materialize(Operation *root) {
+  WalkResult result = root->walk([&](KernelOp kernel) {
+    int64_t threads = kernel.getNumThreads();
     // The arrays open the kernel body, whatever the passes before moved
     // above the allocations: in the kernel's entry block LLVM keeps them
     // in registers (it promotes only entry-block allocas; elsewhere every
     // access would go through local memory).
     OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
-    for (auto &[fragment, table] : candidates) {
-      Operation *alloc = fragment.getDefiningOp();
-      auto type = MemRefType::get(
-          {table->getNumSlots()},
-          cast<MemRefType>(fragment.getType()).getElementType());
-      Value array = memref::AllocaOp::create(b, alloc->getLoc(), type);
-      entries[fragment] = Entry{table, array};
+    for (AllocFragmentOp alloc :
+         kernel.getBody().front().getOps<AllocFragmentOp>()) {
+      if (!alloc->hasAttr(TileDialect::getInRegistersAttrName()))
+        continue;
+      std::string why;
+      const FragmentTable *table = getRegisterTable(alloc, threads, why);
+      if (!table) {
+        alloc.emitOpError("is marked '")
+            << TileDialect::getInRegistersAttrName()
+            << "' but cannot live in registers: " << why;
+        return WalkResult::interrupt();
+      }
+      auto type = MemRefType::get({table->getNumSlots()},
+                                  alloc.getType().getElementType());
+      Value array = memref::AllocaOp::create(b, alloc.getLoc(), type);
+      entries[alloc.getResult()] = Entry{table, array};
     }
+    return WalkResult::advance();
   });
+  return failure(result.wasInterrupted());
 }
 
 const FragmentTable *RegisterFragments::getTable(Value fragment) const {

@@ -153,44 +153,6 @@ private:
   const TargetInfo &info;
 };
 
-namespace {
-/// Whether a gemm lowering's expected layout places elements like a
-/// fragment's table.
-class LayoutMatcher {
-public:
-  LayoutMatcher(const TargetInfo &info, TargetAttr target)
-      : info(info), target(target) {}
-
-  /// Whether `layout` (null: none) puts every element where `table` does.
-  bool placesLike(FragmentLayoutAttr layout, const FragmentTable &table) {
-    if (!layout)
-      return false;
-    const FragmentTable *expected = FragmentTable::lookup(layout);
-    return expected && expected->placesLike(table);
-  }
-
-  /// Whether the lowering of `gemm`'s instruction takes `fragment`, its A
-  /// or C tile, in registers laid out as `table`: exactly the layout the
-  /// target's lowering holds it in (TargetInfo::getAccumulatorLayout,
-  /// getOperandALayout).
-  bool keepsInRegisters(GemmOp gemm, Value fragment,
-                        const FragmentTable &table) {
-    int64_t threads = table.getNumThreads();
-    GemmInstructionAttr instruction = gemm.getInstructionAttr();
-    if (fragment == gemm.getC())
-      return placesLike(
-          info.getAccumulatorLayout(gemm, instruction, threads, target),
-          table);
-    return placesLike(
-        info.getOperandALayout(gemm, instruction, threads, target), table);
-  }
-
-private:
-  const TargetInfo &info;
-  TargetAttr target;
-};
-} // namespace
-
 /// Replaces the on-chip tile allocations left in each launch (their types
 /// already in workgroup or private memory) by plain ones: `memref.alloc`s
 /// marked for tile-place-shared-memory, or per-thread `memref.alloca`s.
@@ -240,7 +202,6 @@ struct ConvertTileToGPUPass
       return signalPassFailure();
     const TargetInfo &info = getTargetInfo(ctx, targetAttr);
     KernelLoweringOptions options;
-    options.registerFragments = registerFragments;
     options.stmatrix = stmatrix;
     std::unique_ptr<KernelLowering> vendor =
         info.createKernelLowering(targetAttr, options);
@@ -261,13 +222,11 @@ struct ConvertTileToGPUPass
     // those without one take the default choice.
     stampDefaultGemmInstructions(module);
     stampDefaultCopyEngines(module);
+    // The fragments tile-select-register-fragments marked get their
+    // per-thread arrays.
     RegisterFragments fragments;
-    LayoutMatcher matcher(info, targetAttr);
-    if (registerFragments)
-      fragments.select(module, [&](GemmOp gemm, Value fragment,
-                                   const FragmentTable &table) {
-        return matcher.keepsInRegisters(gemm, fragment, table);
-      });
+    if (failed(fragments.materialize(module)))
+      return signalPassFailure();
     // The target's own checks and preparations (NVIDIA: wgmma gemms its
     // lowering cannot emit with these registers restamped, tensor maps,
     // warp specialization).

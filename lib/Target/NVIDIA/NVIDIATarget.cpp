@@ -179,7 +179,7 @@ public:
     // own thread range (sm_90 only).
     if (failed(splitProducers(module, smVersion)))
       return failure();
-    if (isHopper() && options.registerFragments)
+    if (isHopper())
       markGemmsOnArrivedTiles(module, fragments);
     return success();
   }
@@ -191,7 +191,7 @@ public:
       return;
     populateTmaPatterns(patterns, tma);
     populateTmaStorePatterns(patterns, tma);
-    if (options.stmatrix && options.registerFragments)
+    if (options.stmatrix)
       populateStmatrixPatterns(patterns, fragments);
     populateTakeTurnsPatterns(patterns);
   }

@@ -1,6 +1,6 @@
 // RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa" | %python %tile_src/test/Pipelines/Inputs/ptx_of.py 0 | FileCheck %s --check-prefix=PTX
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_80" --tile-infer-layout --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=MMA
-// RUN: tile-opt %s --tile-attach-target="kind=rocm chip=gfx942" --tile-infer-layout --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=MFMA
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_80" --tile-infer-layout --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=MMA
+// RUN: tile-opt %s --tile-attach-target="kind=rocm chip=gfx942" --tile-infer-layout --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=MFMA
 // RUN: tile-opt %s --tile-to-cpu | FileCheck %s --check-prefix=CPU
 
 // tile.gemm clear_if(%cond): C is overwritten where %cond holds, added to

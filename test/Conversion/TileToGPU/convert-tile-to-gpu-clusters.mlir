@@ -1,6 +1,6 @@
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=SM90
-// RUN: tile-opt %s --tile-attach-target="kind=rocm chip=gfx942" --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=AMD
-// RUN: not tile-opt %s --tile-attach-target="kind=cuda chip=sm_80" --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=SM90
+// RUN: tile-opt %s --tile-attach-target="kind=rocm chip=gfx942" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=AMD
+// RUN: not tile-opt %s --tile-attach-target="kind=cuda chip=sm_80" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s --check-prefix=SM80
 
 // Thread block clusters per target: launched on sm_90+, dropped on AMD GPUs
 // (which have none; the dialect exposes nothing cluster-scoped, so the

@@ -1,6 +1,6 @@
-// RUN: tile-opt %s --split-input-file --allow-unregistered-dialect --tile-attach-target="kind=cuda chip=sm_90a" --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
-// RUN: not tile-opt %s --split-input-file --allow-unregistered-dialect --tile-attach-target="kind=rocm chip=gfx942" --convert-tile-to-gpu --tile-place-shared-memory 2>/dev/null | FileCheck %s --check-prefix=ROCM
-// RUN: not tile-opt %s --split-input-file --allow-unregistered-dialect --tile-attach-target="kind=rocm chip=gfx942" --convert-tile-to-gpu --tile-place-shared-memory 2>&1 >/dev/null | FileCheck %s --check-prefix=ROCM-ERROR
+// RUN: tile-opt %s --split-input-file --allow-unregistered-dialect --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
+// RUN: not tile-opt %s --split-input-file --allow-unregistered-dialect --tile-attach-target="kind=rocm chip=gfx942" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>/dev/null | FileCheck %s --check-prefix=ROCM
+// RUN: not tile-opt %s --split-input-file --allow-unregistered-dialect --tile-attach-target="kind=rocm chip=gfx942" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>&1 >/dev/null | FileCheck %s --check-prefix=ROCM-ERROR
 
 // The block form of tile.next_tile: a block barrier (every thread read the
 // slot's previous index), thread 0 takes the count and writes it into the

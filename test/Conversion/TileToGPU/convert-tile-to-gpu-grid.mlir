@@ -1,8 +1,8 @@
 // A grid no launch can have is refused with a located error before
 // gpu.launch exists (upstream's gpu.launch canonicalization crashes on the
 // size of a dimension that does not exist), on every GPU target.
-// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s
-// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s
 // (The pipelines stop earlier, at tile-verify-dims: tile-verify-dims.mlir.)
 
 // CHECK: :[[@LINE+5]]:3: error: 'tile.kernel' op grid size #0 is the size of dimension -1 of 'memref<?x64xf32>', which has no such dimension

@@ -1,7 +1,7 @@
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --convert-tile-to-gpu --tile-place-shared-memory --tile-drop-redundant-barriers --tile-nvvm-named-barriers | FileCheck %s
-// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s --check-prefix=SM80
-// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s --check-prefix=ROCM
-// RUN: not tile-opt %s --split-input-file --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s --check-prefix=NOTARGET
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory --tile-drop-redundant-barriers --tile-nvvm-named-barriers | FileCheck %s
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s --check-prefix=ROCM
+// RUN: not tile-opt %s --split-input-file --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s --check-prefix=NOTARGET
 
 // Warp specialization: a 256-thread kernel with a tile.producer launches
 // 384 threads. The barrier inits run on all of them; then threads 256..383

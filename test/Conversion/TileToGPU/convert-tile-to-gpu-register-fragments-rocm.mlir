@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --tile-attach-target="kind=rocm chip=gfx942" --tile-infer-layout --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=MFMA
-// RUN: tile-opt %s --tile-attach-target="kind=rocm chip=gfx1100" --tile-infer-layout --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=WMMA
+// RUN: tile-opt %s --tile-attach-target="kind=rocm chip=gfx942" --tile-infer-layout --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=MFMA
+// RUN: tile-opt %s --tile-attach-target="kind=rocm chip=gfx1100" --tile-infer-layout --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=WMMA
 // RUN: tile-opt %s --tile-attach-target="kind=rocm chip=gfx942" --tile-infer-layout | FileCheck %s --check-prefix=LAYOUT
 
 // convert-tile-to-gpu{register-fragments} on AMD matrix cores: the C tile of

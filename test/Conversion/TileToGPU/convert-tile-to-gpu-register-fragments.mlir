@@ -1,7 +1,7 @@
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --convert-tile-to-gpu="register-fragments=false" --tile-place-shared-memory | FileCheck %s --check-prefix=MEMORY
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=MEMORY
 
-// convert-tile-to-gpu{register-fragments}: fragments whose inferred layouts
+// tile-select-register-fragments, then convert-tile-to-gpu: fragments whose inferred layouts
 // every op on them can follow become per-thread register arrays.
 
 // 32x16 scores over 2 warps (full_row: one warp per 16 rows), row max by

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --convert-tile-to-gpu --tile-place-shared-memory=reuse-shared-memory=true --tile-drop-redundant-barriers | FileCheck %s
-// RUN: tile-opt %s --convert-tile-to-gpu --tile-place-shared-memory --tile-drop-redundant-barriers | FileCheck %s --check-prefix=NOREUSE
+// RUN: tile-opt %s --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory=reuse-shared-memory=true --tile-drop-redundant-barriers | FileCheck %s
+// RUN: tile-opt %s --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory --tile-drop-redundant-barriers | FileCheck %s --check-prefix=NOREUSE
 
 // Tiles with disjoint lifetimes share shared memory: %b takes over %a's
 // bytes once %a is dead (after a barrier), %c lives throughout and keeps

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --split-input-file --convert-tile-to-gpu="stmatrix" --tile-place-shared-memory | FileCheck %s
-// RUN: tile-opt %s --split-input-file --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s --split-input-file --tile-select-register-fragments --convert-tile-to-gpu="stmatrix" --tile-place-shared-memory | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=OFF
 
 // sm_90, stmatrix: a register fragment in the mma/wgmma accumulator order
 // (lane l: row l / 4 of each 8x8 block, columns 2 (l mod 4) and + 1; the

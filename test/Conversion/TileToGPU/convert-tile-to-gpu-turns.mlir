@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --convert-tile-to-gpu --tile-place-shared-memory -verify-diagnostics
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory -verify-diagnostics
 
 // On NVIDIA the turns of tile.take_turns wait on named barriers: a gemm in
 // them that needs block barriers (SIMT: f32 operands) would deadlock the

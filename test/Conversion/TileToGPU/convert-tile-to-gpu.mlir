@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --allow-unregistered-dialect --tile-lower-parallel-atomics --convert-tile-to-gpu --tile-place-shared-memory --canonicalize --cse --split-input-file | FileCheck %s
+// RUN: tile-opt %s --allow-unregistered-dialect --tile-lower-parallel-atomics --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory --canonicalize --cse --split-input-file | FileCheck %s
 
 // The kernel becomes a gpu.launch of its grid and block; shared tiles and
 // fragments are 16-byte-aligned views of dynamic shared memory, local tiles

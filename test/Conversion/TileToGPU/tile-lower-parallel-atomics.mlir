@@ -1,5 +1,5 @@
 // RUN: tile-opt %s --tile-lower-parallel-atomics | FileCheck %s
-// RUN: not tile-opt %s --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=UNLOWERED
+// RUN: not tile-opt %s --tile-select-register-fragments --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=UNLOWERED
 
 // An element atomic inside a tile.parallel body adds once per point: each
 // becomes that point's own add, a memref.atomic_rmw bounds-checked on a

@@ -1696,3 +1696,26 @@ func.func @tma_store_that_converts(%C: memref<?x?xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// Only a fragment with a fragment layout can live in registers.
+func.func @in_registers_shared() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    // expected-error @+1 {{'tile.in_registers' must be a unit attribute on a tile.alloc_fragment with a #tile.fragment layout}}
+    %a = tile.alloc_shared {tile.in_registers} : memref<16x64xf32, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @in_registers_no_layout() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    // expected-error @+1 {{'tile.in_registers' must be a unit attribute on a tile.alloc_fragment with a #tile.fragment layout}}
+    %a = tile.alloc_fragment {tile.in_registers} : memref<16x64xf32, #tile.mem<fragment>>
+  }
+  return
+}

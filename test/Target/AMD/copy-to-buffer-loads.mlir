@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
 // RUN: tile-opt %s --split-input-file --tile-to-rocdl="chip=gfx942 format=isa rocm-path=%rocm_path" | %python %S/../../Pipelines/Inputs/ptx_of.py | FileCheck %s --check-prefix=ISA
 // RUN: tile-opt %s --split-input-file --tile-to-rocdl="chip=gfx1100 format=isa rocm-path=%rocm_path" | %python %S/../../Pipelines/Inputs/ptx_of.py | FileCheck %s --check-prefix=ISA11
 // RUN: tile-opt %tile_examples/gemm_relu.mlir --tile-to-rocdl="chip=gfx942 format=isa rocm-path=%rocm_path" | %python %S/../../Pipelines/Inputs/ptx_of.py | FileCheck %s --check-prefix=GEMM

@@ -1,6 +1,6 @@
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --convert-tile-to-gpu --tile-place-shared-memory --canonicalize --cse | FileCheck %s --check-prefix=MFMA
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx1100" --convert-tile-to-gpu --tile-place-shared-memory --canonicalize --cse | FileCheck %s --check-prefix=WMMA
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx1030" --convert-tile-to-gpu --tile-place-shared-memory --canonicalize --cse | FileCheck %s --check-prefix=NONE
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory --canonicalize --cse | FileCheck %s --check-prefix=MFMA
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx1100" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory --canonicalize --cse | FileCheck %s --check-prefix=WMMA
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx1030" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory --canonicalize --cse | FileCheck %s --check-prefix=NONE
 // RUN: tile-opt %s --split-input-file --tile-to-rocdl="chip=gfx942 format=isa rocm-path=%rocm_path" | FileCheck %s --check-prefix=ISA
 // RUN: tile-opt %s --split-input-file --tile-to-rocdl="chip=gfx1100 format=isa rocm-path=%rocm_path" | FileCheck %s --check-prefix=ISA11
 // REQUIRES: rocm-device-libs

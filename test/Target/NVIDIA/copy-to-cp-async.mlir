@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --convert-tile-to-gpu --tile-place-shared-memory --canonicalize --cse | FileCheck %s
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_75" --convert-tile-to-gpu --tile-place-shared-memory --canonicalize --cse | FileCheck %s --check-prefix=SM75
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory --canonicalize --cse | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_75" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory --canonicalize --cse | FileCheck %s --check-prefix=SM75
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-to-nvvm="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
 
 // A 64x32 f16 async copy on 128 threads: 256 vectors of 16 bytes, two per

@@ -128,6 +128,16 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                 "shaped memref.alloc in an on-chip memory space";
     return success();
   }
+  if (attr.getName() == getInRegistersAttrName()) {
+    auto alloc = dyn_cast<AllocFragmentOp>(op);
+    if (!alloc || !isa<UnitAttr>(attr.getValue()) ||
+        !isa_and_nonnull<FragmentLayoutAttr>(alloc.getLayoutAttr()))
+      return op->emitError()
+             << "'" << attr.getName().getValue()
+             << "' must be a unit attribute on a tile.alloc_fragment with a "
+                "#tile.fragment layout";
+    return success();
+  }
   if (attr.getName() == getProducerThreadsAttrName()) {
     auto threads = dyn_cast<IntegerAttr>(attr.getValue());
     if (!threads || !isa<KernelOp>(op) || threads.getInt() <= 0)

@@ -111,6 +111,13 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getReduceScratchAttrName() {
       return ::llvm::StringLiteral("tile.reduce_scratch");
     }
+    /// Unit attribute on a `tile.alloc_fragment` whose fragment lives in
+    /// per-thread registers (tile-select-register-fragments): every op on
+    /// it can follow its `#tile.fragment` layout, and convert-tile-to-gpu
+    /// gives each thread the elements the layout assigns it.
+    static constexpr ::llvm::StringLiteral getInRegistersAttrName() {
+      return ::llvm::StringLiteral("tile.in_registers");
+    }
     /// On a `memref.alloc` in workgroup memory directly in a `gpu.launch`:
     /// an on-chip tile that convert-tile-to-gpu left for
     /// tile-place-shared-memory to place; the value is the tile's layout

@@ -1,0 +1,105 @@
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --tile-select-register-fragments | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_75" --tile-infer-layout --tile-select-register-fragments | FileCheck %s --check-prefix=SM75
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --tile-infer-layout --tile-select-register-fragments | FileCheck %s --check-prefix=MFMA
+
+// tile-select-register-fragments marks the fragments that live in
+// registers; the decision is in the IR, for convert-tile-to-gpu to follow.
+
+// %a and %r follow their layouts everywhere (own-coordinate accesses, a
+// row reduction over xor lanes, whole copies to and from memory); %t is
+// read at the mirrored column, which another thread holds, so it stays in
+// memory. %a keeps its mark although it is copied to %t's row of a
+// fragment that does not.
+// CHECK-LABEL: func.func @accesses
+// CHECK: %[[A:.*]] = tile.alloc_fragment {layout = #tile.fragment<[16, 64]{{.*}}, tile.in_registers}
+// CHECK-NEXT: %[[T:.*]] = tile.alloc_fragment {layout = #tile.fragment<[16, 64]{{.*}}threads = 64>} :
+// CHECK-NEXT: %[[R:.*]] = tile.alloc_fragment {layout = #tile.fragment<[16]{{.*}}, tile.in_registers}
+func.func @accesses(%A: memref<?x64xf32>, %B: memref<?x64xf32>, %R: memref<?xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    %c0 = arith.constant 0 : index
+    %c63 = arith.constant 63 : index
+    %a = tile.alloc_fragment : memref<16x64xf32, #tile.mem<fragment>>
+    %t = tile.alloc_fragment : memref<16x64xf32, #tile.mem<fragment>>
+    %r = tile.alloc_fragment : memref<16xf32, #tile.mem<fragment>>
+    tile.copy %A[%c0, %c0] to %a : memref<?x64xf32> to memref<16x64xf32, #tile.mem<fragment>>
+    tile.parallel (%i, %j) in (16, 64) {
+      %x = memref.load %a[%i, %j] : memref<16x64xf32, #tile.mem<fragment>>
+      %y = arith.mulf %x, %x : f32
+      memref.store %y, %a[%i, %j] : memref<16x64xf32, #tile.mem<fragment>>
+    }
+    tile.reduce <sum> %a to %r dim 1 : memref<16x64xf32, #tile.mem<fragment>> to memref<16xf32, #tile.mem<fragment>>
+    tile.copy %r to %R[%c0] : memref<16xf32, #tile.mem<fragment>> to memref<?xf32>
+    tile.copy %a to %t : memref<16x64xf32, #tile.mem<fragment>> to memref<16x64xf32, #tile.mem<fragment>>
+    tile.parallel (%i, %j) in (16, 64) {
+      %jj = arith.subi %c63, %j : index
+      %x = memref.load %t[%i, %jj] : memref<16x64xf32, #tile.mem<fragment>>
+      memref.store %x, %a[%i, %j] : memref<16x64xf32, #tile.mem<fragment>>
+    }
+    tile.copy %a to %B[%c0, %c0] : memref<16x64xf32, #tile.mem<fragment>> to memref<?x64xf32>
+  }
+  return
+}
+
+// -----
+
+// A gemm's C stays in registers when the lowering of its instruction holds
+// C in exactly the fragment's layout: mma.sync's and MFMA's accumulators
+// do, a SIMT gemm (given, or the only choice before sm_80) reads and
+// writes C in memory.
+// CHECK-LABEL: func.func @gemm_accumulators
+// CHECK: tile.alloc_fragment {{.*}}tile.in_registers} : memref<32x16xf32
+// CHECK-NEXT: tile.alloc_fragment {layout = #tile.fragment<{{.*}}threads = 64>} : memref<32x16xf32
+// CHECK: instruction = #tile.gemm_instruction<mma_sync m16n8k16>
+// CHECK: instruction = #tile.gemm_instruction<simt>
+// SM75-LABEL: func.func @gemm_accumulators
+// SM75-NOT: tile.in_registers
+// SM75: instruction = #tile.gemm_instruction<simt>
+// SM75: instruction = #tile.gemm_instruction<simt>
+// MFMA-LABEL: func.func @gemm_accumulators
+// MFMA: tile.alloc_fragment {{.*}}tile.in_registers} : memref<32x16xf32
+// MFMA-NEXT: tile.alloc_fragment {layout = #tile.fragment<{{.*}}threads = 64>} : memref<32x16xf32
+// MFMA: instruction = #tile.gemm_instruction<mfma m16n16k16>
+// MFMA: instruction = #tile.gemm_instruction<simt>
+func.func @gemm_accumulators(%A: memref<32x16xf16>, %B: memref<16x16xf16>, %C: memref<32x16xf32>, %D: memref<32x16xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    %c0 = arith.constant 0 : index
+    %a = tile.alloc_shared : memref<32x16xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %acc = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    %simt = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    tile.copy %A[%c0, %c0] to %a : memref<32x16xf16> to memref<32x16xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<16x16xf16> to memref<16x16xf16, #tile.mem<shared>>
+    tile.gemm %a, %b, %acc {clear_accum, transpose_b} : memref<32x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %simt {clear_accum, transpose_b, instruction = #tile.gemm_instruction<simt>} : memref<32x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.copy %acc to %C[%c0, %c0] : memref<32x16xf32, #tile.mem<fragment>> to memref<32x16xf32>
+    tile.copy %simt to %D[%c0, %c0] : memref<32x16xf32, #tile.mem<fragment>> to memref<32x16xf32>
+  }
+  return
+}
+
+// -----
+
+// The pass decides afresh: a mark the input carries on a fragment that
+// needs more than 512 bytes of registers per thread (1 KiB) is dropped; a
+// part of a fragment copied into another keeps both in memory.
+// CHECK-LABEL: func.func @stale_marks
+// CHECK-NOT: tile.in_registers
+// CHECK: return
+func.func @stale_marks(%A: memref<?x128xf32>, %P: memref<?x64xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    %a = tile.alloc_fragment {layout = #tile.fragment<[128, 128], thread = (d0, d1) -> (d1 mod 64), index = (d0, d1) -> (d0 * 2 + d1 floordiv 64), threads = 64>, tile.in_registers} : memref<128x128xf32, #tile.mem<fragment>>
+    %p = tile.alloc_fragment : memref<16x64xf32, #tile.mem<fragment>>
+    %q = tile.alloc_fragment : memref<8x64xf32, #tile.mem<fragment>>
+    tile.fill %a, %one : memref<128x128xf32, #tile.mem<fragment>>
+    tile.copy %a to %A[%c0, %c0] : memref<128x128xf32, #tile.mem<fragment>> to memref<?x128xf32>
+    tile.fill %p, %one : memref<16x64xf32, #tile.mem<fragment>>
+    tile.copy %p[%c0, %c0] to %q : memref<16x64xf32, #tile.mem<fragment>> to memref<8x64xf32, #tile.mem<fragment>>
+    tile.copy %q to %P[%c0, %c0] : memref<8x64xf32, #tile.mem<fragment>> to memref<?x64xf32>
+  }
+  return
+}
