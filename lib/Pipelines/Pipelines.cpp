@@ -96,6 +96,9 @@ struct GPUTargetSpec {
   std::string toolkit;
   /// Attaches the MLIR GPU target (#nvvm.target, #rocdl.target).
   function_ref<void(OpPassManager &)> attachTarget;
+  /// The vendor's passes over the tile kernels right before the register
+  /// selection and the conversion (NVIDIA: warp specialization).
+  function_ref<void(OpPassManager &)> prepareKernels;
   /// The vendor's passes over the lowered launches, after the generic ones
   /// (NVIDIA: named barriers).
   function_ref<void(OpPassManager &)> finishLaunches;
@@ -192,6 +195,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   if (stop == GPUPipelineStage::Layouts)
     return;
   pm.addPass(createTileLowerParallelAtomics());
+  spec.prepareKernels(pm);
   if (values.registerFragments)
     pm.addPass(createTileSelectRegisterFragments());
   ConvertTileToGPUOptions toGPU;
@@ -269,6 +273,9 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
     nvvmTarget.optLevel = options.optLevel;
     pm.addPass(createGpuNVVMAttachTarget(nvvmTarget));
   };
+  auto prepareKernels = [&](OpPassManager &pm) {
+    pm.addPass(createTileNVVMWarpSpecialize());
+  };
   auto finishLaunches = [&](OpPassManager &pm) {
     pm.addPass(createTileNVVMNamedBarriers());
   };
@@ -283,7 +290,8 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
                           options.cudaPath.empty()
                               ? findCUDAToolkit()
                               : options.cudaPath.getValue(),
-                          attachTarget, finishLaunches, lowerKernels});
+                          attachTarget, prepareKernels, finishLaunches,
+                          lowerKernels});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
@@ -324,7 +332,8 @@ void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
       pm, options,
       {"rocm",
        options.rocmPath.empty() ? findROCmToolkit() : options.rocmPath.getValue(),
-       attachTarget, [](OpPassManager &) {}, lowerKernels});
+       attachTarget, [](OpPassManager &) {}, [](OpPassManager &) {},
+       lowerKernels});
 }
 
 /// The first of `variables` that is set, else `fallback` if it is a

@@ -166,6 +166,15 @@ public:
 
   LogicalResult prepare(ModuleOp module,
                         RegisterFragments &fragments) override {
+    // Warp specialization is tile-nvvm-warp-specialize's, before.
+    WalkResult unsplit = module.walk([](ProducerOp producer) {
+      producer.emitOpError("must be split into its warpgroup by "
+                           "tile-nvvm-warp-specialize before "
+                           "convert-tile-to-gpu (tile-to-nvvm runs it)");
+      return WalkResult::interrupt();
+    });
+    if (unsplit.wasInterrupted())
+      return failure();
     wgmma = confirmWgmmaGemms(module, fragments);
     if (failed(checkTurns(module)))
       return failure();
@@ -175,10 +184,6 @@ public:
       tma.create(module);
       deferTmaStoreReadWaits(module, tma);
     }
-    // Warp specialization: each side of a kernel with a producer under its
-    // own thread range (sm_90 only).
-    if (failed(splitProducers(module, smVersion)))
-      return failure();
     if (isHopper())
       markGemmsOnArrivedTiles(module, fragments);
     return success();

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --split-input-file --allow-unregistered-dialect --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
+// RUN: tile-opt %s --split-input-file --allow-unregistered-dialect --tile-attach-target="kind=cuda chip=sm_90a" --tile-nvvm-warp-specialize --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
 // RUN: not tile-opt %s --split-input-file --allow-unregistered-dialect --tile-attach-target="kind=rocm chip=gfx942" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>/dev/null | FileCheck %s --check-prefix=ROCM
 // RUN: not tile-opt %s --split-input-file --allow-unregistered-dialect --tile-attach-target="kind=rocm chip=gfx942" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>&1 >/dev/null | FileCheck %s --check-prefix=ROCM-ERROR
 

@@ -1,7 +1,8 @@
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory --tile-drop-redundant-barriers --tile-nvvm-named-barriers | FileCheck %s
-// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s --check-prefix=SM80
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-nvvm-warp-specialize --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory --tile-drop-redundant-barriers --tile-nvvm-named-barriers | FileCheck %s
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-nvvm-warp-specialize --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s --check-prefix=SM80
 // RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s --check-prefix=ROCM
 // RUN: not tile-opt %s --split-input-file --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s --check-prefix=NOTARGET
+// RUN: not tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=UNSPLIT
 
 // Warp specialization: a 256-thread kernel with a tile.producer launches
 // 384 threads. The barrier inits run on all of them; then threads 256..383
@@ -119,6 +120,7 @@ func.func @alloc_after_producer(%A: memref<?x?xf16>, %n: index) {
 
 // -----
 
+// UNSPLIT: error: 'tile.producer' op must be split into its warpgroup by tile-nvvm-warp-specialize before convert-tile-to-gpu (tile-to-nvvm runs it)
 // SM80: error: 'tile.producer' op needs NVIDIA sm_90 or newer (a warpgroup's setmaxnreg)
 // ROCM: error: 'tile.producer' op needs a target with warp specialization (NVIDIA sm_90 or newer), not rocm gfx942
 // NOTARGET: error: 'tile.producer' op needs a target with warp specialization (NVIDIA sm_90 or newer), not a module without a target

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory=reuse-shared-memory=true --tile-drop-redundant-barriers --tile-nvvm-named-barriers | FileCheck %s
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-nvvm-warp-specialize --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory=reuse-shared-memory=true --tile-drop-redundant-barriers --tile-nvvm-named-barriers | FileCheck %s
 
 // A warp-specialized kernel (sm_90a: the producer gets its own thread
 // range): the sides run concurrently, so a tile only the producer touches

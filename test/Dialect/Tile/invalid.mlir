@@ -1142,6 +1142,19 @@ func.func @producer_partial_warpgroup(%n: index) {
 
 // -----
 
+// The producer's warpgroup launches with the kernel's threads, within a
+// block's 1024.
+func.func @producer_too_many_threads(%n: index) {
+  tile.kernel grid(%n) threads(1024) -> (%bx) {
+    // expected-error @+1 {{adds its warpgroup to the kernel's 1024 threads: a block has at most 1024, so the kernel may have at most 896}}
+    tile.producer {
+    }
+  }
+  return
+}
+
+// -----
+
 func.func @producer_after_work(%A: memref<?x?xf16>, %n: index) {
   tile.kernel grid(%n) threads(128) -> (%bx) {
     %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>

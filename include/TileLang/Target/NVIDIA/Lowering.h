@@ -66,16 +66,6 @@ bool isWgmmaOperandSwizzle(MemRefType type, SwizzleAttr swizzle);
 /// swizzle, or wider rows in the blocked 128-byte layout), else 0.
 int64_t getWgmmaRowBytes(Value tile);
 
-/// Warp specialization, before the kernels become launches: in each
-/// tile.kernel with a tile.producer, the producer's body becomes the work of
-/// an extra warpgroup (threads T .. T + 127 of a T-thread kernel, which
-/// then launches T + 128: `TileDialect::getProducerThreadsAttrName` on the
-/// kernel) and the ops after it the work of threads 0 .. T - 1, each under
-/// an scf.if carrying its thread range; the producer hands registers to the
-/// consumers with setmaxnreg. Fails, with a diagnostic, for targets before
-/// sm_90.
-LogicalResult splitProducers(Operation *root, int64_t smVersion);
-
 /// tile.take_turns on named barriers: warpgroup w waits on barrier 3 + w
 /// (its own 128 threads and the previous warpgroup's 128 arrivals), runs
 /// the body, then arrives on the next warpgroup's barrier; before the loop

@@ -2,9 +2,10 @@
 //
 // Part of TileLang-MLIR.
 //
-// Passes over NVVM GPU modules, after the tile dialect is lowered:
-// vendor code, registered by registerNVIDIATargetPasses (and
-// mlir::tile::registerAllPasses).
+// NVIDIA's passes: over tile kernels right before convert-tile-to-gpu
+// (warp specialization), over the launches right after it (named
+// barriers), and over NVVM GPU modules: vendor code, registered by
+// registerNVIDIATargetPasses (and mlir::tile::registerAllPasses).
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +71,43 @@ def TileNVVMFlushDenormals
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+
+def TileNVVMWarpSpecialize
+    : Pass<"tile-nvvm-warp-specialize", "::mlir::ModuleOp"> {
+  let summary = "Split each kernel with a tile.producer into a producer "
+                "warpgroup and its consumers";
+  let description = [{
+    In each `tile.kernel` of `T` threads with a `tile.producer`, the
+    producer's body becomes the work of one more warpgroup (threads `T` ..
+    `T + 127`; the kernel gets `tile.producer_threads = 128` and launches
+    `T + 128`) and the ops after the producer the work of threads 0 ..
+    `T - 1`: each side is an `scf.if` on `gpu.thread_id x` carrying its
+    `tile.thread_range = [first, count, registers]`, so convert-tile-to-gpu
+    spreads each side's tile ops over its own threads (numbered from 0) and
+    `tile-nvvm-named-barriers` gives each side's barriers its own hardware
+    barrier. Each side starts with `nvvm.setmaxregister`: the producer
+    keeps its `producer_registers` (default 24), the consumers take what is
+    left of the 64K-register file, in multiples of 8 and at most 240;
+    fewer than 24 for them is an error. Tiles allocated after the producer
+    move up before it (allocations stay directly in the kernel body).
+
+    Needs an NVIDIA target of sm_90 or newer (setmaxnreg); any other
+    target is a located error. `tile-to-nvvm` runs it right before
+    `tile-select-register-fragments` and convert-tile-to-gpu, which refuses
+    a `tile.producer` left unsplit.
+
+    ```
+    tile-opt --tile-nvvm-warp-specialize --tile-select-register-fragments \
+             --convert-tile-to-gpu --tile-nvvm-named-barriers
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
 
 def TileNVVMNamedBarriers
     : Pass<"tile-nvvm-named-barriers", "::mlir::ModuleOp"> {

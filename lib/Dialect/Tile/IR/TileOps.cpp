@@ -769,6 +769,22 @@ static LogicalResult verifyTileCounters(Operation *op, MemRefType type) {
   return success();
 }
 
+/// Whether `op` runs on a producer warpgroup: inside a tile.producer, or,
+/// once a warp specialization split the kernel, inside the producer's
+/// thread range (a tile.thread_range that does not start at thread 0).
+static bool isInProducerSide(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent && !isa<KernelOp>(parent);
+       parent = parent->getParentOp()) {
+    if (isa<ProducerOp>(parent))
+      return true;
+    if (auto range = parent->getAttrOfType<DenseI64ArrayAttr>(
+            TileDialect::getThreadRangeAttrName());
+        range && !range.empty() && range[0] != 0)
+      return true;
+  }
+  return false;
+}
+
 LogicalResult NextTileOp::verify() {
   if (failed(verifyTileCounters(*this, getCounters().getType())))
     return failure();
@@ -783,7 +799,7 @@ LogicalResult NextTileOp::verify() {
   bool handoff = static_cast<bool>(getFull());
   if (handoff != static_cast<bool>(getCount()))
     return emitOpError("takes a count exactly when it takes barriers");
-  bool inProducer = static_cast<bool>((*this)->getParentOfType<ProducerOp>());
+  bool inProducer = isInProducerSide(*this);
   if (!handoff) {
     if (getReceive())
       return emitOpError("receives the index through barriers(%full, "
@@ -835,6 +851,10 @@ LogicalResult ProducerOp::verify() {
     return emitOpError("needs a kernel with one-dimensional threads in "
                        "whole warpgroups (multiples of ")
            << kThreads << "), got " << kernel.getNumThreads();
+  if (threads[0] + kThreads > 1024)
+    return emitOpError("adds its warpgroup to the kernel's ")
+           << threads[0] << " threads: a block has at most 1024, so the "
+           << "kernel may have at most " << 1024 - kThreads;
   for (Operation *prev = (*this)->getPrevNode(); prev;
        prev = prev->getPrevNode()) {
     if (isa<ProducerOp>(prev))
@@ -859,7 +879,7 @@ LogicalResult ProducerOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult TakeTurnsOp::verify() {
-  if ((*this)->getParentOfType<ProducerOp>())
+  if (isInProducerSide(*this))
     return emitOpError("is for the kernel's warpgroups, not a producer's");
   auto kernel = (*this)->getParentOfType<KernelOp>();
   int64_t threads = kernel.getNumThreads();

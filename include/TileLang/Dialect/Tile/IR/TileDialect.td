@@ -131,7 +131,9 @@ def Tile_Dialect : Dialect {
     /// `tile.producer`'s warpgroup, or its consumers): the tile ops inside
     /// are spread over those threads, numbered from 0; `registers` is what
     /// each of those threads may use (setmaxnreg), which lowerings that
-    /// trade registers for speed respect.
+    /// trade registers for speed respect. The consumers' range starts at
+    /// thread 0, the producer's after them (the verifiers of ops that
+    /// belong to one side tell the sides apart by that).
     static constexpr ::llvm::StringLiteral getThreadRangeAttrName() {
       return ::llvm::StringLiteral("tile.thread_range");
     }
