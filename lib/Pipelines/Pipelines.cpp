@@ -97,7 +97,8 @@ struct GPUTargetSpec {
   /// Attaches the MLIR GPU target (#nvvm.target, #rocdl.target).
   function_ref<void(OpPassManager &)> attachTarget;
   /// The vendor's passes over the tile kernels right before the register
-  /// selection and the conversion (NVIDIA: warp specialization).
+  /// selection and the conversion (NVIDIA: warp specialization, tensor
+  /// maps, deferred TMA store waits).
   function_ref<void(OpPassManager &)> prepareKernels;
   /// The vendor's passes over the lowered launches, after the generic ones
   /// (NVIDIA: named barriers).
@@ -275,6 +276,8 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
   };
   auto prepareKernels = [&](OpPassManager &pm) {
     pm.addPass(createTileNVVMWarpSpecialize());
+    pm.addPass(createTileNVVMTensorMaps());
+    pm.addPass(createTileNVVMDeferTmaStoreWaits());
   };
   auto finishLaunches = [&](OpPassManager &pm) {
     pm.addPass(createTileNVVMNamedBarriers());

@@ -97,7 +97,9 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     groups, `buffer_load` as AMD buffer loads, `vector` and `elements` as
     the block's copy above; a copy a vendor lowering cannot take at run time
     (misaligned, no tensor map) falls back to the block's copy, recorded
-    with that engine. A `tma` copy that arrives on a barrier is one
+    with that engine. A `tma` copy with its `tensor_map` (from
+    `tile-nvvm-tensor-maps`; without one it is the block's copy) that
+    arrives on a barrier is one
     `cp.async.bulk.tensor` per box issued by thread 0 (see
     `tile-plan-pipelines`); a `tma` synchronous copy of a whole shared tile
     (no offsets, identity layout, the element type of the destination)
@@ -111,10 +113,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     or, when the kernel may read the destination buffer (any use of that
     value but writes and metadata), until global memory is written; unless
     nothing after the copy in the kernel touches memory, a block barrier
-    then releases the tile. The
-    tensor map is created on the host before the launch; when it is null
-    at run time (a start or row stride not a multiple of 16 bytes) the
-    block copies synchronously.
+    then releases the tile (a store marked `tile.deferred_store_wait` by
+    `tile-nvvm-defer-tma-store-waits` does neither). When the tensor map
+    is null at run time (a start or row stride not a multiple of 16 bytes)
+    the block copies synchronously.
 
     The lowering leaves the on-chip tiles' allocations in the launch, in
     their tile memory spaces, to `tile-place-shared-memory`; back-to-back

@@ -88,8 +88,9 @@ public:
 
   /// Before the patterns: restamps what the vendor cannot emit with the
   /// registers `fragments` gives (the stamps then say what is emitted),
-  /// checks the vendor's own constraints with located errors, and prepares
-  /// host-side state (tensor maps, thread ranges). The base refuses
+  /// and checks the vendor's own constraints with located errors (what the
+  /// vendor prepares in the IR, such as NVIDIA's tensor maps and thread
+  /// ranges, is its passes' before this one). The base refuses
   /// tile.producer, which needs a vendor's warp specialization.
   virtual LogicalResult prepare(ModuleOp module, RegisterFragments &fragments);
 

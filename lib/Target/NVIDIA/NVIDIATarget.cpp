@@ -166,7 +166,9 @@ public:
 
   LogicalResult prepare(ModuleOp module,
                         RegisterFragments &fragments) override {
-    // Warp specialization is tile-nvvm-warp-specialize's, before.
+    // Warp specialization, the tensor maps and the deferred waits of TMA
+    // stores are passes before (tile-nvvm-warp-specialize,
+    // tile-nvvm-tensor-maps, tile-nvvm-defer-tma-store-waits).
     WalkResult unsplit = module.walk([](ProducerOp producer) {
       producer.emitOpError("must be split into its warpgroup by "
                            "tile-nvvm-warp-specialize before "
@@ -178,12 +180,6 @@ public:
     wgmma = confirmWgmmaGemms(module, fragments);
     if (failed(checkTurns(module)))
       return failure();
-    // sm_90: tensor maps for the copies on TMA, created on the host before
-    // the kernels become launches.
-    if (isHopper()) {
-      tma.create(module);
-      deferTmaStoreReadWaits(module, tma);
-    }
     if (isHopper())
       markGemmsOnArrivedTiles(module, fragments);
     return success();
@@ -194,8 +190,8 @@ public:
     populateTileToNVGPUPatterns(patterns, smVersion, &fragments, wgmma);
     if (!isHopper())
       return;
-    populateTmaPatterns(patterns, tma);
-    populateTmaStorePatterns(patterns, tma);
+    populateTmaPatterns(patterns);
+    populateTmaStorePatterns(patterns);
     if (options.stmatrix)
       populateStmatrixPatterns(patterns, fragments);
     populateTakeTurnsPatterns(patterns);
@@ -206,7 +202,6 @@ private:
 
   int64_t smVersion;
   KernelLoweringOptions options;
-  TmaDescriptors tma;
   /// Some gemm stays on wgmma.
   bool wgmma = false;
 };

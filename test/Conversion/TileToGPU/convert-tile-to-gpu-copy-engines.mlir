@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-nvvm-tensor-maps --tile-nvvm-defer-tma-store-waits --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
 
 // The lowering emits each copy's engine (#tile.copy_engine) and nothing
 // else: the same async copy on cp.async or, stamped `vector`, as the

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --split-input-file --tile-select-instructions="tma-store" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-select-instructions="tma-store" --tile-nvvm-tensor-maps --tile-nvvm-defer-tma-store-waits --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
 
 // Copies of regions over non-trailing dimensions (TileLang's BSHD
 // Q[b, s0:s1, h, :]) on sm_90.

@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --split-input-file --tile-select-instructions="tma-store" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
-// RUN: tile-opt %s --split-input-file --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s --split-input-file --tile-select-instructions="tma-store" --tile-nvvm-tensor-maps --tile-nvvm-defer-tma-store-waits --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-nvvm-tensor-maps --tile-nvvm-defer-tma-store-waits --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=OFF
 
 // sm_90, tma-store: the epilogue's copy of a whole shared tile (the 128-byte
 // swizzle of 128-byte rows) into global memory. The host encodes the map of

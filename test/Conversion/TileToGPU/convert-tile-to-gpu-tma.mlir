@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory --tile-drop-redundant-barriers | FileCheck %s
+// RUN: tile-opt %s --tile-nvvm-tensor-maps --tile-nvvm-defer-tma-store-waits --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory --tile-drop-redundant-barriers | FileCheck %s
 
 // sm_90: a copy that arrives on a barrier. The host creates the tensor map
 // of the global buffer and box before the launch (uint8, 64 x 16 box, no

@@ -1390,7 +1390,7 @@ func.func @region_generic_every_dim_away(%Q: memref<?x?xf16>, %i: index) {
   tile.kernel grid(%i) threads(128) -> (%bx) {
     %s = tile.alloc_shared : memref<64xf16, #tile.mem<shared>>
     // expected-error @+1 {{the source region indexes every dimension away}}
-    "tile.copy"(%Q, %i, %i, %s) <{operandSegmentSizes = array<i32: 1, 2, 1, 0, 0, 0>, src_sizes = array<i64: 0, 0>}> : (memref<?x?xf16>, index, index, memref<64xf16, #tile.mem<shared>>) -> ()
+    "tile.copy"(%Q, %i, %i, %s) <{operandSegmentSizes = array<i32: 1, 2, 1, 0, 0, 0, 0>, src_sizes = array<i64: 0, 0>}> : (memref<?x?xf16>, index, index, memref<64xf16, #tile.mem<shared>>) -> ()
   }
   return
 }
@@ -1401,7 +1401,7 @@ func.func @region_generic_extent_count(%Q: memref<?x?xf16>, %i: index) {
   tile.kernel grid(%i) threads(128) -> (%bx) {
     %s = tile.alloc_shared : memref<64xf16, #tile.mem<shared>>
     // expected-error @+1 {{the source region has 3 extents but the source has rank 2}}
-    "tile.copy"(%Q, %i, %i, %s) <{operandSegmentSizes = array<i32: 1, 2, 1, 0, 0, 0>, src_sizes = array<i64: 0, 64, 0>}> : (memref<?x?xf16>, index, index, memref<64xf16, #tile.mem<shared>>) -> ()
+    "tile.copy"(%Q, %i, %i, %s) <{operandSegmentSizes = array<i32: 1, 2, 1, 0, 0, 0, 0>, src_sizes = array<i64: 0, 64, 0>}> : (memref<?x?xf16>, index, index, memref<64xf16, #tile.mem<shared>>) -> ()
   }
   return
 }
@@ -1412,7 +1412,7 @@ func.func @region_generic_negative(%Q: memref<?x?xf16>, %i: index) {
   tile.kernel grid(%i) threads(128) -> (%bx) {
     %s = tile.alloc_shared : memref<64xf16, #tile.mem<shared>>
     // expected-error @+1 {{the source region has a negative extent -64 along dimension 1}}
-    "tile.copy"(%Q, %i, %i, %s) <{operandSegmentSizes = array<i32: 1, 2, 1, 0, 0, 0>, src_sizes = array<i64: 0, -64>}> : (memref<?x?xf16>, index, index, memref<64xf16, #tile.mem<shared>>) -> ()
+    "tile.copy"(%Q, %i, %i, %s) <{operandSegmentSizes = array<i32: 1, 2, 1, 0, 0, 0, 0>, src_sizes = array<i64: 0, -64>}> : (memref<?x?xf16>, index, index, memref<64xf16, #tile.mem<shared>>) -> ()
   }
   return
 }
@@ -1423,7 +1423,7 @@ func.func @region_generic_without_offsets(%Q: memref<64xf16>, %i: index) {
   tile.kernel grid(%i) threads(128) -> (%bx) {
     %s = tile.alloc_shared : memref<64xf16, #tile.mem<shared>>
     // expected-error @+1 {{region extents need the region's offsets}}
-    "tile.copy"(%Q, %s) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0>, src_sizes = array<i64: 64>}> : (memref<64xf16>, memref<64xf16, #tile.mem<shared>>) -> ()
+    "tile.copy"(%Q, %s) <{operandSegmentSizes = array<i32: 1, 0, 1, 0, 0, 0, 0>, src_sizes = array<i64: 64>}> : (memref<64xf16>, memref<64xf16, #tile.mem<shared>>) -> ()
   }
   return
 }
@@ -1729,6 +1729,20 @@ func.func @in_registers_no_layout() {
   tile.kernel grid(%c1) threads(64) -> (%bx) {
     // expected-error @+1 {{'tile.in_registers' must be a unit attribute on a tile.alloc_fragment with a #tile.fragment layout}}
     %a = tile.alloc_fragment {tile.in_registers} : memref<16x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+// A tensor map moves a copy only on TMA.
+func.func @tensor_map_other_engine(%A: memref<?x?xf16>, %map: i64) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %c0 = arith.constant 0 : index
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{has a tensor map but not the #tile.copy_engine<tma> engine}}
+    tile.copy %s to %A[%c0, %c0] tensor_map(%map) {engine = #tile.copy_engine<vector>} : memref<64x64xf16, #tile.mem<shared>> to memref<?x?xf16>
   }
   return
 }

@@ -241,7 +241,7 @@ func.func @loops(%n: index, %kt: index) {
 
 // Arrival barriers: copies that arrive on them and the waits.
 // CHECK-LABEL: func.func @barriers
-func.func @barriers(%A: memref<?x?xf16>, %i: index, %p: index) {
+func.func @barriers(%A: memref<?x?xf16>, %i: index, %p: index, %map: i64) {
   %c1 = arith.constant 1 : index
   tile.kernel grid(%c1) threads(128) -> (%bx) {
     %bars = tile.alloc_shared : memref<4xi64, #tile.mem<shared>>
@@ -250,6 +250,11 @@ func.func @barriers(%A: memref<?x?xf16>, %i: index, %p: index) {
     tile.barrier_init %bars arrivals(2) : memref<4xi64, #tile.mem<shared>>
     // CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} arrive(%{{.*}}[%{{.*}}] : memref<4xi64, #tile.mem<shared>>) {async} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
     tile.copy %A[%i, %i] to %a arrive(%bars[%i] : memref<4xi64, #tile.mem<shared>>) {async} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    // With the tensor map the host created (tile-nvvm-tensor-maps).
+    // CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} arrive(%{{.*}}[%{{.*}}] : memref<4xi64, #tile.mem<shared>>) tensor_map(%[[MAP:.*]]) {async, engine = #tile.copy_engine<tma>} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %A[%i, %i] to %a arrive(%bars[%i] : memref<4xi64, #tile.mem<shared>>) tensor_map(%map) {async, engine = #tile.copy_engine<tma>} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    // CHECK: tile.copy %{{.*}} to %{{.*}}[%{{.*}}, %{{.*}}] tensor_map(%[[MAP]]) {engine = #tile.copy_engine<tma>} : memref<64x64xf16, #tile.mem<shared>> to memref<?x?xf16>
+    tile.copy %a to %A[%i, %i] tensor_map(%map) {engine = #tile.copy_engine<tma>} : memref<64x64xf16, #tile.mem<shared>> to memref<?x?xf16>
     // CHECK: tile.barrier_wait %{{.*}}[%{{.*}}] parity(%{{.*}}) : memref<4xi64, #tile.mem<shared>>
     tile.barrier_wait %bars[%i] parity(%p) : memref<4xi64, #tile.mem<shared>>
     // CHECK: tile.barrier_wait %{{.*}}[%{{.*}}] parity(%{{.*}}) {issuer} : memref<4xi64, #tile.mem<shared>>

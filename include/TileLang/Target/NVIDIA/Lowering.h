@@ -108,31 +108,25 @@ std::optional<TmaBox> getTmaBox(ArrayRef<int64_t> shape, Type elementType,
 /// and, with `checkBox`, moved by boxes of getTmaBox in its current layout.
 std::optional<std::string> getTmaCopyMismatch(CopyOp copy, bool checkBox);
 
-/// Tensor maps for the copies of the kernels under `root` whose engine is
-/// `tma` (#tile.copy_engine) and that TMA can move in their final layout
-/// (getTmaCopyMismatch): each is created on the host right before its
-/// kernel (one runtime call, tileTensorMapEncode, per distinct global
-/// buffer and box), as a device pointer that is null when the buffer does
-/// not allow TMA at run time.
-class TmaDescriptors {
-public:
-  /// Creates the host-side calls; copies that do not qualify get none.
-  void create(Operation *root);
-  /// The tensor map pointer (an i64 defined outside the kernel) of `copy`,
-  /// or null.
-  Value lookup(CopyOp copy) const { return descriptors.lookup(copy); }
+/// Whether the target of `module` is NVIDIA's with TMA (sm_90 or newer).
+bool hasTensorMemoryAccelerator(ModuleOp module);
 
-private:
-  llvm::DenseMap<Operation *, Value> descriptors;
-};
+/// Gives the copies of the kernels under `root` whose engine is `tma`
+/// (#tile.copy_engine) and that TMA can move in their final layout
+/// (getTmaCopyMismatch) their tensor map (tile.copy's `tensor_map`): each is
+/// created on the host right before its kernel (one runtime call,
+/// tileTensorMapEncode, per distinct global buffer and box), as a device
+/// pointer that is null when the buffer does not allow TMA at run time.
+/// Copies that do not qualify, or already have one, are left alone
+/// (tile-nvvm-tensor-maps).
+void createTensorMaps(Operation *root);
 
 /// sm_90: tile.barrier_init / tile.barrier_wait as mbarrier init and
 /// parity waits, tile.copy with `arrive` as one TMA transfer issued by
-/// thread 0 (expect_tx, cp.async.bulk.tensor) with the tensor map of
-/// `descriptors`, or, when there is none or it is null at run time, as the
-/// block's synchronous copy followed by one arrival.
-void populateTmaPatterns(RewritePatternSet &patterns,
-                         const TmaDescriptors &descriptors);
+/// thread 0 (expect_tx, cp.async.bulk.tensor) with its `tensor_map`, or,
+/// when it has none or it is null at run time, as the block's synchronous
+/// copy followed by one arrival.
+void populateTmaPatterns(RewritePatternSet &patterns);
 
 /// An !llvm.ptr<3> to byte `byteOffset` (null: 0) of the shared tile
 /// `tile` (a view, whose offset counts).
@@ -153,11 +147,13 @@ void populateStmatrixPatterns(RewritePatternSet &patterns,
 /// thread has groups for) and a block barrier go before the tile's first
 /// use in the body instead (the next tile's epilogue), one more wait after
 /// the loop, and the store is marked to skip its own
-/// (TileDialect::getDeferredStoreWaitAttrName). Runs before the conversion.
-void deferTmaStoreReadWaits(Operation *root, const TmaDescriptors &descriptors);
+/// (TileDialect::getDeferredStoreWaitAttrName). The stores are the
+/// synchronous copies with a tensor map; runs before the conversion
+/// (tile-nvvm-defer-tma-store-waits).
+void deferTmaStoreReadWaits(Operation *root);
 
 /// sm_90: a synchronous tile.copy of a whole shared tile into global memory
-/// whose tensor map `descriptors` has, as a TMA store: every thread fences
+/// with a `tensor_map`, as a TMA store: every thread fences
 /// its shared-memory writes for the asynchronous proxy, a block barrier,
 /// then thread 0 issues one cp.async.bulk.tensor per box (TMA clips what
 /// falls outside the buffer), commits and waits until they have read the
@@ -165,8 +161,7 @@ void deferTmaStoreReadWaits(Operation *root, const TmaDescriptors &descriptors);
 /// they have written global memory); unless nothing follows in the
 /// kernel, a block barrier then releases the tile. A null map at run time
 /// takes the block's synchronous copy instead.
-void populateTmaStorePatterns(RewritePatternSet &patterns,
-                              const TmaDescriptors &descriptors);
+void populateTmaStorePatterns(RewritePatternSet &patterns);
 
 /// The layout of `op`'s C tile when the gemm runs on mma.sync m16n8k16 with
 /// its accumulators in registers over a block of `threads` threads: 16x8

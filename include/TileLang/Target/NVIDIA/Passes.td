@@ -3,7 +3,8 @@
 // Part of TileLang-MLIR.
 //
 // NVIDIA's passes: over tile kernels right before convert-tile-to-gpu
-// (warp specialization), over the launches right after it (named
+// (warp specialization, tensor maps, deferred TMA store waits), over the
+// launches right after it (named
 // barriers), and over NVVM GPU modules: vendor code, registered by
 // registerNVIDIATargetPasses (and mlir::tile::registerAllPasses).
 //
@@ -106,6 +107,74 @@ def TileNVVMWarpSpecialize
     "::mlir::gpu::GPUDialect",
     "::mlir::NVVM::NVVMDialect",
     "::mlir::scf::SCFDialect"
+  ];
+}
+
+def TileNVVMTensorMaps : Pass<"tile-nvvm-tensor-maps", "::mlir::ModuleOp"> {
+  let summary = "Create on the host the tensor maps of the copies on TMA";
+  let description = [{
+    Gives every `tile.copy` whose engine is `tma` and that TMA can move in
+    its final layout its `tensor_map`: right before its `tile.kernel`, one
+    call of the runtime's `tileTensorMapEncode` per distinct global buffer,
+    row dimension, box and swizzle of the kernel (the buffer's start,
+    element type, rank, sizes and strides from its strided metadata; the box
+    is the tile along its two dimensions, 1 along the indexed-away ones; the
+    swizzle is the shared tile's). The map is a device pointer, null at run
+    time when the buffer does not allow TMA (start or row strides not
+    multiples of 16 bytes, a strided innermost dimension), and the copy
+    then moves as the block's copy. A copy TMA cannot move in its layout
+    (boxes over 256 elements, a swizzle whose span is not the row, a rank
+    outside 2 to 5, a buffer that is not a kernel argument) gets none and
+    is not moved by TMA. As in the conversion, a copy without an `engine`
+    first gets tile-select-instructions' default choice, and a swizzle the
+    tile's uses cannot apply is dropped.
+
+    Only for NVIDIA targets of sm_90 or newer; other modules are left
+    alone. `tile-to-nvvm` runs it after `tile-nvvm-warp-specialize`, before
+    convert-tile-to-gpu, which lowers a `tma` copy with its map as TMA.
+
+    ```
+    tile-opt --tile-nvvm-tensor-maps --convert-tile-to-gpu
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def TileNVVMDeferTmaStoreWaits
+    : Pass<"tile-nvvm-defer-tma-store-waits", "::mlir::ModuleOp"> {
+  let summary = "Let a TMA store in a loop read its tile while the next "
+                "iteration computes";
+  let description = [{
+    A TMA store (a synchronous `tile.copy` of a whole shared tile into
+    global memory, with a `tensor_map`) directly in the body of an
+    `scf.for` or `scf.while` (a persistent kernel's loop over its tiles)
+    waits, once lowered, until TMA has read the tile, so that the next
+    iteration may overwrite it. When every other use of the tile in the
+    body comes before the store, the kernel does not read the destination,
+    and the store is not the kernel's last memory access, that wait moves
+    to where it is needed: `cp.async.bulk.wait_group.read 0` and a block
+    barrier go before the tile's first use in the body (the next tile's
+    epilogue), one more wait after the loop, and the copy is marked
+    `tile.deferred_store_wait` so that its lowering issues no wait and no
+    barrier of its own. Only the thread that issued the store has bulk
+    groups to wait for; the others pass the wait at once and meet it at
+    the barrier.
+
+    Only for NVIDIA targets of sm_90 or newer; other modules are left
+    alone. `tile-to-nvvm` runs it right after `tile-nvvm-tensor-maps`.
+
+    ```
+    tile-opt --tile-nvvm-tensor-maps --tile-nvvm-defer-tma-store-waits \
+             --convert-tile-to-gpu
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::NVVM::NVVMDialect"
   ];
 }
 

@@ -676,6 +676,10 @@ LogicalResult CopyOp::verify() {
       break;
     }
   }
+  if (getTensorMap() && !hasEngine(CopyEngineKind::TMA))
+    return emitOpError("has a tensor map but not the ")
+           << CopyEngineAttr::get(getContext(), CopyEngineKind::TMA)
+           << " engine";
   SmallVector<int64_t> extent = getTileShape();
 
   if (srcHasOffsets)

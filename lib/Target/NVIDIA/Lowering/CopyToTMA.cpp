@@ -8,7 +8,8 @@
 // on the barrier (mbarrier.arrive.expect_tx).
 //
 // The tensor map of a copy is created on the host right before the kernel
-// (TmaDescriptors) by the runtime's tileTensorMapEncode (rank 2 to 5: the
+// (createTensorMaps: tile-nvvm-tensor-maps) by the runtime's
+// tileTensorMapEncode (rank 2 to 5: the
 // tile's columns are the box's innermost extent, its rows the extent along
 // the dimension its region gives them, every other extent 1), which returns a null pointer
 // when the global buffer does not allow TMA (start or strides not a
@@ -223,7 +224,13 @@ std::optional<std::string> mlir::tile::getTmaCopyMismatch(CopyOp copy,
   return std::nullopt;
 }
 
-void TmaDescriptors::create(Operation *root) {
+bool mlir::tile::hasTensorMemoryAccelerator(ModuleOp module) {
+  TargetAttr target = getTargetAttr(module);
+  return target && target.getKind() == TargetKind::CUDA &&
+         target.getSmVersion() >= 90;
+}
+
+void mlir::tile::createTensorMaps(Operation *root) {
   root->walk([&](KernelOp kernel) {
     auto module = kernel->getParentOfType<ModuleOp>();
     // One map per global buffer, box and swizzle of the kernel.
@@ -235,7 +242,8 @@ void TmaDescriptors::create(Operation *root) {
       // TMA before its tile had one may have none, and takes the block's
       // copy.)
       CopyEngineAttr engine = copy.getEngineAttr();
-      if (!engine || engine.getKind() != CopyEngineKind::TMA ||
+      if (copy.getTensorMap() || !engine ||
+          engine.getKind() != CopyEngineKind::TMA ||
           getTmaCopyMismatch(copy, /*checkBox=*/true))
         return;
       std::optional<TmaCopy> sides = getTmaCopy(copy);
@@ -281,7 +289,7 @@ void TmaDescriptors::create(Operation *root) {
             func::CallOp::create(b, loc, getEncodeFunction(module), args)
                 .getResult(0);
       }
-      descriptors[copy] = descriptor;
+      copy.getTensorMapMutable().assign(descriptor);
     });
   });
 }
@@ -542,10 +550,8 @@ struct NextTileHandoff : OpRewritePattern<NextTileOp> {
 /// 0 when the tensor map exists, else the block's synchronous copy and one
 /// arrival.
 struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
-  CopyWithArriveToTMA(MLIRContext *ctx, const TmaDescriptors &descriptors)
-      : OpRewritePattern<CopyOp>(ctx, /*benefit=*/3),
-        descriptors(descriptors) {}
-  const TmaDescriptors &descriptors;
+  CopyWithArriveToTMA(MLIRContext *ctx)
+      : OpRewritePattern<CopyOp>(ctx, /*benefit=*/3) {}
 
   /// True when a block barrier already separates `op` from every read of
   /// shared memory before it: walking back over side-effect-free ops, a
@@ -587,6 +593,7 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
       auto fallback = cast<CopyOp>(b.clone(*op));
       fallback.getBarriersMutable().clear();
       fallback.getBarrierIndexMutable().clear();
+      fallback.getTensorMapMutable().clear();
       fallback.setAsync(false);
       fallback.setEngineAttr(getGenericCopyEngine(fallback));
       onThreadZero(b, loc, op, [&](OpBuilder &then) {
@@ -594,7 +601,7 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
                                        /*count=*/Value(), ctaScope(then));
       });
     };
-    Value descriptor = descriptors.lookup(op);
+    Value descriptor = op.getTensorMap();
     if (!descriptor) {
       emitFallback(rewriter);
       rewriter.eraseOp(op);
@@ -700,14 +707,12 @@ bool mayReadInKernel(Operation *op, Value buffer) {
 /// A synchronous copy of a whole shared tile into global memory with a
 /// tensor map: a TMA store (see populateTmaStorePatterns).
 struct CopyToTMAStore : OpRewritePattern<CopyOp> {
-  CopyToTMAStore(MLIRContext *ctx, const TmaDescriptors &descriptors)
-      : OpRewritePattern<CopyOp>(ctx, /*benefit=*/3),
-        descriptors(descriptors) {}
-  const TmaDescriptors &descriptors;
+  CopyToTMAStore(MLIRContext *ctx)
+      : OpRewritePattern<CopyOp>(ctx, /*benefit=*/3) {}
 
   LogicalResult matchAndRewrite(CopyOp op,
                                 PatternRewriter &rewriter) const override {
-    Value descriptor = descriptors.lookup(op);
+    Value descriptor = op.getTensorMap();
     if (op.getBarriers() || !descriptor)
       return failure();
     std::optional<TmaBox> maybeBox = getCopyBox(op);
@@ -758,6 +763,7 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
       // No map: the generic lowering takes the copy.
       auto fallback = cast<CopyOp>(rewriter.clone(*op));
+      fallback.getTensorMapMutable().clear();
       fallback.setEngineAttr(getGenericCopyEngine(fallback));
     }
     rewriter.eraseOp(op);
@@ -789,11 +795,10 @@ getUseSpanInBlock(Value value, Block *block, Operation *except) {
   return std::make_pair(first, last);
 }
 
-void mlir::tile::deferTmaStoreReadWaits(Operation *root,
-                                        const TmaDescriptors &descriptors) {
+void mlir::tile::deferTmaStoreReadWaits(Operation *root) {
   SmallVector<CopyOp> stores;
   root->walk([&](CopyOp copy) {
-    if (!copy.getBarriers() && descriptors.lookup(copy) &&
+    if (!copy.getBarriers() && copy.getTensorMap() &&
         copy.getSrc().getDefiningOp<AllocSharedOp>() &&
         isGlobalBuffer(copy.getDst()))
       stores.push_back(copy);
@@ -822,15 +827,13 @@ void mlir::tile::deferTmaStoreReadWaits(Operation *root,
   }
 }
 
-void mlir::tile::populateTmaStorePatterns(RewritePatternSet &patterns,
-                                          const TmaDescriptors &descriptors) {
-  patterns.add<CopyToTMAStore>(patterns.getContext(), descriptors);
+void mlir::tile::populateTmaStorePatterns(RewritePatternSet &patterns) {
+  patterns.add<CopyToTMAStore>(patterns.getContext());
 }
 
-void mlir::tile::populateTmaPatterns(RewritePatternSet &patterns,
-                                     const TmaDescriptors &descriptors) {
+void mlir::tile::populateTmaPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<BarrierInitToMBarrier, BarrierWaitToMBarrier,
                BarrierArriveToMBarrier, NextTileHandoff>(ctx);
-  patterns.add<CopyWithArriveToTMA>(ctx, descriptors);
+  patterns.add<CopyWithArriveToTMA>(ctx);
 }

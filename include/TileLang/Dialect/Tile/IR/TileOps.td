@@ -231,6 +231,13 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     one that arrives on a barrier, or a synchronous copy of a whole shared
     tile into a global region of the same element type.
 
+    `tensor_map(%map)` (an `i64`, defined outside the kernel; only with the
+    `tma` engine) is the TMA tensor map of the copy's global buffer and box,
+    as the host created it before the launch (`tile-nvvm-tensor-maps`): a
+    device pointer, null when the buffer does not allow TMA at run time (the
+    copy then moves as the block's copy). A `tma` copy without one is not
+    moved by TMA.
+
     ```mlir
     tile.copy %A[%m, %k] to %a_s
         : memref<?x?xf16> to memref<128x32xf16, #tile.mem<shared>>
@@ -252,6 +259,7 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     Variadic<Index>:$dst_offsets,
     Arg<Optional<Tile_Tile>, "barriers", [MemRead, MemWrite]>:$barriers,
     Optional<Index>:$barrier_index,
+    Optional<I64>:$tensor_map,
     UnitAttr:$async,
     OptionalAttr<DenseI64ArrayAttr>:$src_sizes,
     OptionalAttr<DenseI64ArrayAttr>:$dst_sizes,
@@ -261,6 +269,7 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     $src `` custom<TileRegion>($src_offsets, $src_sizes) `to`
     $dst `` custom<TileRegion>($dst_offsets, $dst_sizes)
     (`arrive` `(` $barriers^ `[` $barrier_index `]` `:` type($barriers) `)`)?
+    (`tensor_map` `(` $tensor_map^ `)`)?
     attr-dict `:` type($src) `to` type($dst)
   }];
   let builders = [
@@ -269,7 +278,8 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     OpBuilder<(ins "Value":$src, "ValueRange":$srcOffsets, "Value":$dst,
                    "ValueRange":$dstOffsets, CArg<"bool", "false">:$async), [{
       build($_builder, $_state, src, srcOffsets, dst, dstOffsets,
-            /*barriers=*/Value(), /*barrier_index=*/Value(), async,
+            /*barriers=*/Value(), /*barrier_index=*/Value(),
+            /*tensor_map=*/Value(), async,
             /*src_sizes=*/nullptr, /*dst_sizes=*/nullptr, /*engine=*/nullptr);
     }]>
   ];
