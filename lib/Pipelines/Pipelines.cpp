@@ -197,8 +197,9 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     return;
   pm.addPass(createTileLowerParallelAtomics());
   spec.prepareKernels(pm);
-  if (values.registerFragments)
-    pm.addPass(createTileSelectRegisterFragments());
+  TileSelectRegisterFragmentsOptions registers;
+  registers.registers = values.registerFragments;
+  pm.addPass(createTileSelectRegisterFragments(registers));
   ConvertTileToGPUOptions toGPU;
   toGPU.stmatrix = values.stmatrix;
   pm.addPass(createConvertTileToGPU(toGPU));

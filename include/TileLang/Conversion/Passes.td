@@ -85,10 +85,10 @@ def ConvertTileToGPU : Pass<"convert-tile-to-gpu", "::mlir::ModuleOp"> {
     whole swizzle periods so that the swizzle relative to the tile is the
     one the hardware applies to absolute addresses. A gemm with
     `wg_wait = n` leaves up to n groups in flight (wgmma.wait_group n) and
-    `tile.gemm_wait` becomes wgmma.wait_group. Where the lowering finds
-    that it cannot emit a wgmma gemm after all (its C, or its A fragment,
-    kept out of registers by an access that registers cannot serve), the
-    gemm takes mma.sync, or SIMT, and its `instruction` says so.
+    `tile.gemm_wait` becomes wgmma.wait_group. A gemm stamped wgmma that
+    the lowering cannot emit with the fragments marked in registers (C, or
+    its A fragment, not marked) is an error: tile-select-register-fragments
+    restamps such gemms.
     `mfma`/`wmma` gemms run on AMD matrix cores; `simt` gemms as above.
 
     Each `tile.copy` moves on its `engine` (`#tile.copy_engine`, from
@@ -197,15 +197,25 @@ def TileSelectRegisterFragments
     and the others are checked again without it.
 
     A gemm without an `instruction` first gets tile-select-instructions'
-    default choice. The GPU pipelines run this pass right before
-    convert-tile-to-gpu (`register-fragments=false` leaves it out: every
-    fragment in shared memory).
+    default choice. Then the gemms whose stamped instruction the target's
+    lowering cannot emit with the chosen registers are restamped with the
+    choice without it (TargetInfo::reviseGemmInstructions; NVIDIA: wgmma
+    needs C, and A when it is a fragment, in registers in its layouts, so
+    such a gemm takes mma.sync or SIMT): after this pass every stamp is
+    what convert-tile-to-gpu emits. With `registers=false` no fragment
+    lives in registers (the pipelines' `register-fragments=false`). The GPU
+    pipelines run this pass right before convert-tile-to-gpu.
 
     ```
     tile-opt --tile-infer-layout --tile-select-register-fragments \
              --convert-tile-to-gpu
     ```
   }];
+  let options = [
+    Option<"registers", "registers", "bool", /*default=*/"true",
+           "Keep the fragments every op on which allows it in registers "
+           "(=false: none)">
+  ];
 }
 
 def TilePlaceSharedMemory

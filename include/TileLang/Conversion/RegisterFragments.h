@@ -43,6 +43,11 @@ public:
   /// tile-select-register-fragments.
   static void select(Operation *root, const GemmSupport &gemmSupport);
 
+  /// The layout table of `fragment` when its allocation is marked in
+  /// registers and its layout has one, else null (a query of the IR, valid
+  /// before and during the lowering).
+  static const FragmentTable *getMarkedTable(Value fragment);
+
   /// Creates, at the start of each kernel body under `root`, the
   /// per-thread array of every fragment marked in registers; fails with a
   /// located error on a mark whose layout registers cannot hold.

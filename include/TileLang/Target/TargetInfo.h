@@ -86,9 +86,9 @@ class KernelLowering {
 public:
   virtual ~KernelLowering();
 
-  /// Before the patterns: restamps what the vendor cannot emit with the
-  /// registers `fragments` gives (the stamps then say what is emitted),
-  /// and checks the vendor's own constraints with located errors (what the
+  /// Before the patterns (the fragments marked in registers have their
+  /// arrays in `fragments`): checks the vendor's own constraints, such as
+  /// stamps it cannot emit with those registers, with located errors (what the
   /// vendor prepares in the IR, such as NVIDIA's tensor maps and thread
   /// ranges, is its passes' before this one). The base refuses
   /// tile.producer, which needs a vendor's warp specialization.
@@ -155,6 +155,15 @@ public:
   getCopyRequirement(CopyEngineKind kind) const {
     return std::nullopt;
   }
+
+  /// After tile-select-register-fragments marked the fragments that live in
+  /// registers (RegisterFragments::getMarkedTable): restamps each gemm
+  /// under `root` whose stamped instruction the vendor's lowering cannot
+  /// emit with those registers with the selection's choice without it
+  /// (NVIDIA: wgmma needs C, and A when it is a fragment, in registers in
+  /// its layouts). The base restamps nothing.
+  virtual void reviseGemmInstructions(Operation *root,
+                                      TargetAttr target) const {}
 
   //===--------------------------------------------------------------------===//
   // Layouts (tile-infer-layout, tile-plan-pipelines, register fragments)

@@ -969,6 +969,14 @@ void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
   });
 }
 
+const FragmentTable *RegisterFragments::getMarkedTable(Value fragment) {
+  auto alloc = fragment.getDefiningOp<AllocFragmentOp>();
+  if (!alloc || !alloc->hasAttr(TileDialect::getInRegistersAttrName()))
+    return nullptr;
+  auto layout = dyn_cast_or_null<FragmentLayoutAttr>(alloc.getLayoutAttr());
+  return layout ? FragmentTable::lookup(layout) : nullptr;
+}
+
 LogicalResult RegisterFragments::materialize(Operation *root) {
   WalkResult result = root->walk([&](KernelOp kernel) {
     int64_t threads = kernel.getNumThreads();

@@ -50,20 +50,30 @@ struct SelectRegisterFragmentsPass
     // The layouts gemm operands take in registers are those of their
     // instructions.
     stampDefaultGemmInstructions(module);
-    // The lowering of `gemm`'s instruction takes `fragment`, its A or C
-    // tile, in registers laid out as `table` when that is exactly the
-    // layout the target's lowering holds it in.
-    RegisterFragments::select(module, [&](GemmOp gemm, Value fragment,
-                                          const FragmentTable &table) {
-      int64_t threads = table.getNumThreads();
-      GemmInstructionAttr instruction = gemm.getInstructionAttr();
-      if (fragment == gemm.getC())
+    if (registers) {
+      // The lowering of `gemm`'s instruction takes `fragment`, its A or C
+      // tile, in registers laid out as `table` when that is exactly the
+      // layout the target's lowering holds it in.
+      RegisterFragments::select(module, [&](GemmOp gemm, Value fragment,
+                                            const FragmentTable &table) {
+        int64_t threads = table.getNumThreads();
+        GemmInstructionAttr instruction = gemm.getInstructionAttr();
+        if (fragment == gemm.getC())
+          return placesLike(
+              info.getAccumulatorLayout(gemm, instruction, threads, target),
+              table);
         return placesLike(
-            info.getAccumulatorLayout(gemm, instruction, threads, target),
+            info.getOperandALayout(gemm, instruction, threads, target),
             table);
-      return placesLike(
-          info.getOperandALayout(gemm, instruction, threads, target), table);
-    });
+      });
+    } else {
+      module.walk([](AllocFragmentOp alloc) {
+        alloc->removeAttr(TileDialect::getInRegistersAttrName());
+      });
+    }
+    // The gemms whose instructions need registers these fragments did not
+    // get take another.
+    info.reviseGemmInstructions(module, target);
   }
 };
 

@@ -119,23 +119,29 @@ static int64_t getRequiredSmVersion(CopyEngineKind kind) {
 
 namespace {
 
-/// The gemms selected for wgmma that its lowering cannot emit with the
-/// registers `fragments` gives them take mma.sync (or SIMT) instead; true
-/// when some gemm stays on wgmma.
-bool confirmWgmmaGemms(Operation *root, const RegisterFragments &fragments) {
+/// Whether some gemm under `root` is stamped wgmma; fails, with a located
+/// error, on one the wgmma lowering cannot emit with the fragments marked
+/// in registers (tile-select-register-fragments restamps those).
+FailureOr<bool> checkWgmmaGemms(Operation *root) {
   bool any = false;
-  root->walk([&](GemmOp gemm) {
+  WalkResult result = root->walk([&](GemmOp gemm) {
     GemmInstructionAttr instruction = gemm.getInstructionAttr();
-    if (instruction.getKind() != GemmInstructionKind::Wgmma)
-      return;
+    if (!instruction || instruction.getKind() != GemmInstructionKind::Wgmma)
+      return WalkResult::advance();
+    any = true;
     int64_t threads = gemm->getParentOfType<KernelOp>().getNumThreads();
-    if (!getWgmmaLoweringMismatch(gemm, fragments, threads)) {
-      any = true;
-      return;
+    if (std::optional<StringRef> why =
+            getWgmmaLoweringMismatch(gemm, threads)) {
+      gemm.emitOpError("is stamped ")
+          << instruction << " but the wgmma lowering cannot emit it: " << *why
+          << " (tile-select-register-fragments marks the registers and "
+             "restamps such gemms)";
+      return WalkResult::interrupt();
     }
-    gemm.removeInstructionAttr();
-    gemm.setInstructionAttr(getGemmInstruction(gemm));
+    return WalkResult::advance();
   });
+  if (result.wasInterrupted())
+    return failure();
   return any;
 }
 
@@ -177,7 +183,10 @@ public:
     });
     if (unsplit.wasInterrupted())
       return failure();
-    wgmma = confirmWgmmaGemms(module, fragments);
+    FailureOr<bool> anyWgmma = checkWgmmaGemms(module);
+    if (failed(anyWgmma))
+      return failure();
+    wgmma = *anyWgmma;
     if (failed(checkTurns(module)))
       return failure();
     if (isHopper())
@@ -208,6 +217,22 @@ private:
 
 class NVIDIATargetInfo : public TargetInfo {
 public:
+  void reviseGemmInstructions(Operation *root,
+                              TargetAttr target) const override {
+    // A gemm selected for wgmma that its lowering cannot emit with these
+    // registers takes the default choice (mma.sync, or SIMT).
+    root->walk([&](GemmOp gemm) {
+      GemmInstructionAttr instruction = gemm.getInstructionAttr();
+      if (!instruction || instruction.getKind() != GemmInstructionKind::Wgmma)
+        return;
+      int64_t threads = gemm->getParentOfType<KernelOp>().getNumThreads();
+      if (!getWgmmaLoweringMismatch(gemm, threads))
+        return;
+      gemm.removeInstructionAttr();
+      gemm.setInstructionAttr(getGemmInstruction(gemm));
+    });
+  }
+
   void appendGemmCandidates(GemmOp gemm, TargetAttr target, int64_t threads,
                             const GemmSelectionOptions &options,
                             SmallVectorImpl<GemmInstructionAttr> &out)

@@ -67,3 +67,23 @@ func.func @unreachable(%A: memref<?x64xf32>) {
   }
   return
 }
+
+// -----
+
+// A gemm stamped wgmma whose C is not marked in registers: the conversion
+// does not choose another instruction itself.
+func.func @wgmma_unmarked(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x128xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %c0 = arith.constant 0 : index
+    %a = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<128x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x128xf32, #tile.mem<fragment>>
+    tile.copy %A[%c0, %c0] to %a : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<128x64xf16> to memref<128x64xf16, #tile.mem<shared>>
+    // ERROR: [[@LINE+1]]:5: error: 'tile.gemm' op is stamped #tile.gemm_instruction<wgmma m64n128k16> but the wgmma lowering cannot emit it: C not in registers (tile-select-register-fragments marks the registers and restamps such gemms)
+    tile.gemm %a, %b, %c {clear_accum, transpose_b, instruction = #tile.gemm_instruction<wgmma m64n128k16>} : memref<64x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
+    tile.copy %c to %C[%c0, %c0] : memref<64x128xf32, #tile.mem<fragment>> to memref<64x128xf32>
+  }
+  return
+}

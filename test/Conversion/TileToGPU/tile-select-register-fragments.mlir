@@ -1,6 +1,8 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --tile-select-register-fragments | FileCheck %s
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_75" --tile-infer-layout --tile-select-register-fragments | FileCheck %s --check-prefix=SM75
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --tile-infer-layout --tile-select-register-fragments | FileCheck %s --check-prefix=MFMA
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-infer-layout --tile-select-register-fragments | FileCheck %s --check-prefix=WGMMA
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-infer-layout --tile-select-register-fragments=registers=false | FileCheck %s --check-prefix=NOREG
 
 // tile-select-register-fragments marks the fragments that live in
 // registers; the decision is in the IR, for convert-tile-to-gpu to follow.
@@ -100,6 +102,47 @@ func.func @stale_marks(%A: memref<?x128xf32>, %P: memref<?x64xf32>) {
     tile.fill %p, %one : memref<16x64xf32, #tile.mem<fragment>>
     tile.copy %p[%c0, %c0] to %q : memref<16x64xf32, #tile.mem<fragment>> to memref<8x64xf32, #tile.mem<fragment>>
     tile.copy %q to %P[%c0, %c0] : memref<8x64xf32, #tile.mem<fragment>> to memref<?x64xf32>
+  }
+  return
+}
+
+// -----
+
+// Two gemms selected for wgmma: %c's accumulators stay in registers and
+// its gemm on wgmma; %d is read at mirrored columns, which other threads
+// hold, so it stays in memory and its gemm, which wgmma cannot emit without
+// C in registers, takes mma.sync. With registers=false neither fragment is
+// marked and both gemms take mma.sync.
+// WGMMA-LABEL: func.func @wgmma_registers
+// WGMMA: tile.alloc_fragment {{.*}}, tile.in_registers} : memref<64x128xf32
+// WGMMA-NEXT: tile.alloc_fragment {layout = #tile.fragment<{{.*}}threads = 128>} : memref<64x128xf32
+// WGMMA: tile.gemm {{.*}}instruction = #tile.gemm_instruction<wgmma m64n128k16>
+// WGMMA-NEXT: tile.gemm {{.*}}instruction = #tile.gemm_instruction<mma_sync m16n8k16>
+// NOREG-LABEL: func.func @wgmma_registers
+// NOREG-NOT: tile.in_registers
+// NOREG: tile.gemm {{.*}}instruction = #tile.gemm_instruction<mma_sync m16n8k16>
+// NOREG-NEXT: tile.gemm {{.*}}instruction = #tile.gemm_instruction<mma_sync m16n8k16>
+func.func @wgmma_registers(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x128xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %c0 = arith.constant 0 : index
+    %c127 = arith.constant 127 : index
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x128xf32, #tile.mem<fragment>>
+    %d = tile.alloc_fragment : memref<64x128xf32, #tile.mem<fragment>>
+    tile.copy %A[%c0, %c0] to %a : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<128x64xf16> to memref<128x64xf16, #tile.mem<shared>>
+    tile.gemm %a, %b, %c {clear_accum, transpose_b, policy = #tile.policy<full_row>} : memref<64x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %d {clear_accum, transpose_b, policy = #tile.policy<full_row>} : memref<64x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
+    tile.parallel (%i, %j) in (64, 128) {
+      %jj = arith.subi %c127, %j : index
+      %x = memref.load %d[%i, %jj] : memref<64x128xf32, #tile.mem<fragment>>
+      %y = memref.load %c[%i, %j] : memref<64x128xf32, #tile.mem<fragment>>
+      %z = arith.addf %x, %y : f32
+      memref.store %z, %c[%i, %j] : memref<64x128xf32, #tile.mem<fragment>>
+    }
+    tile.copy %c to %C[%c0, %c0] : memref<64x128xf32, #tile.mem<fragment>> to memref<64x128xf32>
   }
   return
 }

@@ -47,13 +47,13 @@ std::optional<StringRef> getMmaSyncMismatch(GemmOp op);
 int64_t getMmaSyncTileK(GemmOp op);
 
 /// Why the wgmma lowering cannot emit `op`, selected for wgmma, in a block
-/// of `threads` threads with the registers of `fragments`, if it cannot: C
-/// (and A when it is a fragment) must be in registers, C in
+/// of `threads` threads with the fragments marked in registers
+/// (RegisterFragments::getMarkedTable), if it cannot: C (and A when it is a
+/// fragment) must be in registers, C in
 /// getWgmmaAccumulatorLayout's layout, the shared operands in the swizzles
 /// wgmma reads.
 std::optional<StringRef>
-getWgmmaLoweringMismatch(GemmOp op, const RegisterFragments &fragments,
-                         int64_t threads);
+getWgmmaLoweringMismatch(GemmOp op, int64_t threads);
 
 /// Whether `swizzle` (null: none) is one wgmma reads a shared operand tile
 /// of `type` in through descriptors: the 128-, 64- or 32-byte swizzle of

@@ -192,13 +192,12 @@ int64_t mlir::tile::getWgmmaRowBytes(Value tile) {
 }
 
 std::optional<StringRef>
-mlir::tile::getWgmmaLoweringMismatch(GemmOp op,
-                                     const RegisterFragments &fragments,
-                                     int64_t threads) {
-  if (!fragments.getArray(op.getC()))
+mlir::tile::getWgmmaLoweringMismatch(GemmOp op, int64_t threads) {
+  const FragmentTable *c = RegisterFragments::getMarkedTable(op.getC());
+  if (!c)
     return StringRef("C not in registers");
   bool registerA = isInSpace(op.getA().getType(), MemorySpace::Fragment);
-  if (registerA && !fragments.getArray(op.getA()))
+  if (registerA && !RegisterFragments::getMarkedTable(op.getA()))
     return StringRef("A is a fragment in memory");
   if (getMmaSyncMismatch(op) || threads % kWarpSize)
     return StringRef("no mma shape or whole warps");
@@ -212,8 +211,10 @@ mlir::tile::getWgmmaLoweringMismatch(GemmOp op,
                  /*blockedRows=*/isBlocked(op.getA()) || isBlocked(op.getB()),
                  tallRows))
     return StringRef("shapes, types or transposes that wgmma does not take");
-  if (!holdsLayout(fragments, op.getC(),
-                   getWgmmaAccumulatorLayout(op, threads)))
+  FragmentLayoutAttr accumulators = getWgmmaAccumulatorLayout(op, threads);
+  const FragmentTable *expected =
+      accumulators ? FragmentTable::lookup(accumulators) : nullptr;
+  if (!expected || !expected->placesLike(*c))
     return StringRef("C's registers are not in wgmma's accumulator layout");
   if ((!registerA && !getWgmmaRowBytes(op.getA())) ||
       !getWgmmaRowBytes(op.getB()))

@@ -108,7 +108,7 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     if (failed(threads))
       return failure();
     if (std::optional<StringRef> why =
-            getWgmmaLoweringMismatch(op, fragments, *threads))
+            getWgmmaLoweringMismatch(op, *threads))
       return rewriter.notifyMatchFailure(op, *why);
     Value cArray = fragments.getArray(op.getC());
     Value aArray = fragments.getArray(op.getA());
