@@ -1,0 +1,186 @@
+//===- Swizzles.cpp - Swizzled shared tiles ------------------------------===//
+//
+// Part of TileLang-MLIR.
+//
+// The XOR swizzles of shared tiles (#tile.swizzle, blocked or not) as index
+// arithmetic, and which swizzles a tile's uses can apply.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Conversion/TileLowering.h"
+
+#include "LoweringCommon.h"
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::lowering;
+
+//===----------------------------------------------------------------------===//
+// Swizzled shared tiles
+//===----------------------------------------------------------------------===//
+
+/// True when `view` selects whole leading slices of `source` (offsets only
+/// in the dimensions it drops, unit strides, full trailing extents) and
+/// those slices are whole periods of `swizzle`.
+static bool isLeadingSliceView(memref::SubViewOp view, SwizzleAttr swizzle) {
+  MemRefType source = view.getSourceType();
+  MemRefType result = view.getType();
+  int64_t lead = source.getRank() - result.getRank();
+  if (lead < 0 || !source.hasStaticShape())
+    return false;
+  ArrayRef<int64_t> sizes = view.getStaticSizes();
+  ArrayRef<int64_t> offsets = view.getStaticOffsets();
+  ArrayRef<int64_t> strides = view.getStaticStrides();
+  int64_t slice = 1;
+  for (int64_t d = 0; d < source.getRank(); ++d) {
+    if (strides[d] != 1)
+      return false;
+    if (d < lead) {
+      if (sizes[d] != 1)
+        return false;
+      continue;
+    }
+    if (offsets[d] != 0 || sizes[d] != source.getDimSize(d))
+      return false;
+    slice *= source.getDimSize(d);
+  }
+  return slice % swizzle.getPeriod() == 0;
+}
+
+SwizzleAttr mlir::tile::getTileSwizzle(Value tile) {
+  Operation *def = tile.getDefiningOp();
+  if (auto view = dyn_cast_or_null<memref::SubViewOp>(def)) {
+    SwizzleAttr swizzle = getTileSwizzle(view.getSource());
+    return swizzle && isLeadingSliceView(view, swizzle) ? swizzle
+                                                        : SwizzleAttr();
+  }
+  if (auto alloc = dyn_cast_or_null<AllocSharedOp>(def))
+    return dyn_cast_or_null<SwizzleAttr>(alloc.getLayoutAttr());
+  return {};
+}
+
+/// The mask `swizzle` XORs into the element offset `offset`: the `bits`
+/// bits from `base + shift` moved down to `base`.
+static Value getSwizzleMask(OpBuilder &b, Location loc, SwizzleAttr swizzle,
+                            Value offset) {
+  Value field = arith::AndIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(
+          b, loc, offset,
+          indexConst(b, loc, swizzle.getBase() + swizzle.getShift())),
+      indexConst(b, loc, (int64_t(1) << swizzle.getBits()) - 1));
+  return arith::ShLIOp::create(b, loc, field,
+                               indexConst(b, loc, swizzle.getBase()));
+}
+
+/// swizzleIndices for a blocked swizzle: the stored offset of the element
+/// (SwizzleAttr::applyToTile), as indices of the same shape.
+static SmallVector<Value> swizzleBlockedIndices(OpBuilder &b, Location loc,
+                                                SwizzleAttr swizzle,
+                                                ArrayRef<int64_t> shape,
+                                                ValueRange indices) {
+  int64_t rowLength = shape.back(), width = swizzle.getBlockWidth();
+  Value row = indexConst(b, loc, 0);
+  for (auto [d, index] : llvm::enumerate(indices.drop_back()))
+    row = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, row, indexConst(b, loc, shape[d])),
+        index);
+  Value col = indices.back();
+  auto mul = [&](Value v, int64_t c) -> Value {
+    return arith::MulIOp::create(b, loc, v, indexConst(b, loc, c));
+  };
+  auto div = [&](Value v, int64_t c) -> Value {
+    return arith::DivUIOp::create(b, loc, v, indexConst(b, loc, c));
+  };
+  auto rem = [&](Value v, int64_t c) -> Value {
+    return arith::RemUIOp::create(b, loc, v, indexConst(b, loc, c));
+  };
+  // Group of 8 rows, then the column block, then the row inside the group,
+  // then the column inside the block; in column panels, the panel, then the
+  // row, then the column inside the panel.
+  int64_t rows = 1;
+  for (int64_t extent : shape.drop_back())
+    rows *= extent;
+  Value offset =
+      swizzle.getPanels()
+          ? arith::AddIOp::create(
+                b, loc, mul(div(col, width), rows * width),
+                arith::AddIOp::create(b, loc, mul(row, width),
+                                      rem(col, width)))
+                .getResult()
+          : arith::AddIOp::create(
+                b, loc,
+                arith::AddIOp::create(b, loc, mul(div(row, 8), 8 * rowLength),
+                                      mul(div(col, width), 8 * width)),
+                arith::AddIOp::create(b, loc, mul(rem(row, 8), width),
+                                      rem(col, width)))
+                .getResult();
+  offset = arith::XOrIOp::create(b, loc, offset,
+                                 getSwizzleMask(b, loc, swizzle, offset));
+  // Back to indices of the tile's shape.
+  SmallVector<Value> result(indices.size());
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    result[d] = d == 0 ? offset : rem(offset, shape[d]);
+    if (d > 0)
+      offset = div(offset, shape[d]);
+  }
+  return result;
+}
+
+SmallVector<Value> mlir::tile::swizzleIndices(OpBuilder &b, Location loc,
+                                              Value tile, ValueRange indices) {
+  SmallVector<Value> result(indices);
+  SwizzleAttr swizzle = getTileSwizzle(tile);
+  if (!swizzle || indices.empty())
+    return result;
+  ArrayRef<int64_t> shape = cast<MemRefType>(tile.getType()).getShape();
+  if (swizzle.getBlocked())
+    return swizzleBlockedIndices(b, loc, swizzle, shape, indices);
+  // The row-major offset; only the bits the swizzle reads matter, and they
+  // start above the innermost index's permuted bits.
+  Value linear = indices.back();
+  int64_t stride = 1;
+  for (int64_t d = shape.size() - 1; d > 0; --d) {
+    stride *= shape[d];
+    linear = arith::AddIOp::create(
+        b, loc, linear,
+        arith::MulIOp::create(b, loc, indices[d - 1],
+                              indexConst(b, loc, stride)));
+  }
+  result.back() = arith::XOrIOp::create(
+      b, loc, indices.back(), getSwizzleMask(b, loc, swizzle, linear));
+  return result;
+}
+
+bool mlir::tile::appliesSwizzle(Value tile, SwizzleAttr swizzle) {
+  auto type = cast<MemRefType>(tile.getType());
+  if (!type.hasStaticShape() || type.getRank() == 0 ||
+      type.getShape().back() %
+              (int64_t(1) << (swizzle.getBase() + swizzle.getBits())) !=
+          0)
+    return false;
+  // A blocked layout stores groups of 8 rows.
+  if (swizzle.getBlocked() &&
+      (type.getNumElements() / type.getShape().back()) % 8)
+    return false;
+  for (Operation *user : tile.getUsers()) {
+    if (isa<CopyOp, GemmOp>(user))
+      continue;
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    if (!view || !isLeadingSliceView(view, swizzle) ||
+        !tile::appliesSwizzle(view.getResult(), swizzle))
+      return false;
+  }
+  return true;
+}
+
+void mlir::tile::dropUnappliedSwizzles(Operation *root) {
+  root->walk([](AllocSharedOp alloc) {
+    if (auto swizzle = dyn_cast_or_null<SwizzleAttr>(alloc.getLayoutAttr());
+        swizzle && !tile::appliesSwizzle(alloc.getResult(), swizzle))
+      alloc.removeLayoutAttr();
+  });
+}
