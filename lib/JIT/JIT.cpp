@@ -961,7 +961,9 @@ std::string jit::getPipeline(const CompileOptions &options,
                              StringRef stopAfter, StringRef format) {
   TargetKind kind = options.target.kind;
   if (kind != TargetKind::CUDA && kind != TargetKind::ROCm)
-    return "tile-to-cpu{emit-c-interface=true}";
+    return ("tile-to-cpu{emit-c-interface=true" +
+            (stopAfter.empty() ? Twine() : " stop-after=" + stopAfter) + "}")
+        .str();
   std::string text =
       (Twine(kind == TargetKind::CUDA ? "tile-to-nvvm" : "tile-to-rocdl") +
        "{chip=" + options.target.chip + " features=" +

@@ -55,6 +55,8 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertTileToSCF());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.stopAfter == CPUPipelineStage::Loops)
+    return;
   // Before any lowering of math or arith: what cannot be lowered on 8-bit
   // floats is reported at its op.
   pm.addPass(createTileExpandF8());

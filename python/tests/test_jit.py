@@ -130,8 +130,12 @@ def test_kernel_source_at_each_stage():
     assert "#tile.fragment<" in layouts and "{async, engine" in layouts
     assert "#tile.gemm_instruction<mfma m16n16k16>" in kernel.get_kernel_source(
         "selected", target="gfx942")
-    with pytest.raises(ValueError, match="selected and layouts on GPU targets"):
-        kernel.get_kernel_source("layouts")
+    # The CPU compile selects no instructions and plans no pipelines: its
+    # stages are its own.
+    for stage in ("selected", "pipelined", "layouts"):
+        with pytest.raises(ValueError,
+                           match="selected, pipelined and layouts on GPU"):
+            kernel.get_kernel_source(stage)
     loops = kernel.get_kernel_source("loops")
     assert not re.search(r"^\s*(%\S+ = )?tile\.", loops, re.M)  # no tile op
     assert "scf.for" in loops

@@ -94,8 +94,8 @@ class JITKernel:
         on GPU targets "selected" (each gemm's instruction chosen),
         "pipelined" (pipelines planned), "layouts" (fragment layouts
         inferred) and "loops" (gpu.launch), each the compile's own pipeline
-        stopped after that stage; on the CPU "pipelined" and "loops" (scf
-        loops); "llvm" (the whole module in the LLVM dialect, device code included) or, on NVIDIA
+        stopped after that stage; on the CPU "loops" (scf loops: the CPU
+        compile selects no instructions and plans no pipelines); "llvm" (the whole module in the LLVM dialect, device code included) or, on NVIDIA
         targets, "ptx", "cubin" (bytes; a list of them when the function
         launches several kernels) or "sass" (cuobjdump's, or nvdisasm's,
         listing of the cubins: needs the CUDA toolkit)."""
@@ -111,11 +111,7 @@ class JITKernel:
             # code as text (isa) or binary (bin).
             return _pipeline(target, self.pass_configs, stop_after, fmt)
         if kind == "cpu":
-            attach = "tile-attach-target{kind=cpu chip=%s overwrite=true}" % chip
-            pipelines = {
-                "pipelined": attach + ",tile-select-instructions,tile-plan-pipelines",
-                "loops": attach + ",convert-tile-to-scf,canonicalize,cse",
-            }
+            pipelines = {"loops": vendor("isa", "loops")}
         else:
             pipelines = {name: vendor("isa", name)
                          for name in ("selected", "pipelined", "layouts", "loops")}
@@ -133,7 +129,8 @@ class JITKernel:
             return cubins[0] if len(cubins) == 1 else cubins
         if stage not in pipelines:
             raise ValueError("stage is one of tile, %s, ptx, cubin, sass "
-                             "(selected and layouts on GPU targets); got %r"
+                             "(selected, pipelined and layouts on GPU "
+                             "targets); got %r"
                              % (", ".join(sorted(pipelines)), stage))
         return lower(source, pipelines[stage])
 

@@ -14,6 +14,15 @@ class OpPassManager;
 
 namespace tile {
 
+/// Where the CPU pipeline may stop (the Python `get_kernel_source` stages
+/// on the CPU).
+enum class CPUPipelineStage {
+  /// The whole lowering: the host module in the LLVM dialect.
+  All,
+  /// After convert-tile-to-scf (canonicalized): scf loops over memrefs.
+  Loops,
+};
+
 /// Options of `tile-to-cpu`.
 struct TileToCPUOptions : public PassPipelineOptions<TileToCPUOptions> {
   PassOptions::Option<bool> emitCInterface{
@@ -22,6 +31,15 @@ struct TileToCPUOptions : public PassPipelineOptions<TileToCPUOptions> {
                      "(_mlir_ciface_<name>) taking memref descriptors by "
                      "pointer, as the JIT driver calls them"),
       llvm::cl::init(false)};
+  PassOptions::Option<CPUPipelineStage> stopAfter{
+      *this, "stop-after",
+      llvm::cl::desc("Stop after a stage: all (the default), loops "
+                     "(convert-tile-to-scf, canonicalized)"),
+      llvm::cl::init(CPUPipelineStage::All),
+      llvm::cl::values(
+          clEnumValN(CPUPipelineStage::All, "all", "the whole lowering"),
+          clEnumValN(CPUPipelineStage::Loops, "loops",
+                     "after convert-tile-to-scf"))};
 };
 
 /// tile IR -> LLVM dialect for the host CPU: the sequential reference
