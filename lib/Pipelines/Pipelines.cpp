@@ -102,6 +102,9 @@ struct GPUTargetSpec {
   /// selection and the conversion (NVIDIA: warp specialization, tensor
   /// maps, deferred TMA store waits).
   function_ref<void(OpPassManager &)> prepareKernels;
+  /// The vendor's passes between the register selection and the
+  /// conversion (NVIDIA: the gemms on arrived operands).
+  function_ref<void(OpPassManager &)> prepareConversion;
   /// The vendor's passes over the lowered launches, after the generic ones
   /// (NVIDIA: named barriers).
   function_ref<void(OpPassManager &)> finishLaunches;
@@ -202,6 +205,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   TileSelectRegisterFragmentsOptions registers;
   registers.registers = values.registerFragments;
   pm.addPass(createTileSelectRegisterFragments(registers));
+  spec.prepareConversion(pm);
   ConvertTileToGPUOptions toGPU;
   toGPU.stmatrix = values.stmatrix;
   pm.addPass(createConvertTileToGPU(toGPU));
@@ -282,6 +286,9 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
     pm.addPass(createTileNVVMTensorMaps());
     pm.addPass(createTileNVVMDeferTmaStoreWaits());
   };
+  auto prepareConversion = [&](OpPassManager &pm) {
+    pm.addPass(createTileNVVMArrivedOperands());
+  };
   auto finishLaunches = [&](OpPassManager &pm) {
     pm.addPass(createTileNVVMNamedBarriers());
   };
@@ -296,8 +303,8 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
                           options.cudaPath.empty()
                               ? findCUDAToolkit()
                               : options.cudaPath.getValue(),
-                          attachTarget, prepareKernels, finishLaunches,
-                          lowerKernels});
+                          attachTarget, prepareKernels, prepareConversion,
+                          finishLaunches, lowerKernels});
 }
 
 void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
@@ -339,7 +346,7 @@ void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
       {"rocm",
        options.rocmPath.empty() ? findROCmToolkit() : options.rocmPath.getValue(),
        attachTarget, [](OpPassManager &) {}, [](OpPassManager &) {},
-       lowerKernels});
+       [](OpPassManager &) {}, lowerKernels});
 }
 
 /// The first of `variables` that is set, else `fallback` if it is a

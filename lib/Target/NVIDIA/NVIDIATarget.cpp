@@ -172,9 +172,10 @@ public:
 
   LogicalResult prepare(ModuleOp module,
                         RegisterFragments &fragments) override {
-    // Warp specialization, the tensor maps and the deferred waits of TMA
-    // stores are passes before (tile-nvvm-warp-specialize,
-    // tile-nvvm-tensor-maps, tile-nvvm-defer-tma-store-waits).
+    // Warp specialization, the tensor maps, the deferred waits of TMA
+    // stores and the gemms on arrived operands are passes before
+    // (tile-nvvm-warp-specialize, tile-nvvm-tensor-maps,
+    // tile-nvvm-defer-tma-store-waits, tile-nvvm-arrived-operands).
     WalkResult unsplit = module.walk([](ProducerOp producer) {
       producer.emitOpError("must be split into its warpgroup by "
                            "tile-nvvm-warp-specialize before "
@@ -189,8 +190,6 @@ public:
     wgmma = *anyWgmma;
     if (failed(checkTurns(module)))
       return failure();
-    if (isHopper())
-      markGemmsOnArrivedTiles(module, fragments);
     return success();
   }
 

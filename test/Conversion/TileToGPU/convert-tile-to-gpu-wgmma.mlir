@@ -1,5 +1,5 @@
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-infer-layout --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-infer-layout --tile-select-register-fragments --tile-nvvm-arrived-operands --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-infer-layout --tile-select-register-fragments --tile-nvvm-arrived-operands --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=OFF
 // RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_80" --tile-select-instructions --tile-infer-layout --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=OFF
 // RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa" | FileCheck %s --check-prefix=PTX
 // RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa wgmma=false" | FileCheck %s --check-prefix=PTX-OFF

@@ -20,12 +20,11 @@ class RegisterFragments;
 
 /// Marks (TileDialect::getArrivedOperandsAttrName) the synchronous gemms of
 /// `root` outside pipelined loops that need no block barrier around them:
-/// C, and A unless it is a shared tile, are register fragments of
-/// `fragments`, and only tile.copy ops that arrive on barriers write their
-/// shared operands.
+/// C, and A unless it is a shared tile, are fragments marked in registers
+/// (RegisterFragments::getMarkedTable), and only tile.copy ops that arrive
+/// on barriers write their shared operands (tile-nvvm-arrived-operands).
 /// Runs before the conversion, while every write is still a tile op.
-void markGemmsOnArrivedTiles(Operation *root,
-                             const RegisterFragments &fragments);
+void markGemmsOnArrivedTiles(Operation *root);
 
 /// NVIDIA lowerings inside a gpu.launch, each of the gemms whose
 /// `instruction` names it: mma_sync on tensor cores (nvgpu.mma.sync

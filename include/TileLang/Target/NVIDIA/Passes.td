@@ -178,6 +178,29 @@ def TileNVVMDeferTmaStoreWaits
   ];
 }
 
+def TileNVVMArrivedOperands
+    : Pass<"tile-nvvm-arrived-operands", "::mlir::ModuleOp"> {
+  let summary = "Mark the gemms whose operands only TMA arrivals write, "
+                "which need no block barrier around them";
+  let description = [{
+    A synchronous `tile.gemm` outside a `tile.pipelined` loop or
+    `tile.take_turns`, with `wg_wait = 0`, whose C (and A, unless A is a
+    shared tile) is a fragment marked `tile.in_registers`, and whose shared
+    operands only `tile.copy` ops that arrive on barriers write, gets
+    `tile.arrived_operands`: every thread waits for those barriers before
+    reading, and a refill follows a block barrier or the consumers'
+    release, so the lowering puts no block barrier before or after the
+    gemm. Needs the register decision: `tile-to-nvvm` runs it right after
+    `tile-select-register-fragments`. Only for NVIDIA targets of sm_90 or
+    newer; other modules are left alone.
+
+    ```
+    tile-opt --tile-select-register-fragments --tile-nvvm-arrived-operands \
+             --convert-tile-to-gpu
+    ```
+  }];
+}
+
 def TileNVVMNamedBarriers
     : Pass<"tile-nvvm-named-barriers", "::mlir::ModuleOp"> {
   let summary = "Turn the block barriers inside one side of a "

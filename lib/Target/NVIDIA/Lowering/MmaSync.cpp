@@ -781,8 +781,7 @@ void mlir::tile::populateTileToNVGPUPatterns(
 /// The warp grid of `op` on mma.sync over a block of `threads` threads, or
 /// failure when the gemm does not take that path.
 
-void mlir::tile::markGemmsOnArrivedTiles(Operation *root,
-                                         const RegisterFragments &fragments) {
+void mlir::tile::markGemmsOnArrivedTiles(Operation *root) {
   // Only copies that arrive on barriers write `tile`; the rest only read it
   // (copies from it, gemm operands).
   auto onlyArrivedWrites = [](Value tile) {
@@ -802,9 +801,11 @@ void mlir::tile::markGemmsOnArrivedTiles(Operation *root,
     // (Pipelined bodies and turns place their barriers themselves; a gemm
     // that leaves work in flight keeps its conservative barriers.)
     if (isa<PipelinedOp, TakeTurnsOp>(gemm->getParentOp()) ||
-        gemm.getWgWaitAttr().getInt() != 0 || !fragments.getArray(gemm.getC()))
+        gemm.getWgWaitAttr().getInt() != 0 ||
+        !RegisterFragments::getMarkedTable(gemm.getC()))
       return;
-    bool registerA = static_cast<bool>(fragments.getArray(gemm.getA()));
+    bool registerA =
+        static_cast<bool>(RegisterFragments::getMarkedTable(gemm.getA()));
     if ((registerA || onlyArrivedWrites(gemm.getA())) &&
         onlyArrivedWrites(gemm.getB()))
       gemm->setAttr(TileDialect::getArrivedOperandsAttrName(),
