@@ -25,14 +25,14 @@ CPU = ["test/Integration/examples.test", "test/Integration/gemm.test",
        "test/Integration/atomic_add.mlir", "test/Integration/local_tiles.mlir"]
 NVIDIA_CI = ["test/Pipelines/tile-to-nvvm-cubin.test",
              "test/Integration/local_tiles.mlir",
-             "test/Target/NVIDIA/gemm-to-mma-sync.mlir",
-             "test/Target/NVIDIA/copy-to-cp-async.mlir"]
+             "test/Target/NVIDIA/convert-tile-to-gpu-mma-sync.mlir",
+             "test/Target/NVIDIA/convert-tile-to-gpu-cp-async.mlir"]
 NVIDIA_RUN = "bench/results/2026-11-29-h200-pipelined-suite.md"
 AMD = ["test/Pipelines/tile-to-rocdl-hsaco.test", "test/Pipelines/tile-to-rocdl.mlir",
        "test/Pipelines/tile-to-rocdl-attention.test",
        "test/Integration/local_tiles.mlir",
-       "test/Target/AMD/gemm-to-matrix-cores.mlir",
-       "test/Target/AMD/copy-to-buffer-loads.mlir"]
+       "test/Target/AMD/convert-tile-to-gpu-matrix-cores.mlir",
+       "test/Target/AMD/convert-tile-to-gpu-buffer-loads.mlir"]
 
 BACKENDS = [
     ("CPU (x86-64, JIT)", "run", CPU,

@@ -604,14 +604,14 @@ LogicalResult TargetAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   llvm_unreachable("unknown target kind");
 }
 
-/// The most shared memory (LDS) one block may use on `target`, in bytes;
-/// 0 when the chip is not known here (no check).
 int64_t mlir::tile::getTileSizeInBytes(MemRefType type) {
   int64_t bits =
       type.getNumElements() * type.getElementType().getIntOrFloatBitWidth();
   return (bits + 7) / 8;
 }
 
+/// The most shared memory (LDS) one block may use on `target`, in bytes;
+/// 0 when the chip is not known here (no check).
 int64_t mlir::tile::getMaxSharedMemoryPerBlock(TargetAttr target) {
   if (!target)
     return 0;
