@@ -17,6 +17,7 @@
 #include "TileLang/Conversion/TileLowering.h"
 #include "TileLang/Target/AMD/Lowering.h"
 #include "TileLang/Target/TargetInfo.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
@@ -134,8 +135,11 @@ public:
 } // namespace
 
 void mlir::tile::registerAMDTarget(DialectRegistry &registry) {
-  registry.addExtension(+[](MLIRContext *, TileDialect *dialect) {
+  registry.addExtension(+[](MLIRContext *ctx, TileDialect *dialect) {
     dialect->registerTargetInfo(static_cast<uint32_t>(TargetKind::ROCm),
                                 std::make_shared<AMDTargetInfo>());
+    // What the AMD lowering emits during convert-tile-to-gpu (see
+    // registerNVIDIATarget).
+    ctx->getOrLoadDialect<amdgpu::AMDGPUDialect>();
   });
 }

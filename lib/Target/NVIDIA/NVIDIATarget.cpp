@@ -18,6 +18,7 @@
 #include "TileLang/Target/TargetInfo.h"
 #include "TileLang/Transforms/InstructionSelection.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
@@ -420,8 +421,13 @@ public:
 } // namespace
 
 void mlir::tile::registerNVIDIATarget(DialectRegistry &registry) {
-  registry.addExtension(+[](MLIRContext *, TileDialect *dialect) {
+  registry.addExtension(+[](MLIRContext *ctx, TileDialect *dialect) {
     dialect->registerTargetInfo(static_cast<uint32_t>(TargetKind::CUDA),
                                 std::make_shared<NVIDIATargetInfo>());
+    // What the NVIDIA lowering emits during convert-tile-to-gpu, whose
+    // generic record cannot name vendor dialects: loaded with the tile
+    // dialect, before any pass runs.
+    ctx->getOrLoadDialect<NVVM::NVVMDialect>();
+    ctx->getOrLoadDialect<nvgpu::NVGPUDialect>();
   });
 }
