@@ -377,7 +377,7 @@ public:
   }
 
   bool hasBulkTensorCopies(TargetAttr target) const override {
-    return target.getSmVersion() >= 90;
+    return hasTensorMemoryAccelerator(target);
   }
 
   bool hasAsynchronousGemms(TargetAttr target) const override {

@@ -30,7 +30,7 @@ struct NVVMArrivedOperandsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (hasTensorMemoryAccelerator(module))
+    if (hasTensorMemoryAccelerator(getTargetAttr(module)))
       markGemmsOnArrivedTiles(module);
   }
 };

@@ -31,7 +31,7 @@ struct NVVMDeferTmaStoreWaitsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (hasTensorMemoryAccelerator(module))
+    if (hasTensorMemoryAccelerator(getTargetAttr(module)))
       deferTmaStoreReadWaits(module);
   }
 };

@@ -34,7 +34,7 @@ struct NVVMTensorMapsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!hasTensorMemoryAccelerator(module))
+    if (!hasTensorMemoryAccelerator(getTargetAttr(module)))
       return;
     // Copies without an engine take the default choice, as in the
     // conversion; the boxes follow the layouts the lowering gives the tiles.

@@ -107,8 +107,8 @@ std::optional<TmaBox> getTmaBox(ArrayRef<int64_t> shape, Type elementType,
 /// and, with `checkBox`, moved by boxes of getTmaBox in its current layout.
 std::optional<std::string> getTmaCopyMismatch(CopyOp copy, bool checkBox);
 
-/// Whether the target of `module` is NVIDIA's with TMA (sm_90 or newer).
-bool hasTensorMemoryAccelerator(ModuleOp module);
+/// Whether `target` (null: none) is NVIDIA's with TMA (sm_90 or newer).
+bool hasTensorMemoryAccelerator(TargetAttr target);
 
 /// Gives the copies of the kernels under `root` whose engine is `tma`
 /// (#tile.copy_engine) and that TMA can move in their final layout

@@ -224,8 +224,7 @@ std::optional<std::string> mlir::tile::getTmaCopyMismatch(CopyOp copy,
   return std::nullopt;
 }
 
-bool mlir::tile::hasTensorMemoryAccelerator(ModuleOp module) {
-  TargetAttr target = getTargetAttr(module);
+bool mlir::tile::hasTensorMemoryAccelerator(TargetAttr target) {
   return target && target.getKind() == TargetKind::CUDA &&
          target.getSmVersion() >= 90;
 }
