@@ -25,12 +25,11 @@ HOSTILE = ['0', '-1', '999999999999', 'f16', 'i8', 'index', '?', '[]', '()',
 # A warp-specialized pipeline whose producer also issues the one-off
 # copies, through layout inference and the GPU conversion with TMA stores.
 PRODUCER_COPIES = [
-    '--tile-select-instructions=wgmma-blocked=true tma-store=true',
+    '--tile-select-instructions=wgmma-blocked=true wgmma-panels=true tma-store=true',
     '--tile-plan-pipelines=overlap-gemms=true tma=true tma-release=true '
-    'wgmma-blocked=true wgmma-panels=true warp-specialize=true',
+    'warp-specialize=true',
     '--tile-prefetch-copies=producer-copies=true',
-    '--tile-infer-layout=keep-conflicts-in-memory=true '
-    'wgmma-blocked=true wgmma-panels=true',
+    '--tile-infer-layout=keep-conflicts-in-memory=true',
     '--convert-tile-to-gpu', '--tile-place-shared-memory']
 PASSES = [
     [],
@@ -73,50 +72,44 @@ PASSES = [
      '--convert-tile-to-scf'],
     # The sm_90a defaults: blocked operands, TMA copies on mbarriers.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
-     '--tile-select-instructions=wgmma-blocked=true',
-     '--tile-plan-pipelines=overlap-gemms=true wgmma-blocked=true tma=true',
-     '--tile-infer-layout=keep-conflicts-in-memory=true '
-     'wgmma-blocked=true',
+     '--tile-select-instructions=wgmma-blocked=true wgmma-panels=true',
+     '--tile-plan-pipelines=overlap-gemms=true tma=true',
+     '--tile-infer-layout=keep-conflicts-in-memory=true',
      '--convert-tile-to-gpu', '--tile-place-shared-memory=reuse-shared-memory=true'],
     # Stages released on mbarriers, wgmma tall rows, FMA contraction.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
-     '--tile-select-instructions=wgmma-blocked=true wgmma-tall-rows=true',
-     '--tile-plan-pipelines=overlap-gemms=true tma=true tma-release=true '
-     'wgmma-blocked=true wgmma-panels=true',
-     '--tile-infer-layout=keep-conflicts-in-memory=true '
-     'wgmma-blocked=true wgmma-panels=true',
+     '--tile-select-instructions=wgmma-blocked=true wgmma-panels=true wgmma-tall-rows=true',
+     '--tile-plan-pipelines=overlap-gemms=true tma=true tma-release=true',
+     '--tile-infer-layout=keep-conflicts-in-memory=true',
      '--convert-tile-to-gpu', '--tile-place-shared-memory',
      '--tile-contract-float-ops'],
     # Warp specialization with ping-pong: a producer warpgroup, thread
     # ranges, named barriers, turns.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
-     '--tile-select-instructions=wgmma-blocked=true',
+     '--tile-select-instructions=wgmma-blocked=true wgmma-panels=true',
      '--tile-plan-pipelines=overlap-gemms=true tma=true tma-release=true '
-     'wgmma-blocked=true wgmma-panels=true warp-specialize=true '
+     'warp-specialize=true '
      'pingpong=true',
-     '--tile-infer-layout=keep-conflicts-in-memory=true '
-     'wgmma-blocked=true wgmma-panels=true',
+     '--tile-infer-layout=keep-conflicts-in-memory=true',
      '--convert-tile-to-gpu', '--tile-place-shared-memory'],
     # One-off copies prefetched above loops (after the warp-specialized
     # planner, as in the sm_90a pipeline), and on the CPU path.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
-     '--tile-select-instructions=wgmma-blocked=true',
+     '--tile-select-instructions=wgmma-blocked=true wgmma-panels=true',
      '--tile-plan-pipelines=overlap-gemms=true tma=true tma-release=true '
-     'wgmma-blocked=true wgmma-panels=true warp-specialize=true',
+     'warp-specialize=true',
      '--tile-prefetch-copies',
-     '--tile-infer-layout=keep-conflicts-in-memory=true '
-     'wgmma-blocked=true wgmma-panels=true',
+     '--tile-infer-layout=keep-conflicts-in-memory=true',
      '--convert-tile-to-gpu', '--tile-place-shared-memory'],
     ['--tile-prefetch-copies', '--convert-tile-to-scf'],
     # Persistent and warp-specialized (the producer loops over the tiles),
     # staging tiles swizzled by layout inference, TMA stores.
     ['--tile-attach-target=kind=cuda chip=sm_90a',
      '--tile-make-persistent=blocks=3',
-     '--tile-select-instructions=wgmma-blocked=true tma-store=true',
+     '--tile-select-instructions=wgmma-blocked=true wgmma-panels=true tma-store=true',
      '--tile-plan-pipelines=overlap-gemms=true tma=true tma-release=true '
-     'wgmma-blocked=true wgmma-panels=true warp-specialize=true',
-     '--tile-infer-layout=keep-conflicts-in-memory=true '
-     'wgmma-blocked=true wgmma-panels=true',
+     'warp-specialize=true',
+     '--tile-infer-layout=keep-conflicts-in-memory=true',
      '--convert-tile-to-gpu=stmatrix=true', '--tile-place-shared-memory'],
     # ... with the producer issuing the one-off copies once per tile, and
     # the TMA stores' read waits deferred to the next tile.

@@ -158,6 +158,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   TileSelectInstructionsOptions select;
   select.wgmma = values.wgmma;
   select.blockedOperands = values.wgmma && values.wgmmaBlocked;
+  select.panelBlocks = values.wgmma && values.wgmmaBlocked && values.wgmmaPanels;
   select.wgmmaTallRows = values.wgmma && values.wgmmaTallRows;
   select.tmaStore = values.tmaStore;
   pm.addPass(createTileSelectInstructions(select));
@@ -168,7 +169,6 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     // wgmma gemms keep a k tile of work in flight across iterations.
     TilePlanPipelinesOptions plan;
     plan.overlapGemms = values.wgmma;
-    plan.blockedOperands = values.wgmma && values.wgmmaBlocked;
     plan.tma = values.tma;
     plan.tmaBlocked = values.tma && values.tmaBlocked;
     plan.releaseBarriers = values.tma && values.tmaRelease;
@@ -176,7 +176,6 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     plan.releaseMaxStages = values.tmaReleaseMaxStages;
     plan.warpSpecialize = values.tma && values.tmaRelease && values.warpSpecialize;
     plan.pingpong = plan.warpSpecialize && values.pingpong;
-    plan.panelBlocks = values.wgmma && values.wgmmaBlocked && values.wgmmaPanels;
     // AMD: the prefetch before the compute, which then ends the body (after
     // it, the backend sinks the matrix-core instructions away from their
     // operand loads, into the block that follows the prefetch's branch).
@@ -195,8 +194,6 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   // Fragments whose layouts conflict stay in shared memory.
   TileInferLayoutOptions layouts;
   layouts.keepConflictsInMemory = true;
-  layouts.blockedOperands = values.wgmma && values.wgmmaBlocked;
-  layouts.panelBlocks = values.wgmma && values.wgmmaBlocked && values.wgmmaPanels;
   pm.addPass(createTileInferLayout(layouts));
   if (stop == GPUPipelineStage::Layouts)
     return;

@@ -113,12 +113,14 @@ LogicalResult mlir::tile::checkTargetRegistered(Operation *op) {
 
 GemmInstructionAttr mlir::tile::getValidGemmInstruction(
     MLIRContext *ctx, GemmInstructionKind kind, int64_t m, int64_t n,
-    int64_t k, bool registerA, int64_t blocks) {
+    int64_t k, bool registerA, int64_t blocks, SharedTileOptions sharedTiles) {
   auto quiet = [] { return InFlightDiagnostic(); };
-  if (failed(GemmInstructionAttr::verifyInvariants(quiet, kind, m, n, k,
-                                                   registerA, blocks)))
+  if (failed(GemmInstructionAttr::verifyInvariants(
+          quiet, kind, m, n, k, registerA, blocks, sharedTiles.blocked,
+          sharedTiles.panels)))
     return {};
-  return GemmInstructionAttr::get(ctx, kind, m, n, k, registerA, blocks);
+  return GemmInstructionAttr::get(ctx, kind, m, n, k, registerA, blocks,
+                                  sharedTiles.blocked, sharedTiles.panels);
 }
 
 bool mlir::tile::isGlobalToSharedTileCopy(CopyOp copy) {

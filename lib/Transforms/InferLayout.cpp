@@ -308,7 +308,6 @@ struct InferLayoutPass
   LogicalResult inferKernel(KernelOp kernel, TargetAttr target) {
     int64_t threads = kernel.getNumThreads();
     const TargetInfo &info = getTargetInfo(kernel->getContext(), target);
-    SharedTileOptions sharedTiles = getSharedTileOptions();
     // The user's annotations move onto the allocations they name (as the
     // canonicalizer would move them).
     SmallVector<AnnotateLayoutOp> annotations;
@@ -364,8 +363,7 @@ struct InferLayoutPass
           if (auto shared = operand.getDefiningOp<AllocSharedOp>();
               shared && !shared.getLayoutAttr())
             if (SwizzleAttr swizzle = info.getOperandSwizzle(
-                    gemm, instruction, threads, shared.getType(), sharedTiles,
-                    target))
+                    gemm, instruction, threads, shared.getType(), target))
               shared.setLayoutAttr(swizzle);
       } else if (auto copy = dyn_cast<CopyOp>(op);
                  copy && sameFragments(copy.getSrc(), copy.getDst())) {
@@ -404,29 +402,25 @@ struct InferLayoutPass
         alloc.setLayoutAttr(layoutOf(alloc.getResult()));
     // The staging tiles of epilogues, where the target has a swizzle for
     // them.
-    swizzleStagingTiles(kernel, info, target);
+    swizzleStagingTiles(kernel, info, target, classes);
     return success();
   }
 
-  /// How the pass's options lay out the shared tiles it swizzles.
-  SharedTileOptions getSharedTileOptions() const {
-    return {/*blocked=*/blockedOperands,
-            /*panels=*/blockedOperands && panelBlocks};
-  }
-
-  /// Whether `tile` (a shared allocation) only stages data from registers
-  /// to global memory: every use is a whole-tile copy, some from a fragment
-  /// into it and some from it into a global buffer.
-  static bool isStagingTile(AllocSharedOp tile) {
-    bool written = false, stored = false;
+  /// The fragment `tile` (a shared allocation) stages on its way to global
+  /// memory, if it only does that: every use is a whole-tile copy, some
+  /// from a fragment into it (the last one's source is returned) and some
+  /// from it into a global buffer; null otherwise.
+  static Value getStagedFragment(AllocSharedOp tile) {
+    Value written;
+    bool stored = false;
     for (Operation *user : tile->getUsers()) {
       auto copy = dyn_cast<CopyOp>(user);
       if (!copy || copy.getBarriers() || copy.getAsync())
-        return false;
+        return {};
       if (copy.getDst() == tile.getResult() && copy.getDstOffsets().empty() &&
           isInSpace(cast<MemRefType>(copy.getSrc().getType()),
                     MemorySpace::Fragment)) {
-        written = true;
+        written = copy.getSrc();
         continue;
       }
       if (copy.getSrc() == tile.getResult() && copy.getSrcOffsets().empty() &&
@@ -434,26 +428,37 @@ struct InferLayoutPass
         stored = true;
         continue;
       }
-      return false;
+      return {};
     }
-    return written && stored;
+    return stored ? written : Value();
   }
 
   /// A shared tile without a layout that stages a fragment on its way to
   /// global memory (a staged epilogue) takes the target's staging swizzle
   /// (NVIDIA sm_80+: the swizzle of tensor-core operands, so that the
-  /// fragments' stores hit distinct banks and TMA stores read its rows; the
-  /// blocked layout in column panels for wider 16-bit rows as the
-  /// pipelines' panel option chooses).
+  /// fragments' stores hit distinct banks and TMA stores read its rows),
+  /// with wider 16-bit rows laid out as the instruction of the gemm whose
+  /// accumulators the fragment holds (its layout class) says: blocked, in
+  /// column panels.
   void swizzleStagingTiles(KernelOp kernel, const TargetInfo &info,
-                           TargetAttr target) {
+                           TargetAttr target, const LayoutClasses &classes) {
     kernel.getBody().walk([&](AllocSharedOp tile) {
-      if (tile.getLayoutAttr() || !isStagingTile(tile))
+      if (tile.getLayoutAttr())
         return;
+      Value fragment = getStagedFragment(tile);
+      if (!fragment)
+        return;
+      GemmInstructionAttr instruction;
+      if (classes.contains(fragment))
+        kernel.getBody().walk([&](GemmOp gemm) {
+          if (!instruction && classes.contains(gemm.getC()) &&
+              classes.find(gemm.getC()) == classes.find(fragment))
+            instruction = getGemmInstruction(gemm);
+        });
       MemRefType type = tile.getType();
       if (SwizzleAttr swizzle = info.getStagingTileSwizzle(
               MemRefType::get(type.getShape(), type.getElementType()),
-              getSharedTileOptions(), target);
+              getSharedTileOptions(instruction), target);
           swizzle && appliesSwizzle(tile.getResult(), swizzle))
         tile.setLayoutAttr(swizzle);
     });

@@ -126,12 +126,11 @@ Value getStageView(OpBuilder &b, Location loc, Value buffer, Value stage) {
 class Planner {
 public:
   Planner(PipelinedOp loop, const TargetInfo &info, TargetAttr target,
-          SharedTileOptions sharedTiles, bool overlapGemms, bool tma,
+          bool overlapGemms, bool tma,
           bool tmaBlocked, bool releaseBarriers, int64_t releaseMinWarpgroups,
           int64_t releaseMaxStages, bool warpSpecialize, bool pingpong,
           bool prefetchFirst)
-      : loop(loop), info(info), target(target), sharedTiles(sharedTiles),
-        overlapGemms(overlapGemms), tma(tma), tmaBlocked(tmaBlocked),
+      : loop(loop), info(info), target(target), overlapGemms(overlapGemms), tma(tma), tmaBlocked(tmaBlocked),
         releaseBarriers(releaseBarriers),
         releaseMinWarpgroups(releaseMinWarpgroups),
         releaseMaxStages(releaseMaxStages), warpSpecialize(warpSpecialize),
@@ -171,8 +170,6 @@ private:
   /// The target's answers: the staged operands' swizzle, TMA's boxes.
   const TargetInfo &info;
   TargetAttr target;
-  /// How staged operand tiles are laid out (blocked, in panels).
-  SharedTileOptions sharedTiles;
   bool overlapGemms;
   bool tma;
   bool tmaBlocked;
@@ -244,6 +241,8 @@ bool Planner::analyze() {
             copy.getDst().getType().getElementType())
       continue;
     bool readByGemm = false;
+    // How the instructions of the gemms that read it lay out wide rows.
+    SharedTileOptions sharedTiles;
     bool usedOutside = false;
     bool ok = llvm::all_of(tile.getUsers(), [&](Operation *user) {
       if (user == copy)
@@ -252,8 +251,14 @@ bool Planner::analyze() {
         usedOutside = true;
         return true;
       }
-      if (auto gemm = dyn_cast<GemmOp>(user))
-        readByGemm |= gemm.getA() == tile || gemm.getB() == tile;
+      if (auto gemm = dyn_cast<GemmOp>(user);
+          gemm && (gemm.getA() == tile || gemm.getB() == tile)) {
+        readByGemm = true;
+        SharedTileOptions read =
+            getSharedTileOptions(getGemmInstruction(gemm));
+        sharedTiles.blocked |= read.blocked;
+        sharedTiles.panels |= read.panels;
+      }
       return onlyReadsAfter(user, tile, copy, body);
     });
     // Used outside too (FlashAttention's first K tile before the loop, its
@@ -827,12 +832,10 @@ struct PlanPipelinesPass
         module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());
     const TargetInfo &info = getTargetInfo(module->getContext(), target);
     bool overlap = overlapGemms && info.hasAsynchronousGemms(target);
-    SharedTileOptions sharedTiles{/*blocked=*/blockedOperands,
-                                  /*panels=*/blockedOperands && panelBlocks};
     SmallVector<PipelinedOp> loops;
     module.walk([&](PipelinedOp loop) { loops.push_back(loop); });
     for (PipelinedOp loop : loops) {
-      Planner planner(loop, info, target, sharedTiles, overlap,
+      Planner planner(loop, info, target, overlap,
                       tma && info.hasBulkTensorCopies(target), tmaBlocked,
                       releaseBarriers, releaseMinWarpgroups, releaseMaxStages,
                       warpSpecialize, pingpong, prefetchFirst);

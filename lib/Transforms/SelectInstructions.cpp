@@ -136,7 +136,8 @@ struct SelectInstructionsPass
       return signalPassFailure();
     GemmSelectionOptions options;
     options.wgmma = wgmma;
-    options.blockedOperands = blockedOperands;
+    options.sharedTiles = {/*blocked=*/blockedOperands,
+                           /*panels=*/blockedOperands && panelBlocks};
     options.wgmmaTallRows = wgmmaTallRows;
     WalkResult result = getOperation().walk([&](GemmOp gemm) {
       TargetAttr target = getTargetAttr(gemm);

@@ -1,7 +1,7 @@
 // RUN: tile-run %s --entry=tn --reference=@tn_ref --arg=100x300 --arg=90x300 --arg=100x90 --rtol=1e-3 --atol=1e-3 --repeat=0 | FileCheck %s
 // RUN: tile-run %s --entry=nn --reference=@nn_ref --arg=100x70 --arg=70x300 --arg=100x300 --rtol=1e-3 --atol=1e-3 --repeat=0 | FileCheck %s
 // RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa wgmma=false" | FileCheck %s --check-prefix=PTX
-// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions=wgmma-blocked --tile-plan-pipelines="overlap-gemms wgmma-blocked" --tile-infer-layout="keep-conflicts-in-memory wgmma-blocked" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=WGMMA
+// RUN: tile-opt %s --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions=wgmma-blocked --tile-plan-pipelines=overlap-gemms --tile-infer-layout=keep-conflicts-in-memory --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory | FileCheck %s --check-prefix=WGMMA
 // RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa wgmma-blocked=true" | FileCheck %s --check-prefix=WGMMA-PTX
 
 // Shared tiles with the blocked swizzle (#tile.swizzle<3, 3, 3, blocked =

@@ -699,3 +699,43 @@ func.func @no_turns(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32
 }
 
 
+
+// -----
+
+// A staged operand tile with 16-bit rows wider than 128 bytes (B, 32 x 256
+// f16: 512-byte rows) is laid out as the instruction of the gemm that
+// reads it says, whatever the pass's options: blocked in column panels
+// where it is `blocked, panels`, blocked where it is `blocked`, the
+// row-wise ldmatrix swizzle of 512-byte rows otherwise.
+// CUDA-LABEL: func.func @wide_rows
+// CUDA: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3, blocked = true, panels = true>} : memref<2x32x256xf16, #tile.mem<shared>>
+// CUDA: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3, blocked = true>} : memref<2x32x256xf16, #tile.mem<shared>>
+// CUDA: tile.alloc_shared {layout = #tile.swizzle<3, 3, 5>} : memref<2x32x256xf16, #tile.mem<shared>>
+func.func @wide_rows(%B: memref<?x?xf16>, %kt: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_fragment : memref<64x32xf16, #tile.mem<fragment>>
+    %c = tile.alloc_fragment : memref<64x256xf32, #tile.mem<fragment>>
+    %b0 = tile.alloc_shared : memref<32x256xf16, #tile.mem<shared>>
+    %b1 = tile.alloc_shared : memref<32x256xf16, #tile.mem<shared>>
+    %b2 = tile.alloc_shared : memref<32x256xf16, #tile.mem<shared>>
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 {
+      %koff = arith.muli %k, %c32 : index
+      tile.copy %B[%koff, %c0] to %b0 : memref<?x?xf16> to memref<32x256xf16, #tile.mem<shared>>
+      tile.gemm %a, %b0, %c {instruction = #tile.gemm_instruction<mma_sync m16n8k16, blocked, panels>} : memref<64x32xf16, #tile.mem<fragment>>, memref<32x256xf16, #tile.mem<shared>> -> memref<64x256xf32, #tile.mem<fragment>>
+    }
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 {
+      %koff = arith.muli %k, %c32 : index
+      tile.copy %B[%koff, %c0] to %b1 : memref<?x?xf16> to memref<32x256xf16, #tile.mem<shared>>
+      tile.gemm %a, %b1, %c {instruction = #tile.gemm_instruction<mma_sync m16n8k16, blocked>} : memref<64x32xf16, #tile.mem<fragment>>, memref<32x256xf16, #tile.mem<shared>> -> memref<64x256xf32, #tile.mem<fragment>>
+    }
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 2 {
+      %koff = arith.muli %k, %c32 : index
+      tile.copy %B[%koff, %c0] to %b2 : memref<?x?xf16> to memref<32x256xf16, #tile.mem<shared>>
+      tile.gemm %a, %b2, %c {instruction = #tile.gemm_instruction<mma_sync m16n8k16>} : memref<64x32xf16, #tile.mem<fragment>>, memref<32x256xf16, #tile.mem<shared>> -> memref<64x256xf32, #tile.mem<fragment>>
+    }
+  }
+  return
+}

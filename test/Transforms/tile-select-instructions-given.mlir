@@ -30,3 +30,20 @@ func.func @given(%n: index) {
   return
 }
 
+
+// A wgmma given as `blocked` takes shared rows wider than 128 bytes (here
+// 256-byte rows of A and B): the layout pass lays them out blocked, and
+// the lowering reads them through descriptors.
+// CHECK-LABEL: func.func @given_blocked
+// CHECK: tile.gemm {{.*}}instruction = #tile.gemm_instruction<wgmma m64n64k16, blocked>
+// LOWERED-LABEL: func.func @given_blocked
+// LOWERED: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 16>
+func.func @given_blocked(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x128xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x128xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<wgmma m64n64k16, blocked>} : memref<64x128xf16, #tile.mem<shared>>, memref<64x128xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}

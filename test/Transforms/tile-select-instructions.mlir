@@ -1,5 +1,7 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions | FileCheck %s --check-prefix=SM90
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions="wgmma-tall-rows wgmma-blocked" | FileCheck %s --check-prefix=TALL
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions="wgmma-blocked wgmma-panels" | FileCheck %s --check-prefix=PANELS
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions=wgmma-panels | FileCheck %s --check-prefix=SM90
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions=wgmma=false | FileCheck %s --check-prefix=MMA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-select-instructions | FileCheck %s --check-prefix=MMA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=rocm chip=gfx942" --tile-select-instructions | FileCheck %s --check-prefix=MFMA
@@ -46,9 +48,16 @@ func.func @fits(%n: index) {
 // SM90: instruction = #tile.gemm_instruction<wgmma m64n256k16>
 // SM90: instruction = #tile.gemm_instruction<mma_sync m16n8k16>
 // TALL-LABEL: func.func @rows
-// TALL: instruction = #tile.gemm_instruction<wgmma m64n128k16, blocks = 2>
-// TALL: instruction = #tile.gemm_instruction<wgmma m64n256k16>
-// TALL: instruction = #tile.gemm_instruction<wgmma m64n64k16>
+// TALL: instruction = #tile.gemm_instruction<wgmma m64n128k16, blocks = 2, blocked>
+// TALL: instruction = #tile.gemm_instruction<wgmma m64n256k16, blocked>
+// TALL: instruction = #tile.gemm_instruction<wgmma m64n64k16, blocked>
+// With wgmma-blocked, every tensor-core instruction records how its wide
+// shared rows are laid out (blocked; in panels with wgmma-panels, which
+// alone changes nothing).
+// PANELS-LABEL: func.func @rows
+// PANELS: instruction = #tile.gemm_instruction<mma_sync m16n8k16, blocked, panels>
+// PANELS: instruction = #tile.gemm_instruction<wgmma m64n256k16, blocked, panels>
+// PANELS: instruction = #tile.gemm_instruction<wgmma m64n64k16, blocked, panels>
 func.func @rows(%n: index) {
   tile.kernel grid(%n) threads(128) -> (%bx) {
     %a = tile.alloc_shared : memref<128x32xf16, #tile.mem<shared>>

@@ -166,7 +166,7 @@ TEST(TargetInfoTest, RegisteredVendorsAnswerForTheirKind) {
   std::optional<std::string> why = explainGemmInstructionMismatch(
       gemm,
       GemmInstructionAttr::get(&ctx, GemmInstructionKind::MmaSync, 16, 8, 16,
-                               false, 1),
+                               false, 1, false, false),
       rocm, 128, GemmSelectionOptions());
   ASSERT_TRUE(why);
   EXPECT_EQ(*why,
@@ -220,7 +220,7 @@ TEST(TargetInfoTest, ARegisteredImplementationDrivesSelectionAndLowering) {
   // does not provide it (and says which registered target would).
   GemmOp gemm = findOp<GemmOp>(*module);
   gemm.setInstructionAttr(GemmInstructionAttr::get(
-      &ctx, GemmInstructionKind::MmaSync, 16, 8, 16, false, 1));
+      &ctx, GemmInstructionKind::MmaSync, 16, 8, 16, false, 1, false, false));
   messages = runPass(*module, createTileSelectInstructions(), ok);
   EXPECT_FALSE(ok);
   EXPECT_NE(messages.find("mma_sync is not provided by any registered target, "
@@ -229,8 +229,7 @@ TEST(TargetInfoTest, ARegisteredImplementationDrivesSelectionAndLowering) {
       << messages;
   // The generic lowering alone lowers the SIMT gemm and vector copy.
   gemm.setInstructionAttr(
-      GemmInstructionAttr::get(&ctx, GemmInstructionKind::SIMT, 0, 0, 0,
-                               false, 1));
+      GemmInstructionAttr::get(&ctx, GemmInstructionKind::SIMT));
   messages = runPass(*module, createConvertTileToGPU(), ok);
   EXPECT_TRUE(ok) << messages;
   EXPECT_FALSE(findOp<GemmOp>(*module));

@@ -41,14 +41,31 @@ namespace tile {
 
 class RegisterFragments;
 
+/// How the shared tiles of a gemm (its operands, the staging of its
+/// accumulators) are laid out where a layout pass chooses: the `blocked`
+/// and `panels` of its #tile.gemm_instruction.
+struct SharedTileOptions {
+  /// Rows wider than 128 bytes in the blocked 128-byte swizzle.
+  bool blocked = false;
+  /// Blocked tiles stored in column panels (one bulk-copy box each).
+  bool panels = false;
+};
+
+/// The shared-tile layout `instruction` records (none for a null one).
+inline SharedTileOptions getSharedTileOptions(GemmInstructionAttr instruction) {
+  if (!instruction)
+    return {};
+  return {instruction.getBlocked(), instruction.getPanels()};
+}
+
 /// What the gemm selection may choose beyond the target's defaults.
 struct GemmSelectionOptions {
   /// sm_90: wgmma where it fits (else mma.sync).
   bool wgmma = false;
-  /// Shared operands with rows wider than 128 bytes will be stored in the
-  /// blocked 128-byte swizzle, which wgmma reads (tile-infer-layout's and
-  /// tile-plan-pipelines' `wgmma-blocked`).
-  bool blockedOperands = false;
+  /// How the tensor-core instructions chosen lay out their shared tiles
+  /// (tile-select-instructions' `wgmma-blocked`, `wgmma-panels`; with
+  /// `blocked`, wgmma also takes operands with rows wider than 128 bytes).
+  SharedTileOptions sharedTiles;
   /// A warpgroup may own two m64 blocks of a wgmma gemm's C (128 rows).
   bool wgmmaTallRows = false;
 };
@@ -58,15 +75,6 @@ struct CopySelectionOptions {
   /// sm_90: synchronous copies of whole shared tiles into global buffers
   /// on TMA (stores through a tensor map).
   bool tmaStore = false;
-};
-
-/// How shared operand tiles are laid out where a layout pass picks their
-/// swizzle (tile-infer-layout's and tile-plan-pipelines' options).
-struct SharedTileOptions {
-  /// Rows wider than 128 bytes in the blocked 128-byte swizzle.
-  bool blocked = false;
-  /// Blocked tiles stored in column panels (one bulk-copy box each).
-  bool panels = false;
 };
 
 /// The options of convert-tile-to-gpu a vendor's lowering reads.
@@ -188,18 +196,18 @@ public:
   }
 
   /// The swizzle a shared operand tile of `type` of `gemm` on its
-  /// `instruction` takes when the user gave none; null: none.
+  /// `instruction` (which says how wide rows are laid out) takes when the
+  /// user gave none; null: none.
   virtual SwizzleAttr getOperandSwizzle(GemmOp gemm,
                                         GemmInstructionAttr instruction,
                                         int64_t threads, MemRefType type,
-                                        const SharedTileOptions &options,
                                         TargetAttr target) const {
     return {};
   }
 
   /// The swizzle the pipeline planner gives a staged tile of `type` that a
-  /// gemm reads (before the layout pass, whatever its instruction); null:
-  /// none.
+  /// gemm reads (before the layout pass, whatever its instruction), laid
+  /// out as `options` (those of the gemm's instruction) say; null: none.
   virtual SwizzleAttr getStagedOperandSwizzle(MemRefType type,
                                               const SharedTileOptions &options,
                                               TargetAttr target) const {
@@ -207,7 +215,9 @@ public:
   }
 
   /// The swizzle of a shared tile that only stages fragments on their way
-  /// to global memory (a staged epilogue); null: none.
+  /// to global memory (a staged epilogue), laid out as `options` (those of
+  /// the instruction of the gemm whose accumulators it stages, if any)
+  /// say; null: none.
   virtual SwizzleAttr getStagingTileSwizzle(MemRefType type,
                                             const SharedTileOptions &options,
                                             TargetAttr target) const {
@@ -282,7 +292,8 @@ GemmInstructionAttr getValidGemmInstruction(MLIRContext *ctx,
                                             GemmInstructionKind kind,
                                             int64_t m, int64_t n, int64_t k,
                                             bool registerA = false,
-                                            int64_t blocks = 1);
+                                            int64_t blocks = 1,
+                                            SharedTileOptions sharedTiles = {});
 
 /// Whether `copy` moves a region of a global buffer into a whole shared
 /// tile of the same element type (what cp.async and buffer loads take).

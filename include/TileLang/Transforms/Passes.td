@@ -78,10 +78,18 @@ def TileSelectInstructions
        of 16, whole waves;
     4. `simt`: anything else (and every gemm on the CPU).
 
+    With `wgmma-blocked`, the tensor-core instructions it chooses are
+    `blocked` (and `panels` with `wgmma-panels` too): their shared tiles
+    with 16-bit rows wider than 128 bytes (operands, the staging of C) will
+    be laid out in the blocked 128-byte swizzle (in column panels), which
+    is also what lets wgmma take such operand rows.
+
     The later stages read the choice: `tile-plan-pipelines` keeps wgmma work
-    in flight across iterations, `tile-infer-layout` gives C (and A in a
-    fragment) the instruction's layout and wgmma gemms the `full_row`
-    partition, `convert-tile-to-gpu` keeps their fragments in registers and
+    in flight across iterations and swizzles staged operand tiles as their
+    gemm's instruction says, `tile-infer-layout` gives C (and A in a
+    fragment) the instruction's layout, wgmma gemms the `full_row`
+    partition and shared operand and staging tiles the instruction's
+    swizzle, `convert-tile-to-gpu` keeps their fragments in registers and
     emits the instruction. A gemm that already has an instruction keeps it
     when the instruction can run it and is an error otherwise; a gemm that
     reaches those stages without one takes this pass's choice with its
@@ -123,9 +131,13 @@ def TileSelectInstructions
            "On sm_90 targets, gemms that fit wgmma run on it">,
     Option<"blockedOperands", "wgmma-blocked", "bool",
            /*default=*/"false",
-           "Shared operands with rows wider than 128 bytes will be stored "
-           "in the blocked 128-byte swizzle (tile-infer-layout's and "
-           "tile-plan-pipelines' option), which wgmma reads">,
+           "Tensor-core instructions are `blocked`: their shared tiles with "
+           "rows wider than 128 bytes take the blocked 128-byte swizzle, "
+           "which wgmma reads">,
+    Option<"panelBlocks", "wgmma-panels", "bool", /*default=*/"false",
+           "With wgmma-blocked, the instructions are `panels` too: blocked "
+           "tiles are stored in column panels (one TMA box per panel; the "
+           "sm_90 pipeline's default)">,
     Option<"wgmmaTallRows", "wgmma-tall-rows", "bool", /*default=*/"false",
            "A warpgroup may own 128 rows of a wgmma gemm's C (two m64 "
            "blocks, A in shared memory, N <= 128)">,
@@ -173,9 +185,11 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     On the same targets, a shared tile without a layout that only stages
     data from a fragment to global memory (whole-tile copies from a
     fragment into it and from it into a global buffer: a staged epilogue)
-    gets the same swizzle (with `wgmma-blocked`, 16-bit rows wider than
-    128 bytes the blocked layout, in column panels with `wgmma-panels`):
-    the fragment's stores hit distinct banks and a TMA store can read it.
+    gets the same swizzle (16-bit rows wider than 128 bytes the blocked
+    layout, in column panels, where the instruction of the gemm whose
+    accumulators it stages is `blocked`, `panels`): the fragment's stores
+    hit distinct banks and a TMA store can read it. Shared operand tiles
+    too take the layout of wide rows their gemm's instruction records.
 
     Two constraints that force different layouts on one fragment are an
     error on the op that joined them, with a note on the op that fixed the
@@ -200,14 +214,7 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     Option<"keepConflictsInMemory", "keep-conflicts-in-memory", "bool",
            /*default=*/"false",
            "Leave fragments with conflicting layouts without a layout "
-           "instead of failing">,
-    Option<"panelBlocks", "wgmma-panels", "bool", /*default=*/"false",
-           "With wgmma-blocked, blocked tiles are stored in column "
-           "panels (one TMA box per panel; the sm_90 pipeline's default)">,
-    Option<"blockedOperands", "wgmma-blocked", "bool",
-           /*default=*/"false",
-           "Shared gemm operands with rows wider than 128 bytes get the "
-           "blocked 128-byte swizzle (what wgmma reads them in)">
+           "instead of failing">
   ];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
@@ -250,7 +257,9 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
 
     On NVIDIA targets, a pipelined tile that a `tile.gemm` reads gets the
     ldmatrix swizzle (`#tile.swizzle`) unless it has a layout already, so
-    tensor-core operand loads hit distinct shared-memory banks.
+    tensor-core operand loads hit distinct shared-memory banks; 16-bit rows
+    wider than 128 bytes the blocked layout (in column panels) where that
+    gemm's instruction is `blocked` (`panels`).
 
     With `overlap-gemms`, a gemm of the body that runs on wgmma (its
     `instruction`, from tile-select-instructions), reads only pipelined tiles and whose C tile
@@ -325,14 +334,6 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     Option<"overlapGemms", "overlap-gemms", "bool", /*default=*/"false",
            "On sm_90 targets, keep one k tile of each qualifying gemm's "
            "tensor-core work in flight across iterations (for wgmma)">,
-    Option<"panelBlocks", "wgmma-panels", "bool", /*default=*/"false",
-           "With wgmma-blocked, blocked tiles are stored in column "
-           "panels (one TMA box per panel; the sm_90 pipeline's default)">,
-    Option<"blockedOperands", "wgmma-blocked", "bool",
-           /*default=*/"false",
-           "On NVIDIA targets, staged gemm operands with rows wider than "
-           "128 bytes get the blocked 128-byte swizzle (wgmma's layout for "
-           "them) instead of the row-wise ldmatrix swizzle">,
     Option<"releaseBarriers", "tma-release", "bool", /*default=*/"false",
            "With tma, the warps release each stage on a second barrier "
            "array (tile.barrier_arrive) and the thread that issues the next "

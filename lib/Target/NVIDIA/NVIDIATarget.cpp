@@ -84,7 +84,7 @@ explainWgmmaMismatch(GemmOp gemm, GemmInstructionAttr instruction,
     SwizzleAttr swizzle = getTileSwizzle(tile);
     return swizzle && swizzle.getBlocked();
   };
-  bool blocked = options.blockedOperands || isBlocked(gemm.getA()) ||
+  bool blocked = instruction.getBlocked() || isBlocked(gemm.getA()) ||
                  isBlocked(gemm.getB());
   if (getMmaSyncMismatch(gemm) ||
       !fitsWgmma(gemm, threads, blocked,
@@ -93,7 +93,7 @@ explainWgmmaMismatch(GemmOp gemm, GemmInstructionAttr instruction,
                        "shapes (f16/bf16 -> f32, B in shared memory, K-major "
                        "shared rows of 32, 64 or 128 bytes or blocked wider "
                        "ones, N a multiple of 8 up to 256, K of 16)");
-  if (!keepsWgmmaSwizzles(gemm, options.blockedOperands))
+  if (!keepsWgmmaSwizzles(gemm, instruction.getBlocked()))
     return std::string("a shared operand will not be in a swizzle wgmma "
                        "reads (a layout or an access that keeps it from "
                        "its swizzle)");
@@ -247,9 +247,11 @@ public:
           ctx, GemmInstructionKind::Wgmma, 64, gemm.getN(), 16,
           isInSpace(gemm.getA().getType(), MemorySpace::Fragment),
           std::max<int64_t>(
-              1, gemm.getM() / (64 * (threads / kWarpgroupThreads)))));
+              1, gemm.getM() / (64 * (threads / kWarpgroupThreads))),
+          options.sharedTiles));
     consider(getValidGemmInstruction(ctx, GemmInstructionKind::MmaSync, 16, 8,
-                                     getMmaSyncTileK(gemm)));
+                                     getMmaSyncTileK(gemm), /*registerA=*/false,
+                                     /*blocks=*/1, options.sharedTiles));
   }
 
   std::optional<std::string>
@@ -352,12 +354,12 @@ public:
 
   SwizzleAttr getOperandSwizzle(GemmOp gemm, GemmInstructionAttr instruction,
                                 int64_t threads, MemRefType type,
-                                const SharedTileOptions &options,
                                 TargetAttr target) const override {
     // Shared operands that ldmatrix or wgmma's descriptors read.
     if (!instruction.isTensorCore() || !getMmaAccumulatorLayout(gemm, threads))
       return {};
-    return getWgmmaOperandSwizzle(type, options.blocked, options.panels);
+    return getWgmmaOperandSwizzle(type, instruction.getBlocked(),
+                                  instruction.getPanels());
   }
 
   SwizzleAttr getStagedOperandSwizzle(MemRefType type,

@@ -1599,6 +1599,58 @@ func.func @gemm_instruction_blocks(%n: index) {
 
 // -----
 
+func.func @gemm_instruction_blocked_simt(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{blocked lays out the shared tiles of NVIDIA tensor-core instructions (mma_sync, wgmma), not of simt}}
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<simt, blocked>} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_instruction_blocked_mfma(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{panels lays out the shared tiles of NVIDIA tensor-core instructions (mma_sync, wgmma), not of mfma}}
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<mfma m16n16k16, panels>} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_instruction_panels_unblocked(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{panels stores blocked tiles in column panels: it needs blocked}}
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<wgmma m64n64k16, panels>} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @gemm_instruction_parameter(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{unknown gemm instruction parameter 'swizzled'; expected register_a, blocks, blocked or panels}}
+    tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<wgmma m64n64k16, swizzled>} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
 func.func @gemm_instruction_accumulators(%n: index) {
   tile.kernel grid(%n) threads(128) -> (%bx) {
     %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>

@@ -124,6 +124,10 @@ func.func @gemms(%n: index) {
     // The instruction each gemm runs on, as tile-select-instructions records it.
     // CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<wgmma m64n128k16, blocks = 2>, transpose_b}
     tile.gemm %a, %bt, %c {instruction = #tile.gemm_instruction<wgmma m64n128k16, blocks = 2>, transpose_b} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+    // CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<wgmma m64n128k16, blocks = 2, blocked, panels>, transpose_b}
+    tile.gemm %a, %bt, %c {instruction = #tile.gemm_instruction<wgmma m64n128k16, panels, blocks = 2, blocked>, transpose_b} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+    // CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<mma_sync m16n8k16, blocked>, transpose_b}
+    tile.gemm %a, %bt, %c {instruction = #tile.gemm_instruction<mma_sync m16n8k16, blocked>, transpose_b} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
     // CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<mma_sync m16n8k16>, transpose_b}
     tile.gemm %a, %bt, %c {instruction = #tile.gemm_instruction<mma_sync m16n8k16>, transpose_b} : memref<128x32xf16, #tile.mem<shared>>, memref<128x32xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
     // CHECK: tile.gemm {{.*}} {instruction = #tile.gemm_instruction<mfma m16n16k16>, transpose_b}

@@ -282,7 +282,7 @@ Attribute GemmInstructionAttr::parse(AsmParser &parser, Type) {
     return {};
   }
   int64_t m = 0, n = 0, k = 0, blocks = 1;
-  bool registerA = false;
+  bool registerA = false, blocked = false, panels = false;
   if (*kind != GemmInstructionKind::SIMT) {
     // The shape, one keyword: m<M>n<N>k<K>.
     SMLoc shapeLoc = parser.getCurrentLocation();
@@ -314,16 +314,20 @@ Attribute GemmInstructionAttr::parse(AsmParser &parser, Type) {
     } else if (key == "blocks") {
       if (parser.parseEqual() || parser.parseInteger(blocks))
         return {};
+    } else if (key == "blocked") {
+      blocked = true;
+    } else if (key == "panels") {
+      panels = true;
     } else {
       parser.emitError(keyLoc, "unknown gemm instruction parameter '")
-          << key << "'; expected register_a or blocks";
+          << key << "'; expected register_a, blocks, blocked or panels";
       return {};
     }
   }
   if (parser.parseGreater())
     return {};
   return parser.getChecked<GemmInstructionAttr>(
-      parser.getContext(), *kind, m, n, k, registerA, blocks);
+      parser.getContext(), *kind, m, n, k, registerA, blocks, blocked, panels);
 }
 
 void GemmInstructionAttr::print(AsmPrinter &printer) const {
@@ -334,18 +338,32 @@ void GemmInstructionAttr::print(AsmPrinter &printer) const {
     printer << ", register_a";
   if (getBlocks() != 1)
     printer << ", blocks = " << getBlocks();
+  if (getBlocked())
+    printer << ", blocked";
+  if (getPanels())
+    printer << ", panels";
   printer << ">";
 }
 
 LogicalResult
 GemmInstructionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                             GemmInstructionKind kind, int64_t m, int64_t n,
-                            int64_t k, bool registerA, int64_t blocks) {
+                            int64_t k, bool registerA, int64_t blocks,
+                            bool blocked, bool panels) {
   StringRef name = stringifyGemmInstructionKind(kind);
   if (registerA && kind != GemmInstructionKind::Wgmma)
     return emitError() << "register_a is a form of wgmma, not of " << name;
   if (blocks != 1 && kind != GemmInstructionKind::Wgmma)
     return emitError() << "blocks is a parameter of wgmma, not of " << name;
+  if ((blocked || panels) && kind != GemmInstructionKind::MmaSync &&
+      kind != GemmInstructionKind::Wgmma)
+    return emitError() << (blocked ? "blocked" : "panels")
+                       << " lays out the shared tiles of NVIDIA tensor-core "
+                          "instructions (mma_sync, wgmma), not of "
+                       << name;
+  if (panels && !blocked)
+    return emitError() << "panels stores blocked tiles in column panels: it "
+                          "needs blocked";
   auto shapeError = [&](StringRef expected) {
     return emitError() << name << " has no shape m" << m << "n" << n << "k"
                        << k << "; expected " << expected;

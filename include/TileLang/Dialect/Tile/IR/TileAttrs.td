@@ -196,11 +196,24 @@ def Tile_GemmInstructionAttr
     * `mfma m16n16k16` (CDNA, wave64) and `wmma m16n16k16` (gfx11, wave32):
       AMD matrix cores, one 16x16 C tile per wave at a time.
 
+    The tensor-core instructions (`mma_sync`, `wgmma`) also say how the
+    shared tiles of the gemm are laid out where a layout pass chooses:
+    `blocked`: shared operand tiles with 16-bit rows wider than 128 bytes
+    take the blocked 128-byte swizzle (`#tile.swizzle<3, 3, 3, blocked =
+    true>` for 16-bit elements, what wgmma's descriptors read such rows in; without it, wgmma
+    takes only rows of up to 128 bytes), and so does a shared tile that
+    stages the gemm's accumulators on their way to global memory;
+    `panels` (with `blocked`): those tiles are stored in column panels, one
+    TMA box each. `tile-select-instructions` sets both from its options;
+    `tile-plan-pipelines` (the staged operand tiles) and `tile-infer-layout`
+    (operand and staging tiles) read them.
+
     ```mlir
     tile.gemm %a, %b, %c {instruction = #tile.gemm_instruction<wgmma m64n128k16>}
         : ...
     #tile.gemm_instruction<wgmma m64n256k16, register_a>
     #tile.gemm_instruction<wgmma m64n128k16, blocks = 2>
+    #tile.gemm_instruction<wgmma m64n256k16, blocked, panels>
     #tile.gemm_instruction<mma_sync m16n8k16>
     #tile.gemm_instruction<simt>
     ```
@@ -210,12 +223,14 @@ def Tile_GemmInstructionAttr
                         DefaultValuedParameter<"int64_t", "0">:$n,
                         DefaultValuedParameter<"int64_t", "0">:$k,
                         DefaultValuedParameter<"bool", "false">:$registerA,
-                        DefaultValuedParameter<"int64_t", "1">:$blocks);
+                        DefaultValuedParameter<"int64_t", "1">:$blocks,
+                        DefaultValuedParameter<"bool", "false">:$blocked,
+                        DefaultValuedParameter<"bool", "false">:$panels);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let builders = [
     AttrBuilder<(ins "GemmInstructionKind":$kind), [{
-      return $_get($_ctxt, kind, 0, 0, 0, false, 1);
+      return $_get($_ctxt, kind, 0, 0, 0, false, 1, false, false);
     }]>
   ];
   let extraClassDeclaration = [{
