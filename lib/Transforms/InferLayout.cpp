@@ -302,7 +302,12 @@ struct InferLayoutPass
                                                  : WalkResult::advance();
     });
     if (result.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    // A swizzle some access of its tile would not apply (the user's, the
+    // planner's, one given here) is dropped, so that the layouts after
+    // this pass are the ones the lowering applies. (The conversions drop
+    // them too, for inputs that did not come through this pass.)
+    dropUnappliedSwizzles(module);
   }
 
   LogicalResult inferKernel(KernelOp kernel, TargetAttr target) {

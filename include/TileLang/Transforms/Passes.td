@@ -190,6 +190,10 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     accumulators it stages is `blocked`, `panels`): the fragment's stores
     hit distinct banks and a TMA store can read it. Shared operand tiles
     too take the layout of wide rows their gemm's instruction records.
+    Last, a swizzle that some access of its tile would not apply (an
+    element-wise access: only copies and gemms apply swizzles) is dropped,
+    whoever gave it, so the layouts after this pass are what the lowering
+    applies.
 
     Two constraints that force different layouts on one fragment are an
     error on the op that joined them, with a note on the op that fixed the
