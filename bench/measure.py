@@ -11,8 +11,11 @@ each round also takes what a Python caller sees (timing.py's bench_ms,
 triton's do_bench), host overhead included. Outputs are
 checked against torch before timing (a wrong kernel is not timed).
 
-    PYTHONPATH=<package>:python/tests:<dir of timing.py> \\
+    PYTHONPATH=<package>:python/tests \\
         python3 bench/measure.py --out bench/results/<date>-h200.json
+
+(timing.py on the import path, in $TIMING_DIR or in .peers/; on the GPU
+machine scripts/gpu/run_suite.sh's `time` section runs this.)
 
 Cases: users' programs written with the T.* language (TileLang's quickstart
 GEMM configuration and its Hopper configuration; FlashAttention in BHSD and
@@ -23,32 +26,20 @@ test/Integration/Inputs/gen_gemm.py, bench/kernels), against cuBLAS
 same bytes (the bandwidth ceiling)."""
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import subprocess
 import sys
 
 import torch
 import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
 
 import tilelang_mlir
 import tilelang_mlir.language as T
 from tilelang_mlir import _tilelang
 from attention_layouts import flash_attention
+from common import ROOT, TARGET, check, import_timing, interleave, record_header, sdpa_peers
 from kernels import matmul_func
-from timing import bench_ms, kernel_ms
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TARGET = "sm_90a"
-
-
-def check(name, got, want, atol, rtol):
-    if not torch.allclose(got.float(), want.float(), atol=atol, rtol=rtol):
-        err = (got.float() - want.float()).abs().max().item()
-        raise SystemExit("%s: wrong result (max abs error %g); not timed" % (name, err))
 
 
 def gemm_cases():
@@ -102,21 +93,13 @@ def mlir_gemm_cases():
                    "peers": {"cuBLAS": peer}}
 
 
-def sdpa(backend, q, k, v, causal):
-    def call():
-        with sdpa_kernel(backend):
-            return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-    return call
-
-
 def attention_cases():
     b, h, s, d = 4, 32, 4096, 128
     for causal in (False, True):
         q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16)
                    for _ in range(3))
         want = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
-        peers = {"cuDNN": sdpa(SDPBackend.CUDNN_ATTENTION, q, k, v, causal),
-                 "SDPA flash": sdpa(SDPBackend.FLASH_ATTENTION, q, k, v, causal)}
+        peers = sdpa_peers(q, k, v, causal)
         mask = ", causal" if causal else ""
         for layout in ("bhsd", "bshd"):
             func = flash_attention(b, h, s, d, causal, layout=layout, block_M=128,
@@ -170,6 +153,7 @@ def main():
     parser.add_argument("--iters", type=int, default=20)
     parser.add_argument("--only", help="run only cases whose name contains this")
     args = parser.parse_args()
+    timing = import_timing()
     results = []
     for generator in (gemm_cases, mlir_gemm_cases, attention_cases, softmax_cases):
         for case in generator():
@@ -177,12 +161,7 @@ def main():
                 continue
             calls = {"ours": case["ours"]}
             calls.update(case["peers"])
-            samples = {side: [] for side in calls}
-            caller = {side: [] for side in calls}
-            for _ in range(args.rounds):
-                for side, call in calls.items():
-                    samples[side].append(kernel_ms(call, iters=args.iters))
-                    caller[side].append(bench_ms(call))
+            samples, caller = interleave(timing, calls, args.rounds, args.iters)
             entry = {k: case[k] for k in ("case", "group", "kind")}
             entry["ms"] = samples
             entry["caller_ms"] = caller
@@ -192,19 +171,8 @@ def main():
                 "%s %.4f" % (p, sorted(v)[len(v) // 2]) for p, v in samples.items()
                 if p != "ours")), flush=True)
             torch.cuda.empty_cache()
-    commit = tilelang_mlir.__commit__
-    record = {
-        "date": datetime.date.today().isoformat(),
-        "device": torch.cuda.get_device_name(),
-        "timer": "kernel_ms (CUPTI kernel time through torch.profiler), "
-                 "%d calls per sample, interleaved, %d rounds" % (args.iters, args.rounds),
-        "caller_timer": "bench_ms (triton.testing.do_bench: CUDA events over back-to-back "
-                        "Python calls, L2 flushed, median), once per side per round",
-        "tilelang_mlir": "%s (%s)" % (tilelang_mlir.__version__, commit),
-        "torch": torch.__version__, "cuda": torch.version.cuda,
-        "cudnn": torch.backends.cudnn.version(), "python": platform.python_version(),
-        "results": results,
-    }
+    record = record_header(args.iters, args.rounds)
+    record["results"] = results
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(record, f, indent=1)

@@ -1,6 +1,7 @@
-// The smallest useful kernel, for the host launch overhead (the GPU
-// suite's `launch` section): one block of 128 threads adds 1 to each of
-// 128 floats in place, as torch's `x.add_(1)` on a 128-element tensor.
+// The smallest useful kernel, for the host launch overhead (the `launch`
+// experiment of bench/experiments.py): one block of 128 threads adds 1 to
+// each of 128 floats in place, as torch's `x.add_(1)` on a 128-element
+// tensor.
 module {
   func.func @add_one(%X: memref<128xf32>) {
     %c0 = arith.constant 0 : index

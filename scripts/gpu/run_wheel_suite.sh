@@ -1,23 +1,15 @@
 #!/usr/bin/env bash
 # On the GPU machine (no LLVM): installs the self-contained wheel of
-# scripts/build_wheels.sh into a fresh directory (pip install --target, next
-# to the system's torch and numpy, which a virtual environment would not see
-# there: they are in the user's site-packages) and runs the Python test suite
-# against the installed package, GPU tests included. pytest comes from wheels carried in .whl/
-# (the machine has no network):
+# scripts/build_wheels.sh (scripts/gpu/install_wheel.sh) and runs the Python
+# test suite against the installed package, GPU tests included. pytest comes
+# from wheels carried in .whl/ (the machine has no network):
 #
 #   here:   scripts/build_wheels.sh 3.12
 #           python3 -m pip download -d .whl pytest
 #   there:  scripts/gpu/run_wheel_suite.sh [pytest arguments]   (carry dist, .whl)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-PYTHON="${PYTHON:-python3}"
-SITE="${SITE:-/tmp/tilelang-site}"
-tag=$("$PYTHON" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
-wheel=$(ls "$ROOT"/dist/tilelang_mlir-*-"$tag"-*manylinux*.whl | tail -1)
-rm -rf "$SITE"
-"$PYTHON" -m pip install -q --no-index --no-deps --target "$SITE" "$wheel" "$ROOT"/.whl/*.whl
-export PYTHONPATH="$SITE"
+source "$ROOT/scripts/gpu/install_wheel.sh"
 # Outside the source tree, so that the import can only find the install.
 cd /tmp
 "$PYTHON" - <<'PY'

@@ -1,7 +1,10 @@
-"""The Triton GEMM peer of the GPU suite (imported by peers.py on the GPU
-machine only): C = A B with f32 accumulation, any strides (B transposed
-through its strides), blocks in groups of GROUP block rows as cuBLAS and
-our kernels raster them."""
+"""The Triton peers of bench/experiments.py (imported on the GPU machine
+only, where triton is): a GEMM, C = A B with f32 accumulation, any strides
+(B transposed through its strides), blocks in groups of GROUP block rows as
+cuBLAS and our kernels raster them (autotuned over four configurations, or
+one configuration for the cold-compile experiment); `increment`, one
+element's kernel that builds Triton's launcher before a compile is timed;
+`add_one`, torch's x.add_(1) on one block, for the launch overhead."""
 import triton
 import triton.language as tl
 
@@ -48,6 +51,13 @@ tuned = triton.autotune(
 @triton.jit
 def increment(x):
     tl.store(x, tl.load(x) + 1)
+
+
+@triton.jit
+def add_one(x, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(x + offs, tl.load(x + offs, mask=mask) + 1, mask=mask)
 
 
 def launch(kernel, a, b, c, **config):
