@@ -717,6 +717,22 @@ PYBIND11_MODULE(_tilelang, m) {
       "The pass pipeline a kernel compiles with for this target and these "
       "pass_configs (as tile-opt takes it), optionally stopped after a "
       "stage or with the device code as text (format='isa')");
+  m.def(
+      "cuda_compute_capability",
+      []() -> py::object {
+        // The driver and device 0 as a kernel launch would find them: the
+        // capability (90 for sm_90), or None with the reason as a string
+        // when there is no driver or no device (what target="auto"
+        // reports when it falls back to the CPU).
+        llvm::Expected<int> capability =
+            mlir::tile::runtime::getComputeCapability();
+        if (!capability)
+          return py::make_tuple(py::none(),
+                                llvm::toString(capability.takeError()));
+        return py::make_tuple(*capability, py::none());
+      },
+      "(compute capability of CUDA device 0 as major * 10 + minor, None) or "
+      "(None, why there is none)");
   m.def("compile_options", &getCompileOptions,
         "The compile options (pass_configs keys): key, flag, targets, "
         "type, default and description of each");

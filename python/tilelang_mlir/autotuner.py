@@ -27,6 +27,7 @@ import sys
 import tempfile
 
 from . import _tilelang
+from .target import determine_target
 from .profiler import Profiler, TensorSupplyType
 
 __all__ = ["autotune", "AutotuneResult"]
@@ -79,7 +80,7 @@ def _store(path, config, latency):
 
 def autotune(configs, warmup=25, rep=100, ref_prog=None, rtol=1e-2, atol=1e-2,
              supply_type=TensorSupplyType.Normal, shapes=None, cache=True,
-             target="cpu", progress=True):
+             target="auto", progress=True):
     """Decorates a @jit function: calls tune over `configs` and return the
     fastest kernel (with `.config`, `.latency` and `.autotune_result`)."""
     if not configs:
@@ -92,8 +93,9 @@ def autotune(configs, warmup=25, rep=100, ref_prog=None, rtol=1e-2, atol=1e-2,
             directory = _cache_dir() if cache else None
             path = None
             if directory is not None:
-                path = os.path.join(directory, _key(jit_fn, args, kwargs,
-                                                    configs, target) + ".json")
+                path = os.path.join(directory, _key(
+                    jit_fn, args, kwargs, configs,
+                    determine_target(target)) + ".json")
                 config = _load(path)
                 if config in configs:
                     kernel = jit_fn(*args, **kwargs, **config)

@@ -34,6 +34,8 @@ from . import device_code
 from . import language as T
 from ._tilelang import Kernel, TileError, lower
 from ._tilelang import pipeline as _pipeline
+from .pass_config import normalize_pass_configs
+from .target import determine_target
 
 __all__ = ["jit", "compile", "JITKernel", "TileError"]
 
@@ -46,15 +48,15 @@ _NUMPY_TYPES = {
 class JITKernel:
     """A traced PrimFunc prepared for one target."""
 
-    def __init__(self, func, out_idx=None, target="cpu", pass_configs=None):
+    def __init__(self, func, out_idx=None, target="auto", pass_configs=None):
         if not isinstance(func, T.PrimFunc):
             raise TypeError("expected a @T.prim_func, got %r" % (func,))
         self.func = func
-        self.target = target
-        self.pass_configs = dict(pass_configs or {})
+        self.target = determine_target(target)
+        self.pass_configs = normalize_pass_configs(pass_configs)
         source = func.script()
         try:
-            self._kernel = Kernel(source, target,
+            self._kernel = Kernel(source, self.target,
                                   pass_configs=self.pass_configs)
         except TileError as error:
             raise TileError(_at_user_lines(source, str(error))) from None
@@ -99,7 +101,7 @@ class JITKernel:
         targets, "ptx", "cubin" (bytes; a list of them when the function
         launches several kernels) or "sass" (cuobjdump's, or nvdisasm's,
         listing of the cubins: needs the CUDA toolkit)."""
-        target = target or self.target
+        target = determine_target(target) if target else self.target
         source = self.func.script()
         if stage == "tile":
             return source
@@ -267,16 +269,18 @@ def _split_target(target):
     return "cpu", "host"
 
 
-def compile(func, out_idx=None, target="cpu",  # noqa: A001 (TileLang's name)
+def compile(func, out_idx=None, target="auto",  # noqa: A001 (TileLang's name)
             pass_configs=None):
     """Prepares a PrimFunc: ``tilelang_mlir.compile(main, out_idx=[2])``.
+    ``target`` as TileLang takes it (tilelang_mlir.target: "auto", "cuda",
+    "cuda -arch=sm_80", "hip -mcpu=gfx942", "llvm", a chip).
     ``pass_configs`` sets compile options by name, as tile-run's flags with
     underscores: ``{"warp_specialize": False, "opt_level": 2}``."""
     return JITKernel(func, out_idx=out_idx, target=target,
                      pass_configs=pass_configs)
 
 
-def jit(fn=None, *, out_idx=None, target="cpu", pass_configs=None):
+def jit(fn=None, *, out_idx=None, target="auto", pass_configs=None):
     """Decorates a function that returns a PrimFunc for its compile-time
     arguments (or a PrimFunc itself): calls trace and prepare once per
     distinct arguments. ``pass_configs``: compile options by name (see
