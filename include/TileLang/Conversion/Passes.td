@@ -220,14 +220,13 @@ def TilePlaceSharedMemory
   let summary = "Place the on-chip tiles of each gpu.launch in its dynamic "
                 "shared memory";
   let description = [{
-    After `convert-tile-to-gpu`, whose launches keep the kernels' tile
-    allocations (`tile.alloc_shared`, `tile.alloc_fragment` of fragments
-    not in registers, `tile.alloc_local`, and the lowering's scratch tiles)
-    in their tile memory spaces: shared and fragment tiles become
-    `memref.view`s of the launch's dynamic shared memory
-    (`gpu.dynamic_shared_memory`, `#gpu.address_space<workgroup>`), local
-    tiles per-thread `memref.alloca`s, and every memref type loses its tile
-    memory space. Each tile is aligned to 16 bytes, to 128 when its size is
+    After `convert-tile-to-gpu`, whose launches hold the kernels' on-chip
+    tiles (shared tiles, fragments not in registers, the lowering's scratch
+    tiles) as `memref.alloc`s in workgroup memory
+    (`#gpu.address_space<workgroup>`) marked `tile.unplaced_tile` (their
+    layout, or a unit attribute) and their local tiles as per-thread
+    `memref.alloca`s: each marked allocation becomes a `memref.view` of
+    the launch's dynamic shared memory (`gpu.dynamic_shared_memory`). Each tile is aligned to 16 bytes, to 128 when its size is
     a multiple of 128 (what TMA writes into), and to at least one period
     of its swizzle (so the pattern relative to the tile is the one wgmma
     and TMA apply to absolute addresses). The launch asks for the bytes the

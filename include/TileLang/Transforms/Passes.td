@@ -100,9 +100,11 @@ def TileSelectInstructions
         --tile-select-instructions="wgmma-tall-rows"
     ```
 
-    Where only the lowering knows that wgmma cannot take a gemm after all
-    (its C kept out of registers), `convert-tile-to-gpu` takes it to
-    mma.sync (or SIMT) instead and records that as its instruction.
+    Where the registers decide that wgmma cannot take a gemm after all
+    (its C kept out of registers), `tile-select-register-fragments`
+    restamps it with the default choice (`TargetInfo::
+    reviseGemmInstructions`); `convert-tile-to-gpu` refuses a wgmma stamp
+    it cannot emit.
 
     Sets `engine` (a `#tile.copy_engine`) on every `tile.copy` that has
     none, taking the first that can move it of:
@@ -295,9 +297,12 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     is refilled.
 
     With `tma` on an sm_90 target, a loop whose pipelined copies all read
-    global buffers of rank 2 to 5 into 2-D tiles TMA can write (rows of 16-byte multiples up to
-    256 elements, at most 256 rows; unswizzled, or 128-byte rows with the
-    128-byte swizzle) counts its stages on arrival barriers instead of
+    global buffers of rank 2 to 5 into 2-D tiles TMA can write in one box
+    (rows of 16-byte multiples up to 256 elements, at most 256 rows;
+    unswizzled, or rows of 32, 64 or 128 bytes with the swizzle of that
+    width; blocked 16-bit tiles in column panels take one box per panel,
+    blocked tiles without panels one per 8-row block only with
+    `tma-blocked`) counts its stages on arrival barriers instead of
     copy groups: one barrier per buffer (`tile.barrier_init`, one arrival
     per copy), the copies `tile.copy {async} arrive(%bars[stage])` (one TMA
     transfer each), and each iteration waits for its barrier's phase:
