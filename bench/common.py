@@ -98,3 +98,15 @@ def record_header(iters, rounds):
         "torch": torch.__version__, "cuda": torch.version.cuda,
         "cudnn": torch.backends.cudnn.version(), "python": platform.python_version(),
     }
+
+
+def write_record(path, iters, rounds, results, **fields):
+    """Writes the results file: the header, `fields`, the results."""
+    import json
+    record = record_header(iters, rounds)
+    record.update(fields)
+    record["results"] = results
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(record, f, indent=1)
+    print("wrote", path)

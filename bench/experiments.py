@@ -52,7 +52,7 @@ import time
 
 from tilelang_mlir import _tilelang
 
-from common import ROOT, TARGET, import_timing, interleave, mismatch, record_header, sdpa_peers
+from common import ROOT, TARGET, import_timing, interleave, mismatch, sdpa_peers, write_record
 
 # ---------------------------------------------------------------------------
 # Kernel sources
@@ -1111,13 +1111,8 @@ def main():
         else:
             results += run_experiment(exp, args, timing)
     if timed:
-        record = record_header(args.iters, args.rounds)
-        record["experiments"] = {e.name: e.description for e in experiments}
-        record["results"] = results
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out, "w") as f:
-            json.dump(record, f, indent=1)
-        print("wrote", args.out)
+        write_record(args.out, args.iters, args.rounds, results,
+                     experiments={e.name: e.description for e in experiments})
 
 
 if __name__ == "__main__":

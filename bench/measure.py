@@ -26,7 +26,6 @@ test/Integration/Inputs/gen_gemm.py, bench/kernels), against cuBLAS
 same bytes (the bandwidth ceiling)."""
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -38,7 +37,7 @@ import tilelang_mlir
 import tilelang_mlir.language as T
 from tilelang_mlir import _tilelang
 from attention_layouts import flash_attention
-from common import ROOT, TARGET, check, import_timing, interleave, record_header, sdpa_peers
+from common import ROOT, TARGET, check, import_timing, interleave, sdpa_peers, write_record
 from kernels import matmul_func
 
 
@@ -171,12 +170,7 @@ def main():
                 "%s %.4f" % (p, sorted(v)[len(v) // 2]) for p, v in samples.items()
                 if p != "ours")), flush=True)
             torch.cuda.empty_cache()
-    record = record_header(args.iters, args.rounds)
-    record["results"] = results
-    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump(record, f, indent=1)
-    print("wrote", args.out)
+    write_record(args.out, args.iters, args.rounds, results)
 
 
 if __name__ == "__main__":
