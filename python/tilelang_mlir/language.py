@@ -67,11 +67,11 @@ class TileLangError(Exception):
     """A kernel that cannot be traced; the message starts with the user's
     file and line."""
 
-    def __init__(self, message):
+    def __init__(self, message, line=None):
         frame = _user_frame()
         if frame is not None:
-            message = "%s:%d: %s" % (frame.f_code.co_filename, frame.f_lineno,
-                                     message)
+            message = "%s:%d: %s" % (frame.f_code.co_filename,
+                                     line or frame.f_lineno, message)
         super().__init__(message)
 
 
@@ -198,6 +198,8 @@ def _as_expr(value, type_=None):
     for integers, f32 for floats when no type is asked for)."""
     if isinstance(value, Expr):
         return value
+    if isinstance(value, _Var):
+        return value[0]
     if isinstance(value, (int, float)):
         if type_ is None:
             type_ = "f32" if isinstance(value, float) else "index"
@@ -776,6 +778,8 @@ class PrimFunc:
 def prim_func(fn):
     """Traces `fn` (parameters annotated with T.Tensor or a dtype) into a
     PrimFunc."""
+    from .frontend import rewrite
+    fn = rewrite(fn)
     signature = inspect.signature(fn)
     builder = _Builder()
     previous = getattr(_state, "builder", None)
@@ -872,13 +876,14 @@ class Kernel:
         return False
 
 
-def _alloc(op, space, shape, dtype):
+def _alloc(op, space, shape, dtype, cls=None):
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     if not builtins.all(isinstance(d, int) and d > 0 for d in shape):
         raise TileLangError("on-chip tiles have static positive extents, "
                             "got %r" % (shape,))
     builder = _builder()
-    buffer = TileBuffer(builder.fresh(space[0]), list(shape), dtype, space)
+    buffer = (cls or TileBuffer)(builder.fresh(space[0]), list(shape), dtype,
+                                 space)
     builder.emit("%s = tile.%s : %s" % (buffer.name, op, buffer.memref_type))
     return buffer
 
@@ -898,9 +903,44 @@ def alloc_local(shape, dtype, scope="local"):
     return _alloc("alloc_local", "local", shape, dtype)
 
 
-def alloc_var(dtype):
-    """One per-thread scalar (a [1] local tile)."""
-    return _alloc("alloc_local", "local", (1,), dtype)
+class _Var(TileBuffer):
+    """``v = T.alloc_var(dtype)``: one per-thread scalar (a [1] local tile).
+    Used as a value it is loaded (``v + 1``, ``B[i] = v``); ``v[0]`` is the
+    element too. Assigning to its name (``v = expr``, ``v += expr``) stores
+    into it: the front end rewrites those assignments (frontend.py)."""
+
+    def store(self, value):
+        self[0] = value
+
+    def __bool__(self):
+        raise TileLangError("a T.alloc_var has no Python truth value; compare "
+                            "it (v > 0) to branch on it")
+
+    __hash__ = object.__hash__
+
+
+def _delegate_to_value(name):
+    def method(self, *args):
+        return getattr(self[0], name)(*args)
+    method.__name__ = name
+    return method
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
+              "__rmul__", "__truediv__", "__rtruediv__", "__floordiv__",
+              "__rfloordiv__", "__mod__", "__rmod__", "__and__", "__rand__",
+              "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__",
+              "__rlshift__", "__rshift__", "__rrshift__", "__lt__", "__le__",
+              "__gt__", "__ge__", "__neg__"):
+    setattr(_Var, _name, _delegate_to_value(_name))
+
+
+def alloc_var(dtype, init=None, scope="local.var"):
+    """One per-thread scalar, `init` stored first when given (see _Var)."""
+    var = _alloc("alloc_local", "local", (1,), dtype, cls=_Var)
+    if init is not None:
+        var.store(init)
+    return var
 
 
 def _copy_side(value, what):
@@ -1263,6 +1303,51 @@ def serial(start, stop=None, step=1):
     iv = builder.fresh("s")
     builder.open("scf.for %s = %s to %s step %s" % (iv, lb.name, ub.name, step.name))
     yield Expr(iv, "index")
+    builder.close()
+
+
+def unroll(start, stop=None, step=1, explicit=False, unroll_factor=None):
+    """``for i in T.unroll(n):`` TileLang's unrolled loop: a sequential loop
+    here (the same iterations in the same order; the backend unrolls what
+    it chooses)."""
+    return serial(start, stop, step)
+
+
+def vectorized(start, stop=None, step=1):
+    """``for i in T.vectorized(n):`` TileLang's per-thread vectorized loop:
+    a sequential loop here (the same iterations; tile copies vectorize on
+    their own)."""
+    return serial(start, stop, step)
+
+
+class _Branch:
+    """An scf.if being traced (frontend.py's lowering of a Python ``if`` on
+    a device value): the then-region is open; ``else_()`` switches to the
+    else-region."""
+
+    def __init__(self, builder):
+        self.builder = builder
+        self.has_else = False
+
+    def else_(self):
+        builder = self.builder
+        builder.depth -= 1
+        builder.lines.append("  " * builder.depth + "} else {")
+        builder.depth += 1
+        self.has_else = True
+
+
+@contextlib.contextmanager
+def _branch(condition):
+    """The scf.if of a Python ``if`` whose condition is a device value
+    (frontend.py); a non-i1 condition means ``!= 0``."""
+    condition = _as_expr(condition)
+    if condition.type != "i1":
+        condition = _compare("ne", condition, 0)
+    builder = _builder()
+    builder.open("scf.if %s" % condition.name)
+    branch = _Branch(builder)
+    yield branch
     builder.close()
 
 

@@ -1,0 +1,211 @@
+"""Python control flow inside @T.prim_func read as TileLang reads it
+(tilelang_mlir/frontend.py): if/elif/else, ternaries, and/or/not, == and !=
+on device values become traced IR; on Python values they choose what to
+trace; T.alloc_var assignments store. Every kernel runs on the CPU against
+loops written here in numpy, on fresh random inputs, outputs poisoned."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+import tilelang_mlir
+import tilelang_mlir.language as T
+
+RNG = np.random.default_rng()
+
+
+def run(func, *arrays):
+    """Runs `func` on the CPU with its last array poisoned (NaN) and
+    written in place; returns that array."""
+    kernel = tilelang_mlir.compile(func, target="cpu")
+    out = np.full_like(arrays[-1], np.nan)
+    kernel(*arrays[:-1], out)
+    return out
+
+
+def branches(n, threshold):
+    @T.prim_func
+    def main(A: T.Tensor((n,), T.float32), B: T.Tensor((n,), T.float32)):
+        with T.Kernel(n // 32, threads=32) as bx:
+            for i in T.Parallel(32):
+                x = A[bx * 32 + i]
+                if x > threshold and i != 3:
+                    B[bx * 32 + i] = x
+                elif bx == 1 or not i < 30:
+                    B[bx * 32 + i] = -x
+                else:
+                    B[bx * 32 + i] = 2.0 if i % 2 == 0 else x * 3.0
+    return main
+
+
+def test_if_elif_else_on_device_values():
+    a = RNG.standard_normal(96).astype(np.float32)
+    got = run(branches(96, 0.25), a, np.empty_like(a))
+    want = np.empty_like(a)
+    for bx in range(3):
+        for i in range(32):
+            x = a[bx * 32 + i]
+            if x > np.float32(0.25) and i != 3:
+                want[bx * 32 + i] = x
+            elif bx == 1 or not i < 30:
+                want[bx * 32 + i] = -x
+            else:
+                want[bx * 32 + i] = 2.0 if i % 2 == 0 else x * np.float32(3.0)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_equality_on_device_values_is_traced():
+    """`bx == 1` compares on the device (it was Python's identity, False,
+    which chose the else branch without a word)."""
+    source = branches(64, 0.0).script()
+    assert "arith.cmpi eq" in source and "arith.cmpi ne" in source
+    assert "} else {" in source
+
+
+def python_choice(n, flag):
+    @T.prim_func
+    def main(A: T.Tensor((n,), T.float32), B: T.Tensor((n,), T.float32)):
+        with T.Kernel(1, threads=n) as bx:
+            for i in T.Parallel(n):
+                if flag == "double":
+                    B[i] = A[i] * 2.0
+                elif n > 1000:
+                    B[i] = T.no_such_function(A[i])  # never traced
+                else:
+                    B[i] = A[i] + (1.0 if flag == "one" else 5.0)
+    return main
+
+
+@pytest.mark.parametrize("flag, want", [("double", lambda a: a * 2),
+                                        ("one", lambda a: a + 1),
+                                        ("five", lambda a: a + 5)])
+def test_if_on_python_values_chooses_what_to_trace(flag, want):
+    a = RNG.standard_normal(32).astype(np.float32)
+    func = python_choice(32, flag)
+    assert "scf.if" not in func.script()
+    np.testing.assert_array_equal(run(func, a, np.empty_like(a)), want(a))
+
+
+def counted(n):
+    @T.prim_func
+    def main(A: T.Tensor((n, 16), T.float32), C: T.Tensor((n,), T.float32),
+             S: T.Tensor((n,), T.float32)):
+        with T.Kernel(n, threads=1) as bx:
+            count = T.alloc_var(T.float32, init=0.0)
+            total = T.alloc_var(T.float32)
+            total = 0.0
+            for j in range(16):
+                x = A[bx, j]
+                if x > 0:
+                    count += 1.0
+                    total = total + x
+                else:
+                    total -= 0.5
+            C[bx] = count
+            S[bx] = total
+    return main
+
+
+def test_alloc_var_assignments_store():
+    a = RNG.standard_normal((5, 16)).astype(np.float32)
+    kernel = tilelang_mlir.compile(counted(5), target="cpu")
+    c = np.full(5, np.nan, np.float32)
+    s = np.full(5, np.nan, np.float32)
+    kernel(a, c, s)
+    np.testing.assert_array_equal(c, (a > 0).sum(axis=1).astype(np.float32))
+    want = np.zeros(5, np.float32)
+    for r in range(5):
+        for x in a[r]:
+            want[r] = want[r] + x if x > 0 else want[r] - np.float32(0.5)
+    np.testing.assert_allclose(s, want, rtol=1e-6, atol=1e-6)
+
+
+def dynamic_rows():
+    n = T.symbolic("N")
+
+    @T.prim_func
+    def main(A: T.Tensor((n,), T.float32), B: T.Tensor((1,), T.float32)):
+        with T.Kernel(1, threads=1) as bx:
+            total = T.alloc_var(T.float32, init=0.0)
+            for i in range(n):
+                total += A[i]
+            B[0] = total
+    return main
+
+
+def test_range_over_a_device_value_is_a_loop():
+    func = dynamic_rows()
+    assert "scf.for" in func.script()
+    for size in (1, 7, 300):
+        a = RNG.standard_normal(size).astype(np.float32)
+        got = run(func, a, np.empty(1, np.float32))
+        np.testing.assert_allclose(got[0], a.sum(dtype=np.float32), rtol=1e-5, atol=1e-5)
+
+
+def line_of(fn, text):
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+def test_return_in_a_device_branch_is_refused_at_the_if():
+    def make():
+        @T.prim_func
+        def main(A: T.Tensor((32,), T.float32)):
+            with T.Kernel(1, threads=32) as bx:
+                for i in T.Parallel(32):
+                    if A[i] > 0:  # the if
+                        return
+        return main
+    with pytest.raises(T.TileLangError) as error:
+        make()
+    assert "return inside an if on a device value" in str(error.value)
+    assert "%s:%d:" % (__file__, line_of(make, "# the if")) in str(error.value)
+
+
+def test_a_python_name_bound_in_a_device_branch_and_read_after_is_refused():
+    def make():
+        @T.prim_func
+        def main(A: T.Tensor((32,), T.float32), B: T.Tensor((32,), T.float32)):
+            with T.Kernel(1, threads=32) as bx:
+                for i in T.Parallel(32):
+                    y = 1.0
+                    if A[i] > 0:
+                        y = 2.0  # the binding
+                    B[i] = y
+        return main
+    with pytest.raises(T.TileLangError) as error:
+        make()
+    message = str(error.value)
+    assert "'y' is assigned under a condition on a device value" in message
+    assert "T.alloc_var" in message
+    assert "%s:%d:" % (__file__, line_of(make, "# the binding")) in message
+
+
+def test_a_temporary_inside_a_device_branch_is_fine():
+    @T.prim_func
+    def main(A: T.Tensor((32,), T.float32), B: T.Tensor((32,), T.float32)):
+        with T.Kernel(1, threads=32) as bx:
+            for i in T.Parallel(32):
+                if A[i] > 0:
+                    t = A[i] * 4.0
+                    B[i] = t
+                else:
+                    B[i] = A[i]
+    a = RNG.standard_normal(32).astype(np.float32)
+    np.testing.assert_array_equal(run(main, a, np.empty_like(a)), np.where(a > 0, a * 4, a))
+
+
+def test_while_on_a_device_value_is_refused():
+    def make():
+        @T.prim_func
+        def main(A: T.Tensor((32,), T.float32)):
+            with T.Kernel(1, threads=1) as bx:
+                v = T.alloc_var(T.float32, init=1.0)
+                while v < 10.0:  # the loop
+                    v = v * 2.0
+        return main
+    with pytest.raises(T.TileLangError) as error:
+        make()
+    assert "while loop on a device value is not supported yet" in str(error.value)
+    assert "%s:%d:" % (__file__, line_of(make, "# the loop")) in str(error.value)

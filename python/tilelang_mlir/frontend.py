@@ -1,0 +1,444 @@
+"""TileLang's meaning for Python control flow inside a ``@T.prim_func``.
+
+A prim_func body is Python that the tracer runs once; what it calls builds
+the kernel. Python's own statements cannot be traced: ``if`` asks a value
+for its truth, ``and`` short-circuits, ``x = e`` rebinds a name. TileLang
+reads the body from its source instead, and so does this module: before the
+trace, ``rewrite`` parses the function's source and rewrites
+
+* ``if c: ... elif ...: ... else: ...``: where ``c`` is a device value (an
+  Expr, a ``T.alloc_var``), an ``scf.if`` with both branches traced in it;
+  where ``c`` is a Python value, Python's own ``if`` (the branch not taken
+  is not traced). A device branch that ``return``s, ``break``s or
+  ``continue``s is an error at the ``if``; so is one that binds a Python
+  name the rest of the function reads (both branches run while tracing, so
+  the name would hold the else-branch's value whatever the condition):
+  such a value belongs in a ``T.alloc_var``;
+* ``a if c else b``: ``T.if_then_else`` (both evaluated) when ``c`` is a
+  device value, Python's otherwise;
+* ``and``, ``or``, ``not`` and chained comparisons: ``arith.andi``/``ori``/
+  ``xori`` of i1 values (every operand evaluated) when an operand is a
+  device value, Python's short-circuit otherwise; ``==`` and ``!=`` trace a
+  comparison when either side is a device value (Python's identity
+  otherwise, which silently chose a branch before);
+* ``v = e`` and ``v += e`` where ``v`` names a ``T.alloc_var``: a store
+  into it (``v = T.alloc_var(...)`` again declares a new one);
+* ``range(...)`` over device values: ``T.serial``;
+* ``while c`` with a device value ``c``: an error naming the loop (scf.while
+  is not built yet).
+
+The rewritten function keeps the user's file and line numbers (and columns)
+so that locations and diagnostics point at the user's code; its closure,
+annotations and defaults are the original's. A function whose source
+cannot be read (defined in an interactive session) is traced as it is.
+"""
+
+import ast
+import copy
+import inspect
+import operator
+import textwrap
+
+from . import language as T
+
+__all__ = ["rewrite"]
+
+
+def _traced(value):
+    return isinstance(value, (T.Expr, T._Var))
+
+
+def _error(lineno, message):
+    """A TileLangError whose message starts with the user's file and the
+    line of the statement at fault."""
+    return T.TileLangError(message, line=lineno)
+
+
+class _Runtime:
+    """What the rewritten code calls (bound to the name ``__tl``)."""
+
+    traced = staticmethod(_traced)
+    branch = staticmethod(T._branch)
+
+    @staticmethod
+    def assign(previous, value):
+        """``name = value``: a store when `name` holds a T.alloc_var and
+        `value` is not a buffer (a new T.alloc_var rebinds)."""
+        if isinstance(previous, T._Var) and not isinstance(value, T.TileBuffer):
+            previous.store(value)
+            return previous
+        return value
+
+    @staticmethod
+    def assign_in_branch(previous, value, name, used_after, lineno):
+        """``name = value`` inside a branch on a device value."""
+        if isinstance(previous, T._Var) and value is previous:
+            return previous  # a T.alloc_var updated in place (augassign)
+        if isinstance(previous, T._Var) and not isinstance(value, T.TileBuffer):
+            previous.store(value)
+            return previous
+        if used_after:
+            raise _error(lineno, "%r is assigned under a condition on a device "
+                                 "value and read elsewhere in the kernel: both "
+                                 "branches are traced, so it would not depend on "
+                                 "the condition; declare it with T.alloc_var (or "
+                                 "use another name inside the branch)" % name)
+        return value
+
+    _INPLACE = {ast.Add: operator.iadd, ast.Sub: operator.isub,
+                ast.Mult: operator.imul, ast.Div: operator.itruediv,
+                ast.FloorDiv: operator.ifloordiv, ast.Mod: operator.imod,
+                ast.BitAnd: operator.iand, ast.BitOr: operator.ior,
+                ast.BitXor: operator.ixor, ast.LShift: operator.ilshift,
+                ast.RShift: operator.irshift, ast.Pow: operator.ipow}
+
+    @classmethod
+    def augassign(cls, previous, op_name, value):
+        """``name op= value``: a load, the operation and a store for a
+        T.alloc_var; Python's in-place operation otherwise."""
+        op = cls._INPLACE[getattr(ast, op_name)]
+        if isinstance(previous, T._Var):
+            previous.store(op(previous[0], value))
+            return previous
+        return op(previous, value)
+
+    @staticmethod
+    def select(condition, then, otherwise):
+        if _traced(condition):
+            a, b = then(), otherwise()
+            if not _traced(a) and not _traced(b):
+                a = T._as_expr(a)
+            return T.if_then_else(_Runtime.truth(condition), a, b)
+        return then() if condition else otherwise()
+
+    @staticmethod
+    def truth(value):
+        """An i1 Expr of a device value (non-i1 values: ``!= 0``)."""
+        value = T._as_expr(value)
+        if value.type != "i1":
+            value = T._compare("ne", value, 0)
+        return value
+
+    @staticmethod
+    def logical(kind, *thunks):
+        """``and``/``or`` of the operands, evaluated in order: Python's
+        short-circuit until a device value appears, then every remaining
+        operand evaluated and combined with arith.andi/ori."""
+        value = thunks[0]()
+        for i, thunk in enumerate(thunks[1:], 1):
+            if _traced(value):
+                combined = _Runtime.truth(value)
+                for rest in thunks[i:]:
+                    operand = rest()
+                    if not _traced(operand):
+                        operand = T._constant(1 if operand else 0, "i1")
+                    combined = T._binary(kind, combined, _Runtime.truth(operand))
+                return combined
+            if (kind == "and") != bool(value):
+                return value
+            value = thunk()
+        return value
+
+    @staticmethod
+    def not_(value):
+        if _traced(value):
+            return T._binary("xor", _Runtime.truth(value), T._constant(1, "i1"))
+        return not value
+
+    @staticmethod
+    def compare(kind, a, b):
+        if _traced(a) or _traced(b):
+            return T._compare(kind, a, b)
+        return a == b if kind == "eq" else a != b
+
+    @staticmethod
+    def while_condition(value, lineno):
+        if _traced(value):
+            raise _error(lineno, "a while loop on a device value is not "
+                                 "supported yet; bound it with T.serial and "
+                                 "branch inside")
+        return value
+
+    @staticmethod
+    def range_(*args):
+        if any(_traced(a) for a in args):
+            return T.serial(*args)
+        return range(*args)
+
+    @staticmethod
+    def refuse(lineno, what):
+        raise _error(lineno, "%s inside an if on a device value: the kernel "
+                             "cannot leave a branch that every thread takes "
+                             "through an scf.if; move it out of the branch"
+                     % what)
+
+    @staticmethod
+    def previous(scope, name):
+        return scope.get(name, _UNSET)
+
+
+_UNSET = object()
+
+
+def _call(attr, *args):
+    return ast.Call(func=ast.Attribute(value=ast.Name("__tl", ast.Load()),
+                                       attr=attr, ctx=ast.Load()),
+                    args=list(args), keywords=[])
+
+
+def _thunk(expr):
+    return ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None,
+                                         kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                         defaults=[]), body=expr)
+
+
+def _previous(name):
+    return _call("previous", ast.Call(func=ast.Name("locals", ast.Load()), args=[],
+                                      keywords=[]), ast.Constant(name))
+
+
+class _Leaves(ast.NodeVisitor):
+    """The first return/break/continue of statements (not inside nested
+    functions or loops, where break/continue belong to the loop)."""
+
+    def __init__(self):
+        self.found = None
+
+    def visit_Return(self, node):
+        self.found = self.found or "return"
+
+    def visit_Break(self, node):
+        self.found = self.found or "break"
+
+    def visit_Continue(self, node):
+        self.found = self.found or "continue"
+
+    def visit_FunctionDef(self, node):
+        pass
+
+    visit_AsyncFunctionDef = visit_Lambda = visit_FunctionDef
+
+    def visit_For(self, node):
+        # A return inside a nested loop still leaves the branch.
+        for child in ast.walk(node):
+            if isinstance(child, ast.Return):
+                self.found = self.found or "return"
+
+    visit_While = visit_For
+
+
+class _Rewriter(ast.NodeTransformer):
+    def __init__(self, function):
+        self.count = 0
+        # Where each name is read: (line, end line) of every load.
+        self.loads = {}
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                self.loads.setdefault(node.id, []).append(node.lineno)
+        self.branch = None  # the device if being rewritten: (first, last line)
+
+    def _fresh(self, hint):
+        self.count += 1
+        return "__tl_%s%d" % (hint, self.count)
+
+    # -- expressions -------------------------------------------------------
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        return ast.copy_location(_call("select", node.test, _thunk(node.body),
+                                       _thunk(node.orelse)), node)
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        kind = "and" if isinstance(node.op, ast.And) else "or"
+        return ast.copy_location(_call("logical", ast.Constant(kind),
+                                       *[_thunk(v) for v in node.values]), node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return ast.copy_location(_call("not_", node.operand), node)
+        return node
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        operands = [node.left] + node.comparators
+        parts = []
+        for op, a, b in zip(node.ops, operands, operands[1:]):
+            if isinstance(op, (ast.Eq, ast.NotEq)):
+                part = _call("compare", ast.Constant("eq" if isinstance(op, ast.Eq)
+                                                      else "ne"), a, b)
+            else:
+                part = ast.Compare(left=a, ops=[op], comparators=[b])
+            parts.append(ast.copy_location(part, node))
+        if len(parts) == 1:
+            return parts[0]
+        return ast.copy_location(_call("logical", ast.Constant("and"),
+                                       *[_thunk(p) for p in parts]), node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "range":
+            node.func = ast.Attribute(value=ast.Name("__tl", ast.Load()),
+                                      attr="range_", ctx=ast.Load())
+        return node
+
+    # -- statements --------------------------------------------------------
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            return node
+        name = node.targets[0].id
+        if self.branch is None:
+            value = _call("assign", _previous(name), node.value)
+        else:
+            first, last = self.branch
+            used_after = any(line < first or line > last
+                             for line in self.loads.get(name, ()))
+            value = _call("assign_in_branch", _previous(name), node.value,
+                          ast.Constant(name), ast.Constant(used_after),
+                          ast.Constant(node.lineno))
+        node.value = ast.copy_location(value, node.value)
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.target, ast.Name):
+            return node
+        name = node.target.id
+        value = _call("augassign", _previous(name), ast.Constant(type(node.op).__name__),
+                      node.value)
+        if self.branch is not None:
+            first, last = self.branch
+            used_after = any(line < first or line > last
+                             for line in self.loads.get(name, ()))
+            value = _call("assign_in_branch", _previous(name), value,
+                          ast.Constant(name), ast.Constant(used_after),
+                          ast.Constant(node.lineno))
+        return ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())],
+                                            value=value), node)
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        node.test = ast.copy_location(
+            _call("while_condition", node.test, ast.Constant(node.lineno)), node.test)
+        return node
+
+    def _statements(self, statements):
+        out = []
+        for statement in statements:
+            out += _as_list(self.visit(copy.deepcopy(statement)))
+        return out
+
+    def visit_If(self, node):
+        condition = self.visit(node.test)
+        value = self._fresh("c")
+        # Python's if: the branches as written (rewritten for what they hold).
+        python_body = self._statements(node.body)
+        python_else = self._statements(node.orelse)
+        # The device if: both branches traced inside one scf.if.
+        leaves = _Leaves()
+        for statement in node.body + node.orelse:
+            leaves.visit(statement)
+        if leaves.found:
+            traced = [ast.Expr(_call("refuse", ast.Constant(node.lineno),
+                                     ast.Constant(leaves.found)))]
+        else:
+            outer = self.branch
+            last = getattr(node, "end_lineno", node.lineno)
+            self.branch = (node.lineno, last) if outer is None else outer
+            then = self._statements(node.body)
+            otherwise = self._statements(node.orelse)
+            self.branch = outer
+            handle = self._fresh("b")
+            body = then or [ast.Pass()]
+            if otherwise:
+                body = body + [ast.Expr(ast.Call(
+                    func=ast.Attribute(value=ast.Name(handle, ast.Load()),
+                                       attr="else_", ctx=ast.Load()),
+                    args=[], keywords=[]))] + otherwise
+            traced = [ast.With(items=[ast.withitem(
+                context_expr=_call("branch", ast.Name(value, ast.Load())),
+                optional_vars=ast.Name(handle, ast.Store()))], body=body)]
+        statements = [
+            ast.Assign(targets=[ast.Name(value, ast.Store())], value=condition),
+            ast.If(test=_call("traced", ast.Name(value, ast.Load())), body=traced,
+                   orelse=[ast.If(test=ast.Name(value, ast.Load()),
+                                  body=python_body or [ast.Pass()],
+                                  orelse=python_else)]),
+        ]
+        for statement in statements:
+            ast.copy_location(statement, node)
+        return statements
+
+
+def _shift_columns(tree, indent):
+    if not indent:
+        return
+    for node in ast.walk(tree):
+        if hasattr(node, "col_offset") and node.col_offset is not None:
+            node.col_offset += indent
+        if getattr(node, "end_col_offset", None) is not None:
+            node.end_col_offset += indent
+
+
+def rewrite(fn):
+    """`fn` with its body rewritten as the module's documentation says, or
+    `fn` itself when its source cannot be read."""
+    try:
+        source = inspect.getsource(fn)
+        filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+    except (OSError, TypeError):
+        return fn
+    dedented = textwrap.dedent(source)
+    indent = len(source.splitlines()[0]) - len(dedented.splitlines()[0])
+    tree = ast.parse(dedented)
+    function = tree.body[0]
+    if not isinstance(function, ast.FunctionDef):
+        return fn
+    function.decorator_list = []
+    # The original's annotations and defaults are kept as objects (they were
+    # evaluated where the function was defined, from names the body may not
+    # see).
+    for arg in function.args.args + function.args.kwonlyargs + function.args.posonlyargs:
+        arg.annotation = None
+    function.args.defaults = []
+    function.args.kw_defaults = [None] * len(function.args.kwonlyargs)
+    function.returns = None
+    # The user's lines and columns, before any node is added.
+    ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
+    _shift_columns(tree, indent)
+    rewriter = _Rewriter(function)
+    function.body = [s for statement in function.body
+                     for s in _as_list(rewriter.visit(statement))]
+    ast.fix_missing_locations(tree)
+    freevars = fn.__code__.co_freevars
+    factory = ast.FunctionDef(
+        name="__tl_factory",
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(v) for v in freevars],
+                           vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                           defaults=[]),
+        body=[function, ast.Return(ast.Name(function.name, ast.Load()))],
+        decorator_list=[], returns=None, type_params=[])
+    ast.copy_location(factory, function)
+    module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
+    try:
+        cells = [cell.cell_contents for cell in fn.__closure__ or ()]
+    except ValueError:  # a free variable not bound yet
+        return fn
+    namespace = dict(fn.__globals__)
+    namespace["__tl"] = _Runtime
+    exec(compile(module, filename, "exec"), namespace)
+    rewritten = namespace["__tl_factory"](*cells)
+    rewritten.__annotations__ = dict(fn.__annotations__)
+    rewritten.__defaults__ = fn.__defaults__
+    rewritten.__kwdefaults__ = fn.__kwdefaults__
+    rewritten.__name__ = fn.__name__
+    rewritten.__qualname__ = fn.__qualname__
+    rewritten.__wrapped__ = fn
+    return rewritten
+
+
+def _as_list(value):
+    return value if isinstance(value, list) else [value]
