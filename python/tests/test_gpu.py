@@ -351,6 +351,38 @@ def test_device_tensor_on_a_cpu_kernel_is_refused():
         raise AssertionError("a CUDA tensor ran on a CPU kernel")
 
 
+def test_auto_target_and_device_branches_on_the_gpu():
+    """target="auto" (TILE_TARGET unset) takes device 0's chip, and a kernel
+    with Python if/elif/else, a ternary, and/or and == on device values
+    (frontend.py) computes on it what numpy loops compute."""
+    torch = _needs_gpu()
+    from test_control_flow import branches
+    capability = torch.cuda.get_device_capability()
+    saved = os.environ.pop("TILE_TARGET", None)
+    try:
+        kernel = tilelang_mlir.compile(branches(96, 0.25))
+    finally:
+        if saved is not None:
+            os.environ["TILE_TARGET"] = saved
+    chip = "sm_%d%d" % capability + ("a" if capability[0] >= 9 else "")
+    assert kernel.target == chip, (kernel.target, chip)
+    a = torch.randn(96, device="cuda", dtype=torch.float32)
+    b = torch.full_like(a, float("nan"))
+    kernel(a, b)
+    x = a.cpu().numpy()
+    want = np.empty_like(x)
+    for bx in range(3):
+        for i in range(32):
+            v = x[bx * 32 + i]
+            if v > np.float32(0.25) and i != 3:
+                want[bx * 32 + i] = v
+            elif bx == 1 or not i < 30:
+                want[bx * 32 + i] = -v
+            else:
+                want[bx * 32 + i] = 2.0 if i % 2 == 0 else v * np.float32(3.0)
+    np.testing.assert_array_equal(b.cpu().numpy(), want)
+
+
 if __name__ == "__main__":
     passed = failed = skipped = 0
     for name, test in sorted(globals().items()):
