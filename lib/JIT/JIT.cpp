@@ -13,6 +13,7 @@
 #include "TileLang/JIT/JIT.h"
 
 #include "TileLang/Pipelines/Pipelines.h"
+#include "TileLang/Transforms/Passes.h"
 #include "TileLang/Registration/Registration.h"
 #include "TileLang/Runtime/CUDARuntime.h"
 #include "TileLang/Runtime/HIPRuntime.h"
@@ -839,6 +840,9 @@ Kernel::Impl::specialize(ArrayRef<KernelArg> args) {
   PassManager pm(clone->getContext());
   pm.enableVerifier(options.verifyPasses);
   pm.addPass(createSymbolDCEPass());
+  // Dimension queries out of range are errors before any folding reads
+  // them (upstream's memref.dim patterns crash on a negative constant).
+  pm.addPass(createTileVerifyDims());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (failed(pm.run(*clone)))

@@ -36,6 +36,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <sys/resource.h>
 #include <unistd.h>
 
 using namespace mlir::tile::jit;
@@ -467,6 +468,16 @@ static std::optional<uint64_t> availableMemory() {
   return uint64_t(pages) * uint64_t(pageSize);
 }
 
+/// The address space this process may still take (ulimit -v), if limited:
+/// past it an allocation aborts the process (LLVM's out-of-memory handler)
+/// instead of failing.
+static std::optional<uint64_t> addressSpaceLimit() {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+    return std::nullopt;
+  return uint64_t(limit.rlim_cur);
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions({&category, &compileCategory});
@@ -539,6 +550,8 @@ int main(int argc, char **argv) {
                 llvm::Twine(params.size()) + " arguments; give one --arg "
                 "for each, got " + llvm::Twine(argSpecs.size()));
   std::vector<HostBuffer> initial(params.size());
+  // The arguments' bytes so far, against the address-space limit.
+  uint64_t argumentBytes = 0;
   std::vector<KernelArg> scalars(params.size());
   llvm::SmallVector<unsigned> outputs(outputArgs.begin(), outputArgs.end());
   for (auto [i, param, spec] : llvm::enumerate(params, argSpecs)) {
@@ -598,6 +611,14 @@ int main(int argc, char **argv) {
       return fail("argument #" + llvm::Twine(i) + " (" + param.describe() +
                   "): " + spec + " needs " + llvm::Twine(*bytes) +
                   " bytes, more than this machine's memory");
+    argumentBytes += uint64_t(*bytes);
+    if (std::optional<uint64_t> limit = addressSpaceLimit();
+        limit && argumentBytes > *limit)
+      return fail("argument #" + llvm::Twine(i) + " (" + param.describe() +
+                  "): " + spec + " needs " + llvm::Twine(*bytes) +
+                  " bytes, which with the arguments before it is more than "
+                  "this process's address-space limit (" +
+                  llvm::Twine(*limit) + " bytes, ulimit -v)");
     buffer.bytes.resize(*bytes);
     // A compile needs shapes (and where the data starts), not values.
     if (!compileOnly)
