@@ -209,3 +209,49 @@ def test_while_on_a_device_value_is_refused():
         make()
     assert "while loop on a device value is not supported yet" in str(error.value)
     assert "%s:%d:" % (__file__, line_of(make, "# the loop")) in str(error.value)
+
+
+def test_macro_is_inlined_with_its_control_flow():
+    @T.macro
+    def clamp_store(B, index, value, bound):
+        if value > bound:
+            B[index] = bound
+        else:
+            B[index] = value
+
+    @T.prim_func
+    def main(A: T.Tensor((32,), T.float32), B: T.Tensor((32,), T.float32)):
+        with T.Kernel(1, threads=32) as bx:
+            for i in T.Parallel(32):
+                clamp_store(B, i, A[i] * 2.0, 1.0)
+    a = RNG.standard_normal(32).astype(np.float32)
+    np.testing.assert_array_equal(run(main, a, np.empty_like(a)), np.minimum(a * 2, 1))
+
+
+def test_dtype_names_and_cdiv():
+    assert T.dtype("float16") == "float16" and T.dtype("float16").bits == 16
+    assert T.dtype(T.int8).bits == 8
+    assert T.float == "float32"
+    with pytest.raises(T.TileLangError, match="unknown dtype 'float12'"):
+        T.dtype("float12")
+    assert tilelang_mlir.cdiv(10, 4) == 3
+
+
+def test_tvm_is_refused_by_name():
+    with pytest.raises(ImportError, match="tilelang_mlir has no TVM"):
+        import tilelang_mlir.tvm  # noqa: F401
+    with pytest.raises(ImportError, match="has no TVM"):
+        from tilelang_mlir import tir  # noqa: F401
+
+
+def test_jit_call_options(capsys):
+    kernel = tilelang_mlir.compile(branches(64, 0.0), target="cpu",
+                                   execution_backend="cython", verbose=True)
+    assert kernel.target == "cpu"
+    assert "tilelang_mlir: main for cpu: tile-to-cpu" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="execution_backend is one of"):
+        tilelang_mlir.compile(branches(64, 0.0), execution_backend="jax")
+    with pytest.raises(TypeError, match="verbose is True or False"):
+        tilelang_mlir.jit(verbose="yes")
+    with pytest.raises(ValueError, match="backend is 'event' or 'cupti'"):
+        tilelang_mlir.do_bench(lambda: None, backend="cudagraph")

@@ -31,5 +31,6 @@ from .jit import jit, compile, JITKernel, TileError  # noqa: F401,A004
 from .language import TileLangError  # noqa: F401
 from .pass_config import PassConfigKey  # noqa: F401
 from .target import determine_target  # noqa: F401
+from .language import ceildiv as cdiv  # noqa: F401 (tilelang.cdiv)
 from .profiler import TensorSupplyType, do_bench  # noqa: F401
 from .autotuner import autotune  # noqa: F401

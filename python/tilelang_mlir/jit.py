@@ -269,32 +269,60 @@ def _split_target(target):
     return "cpu", "host"
 
 
+# TileLang's execution backends: how its calls reach the kernel. This
+# package has one call path (the C++ JIT through its bindings), which
+# computes the same; the names are accepted, anything else is an error.
+_EXECUTION_BACKENDS = ("auto", "dlpack", "ctypes", "cython", "nvrtc", "tvm_ffi",
+                       "torch", "cutedsl")
+
+
+def _check_call_options(execution_backend, verbose):
+    if execution_backend not in _EXECUTION_BACKENDS:
+        raise ValueError("execution_backend is one of %s, got %r"
+                         % (", ".join(_EXECUTION_BACKENDS), execution_backend))
+    if not isinstance(verbose, bool):
+        raise TypeError("verbose is True or False, got %r" % (verbose,))
+
+
+def _prepared(func, out_idx, target, pass_configs, verbose):
+    kernel = JITKernel(func, out_idx=out_idx, target=target,
+                       pass_configs=pass_configs)
+    if verbose:
+        print("tilelang_mlir: %s for %s: %s" % (
+            func.name, kernel.target, _pipeline(kernel.target, kernel.pass_configs,
+                                                "", "bin")))
+    return kernel
+
+
 def compile(func, out_idx=None, target="auto",  # noqa: A001 (TileLang's name)
-            pass_configs=None):
+            pass_configs=None, execution_backend="auto", verbose=False):
     """Prepares a PrimFunc: ``tilelang_mlir.compile(main, out_idx=[2])``.
     ``target`` as TileLang takes it (tilelang_mlir.target: "auto", "cuda",
     "cuda -arch=sm_80", "hip -mcpu=gfx942", "llvm", a chip).
     ``pass_configs`` sets compile options by name, as tile-run's flags with
     underscores: ``{"warp_specialize": False, "opt_level": 2}``."""
-    return JITKernel(func, out_idx=out_idx, target=target,
-                     pass_configs=pass_configs)
+    _check_call_options(execution_backend, verbose)
+    return _prepared(func, out_idx, target, pass_configs, verbose)
 
 
-def jit(fn=None, *, out_idx=None, target="auto", pass_configs=None):
+def jit(fn=None, *, out_idx=None, target="auto", pass_configs=None,
+        execution_backend="auto", verbose=False):
     """Decorates a function that returns a PrimFunc for its compile-time
     arguments (or a PrimFunc itself): calls trace and prepare once per
     distinct arguments. ``pass_configs``: compile options by name (see
-    ``compile``)."""
+    ``compile``); ``execution_backend`` (TileLang's names, one call path
+    here) and ``verbose`` (prints the target and pipeline of each
+    compile) as TileLang takes them."""
+    _check_call_options(execution_backend, verbose)
 
     def decorate(fn):
         if isinstance(fn, T.PrimFunc):
-            return JITKernel(fn, out_idx=out_idx, target=target,
-                             pass_configs=pass_configs)
+            return _prepared(fn, out_idx, target, pass_configs, verbose)
 
         @functools.lru_cache(maxsize=None)
         def build(*args, **kwargs):
-            return JITKernel(fn(*args, **kwargs), out_idx=out_idx,
-                             target=target, pass_configs=pass_configs)
+            return _prepared(fn(*args, **kwargs), out_idx, target,
+                             pass_configs, verbose)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):

@@ -39,7 +39,7 @@ __all__ = [
     "Pipelined", "serial", "ceildiv", "max", "min", "abs", "exp", "exp2",
     "log", "log2", "sqrt", "rsqrt", "if_then_else", "infinity", "cast",
     "use_swizzle", "annotate_layout", "make_swizzled_layout", "Layout",
-    "Fragment",
+    "Fragment", "dtype", "macro", "unroll", "vectorized",
     "tanh", "sin", "cos", "floor", "ceil", "round", "pow", "sigmoid", "clamp",
     "float16", "bfloat16", "float32", "float64", "int8",
     "int16", "int32", "int64", "bool",
@@ -49,6 +49,37 @@ __all__ = [
 float16, bfloat16, float32, float64 = "float16", "bfloat16", "float32", "float64"
 int8, int16, int32, int64 = "int8", "int16", "int32", "int64"
 bool = "bool"  # noqa: A001 (TileLang's name)
+
+class dtype(str):
+    """``T.dtype("float16")``: a dtype by TileLang's name (checked), usable
+    wherever a dtype is; `bits` is its width."""
+
+    def __new__(cls, name):
+        name = str(name)
+        _mlir_type(name)
+        return super().__new__(cls, name)
+
+    @property
+    def bits(self):
+        type_ = _mlir_type(self)
+        return _FLOAT_WIDTH.get(type_) or _INT_WIDTH[type_]
+
+
+def __getattr__(name):
+    # T.float (TileLang's alias of float32) cannot be a module global here:
+    # it would hide Python's float from this module's own code.
+    if name == "float":
+        return "float32"
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+def macro(fn):
+    """``@T.macro``: a helper a prim_func calls, traced where it is called
+    (inlined); its Python control flow has TileLang's meaning as in the
+    prim_func (frontend.py)."""
+    from .frontend import rewrite
+    return rewrite(fn)
+
 
 _MLIR_TYPES = {
     "float16": "f16", "half": "f16", "bfloat16": "bf16", "float32": "f32",

@@ -42,13 +42,45 @@ def _cuda_torch():
     return torch if torch.cuda.is_available() else None
 
 
-def do_bench(fn, warmup=25, rep=100, return_mode="median", device=False):
+def _cupti_ms(torch, fn, warmup, rep):
+    """The kernels' own time per call (the profiler's CUDA kernel events,
+    summed and divided by `rep`)."""
+    from torch.profiler import ProfilerActivity, profile
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(rep):
+            fn()
+        torch.cuda.synchronize()
+    total = sum(ev.time_range.end - ev.time_range.start for ev in prof.events()
+                if "CUDA" in str(ev.device_type)
+                and not ev.name.startswith(("Memcpy", "Memset")))
+    return total / rep / 1e3
+
+
+def do_bench(fn, warmup=25, rep=100, return_mode="median", device=False,
+             backend=None):
     """Runs `fn()` `warmup` times, then times `rep` runs one by one and
     returns the median (or "mean", "min", "max") in milliseconds. With
     `device` (and torch on a CUDA GPU), each run is timed with CUDA events
-    on the current stream; otherwise with the host clock."""
+    on the current stream; otherwise with the host clock. TileLang's
+    `backend`: "event" is `device=True`; "cupti" returns the kernels' own
+    mean time per call from the profiler (CUPTI through torch.profiler; torch
+    on a CUDA GPU needed); "cudagraph" is not provided (a ValueError)."""
     if rep < 1:
         raise ValueError("rep must be at least 1")
+    if backend is not None:
+        if backend not in ("event", "cupti"):
+            raise ValueError("do_bench backend is 'event' or 'cupti' here, got "
+                             "%r" % (backend,))
+        torch = _cuda_torch()
+        if torch is None:
+            raise ValueError("do_bench backend=%r needs torch with a CUDA "
+                             "device" % backend)
+        if backend == "cupti":
+            return _cupti_ms(torch, fn, warmup, rep)
+        device = True
     torch = _cuda_torch() if device else None
     for _ in range(warmup):
         fn()
