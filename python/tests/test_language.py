@@ -212,3 +212,39 @@ def test_edge_tile_reductions():
     np.testing.assert_array_equal(unmasked, np.zeros(M, np.float32))
     masked = tilelang_mlir.compile(_row_max_func(M, N, True), out_idx=[1])(x)
     np.testing.assert_array_equal(masked, x.max(axis=1))
+
+
+def test_mixed_types_promote_as_in_tilelang():
+    """f32 - f16 is an f32 subtraction (TileLang's online softmax writes it),
+    an i8 meets an i32 in the i32, an integer meets a float in the float;
+    f16 and bf16 meet in neither."""
+    rng = np.random.default_rng()
+
+    @T.prim_func
+    def main(A: T.Tensor((64,), T.float32), H: T.Tensor((64,), T.float16),
+             I: T.Tensor((64,), T.int8), J: T.Tensor((64,), T.int32),
+             B: T.Tensor((64,), T.float32), C: T.Tensor((64,), T.int32)):
+        with T.Kernel(1, threads=64) as bx:
+            for i in T.Parallel(64):
+                B[i] = A[i] - H[i] + I[i]
+                C[i] = I[i] * J[i] + i
+    text = main.script()
+    assert "arith.subf" in text and ": f32" in text
+    kernel = tilelang_mlir.compile(main, target="cpu")
+    a = rng.standard_normal(64).astype(np.float32)
+    h = rng.standard_normal(64).astype(np.float16)
+    i8 = rng.integers(-128, 128, 64).astype(np.int8)
+    j = rng.integers(-1000, 1000, 64).astype(np.int32)
+    b = np.full(64, np.nan, np.float32)
+    c = np.zeros(64, np.int32) - 7
+    kernel(a, h, i8, j, b, c)
+    np.testing.assert_allclose(b, a - h.astype(np.float32) + i8.astype(np.float32),
+                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(c, i8.astype(np.int32) * j + np.arange(64, dtype=np.int32))
+
+    with pytest.raises(T.TileLangError, match="f16 and bf16 .*use T.cast"):
+        @T.prim_func
+        def mixed(X: T.Tensor((8,), T.float16), Y: T.Tensor((8,), T.bfloat16)):
+            with T.Kernel(1, threads=8) as bx:
+                for i in T.Parallel(8):
+                    X[i] = X[i] + Y[i]

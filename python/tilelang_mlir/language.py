@@ -239,17 +239,38 @@ def _as_expr(value, type_=None):
                         % (value, type(value).__name__))
 
 
+def _promoted(a, b):
+    """The type two operands of types `a` and `b` meet in, by TileLang's
+    (TVM's) rules: a float meets an integer (or an index, or a bool) in the
+    float; two floats in the wider; an index meets a fixed-width integer in
+    that integer; two integers (bools among them) in the wider. Floats of
+    one width but different formats (f16 and bf16) meet in none: None."""
+    if a == b:
+        return a
+    if _is_float(a) and _is_float(b):
+        if _FLOAT_WIDTH[a] == _FLOAT_WIDTH[b]:
+            return None
+        return a if _FLOAT_WIDTH[a] > _FLOAT_WIDTH[b] else b
+    if _is_float(a) or _is_float(b):
+        return a if _is_float(a) else b
+    if "index" in (a, b):
+        other = b if a == "index" else a
+        return other if other != "i1" else "index"
+    return a if _INT_WIDTH[a] > _INT_WIDTH[b] else b
+
+
 def _unify(a, b):
-    """Both operands as Exprs of one type (an index meets a fixed-width
-    integer by converting to it, as TileLang's expressions do)."""
+    """Both operands as Exprs of one type, promoted as TileLang's
+    expressions promote them (_promoted): f32 - f16 is an f32 subtraction,
+    an index times an i32 an i32 product."""
     if isinstance(a, Expr) and isinstance(b, Expr):
-        if a.type == "index" and b.type in _INT_WIDTH:
-            a = _convert(a, b.type)
-        elif b.type == "index" and a.type in _INT_WIDTH:
-            b = _convert(b, a.type)
         if a.type != b.type:
-            raise TileLangError("operands of different types %s and %s; use "
-                                "T.cast" % (a.type, b.type))
+            type_ = _promoted(a.type, b.type)
+            if type_ is None:
+                raise TileLangError("operands of types %s and %s (floats of one "
+                                    "width, different formats) meet in neither; "
+                                    "use T.cast" % (a.type, b.type))
+            a, b = _convert(a, type_), _convert(b, type_)
         return a, b
     if isinstance(a, Expr):
         return a, _as_expr(b, a.type)
