@@ -201,7 +201,46 @@ def test_a_temporary_inside_a_device_branch_is_fine():
     np.testing.assert_array_equal(run(main, a, np.empty_like(a)), np.where(a > 0, a * 4, a))
 
 
-def test_while_on_a_device_value_is_refused():
+def doublings(n):
+    @T.prim_func
+    def main(A: T.Tensor((n,), T.float32), B: T.Tensor((n,), T.float32),
+             C: T.Tensor((n,), T.int32)):
+        with T.Kernel(n, threads=1) as bx:
+            v = T.alloc_var(T.float32, init=A[bx])
+            count = T.alloc_var(T.int32, init=0)
+            while v < 10.0 and count < 40:
+                v = v * 2.0
+                count += 1
+            steps = 0
+            while steps < 2:  # a Python loop: unrolled into the trace
+                v = v + 1.0
+                steps += 1
+            B[bx] = v
+            C[bx] = count
+    return main
+
+
+def test_while_on_a_device_value_is_a_loop():
+    func = doublings(16)
+    assert func.script().count("scf.while") == 1
+    a = np.abs(RNG.standard_normal(16)).astype(np.float32) + np.float32(0.01)
+    a[0] = 20.0
+    kernel = tilelang_mlir.compile(func, target="cpu")
+    b = np.full(16, np.nan, np.float32)
+    c = np.full(16, -1, np.int32)
+    kernel(a, b, c)
+    want_b, want_c = np.empty_like(a), np.empty_like(c)
+    for r, x in enumerate(a):
+        count = 0
+        while x < np.float32(10.0) and count < 40:
+            x = np.float32(x * np.float32(2.0))
+            count += 1
+        want_b[r], want_c[r] = x + np.float32(2.0), count
+    np.testing.assert_array_equal(b, want_b)
+    np.testing.assert_array_equal(c, want_c)
+
+
+def test_break_in_a_device_while_is_refused():
     def make():
         @T.prim_func
         def main(A: T.Tensor((32,), T.float32)):
@@ -209,10 +248,12 @@ def test_while_on_a_device_value_is_refused():
                 v = T.alloc_var(T.float32, init=1.0)
                 while v < 10.0:  # the loop
                     v = v * 2.0
+                    if v > 5.0:
+                        break
         return main
     with pytest.raises(T.TileLangError) as error:
         make()
-    assert "while loop on a device value is not supported yet" in str(error.value)
+    assert "break inside a while loop on a device value" in str(error.value)
     assert "%s:%d:" % (__file__, line_of(make, "# the loop")) in str(error.value)
 
 

@@ -24,8 +24,12 @@ trace, ``rewrite`` parses the function's source and rewrites
 * ``v = e`` and ``v += e`` where ``v`` names a ``T.alloc_var``: a store
   into it (``v = T.alloc_var(...)`` again declares a new one);
 * ``range(...)`` over device values: ``T.serial``;
-* ``while c`` with a device value ``c``: an error naming the loop (scf.while
-  is not built yet).
+* ``while c`` (without ``else``): an ``scf.while`` whose condition is
+  traced in its before-region when ``c`` is a device value (its body
+  traced once; ``break``, ``continue`` and ``return`` in it are refused, and
+  names bound in it are checked as in a device ``if``), Python's loop when
+  ``c`` is a Python value; ``while c: ... else:`` on a device value is an
+  error.
 
 The rewritten function keeps the user's file and line numbers (and columns)
 so that locations and diagnostics point at the user's code; its closure,
@@ -158,6 +162,14 @@ class _Runtime:
                                  "supported yet; bound it with T.serial and "
                                  "branch inside")
         return value
+
+    while_loop = staticmethod(T._while_loop)
+
+    @staticmethod
+    def refuse_loop(lineno, what):
+        raise _error(lineno, "%s inside a while loop on a device value: the "
+                             "scf.while runs its body to the end each "
+                             "iteration; fold it into the condition" % what)
 
     @staticmethod
     def range_(*args):
@@ -320,10 +332,39 @@ class _Rewriter(ast.NodeTransformer):
                                             value=value), node)
 
     def visit_While(self, node):
-        self.generic_visit(node)
-        node.test = ast.copy_location(
-            _call("while_condition", node.test, ast.Constant(node.lineno)), node.test)
-        return node
+        """``while c: body`` (no else): a loop over __tl.while_loop, which
+        is an scf.while when `c` is a device value (the device body: no
+        break/continue/return, names it binds and the kernel reads
+        elsewhere refused as in a device if) and Python's loop otherwise."""
+        if node.orelse:
+            node.test = self.visit(node.test)
+            node.body = self._statements(node.body)
+            node.orelse = self._statements(node.orelse)
+            node.test = ast.copy_location(_call("while_condition", node.test,
+                                                ast.Constant(node.lineno)), node.test)
+            return node
+        condition = self.visit(node.test)
+        python_body = self._statements(node.body)
+        leaves = _Leaves()
+        for statement in node.body:
+            leaves.visit(statement)
+        if leaves.found:
+            device_body = [ast.Expr(_call("refuse_loop", ast.Constant(node.lineno),
+                                          ast.Constant(leaves.found)))]
+        else:
+            outer = self.branch
+            last = getattr(node, "end_lineno", node.lineno)
+            self.branch = (node.lineno, last) if outer is None else outer
+            device_body = self._statements(node.body) or [ast.Pass()]
+            self.branch = outer
+        flag = self._fresh("w")
+        loop = ast.For(
+            target=ast.Name(flag, ast.Store()),
+            iter=_call("while_loop", _thunk(condition), ast.Constant(node.lineno)),
+            body=[ast.If(test=ast.Name(flag, ast.Load()), body=device_body,
+                         orelse=python_body or [ast.Pass()])],
+            orelse=[])
+        return ast.copy_location(loop, node)
 
     def _statements(self, statements):
         out = []

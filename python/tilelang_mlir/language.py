@@ -1389,6 +1389,36 @@ class _Branch:
         self.has_else = True
 
 
+def _while_loop(condition, lineno):
+    """The loop of a Python ``while`` (frontend.py): the condition is traced
+    in a fresh scf.while's before-region; when it is a device value the
+    loop is that scf.while and its body is traced once (yields True);
+    when it is a Python value the region is discarded and the loop is
+    Python's (yields False per iteration)."""
+    builder = _builder()
+    mark = (len(builder.lines), builder.depth, len(builder.regions))
+    builder.open("scf.while : () -> ()")
+    value = condition()
+    if not isinstance(value, (Expr, _Var)):
+        del builder.lines[mark[0]:]
+        builder.depth = mark[1]
+        del builder.regions[mark[2]:]
+        while value:
+            yield False
+            value = condition()
+        return
+    value = _as_expr(value)
+    if value.type != "i1":
+        value = _compare("ne", value, 0)
+    builder.emit("scf.condition(%s)" % value.name)
+    builder.depth -= 1
+    builder.lines.append("  " * builder.depth + "} do {")
+    builder.depth += 1
+    yield True
+    builder.emit("scf.yield")
+    builder.close()
+
+
 @contextlib.contextmanager
 def _branch(condition):
     """The scf.if of a Python ``if`` whose condition is a device value
