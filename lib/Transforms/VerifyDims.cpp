@@ -2,8 +2,9 @@
 //
 // Part of TileLang-MLIR.
 //
-// tile-verify-dims: a memref.dim with a constant index outside the rank is
-// an error at its location (see Passes.td).
+// tile-verify-dims: a memref.dim with a constant index outside the rank,
+// an element access out of a static extent on every path, and a memref
+// type too large to address are errors at their location (see Passes.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +12,10 @@
 
 #include "TileLang/Support/CheckedSize.h"
 
+#include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 namespace mlir {
 namespace tile {
@@ -40,6 +44,62 @@ static bool hasRepresentableSize(MemRefType type) {
   return getCheckedByteSize(extents, bytes).has_value();
 }
 
+/// Whether an scf.if lies between `op` and `until` (exclusive; null: the
+/// enclosing function): the access may be guarded.
+static bool isUnderCondition(Operation *op, Operation *until) {
+  for (Operation *parent = op->getParentOp(); parent && parent != until;
+       parent = parent->getParentOp()) {
+    if (isa<scf::IfOp>(parent))
+      return true;
+    if (isa<FunctionOpInterface>(parent))
+      break;
+  }
+  return false;
+}
+
+/// Reports, at `access`, an index of it that is outside a static extent of
+/// `memref` on every path to it: a constant outside [0, extent), or a
+/// tile.parallel coordinate used directly whose range passes the extent,
+/// with no scf.if between the access and where the index is defined.
+static bool hasOutOfRangeIndex(Operation *access, Value memref,
+                               ValueRange indices) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type)
+    return false;
+  for (auto [axis, index] : llvm::enumerate(indices)) {
+    int64_t extent = type.getDimSize(axis);
+    if (ShapedType::isDynamic(extent))
+      continue;
+    if (std::optional<int64_t> constant = getConstantIntValue(index)) {
+      if ((*constant < 0 || *constant >= extent) &&
+          !isUnderCondition(access, nullptr)) {
+        access->emitOpError("index ")
+            << *constant << " along dimension " << axis << " of " << type
+            << " is outside [0, " << extent << ")";
+        return true;
+      }
+      continue;
+    }
+    auto coordinate = dyn_cast<BlockArgument>(index);
+    auto parallel = coordinate ? dyn_cast_or_null<ParallelOp>(
+                                     coordinate.getOwner()->getParentOp())
+                               : ParallelOp();
+    if (!parallel)
+      continue;
+    int64_t range = parallel.getExtents()[coordinate.getArgNumber()];
+    if (range > extent && !isUnderCondition(access, parallel)) {
+      InFlightDiagnostic diag = access->emitOpError("index along dimension ")
+                                << axis << " of " << type
+                                << " is a tile.parallel coordinate over [0, "
+                                << range << "), past the dimension's "
+                                << extent << " elements";
+      diag.attachNote(parallel.getLoc()) << "the tile.parallel";
+      return true;
+    }
+  }
+  return false;
+}
+
 namespace {
 struct VerifyDimsPass : public tile::impl::TileVerifyDimsBase<VerifyDimsPass> {
   using Base::Base;
@@ -57,6 +117,15 @@ struct VerifyDimsPass : public tile::impl::TileVerifyDimsBase<VerifyDimsPass> {
                                   : std::to_string(type.getRank()) +
                                         " dimensions");
       failedAny = true;
+    });
+    // Element accesses out of a static extent on every path to them.
+    getOperation()->walk([&](Operation *op) {
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        failedAny |=
+            hasOutOfRangeIndex(op, load.getMemRef(), load.getIndices());
+      else if (auto store = dyn_cast<memref::StoreOp>(op))
+        failedAny |=
+            hasOutOfRangeIndex(op, store.getMemRef(), store.getIndices());
     });
     // Memref types too large to address: a function argument or an op's
     // result, reported once per op.

@@ -64,3 +64,50 @@ func.func @huge_result(%A: memref<?x8xi16>) {
   %v = memref.cast %A : memref<?x8xi16> to memref<1152921504606846976x8xi16>
   return
 }
+
+// -----
+
+// An element access past a static extent on every path: a tile.parallel
+// coordinate over 128 used as the index of a 2-element fragment (the CPU
+// lowering wrote past it). Under an scf.if that may guard it, or within
+// the extent, it is not reported.
+// CHECK: tile-verify-dims.mlir:[[@LINE+11]]:12: error: 'memref.load' op index along dimension 0 of 'memref<2xf32, #tile.mem<fragment>>' is a tile.parallel coordinate over [0, 128), past the dimension's 2 elements
+// CHECK: tile-verify-dims.mlir:[[@LINE+9]]:5: note: the tile.parallel
+// CHECK-NOT: error:
+func.func @past_extent(%X: memref<128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %x = tile.alloc_fragment : memref<2xf32, #tile.mem<fragment>>
+    tile.copy %X[%c0] to %x : memref<128xf32> to memref<2xf32, #tile.mem<fragment>>
+    tile.parallel (%i) in (128) {
+      %v = memref.load %x[%i] : memref<2xf32, #tile.mem<fragment>>
+      %inside = arith.cmpi ult, %i, %c2 : index
+      scf.if %inside {
+        memref.store %v, %x[%i] : memref<2xf32, #tile.mem<fragment>>
+      }
+    }
+    tile.parallel (%j) in (2) {
+      %w = memref.load %x[%j] : memref<2xf32, #tile.mem<fragment>>
+      memref.store %w, %x[%j] : memref<2xf32, #tile.mem<fragment>>
+    }
+    tile.copy %x to %X[%c0] : memref<2xf32, #tile.mem<fragment>> to memref<128xf32>
+  }
+  return
+}
+
+// -----
+
+// A constant index past a static extent, not under a condition.
+// CHECK: tile-verify-dims.mlir:[[@LINE+8]]:3: error: 'memref.store' op index 5 along dimension 0 of 'memref<4xf32>' is outside [0, 4)
+// CHECK-NOT: error:
+func.func @constant_past_extent(%A: memref<4xf32>, %flag: i1) {
+  %c5 = arith.constant 5 : index
+  %one = arith.constant 1.0 : f32
+  scf.if %flag {
+    memref.store %one, %A[%c5] : memref<4xf32>
+  }
+  memref.store %one, %A[%c5] : memref<4xf32>
+  return
+}

@@ -627,16 +627,25 @@ def TileExpandF8 : Pass<"tile-expand-f8"> {
 }
 
 def TileVerifyDims : Pass<"tile-verify-dims"> {
-  let summary = "Reject dimensions that do not exist and memref types too large to address";
+  let summary = "Reject dimensions that do not exist, accesses past static "
+                "extents and memref types too large to address";
   let description = [{
-    Two kinds of IR the verifier accepts but no lowering can give a meaning
-    to; the tile pipelines run this pass first and each is an error at its
-    location:
+    Three kinds of IR the verifier accepts but no lowering can give a
+    meaning to; the tile pipelines (and the JIT, before it specializes)
+    run this pass first and each is an error at its location:
 
     * `memref.dim %m, %c` with a constant `%c` outside `[0, rank)`:
       undefined behaviour on which upstream folders and canonicalizations
       (memref.dim's own fold, gpu.launch's) crash. The error names the
       index and the type.
+    * a `memref.load` or `memref.store` that is past a static extent on
+      every path to it: a constant index outside `[0, extent)` not under
+      an `scf.if`, or a `tile.parallel` coordinate used directly as the
+      index whose range passes the extent with no `scf.if` between the
+      access and that `tile.parallel` (a fragment of 2 elements read at
+      every coordinate of a parallel over 128: the CPU lowering wrote past
+      it, the register lowering has no such element). The error names the
+      dimension, the type and the range, with a note at the parallel.
     * a memref type (of a function argument or an op's result) whose static
       extents and element size multiply to more bytes than fit in 64 bits
       (`memref<4611686018427387904x64xf32>`): every stride, offset and size
