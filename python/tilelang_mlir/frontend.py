@@ -302,32 +302,32 @@ class _Rewriter(ast.NodeTransformer):
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
             return node
         name = node.targets[0].id
+        value = node.value
         if self.branch is None:
-            value = _call("assign", _previous(name), node.value)
-        else:
-            first, last = self.branch
-            used_after = any(line < first or line > last
-                             for line in self.loads.get(name, ()))
-            value = _call("assign_in_branch", _previous(name), node.value,
-                          ast.Constant(name), ast.Constant(used_after),
-                          ast.Constant(node.lineno))
-        node.value = ast.copy_location(value, node.value)
+            value = _call("assign", _previous(name), value)
+        node.value = ast.copy_location(self._in_branch(name, value, node), node.value)
         return node
+
+    def _in_branch(self, name, value, node):
+        """`value` bound to `name` inside a device branch or loop: checked
+        by assign_in_branch (a T.alloc_var stores; a name the kernel reads
+        outside the branch is refused). Outside one, `value` itself."""
+        if self.branch is None:
+            return value
+        first, last = self.branch
+        used_after = any(line < first or line > last
+                         for line in self.loads.get(name, ()))
+        return _call("assign_in_branch", _previous(name), value, ast.Constant(name),
+                     ast.Constant(used_after), ast.Constant(node.lineno))
 
     def visit_AugAssign(self, node):
         self.generic_visit(node)
         if not isinstance(node.target, ast.Name):
             return node
         name = node.target.id
-        value = _call("augassign", _previous(name), ast.Constant(type(node.op).__name__),
-                      node.value)
-        if self.branch is not None:
-            first, last = self.branch
-            used_after = any(line < first or line > last
-                             for line in self.loads.get(name, ()))
-            value = _call("assign_in_branch", _previous(name), value,
-                          ast.Constant(name), ast.Constant(used_after),
-                          ast.Constant(node.lineno))
+        value = self._in_branch(name, _call(
+            "augassign", _previous(name), ast.Constant(type(node.op).__name__),
+            node.value), node)
         return ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())],
                                             value=value), node)
 
@@ -345,18 +345,12 @@ class _Rewriter(ast.NodeTransformer):
             return node
         condition = self.visit(node.test)
         python_body = self._statements(node.body)
-        leaves = _Leaves()
-        for statement in node.body:
-            leaves.visit(statement)
-        if leaves.found:
+        leaving, bodies = self._device_bodies(node, node.body)
+        if leaving:
             device_body = [ast.Expr(_call("refuse_loop", ast.Constant(node.lineno),
-                                          ast.Constant(leaves.found)))]
+                                          ast.Constant(leaving)))]
         else:
-            outer = self.branch
-            last = getattr(node, "end_lineno", node.lineno)
-            self.branch = (node.lineno, last) if outer is None else outer
-            device_body = self._statements(node.body) or [ast.Pass()]
-            self.branch = outer
+            device_body = bodies[0] or [ast.Pass()]
         flag = self._fresh("w")
         loop = ast.For(
             target=ast.Name(flag, ast.Store()),
@@ -372,6 +366,23 @@ class _Rewriter(ast.NodeTransformer):
             out += _as_list(self.visit(copy.deepcopy(statement)))
         return out
 
+    def _device_bodies(self, node, *bodies):
+        """(what leaves them, if anything; else None, and `bodies` rewritten
+        as the device version of `node` runs them: names they bind checked
+        against reads outside `node`'s lines)."""
+        leaves = _Leaves()
+        for body in bodies:
+            for statement in body:
+                leaves.visit(statement)
+        if leaves.found:
+            return leaves.found, None
+        outer = self.branch
+        last = getattr(node, "end_lineno", node.lineno)
+        self.branch = (node.lineno, last) if outer is None else outer
+        rewritten = [self._statements(body) for body in bodies]
+        self.branch = outer
+        return None, rewritten
+
     def visit_If(self, node):
         condition = self.visit(node.test)
         value = self._fresh("c")
@@ -379,19 +390,12 @@ class _Rewriter(ast.NodeTransformer):
         python_body = self._statements(node.body)
         python_else = self._statements(node.orelse)
         # The device if: both branches traced inside one scf.if.
-        leaves = _Leaves()
-        for statement in node.body + node.orelse:
-            leaves.visit(statement)
-        if leaves.found:
+        leaving, bodies = self._device_bodies(node, node.body, node.orelse)
+        if leaving:
             traced = [ast.Expr(_call("refuse", ast.Constant(node.lineno),
-                                     ast.Constant(leaves.found)))]
+                                     ast.Constant(leaving)))]
         else:
-            outer = self.branch
-            last = getattr(node, "end_lineno", node.lineno)
-            self.branch = (node.lineno, last) if outer is None else outer
-            then = self._statements(node.body)
-            otherwise = self._statements(node.orelse)
-            self.branch = outer
+            then, otherwise = bodies
             handle = self._fresh("b")
             body = then or [ast.Pass()]
             if otherwise:
