@@ -284,10 +284,16 @@ def test_dtype_names_and_cdiv():
 
 
 def test_tvm_is_refused_by_name():
-    with pytest.raises(ImportError, match="tilelang_mlir has no TVM"):
-        import tilelang_mlir.tvm  # noqa: F401
-    with pytest.raises(ImportError, match="has no TVM"):
-        from tilelang_mlir import tir  # noqa: F401
+    # Naming it is fine (TileLang's files import it and never use it);
+    # using it says there is no TVM.
+    from tilelang_mlir import tvm, tir
+    with pytest.raises(ImportError, match="tvm.tir: tilelang_mlir has no TVM"):
+        tvm.tir
+    with pytest.raises(ImportError, match="tir.PrimFunc: tilelang_mlir has no"):
+        tir.PrimFunc
+    with pytest.raises(AttributeError):
+        tvm.__wrapped__
+    assert not hasattr(tir, "__deepcopy__")
 
 
 def test_jit_call_options(capsys):
@@ -301,3 +307,60 @@ def test_jit_call_options(capsys):
         tilelang_mlir.jit(verbose="yes")
     with pytest.raises(ValueError, match="backend is 'event' or 'cupti'"):
         tilelang_mlir.do_bench(lambda: None, backend="cudagraph")
+
+
+def test_floor_and_trunc_division_of_signed_values():
+    # Device integers of both signs, divisors of both signs: each function
+    # against Python's (floor) and C's (trunc) definitions.
+    @T.prim_func
+    def main(A: T.Tensor((64,), T.int32), D: T.Tensor((64,), T.int32),
+             Q: T.Tensor((4, 64), T.int32)):
+        with T.Kernel(1, threads=64) as bx:
+            for i in T.Parallel(64):
+                a, d = A[i], D[i]
+                Q[0, i] = T.floordiv(a, d)
+                Q[1, i] = T.floormod(a, d)
+                Q[2, i] = T.truncdiv(a, d)
+                Q[3, i] = T.truncmod(a, d)
+
+    a = RNG.integers(-1000, 1000, 64).astype(np.int32)
+    d = RNG.integers(1, 17, 64).astype(np.int32) * RNG.choice([-1, 1], 64).astype(np.int32)
+    q = run(main, a, d, np.zeros((4, 64), np.int32))
+    np.testing.assert_array_equal(q[0], a // d)
+    np.testing.assert_array_equal(q[1], a % d)
+    trunc = np.array([int(x / y) for x, y in zip(a.tolist(), d.tolist())], np.int32)
+    np.testing.assert_array_equal(q[2], trunc)
+    np.testing.assert_array_equal(q[3], a - trunc * d)
+    assert T.floordiv(-7, 2) == -4 and T.floormod(-7, 2) == 1
+    assert T.truncdiv(-7, 2) == -3 and T.truncmod(-7, 2) == -1
+
+
+def test_hints_accepted_and_misuse_refused():
+    @T.prim_func
+    def main(A: T.Tensor((32,), T.float32), B: T.Tensor((32,), T.float32)):
+        T.func_attr({"tir.noalias": True, "global_symbol": "main"})
+        with T.Kernel(1, threads=32) as bx:
+            T.assume(bx == 0)
+            for i in T.Parallel(32):
+                B[i] = A[i] * 2.0
+            T.sync_threads()
+
+    a = RNG.standard_normal(32).astype(np.float32)
+    np.testing.assert_array_equal(run(main, a, np.empty_like(a)), a * 2)
+
+    def attr(key):
+        @T.prim_func
+        def bad(A: T.Tensor((32,), T.float32)):
+            T.func_attr({key: 1})
+            with T.Kernel(1, threads=32):
+                T.fill(A, 0.0)
+        return bad
+
+    with pytest.raises(T.TileLangError, match="'target' is a TVM function attribute"):
+        attr("target")
+
+    with pytest.raises(T.TileLangError, match=r"test_control_flow.py:\d+: T.sync_threads"):
+        @T.prim_func
+        def named(A: T.Tensor((32,), T.float32)):
+            with T.Kernel(1, threads=32):
+                T.sync_threads(3, 128)

@@ -42,7 +42,8 @@ __all__ = [
     "Fragment", "dtype", "macro", "unroll", "vectorized",
     "tanh", "sin", "cos", "floor", "ceil", "round", "pow", "sigmoid", "clamp",
     "float16", "bfloat16", "float32", "float64", "int8",
-    "int16", "int32", "int64", "bool",
+    "int16", "int32", "int64", "bool", "floordiv", "floormod", "truncdiv",
+    "truncmod", "assume", "func_attr", "sync_threads",
 ]
 
 # dtypes: TileLang's names, as strings.
@@ -282,6 +283,7 @@ _FLOAT_OPS = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf",
               "min": "arith.minimumf", "rem": "arith.remf"}
 _INT_OPS = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli",
             "floordiv": "arith.floordivsi", "rem": "arith.remsi",
+            "truncdiv": "arith.divsi",
             "max": "arith.maxsi", "min": "arith.minsi", "and": "arith.andi",
             "or": "arith.ori", "xor": "arith.xori", "ceildiv": "arith.ceildivsi",
             "shl": "arith.shli", "shr": "arith.shrsi"}
@@ -1508,6 +1510,72 @@ def sigmoid(x):
 def clamp(x, lo, hi):
     """min(max(x, lo), hi)."""
     return min(max(x, lo), hi)
+
+
+def floordiv(a, b):
+    """floor(a / b): Python's (and TileLang's) `//` on integers; on floats
+    floor(a / b)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a // b
+    a, b = _unify(a, b)
+    if _is_float(a.type):
+        return floor(a / b)
+    return _binary("floordiv", a, b)
+
+
+def floormod(a, b):
+    """a - floordiv(a, b) * b: the remainder with the sign of b (Python's
+    `%`)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a % b
+    return a - floordiv(a, b) * b
+
+
+def truncdiv(a, b):
+    """a / b rounded toward zero (C's integer division)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return builtins.abs(a) // builtins.abs(b) * (1 if (a < 0) == (b < 0) else -1)
+    return _binary("truncdiv", a, b)
+
+
+def truncmod(a, b):
+    """a - truncdiv(a, b) * b: the remainder with the sign of a (C's %)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a - truncdiv(a, b) * b
+    return _binary("rem", a, b)
+
+
+def assume(condition):
+    """``T.assume(cond)``: a fact the programmer states for the optimizer.
+    Accepted and not used here (a correct program computes the same without
+    it); a Python value that is false is an error at once."""
+    if isinstance(condition, (builtins.bool, int)) and not condition:
+        raise TileLangError("T.assume of a condition that is false")
+
+
+def func_attr(attrs):
+    """``T.func_attr({...})``: TVM function attributes. "tir.noalias" and
+    "global_symbol" are accepted (buffers never alias here; the kernel's
+    name is the function's); others configure TVM and are refused by name."""
+    if not isinstance(attrs, dict):
+        raise TileLangError("T.func_attr takes a dict, got %s" % type(attrs).__name__)
+    for key in attrs:
+        if key not in ("tir.noalias", "global_symbol"):
+            raise TileLangError(
+                "T.func_attr key %r is a TVM function attribute tilelang_mlir "
+                "does not have (accepted: 'tir.noalias', 'global_symbol'; the "
+                "target is jit's target=)" % (key,))
+
+
+def sync_threads(barrier_id=None, arrive_count=None):
+    """``T.sync_threads()``: a block-wide barrier. The compiler places the
+    barriers every tile operation needs, so it adds nothing here; named
+    barriers over part of the block (`barrier_id`, `arrive_count`, TileLang's
+    hand-written warp specialization) are refused."""
+    if barrier_id is not None or arrive_count is not None:
+        raise TileLangError("T.sync_threads(barrier_id, count): named barriers over "
+                            "part of the block are not supported (the compiler "
+                            "specializes warps and places barriers itself)")
 
 
 @contextlib.contextmanager

@@ -28,7 +28,9 @@ from . import _tilelang
 __all__ = ["main", "set_random_seed", "requires_cuda", "requires_cuda_compute_version",
            "requires_cuda_compute_version_ge", "requires_cuda_compute_version_gt",
            "requires_cuda_compute_version_eq", "requires_cuda_compute_version_lt",
-           "requires_cuda_compute_version_le", "torch_assert_close"]
+           "requires_cuda_compute_version_le", "requires_cuda_or_cdna", "requires_rocm",
+           "requires_cdna", "requires_gfx950", "requires_metal", "requires_llvm",
+           "requires_package", "torch_assert_close"]
 
 
 def main():
@@ -67,6 +69,46 @@ def requires_cuda(func):
     import pytest
     _, why = _compute_version()
     return pytest.mark.skipif(why is not None, reason="needs a CUDA device: %s" % why)(func)
+
+
+def requires_cuda_or_cdna(func):
+    """TileLang's "a CUDA or a CDNA GPU": here a CUDA device (ROCm devices
+    are not queried; tests that need one skip, saying so)."""
+    return requires_cuda(func)
+
+
+def _skip(reason):
+    def decorate(func):
+        import pytest
+        return pytest.mark.skip(reason=reason)(func)
+    return decorate
+
+
+# ROCm devices are not queried and there is no Metal backend: the tests
+# that need them skip with the reason (kernels for gfx942 compile, to ISA).
+requires_rocm = _skip("needs a ROCm device: tilelang_mlir does not run on ROCm devices "
+                      "(it compiles for gfx942/gfx1100 only)")
+requires_cdna = requires_rocm
+requires_gfx950 = requires_rocm
+requires_metal = _skip("needs Metal: tilelang_mlir has no Metal backend")
+
+
+def requires_llvm(func):
+    """The CPU backend is always there (LLVM is built in)."""
+    return func
+
+
+def requires_package(*packages):
+    """Skips the test unless every named Python package imports."""
+    import importlib.util
+
+    missing = [p for p in packages if importlib.util.find_spec(p) is None]
+
+    def decorate(func):
+        import pytest
+        return pytest.mark.skipif(bool(missing), reason="needs the package(s) %s"
+                                  % ", ".join(missing))(func)
+    return decorate
 
 
 _COMPARISONS = {

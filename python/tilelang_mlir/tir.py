@@ -1,3 +1,6 @@
-"""``tvm.tir`` (TileLang's IR) is not provided: importing it says so."""
+"""``tvm.tir`` (TileLang's IR) is not provided: the module imports, and any
+use of it is an ImportError that says so (tilelang_mlir.tvm)."""
 
-from .tvm import *  # noqa: F401,F403 (raises the ImportError)
+from .tvm import _refusing
+
+__getattr__ = _refusing("tir")
