@@ -188,6 +188,11 @@ class _Runtime:
     def previous(scope, name):
         return scope.get(name, _UNSET)
 
+    @staticmethod
+    def annotate(name, previous, annotation):
+        return T._eager_annotate(name, None if previous is _UNSET else previous,
+                                 annotation)
+
 
 _UNSET = object()
 
@@ -240,7 +245,8 @@ class _Leaves(ast.NodeVisitor):
 
 
 class _Rewriter(ast.NodeTransformer):
-    def __init__(self, function):
+    def __init__(self, function, eager=False):
+        self.eager = eager
         self.count = 0
         # Where each name is read: (line, end line) of every load.
         self.loads = {}
@@ -319,6 +325,19 @@ class _Rewriter(ast.NodeTransformer):
                          for line in self.loads.get(name, ()))
         return _call("assign_in_branch", _previous(name), value, ast.Constant(name),
                      ast.Constant(used_after), ast.Constant(node.lineno))
+
+    def visit_AnnAssign(self, node):
+        # Eager style: `A: T.Tensor[[M, K], dtype]` declares what parameter A
+        # is (eager.py); a bare annotation is otherwise Python's no-op.
+        self.generic_visit(node)
+        if not self.eager or node.value is not None or \
+                not isinstance(node.target, ast.Name):
+            return node
+        name = node.target.id
+        return ast.copy_location(ast.Assign(
+            targets=[ast.Name(name, ast.Store())],
+            value=_call("annotate", ast.Constant(name), _previous(name),
+                        node.annotation)), node)
 
     def visit_AugAssign(self, node):
         self.generic_visit(node)
@@ -428,9 +447,11 @@ def _shift_columns(tree, indent):
             node.end_col_offset += indent
 
 
-def rewrite(fn):
+def rewrite(fn, eager=False):
     """`fn` with its body rewritten as the module's documentation says, or
-    `fn` itself when its source cannot be read."""
+    `fn` itself when its source cannot be read. With `eager` (TileLang's
+    eager jit style, eager.py), a bare annotation of a name in the body,
+    ``A: T.Tensor[[M, K], dtype]``, declares that parameter."""
     try:
         source = inspect.getsource(fn)
         filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
@@ -454,7 +475,7 @@ def rewrite(fn):
     # The user's lines and columns, before any node is added.
     ast.increment_lineno(tree, fn.__code__.co_firstlineno - 1)
     _shift_columns(tree, indent)
-    rewriter = _Rewriter(function)
+    rewriter = _Rewriter(function, eager)
     function.body = [s for statement in function.body
                      for s in _as_list(rewriter.visit(statement))]
     ast.fix_missing_locations(tree)

@@ -26,6 +26,7 @@ it is a torch tensor, numpy arrays otherwise.
 """
 
 import functools
+import inspect
 import re
 
 import numpy as np
@@ -34,6 +35,7 @@ from . import device_code
 from . import language as T
 from ._tilelang import Kernel, TileError, lower
 from ._tilelang import pipeline as _pipeline
+from .eager import EagerJIT, _freeze, is_eager
 from .pass_config import normalize_pass_configs
 from .target import determine_target
 
@@ -318,16 +320,60 @@ def jit(fn=None, *, out_idx=None, target="auto", pass_configs=None,
     def decorate(fn):
         if isinstance(fn, T.PrimFunc):
             return _prepared(fn, out_idx, target, pass_configs, verbose)
+        if is_eager(fn):
+            if out_idx is not None:
+                raise ValueError(
+                    "%s: out_idx is for factories that return a @T.prim_func; a "
+                    "kernel in the eager style declares its outputs with T.empty() "
+                    "and returns them" % fn.__name__)
+            return EagerJIT(fn, lambda func, outputs: _prepared(
+                func, outputs, target, pass_configs, verbose))
 
-        @functools.lru_cache(maxsize=None)
+        signature = inspect.signature(fn)
+        built = {}
+
         def build(*args, **kwargs):
-            return _prepared(fn(*args, **kwargs), out_idx, target,
-                             pass_configs, verbose)
+            # One kernel per distinct arguments, however they are passed
+            # (positionally, by keyword, defaults left out).
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            key = _freeze(tuple(bound.arguments.items()))
+            if key not in built:
+                built[key] = _build(*args, **kwargs)
+            return built[key]
+
+        def _build(*args, **kwargs):
+            func = fn(*args, **kwargs)
+            if not isinstance(func, T.PrimFunc):
+                raise TypeError(
+                    "%s returned %r: a @jit function either returns a "
+                    "@T.prim_func (a factory) or is the kernel itself (the eager "
+                    "style: T.const, T.empty, tensor annotations)"
+                    % (fn.__name__, func))
+            return _prepared(func, out_idx, target, pass_configs, verbose)
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             return build(*args, **kwargs)
 
+        def par_compile(configs, num_workers=None, ignore_error=False):
+            """A kernel per configuration (a dict of keyword arguments or a
+            tuple of positional ones); with `ignore_error`, None where one
+            fails."""
+            kernels = []
+            for config in configs:
+                try:
+                    kernels.append(wrapper(**config) if isinstance(config, dict)
+                                   else wrapper(*config))
+                except Exception:  # noqa: BLE001 (the caller asked to go on)
+                    if not ignore_error:
+                        raise
+                    kernels.append(None)
+            return kernels
+
+        wrapper.compile = wrapper
+        wrapper.par_compile = par_compile
+        wrapper.mode = "lazy"
         return wrapper
 
     return decorate if fn is None else decorate(fn)

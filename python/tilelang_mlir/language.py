@@ -43,7 +43,8 @@ __all__ = [
     "tanh", "sin", "cos", "floor", "ceil", "round", "pow", "sigmoid", "clamp",
     "float16", "bfloat16", "float32", "float64", "int8",
     "int16", "int32", "int64", "bool", "floordiv", "floormod", "truncdiv",
-    "truncmod", "assume", "func_attr", "sync_threads",
+    "truncmod", "assume", "func_attr", "sync_threads", "const", "empty",
+    "make_tensor", "ptr", "StridedTensor",
 ]
 
 # dtypes: TileLang's names, as strings.
@@ -666,15 +667,118 @@ dynamic = symbolic
 
 
 class Tensor:
-    """A parameter annotation: ``A: T.Tensor((M, K), T.float16)``."""
+    """A parameter annotation: ``A: T.Tensor((M, K), T.float16)``, or
+    ``T.Tensor[[M, K], T.float16]``."""
 
     def __init__(self, shape, dtype=float32):
         self.shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
         self.dtype = dtype
+        _mlir_type(dtype)
         for dim in self.shape:
+            if getattr(dim, "unbound_parameter", None):
+                # An eager-style parameter with no argument (eager.py).
+                raise TypeError("missing the compile-time argument %r (a "
+                                "dimension of a tensor)" % dim.unbound_parameter)
             if not isinstance(dim, (int, _SizeExpr)) or isinstance(dim, type(True)):
                 raise TileLangError("tensor dimensions are ints, T.symbolic() "
                                     "or arithmetic on them, got %r" % (dim,))
+
+    def __class_getitem__(cls, item):
+        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], str):
+            return cls(item[0], item[1])
+        return cls(item)
+
+    def __repr__(self):
+        return "T.Tensor(%r, %r)" % (self.shape, self.dtype)
+
+
+class ptr:  # noqa: N801 (TileLang's name)
+    """``A: T.ptr``: a parameter that is an address, given its shape and
+    dtype in the body by ``T.make_tensor(A, shape, dtype)`` (TileLang's
+    eager style); the call passes the tensor."""
+
+    def __init__(self, dtype=None):
+        self.dtype = dtype
+
+
+class _StridedTensor:
+    def __init__(self, *args, **kwargs):
+        raise TileLangError("T.StridedTensor: tensors with strides other than "
+                            "the contiguous ones are not supported (kernels take "
+                            "contiguous tensors; the call refuses others)")
+
+    def __class_getitem__(cls, item):
+        return cls()
+
+
+StridedTensor = _StridedTensor
+
+
+def _eager():
+    from . import eager as _eager_module  # noqa: F401 (the state's class)
+    state = getattr(_state, "eager", None)
+    return state
+
+
+def const(names, dtype="int32"):
+    """``M, N, K = T.const("M N K")`` (or "M, N, K"): sizes known when the
+    kernel is compiled, each taken from a keyword argument of that name or
+    from the first input tensor that has it as a dimension (eager style
+    of @tilelang.jit, eager.py). One name gives one value."""
+    state = _eager()
+    if state is None:
+        raise TileLangError("T.const() can only be used in the body of a "
+                            "@tilelang.jit function in the eager style (a kernel "
+                            "body with T.const / T.empty, not a factory)")
+    split = [n for n in (names.split(",") if "," in names else names.split()) if n]
+    split = [n.strip() for n in split]
+    if not split or not builtins.all(n.isidentifier() for n in split):
+        raise TileLangError("T.const takes names separated by spaces or commas, "
+                            "got %r" % (names,))
+    values = [state.const(n) for n in split]
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def empty(*shape, dtype=None):
+    """``C = T.empty((M, N), dtype)``: an output of an eager-style
+    @tilelang.jit function, allocated by the call and returned by the
+    function (``T.empty(M, N, dtype=...)`` and ``T.empty([N], dtype)`` too)."""
+    state = _eager()
+    if state is None:
+        raise TileLangError("T.empty() declares an output of a @tilelang.jit "
+                            "function in the eager style; in a @T.prim_func, give "
+                            "the output as a parameter and name it in out_idx")
+    if shape and isinstance(shape[-1], str):
+        if dtype is not None:
+            raise TileLangError("T.empty got the dtype twice")
+        shape, dtype = shape[:-1], shape[-1]
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    if not shape:
+        raise TileLangError("T.empty needs a shape (0-d outputs are not supported)")
+    return state.empty(Tensor(shape, dtype or float32))
+
+
+def make_tensor(pointer, shape, dtype=float32, strides=None):
+    """``A = T.make_tensor(A, (M, K), dtype)``: the shape and dtype of a
+    parameter annotated ``T.ptr`` (eager style)."""
+    if strides is not None:
+        raise TileLangError("T.make_tensor(strides=...): only contiguous tensors "
+                            "are supported")
+    state = _eager()
+    if state is None:
+        raise TileLangError("T.make_tensor() shapes a T.ptr parameter of a "
+                            "@tilelang.jit function in the eager style")
+    return state.make_tensor(pointer, shape, dtype)
+
+
+def _eager_annotate(name, value, annotation):
+    """A bare annotation ``A: T.Tensor[...]`` in an eager-style body
+    (rewritten by frontend.py)."""
+    state = _eager()
+    if state is None:
+        return value
+    return state.annotate(name, value, annotation)
 
 
 Buffer = Tensor  # TileLang's T.Buffer annotation
@@ -834,18 +938,28 @@ def prim_func(fn):
     PrimFunc."""
     from .frontend import rewrite
     fn = rewrite(fn)
-    signature = inspect.signature(fn)
+    params = []
+    for pname, parameter in inspect.signature(fn).parameters.items():
+        if parameter.annotation is inspect.Parameter.empty:
+            raise TileLangError("parameter %r of %s needs an annotation "
+                                "(T.Tensor(shape, dtype) or a dtype)"
+                                % (pname, fn.__name__))
+        params.append((pname, parameter.annotation))
+    func, _ = _trace(fn, params, lambda values: fn(*values.values()))
+    return func
+
+
+def _trace(fn, params, call):
+    """The PrimFunc of kernel parameters `params` ([(name, T.Tensor or
+    dtype)]) whose body `call` traces: it gets the traced parameters (name
+    -> TileBuffer or Expr, in order) and calls the user's function. Returns
+    the PrimFunc and what `call` returned."""
     builder = _Builder()
     previous = getattr(_state, "builder", None)
     _state.builder = builder
     try:
-        args, params, header, dims = [], [], [], builder.dims
-        for pname, parameter in signature.parameters.items():
-            spec = parameter.annotation
-            if spec is inspect.Parameter.empty:
-                raise TileLangError("parameter %r of %s needs an annotation "
-                                    "(T.Tensor(shape, dtype) or a dtype)"
-                                    % (pname, fn.__name__))
+        args, header, dims = [], [], builder.dims
+        for pname, spec in params:
             if isinstance(spec, Tensor):
                 buffer = TileBuffer("%" + pname, [
                     d if isinstance(d, int) else None for d in spec.shape],
@@ -858,7 +972,6 @@ def prim_func(fn):
                 header.append('%s: %s {tile.name = "%s"}'
                               % (scalar.name, scalar.type, pname))
                 args.append((scalar, spec))
-            params.append((pname, spec))
         # Dynamic dimensions: the first tensor that has one defines it.
         for value, spec in args:
             if not isinstance(spec, Tensor):
@@ -875,13 +988,13 @@ def prim_func(fn):
                     value.dims[axis] = dims[dim.symbol]
                 elif isinstance(dim, _SizeExpr):
                     value.dims[axis] = dim  # computed where it is used
-        fn(*[value for value, _ in args])
+        result = call({pname: value for (pname, _), (value, _) in zip(params, args)})
     finally:
         _state.builder = previous
     text = "module {\n  func.func @%s(%s) {\n%s\n    return\n  } %s\n}\n" % (
         fn.__name__, ", ".join(header), "\n".join(builder.lines),
         _location_of_function(fn))
-    return PrimFunc(fn.__name__, text, params)
+    return PrimFunc(fn.__name__, text, params), result
 
 
 def _location_of_function(fn):
@@ -905,6 +1018,10 @@ class Kernel:
         self.cluster = cluster
 
     def __enter__(self):
+        state = getattr(_state, "eager", None)
+        if state is not None and state.mode == "discover":
+            from .eager import _Stop
+            raise _Stop()
         builder = _builder()
         extents = [_index(g) for g in self.grid]
         ids = [builder.fresh(n) for n in ("bx", "by", "bz")[:len(extents)]]

@@ -1,0 +1,227 @@
+"""TileLang's eager @tilelang.jit style (tilelang_mlir/eager.py): the
+decorated function is the kernel; T.const sizes come from the tensors'
+shapes or keyword arguments, T.empty outputs are allocated by the call and
+returned; one compile per specialization. Every kernel runs on the CPU
+against numpy on fresh random inputs; misuse is an error naming it."""
+
+import numpy as np
+import pytest
+
+import tilelang_mlir as tilelang
+import tilelang_mlir.language as T
+
+RNG = np.random.default_rng()
+
+
+@tilelang.jit(target="cpu")
+def gemm(A, B, block_M: int = 32, block_N: int = 32, block_K: int = 16,
+         dtype: T.dtype = T.float32):
+    M, N, K = T.const("M, N, K")
+    A: T.Tensor[[M, K], dtype]
+    B: T.Tensor[[K, N], dtype]
+    C = T.empty((M, N), dtype)
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+        A_s = T.alloc_shared((block_M, block_K), dtype)
+        B_s = T.alloc_shared((block_K, block_N), dtype)
+        C_l = T.alloc_fragment((block_M, block_N), T.float32)
+        T.clear(C_l)
+        for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+            T.copy(A[by * block_M, k * block_K], A_s)
+            T.copy(B[k * block_K, bx * block_N], B_s)
+            T.gemm(A_s, B_s, C_l)
+        T.copy(C_l, C[by * block_M, bx * block_N])
+    return C
+
+
+def reference_gemm(a, b):
+    out = np.zeros((a.shape[0], b.shape[1]))
+    for k in range(a.shape[1]):  # written as loops over k, not numpy's matmul
+        out += np.outer(a[:, k].astype(np.float64), b[k].astype(np.float64))
+    return out
+
+
+def test_gemm_sizes_from_the_tensors_and_edge_tiles():
+    # 70 x 50 x 40: every dimension has a partial tile.
+    a = RNG.standard_normal((70, 40)).astype(np.float32)
+    b = RNG.standard_normal((40, 50)).astype(np.float32)
+    c = gemm(a, b)
+    assert c.shape == (70, 50) and c.dtype == np.float32
+    np.testing.assert_allclose(c, reference_gemm(a, b), rtol=1e-4, atol=1e-4)
+
+
+def test_specializations_are_shared_and_distinct():
+    kernels = len(gemm._kernels)
+    a = RNG.standard_normal((64, 32)).astype(np.float32)
+    b = RNG.standard_normal((32, 64)).astype(np.float32)
+    first = gemm(a, b)
+    kernel = gemm.compile(M=64, N=64, K=32)           # the same specialization
+    assert len(gemm._kernels) == kernels + 1
+    np.testing.assert_array_equal(kernel(a, b), first)
+    gemm(a, b, 64)                                    # another block_M
+    gemm(a, b, block_M=64)                            # ... the same one again
+    assert len(gemm._kernels) == kernels + 2
+    np.testing.assert_allclose(gemm(a, b, block_N=64), reference_gemm(a, b),
+                               rtol=1e-4, atol=1e-4)
+    assert len(gemm._kernels) == kernels + 3
+    assert "func.func @gemm" in gemm.get_tir(M=64, N=64, K=32).script()
+    assert gemm.mode == "eager"
+
+
+@tilelang.jit(target="cpu")
+def scale_and_shift(X, alpha: T.float32, shift: int = 0):
+    # Two outputs, returned in the reverse of their declaration order; a
+    # runtime scalar (alpha) and a compile-time one (shift).
+    N = T.const("N")
+    X: T.Tensor[[N], T.float32]
+    Y = T.empty((N,), T.float32)
+    Z = T.empty(N, dtype=T.int32)
+    with T.Kernel(T.ceildiv(N, 64), threads=64) as bx:
+        for i in T.Parallel(64):
+            if bx * 64 + i < N:
+                Y[bx * 64 + i] = X[bx * 64 + i] * alpha + shift
+                Z[bx * 64 + i] = bx * 64 + i + shift
+    return Z, Y
+
+
+def test_outputs_in_return_order_and_scalars():
+    x = RNG.standard_normal(100).astype(np.float32)
+    z, y = scale_and_shift(x, 2.5)
+    np.testing.assert_array_equal(z, np.arange(100, dtype=np.int32))
+    np.testing.assert_allclose(y, x * np.float32(2.5), rtol=1e-6)
+    z, y = scale_and_shift(x, alpha=-1.0, shift=3)
+    np.testing.assert_array_equal(z, np.arange(100, dtype=np.int32) + 3)
+    np.testing.assert_allclose(y, -x + 3, rtol=1e-6)
+
+
+@tilelang.jit(target="cpu")
+def row_sum(A, block: int = 16):
+    # T.dynamic: one kernel for every number of rows.
+    R = T.dynamic("R")
+    C = T.const("C")
+    A: T.Tensor[[R, C], T.float32]
+    S = T.empty((R,), T.float32)
+    with T.Kernel(T.ceildiv(R, block), threads=32) as bx:
+        tile = T.alloc_fragment((block, C), T.float32)
+        total = T.alloc_fragment((block,), T.float32)
+        T.copy(A[bx * block, 0], tile)
+        T.reduce_sum(tile, total, dim=1)
+        T.copy(total, S[bx * block])
+    return S
+
+
+def test_dynamic_sizes_compile_once():
+    kernels = len(row_sum._kernels)
+    for rows in (5, 16, 37):
+        a = RNG.standard_normal((rows, 24)).astype(np.float32)
+        np.testing.assert_allclose(row_sum(a), a.astype(np.float64).sum(axis=1),
+                                   rtol=1e-5, atol=1e-5)
+    assert len(row_sum._kernels) == kernels + 1
+
+
+@tilelang.jit(target="cpu")
+def add_fixed(A: T.Tensor[[128], T.float32], B: T.Tensor((128,), T.float32)):
+    C = T.empty([128], T.float32)
+    with T.Kernel(1, threads=128):
+        for i in T.Parallel(128):
+            C[i] = A[i] + B[i]
+    return C
+
+
+@tilelang.jit(target="cpu")
+def copy_ptr(A: T.ptr, B: T.ptr, n: int):
+    A = T.make_tensor(A, (n,), T.float32)
+    B = T.make_tensor(B, (n,), T.float32)
+    with T.Kernel(T.ceildiv(n, 32), threads=32) as bx:
+        for i in T.Parallel(32):
+            if bx * 32 + i < n:
+                B[bx * 32 + i] = A[bx * 32 + i] * 2.0
+
+
+def test_signature_annotations_and_pointers():
+    a, b = (RNG.standard_normal(128).astype(np.float32) for _ in range(2))
+    np.testing.assert_array_equal(add_fixed(a, b), a + b)
+    x = RNG.standard_normal(50).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    assert copy_ptr(x, y, 50) is None
+    np.testing.assert_array_equal(y, x * 2)
+    kernels = copy_ptr.par_compile([{"A": T.ptr(), "B": T.ptr(), "n": 64},
+                                    (T.ptr(), T.ptr(), 96)])
+    assert [k.func.params[0][1].shape for k in kernels] == [(64,), (96,)]
+    x = RNG.standard_normal(96).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    kernels[1](x, y)
+    np.testing.assert_array_equal(y, x * 2)
+
+
+def test_lazy_factories_keep_working_with_compile_and_par_compile():
+    @tilelang.jit(out_idx=[-1], target="cpu")
+    def negate(n):
+        @T.prim_func
+        def main(A: T.Tensor((n,), T.float32), B: T.Tensor((n,), T.float32)):
+            with T.Kernel(1, threads=32):
+                for i in T.Parallel(n):
+                    B[i] = -A[i]
+        return main
+
+    assert negate.mode == "lazy"
+    a = RNG.standard_normal(32).astype(np.float32)
+    np.testing.assert_array_equal(negate(32)(a), -a)
+    k32, k64 = negate.par_compile([{"n": 32}, (64,)])
+    assert k32 is negate.compile(32) and k64.func.params[0][1].shape == (64,)
+
+
+def test_misuse_is_named():
+    with pytest.raises(ValueError, match="declares its outputs with T.empty"):
+        @tilelang.jit(out_idx=[-1], target="cpu")
+        def with_out_idx(A):
+            N = T.const("N")
+            A: T.Tensor[[N], T.float32]
+            B = T.empty((N,), T.float32)
+            with T.Kernel(1):
+                T.copy(A, B)
+            return B
+
+    with pytest.raises(T.TileLangError, match="T.const.. can only be used"):
+        T.const("M")
+    with pytest.raises(T.TileLangError, match=r"T.empty\(\) declares an output"):
+        T.empty((4,), T.float32)
+
+    @tilelang.jit(target="cpu")
+    def unbound(A):
+        M, N = T.const("M N")
+        A: T.Tensor[[M * 2], T.float32]   # N, and M only through arithmetic
+        B = T.empty((M, N), T.float32)
+        with T.Kernel(1):
+            for i, j in T.Parallel(M, N):
+                B[i, j] = 1.0
+        return B
+
+    a = np.zeros(8, np.float32)
+    with pytest.raises(ValueError, match="T.const 'M' of unbound is not a dimension"):
+        unbound(a)
+    np.testing.assert_array_equal(unbound(a, M=4, N=3), np.ones((4, 3), np.float32))
+    with pytest.raises(TypeError, match="keyword argument.s. K, which are neither"):
+        unbound(a, M=4, N=3, K=1)
+    with pytest.raises(TypeError, match="T.const 'M' of unbound is an int"):
+        unbound(a, M=4.0, N=3)
+
+    @tilelang.jit(target="cpu")
+    def returns_input(A):
+        N = T.const("N")
+        A: T.Tensor[[N], T.float32]
+        B = T.empty((N,), T.float32)
+        with T.Kernel(1):
+            T.copy(A, B)
+        return A
+
+    with pytest.raises(T.TileLangError, match="only tensors of T.empty can be returned"):
+        returns_input(a)
+
+    with pytest.raises(tilelang.TileError, match="A.*expected element type f32, got f64"):
+        gemm(np.zeros((32, 16), np.float64), np.zeros((16, 32), np.float64))
+    with pytest.raises(ValueError, match="argument 'A' of gemm has rank 1"):
+        gemm(np.zeros(32, np.float32), np.zeros((16, 32), np.float32))
+    with pytest.raises(TypeError, match="missing the compile-time argument 'n'"):
+        copy_ptr.compile(T.ptr(), T.ptr())
+    with pytest.raises(T.TileLangError, match="T.StridedTensor"):
+        T.StridedTensor[[4, 4], [4, 1], T.float32]
