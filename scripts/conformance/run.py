@@ -12,9 +12,9 @@ against TileLang itself, and compares the two per test item.
       passes of those, the ratio, and the most frequent first error lines.
 
 Selected: testing/python/{language,kernel,jit}/test_*.py and
-examples/*/test_*.py, less the files named in excluded.txt (tests of TVM
-internals and of backends that are not this package's, each with the
-reason). The report's ratio is over the items TileLang passes on the same
+examples/*/test_*.py, less the files and tests named in excluded.txt
+(tests of TVM internals and of backends that are not this package's, each
+with the reason). The report's ratio is over the items TileLang passes on the same
 machine: a file that fails to import counts all of them as failed here.
 """
 
@@ -45,6 +45,16 @@ def excluded():
                 path, _, why = line.partition(" ")
                 table[path] = why.strip()
     return table
+
+
+def is_excluded(node, table):
+    """Whether an item is left out: its file, or the test (any of its
+    parametrizations) named `path::test` in excluded.txt."""
+    rel, _, name = node.partition("::")
+    if rel in table:
+        return True
+    base = name.split("[")[0]
+    return "%s::%s" % (rel, base) in table
 
 
 def folder_of(path):
@@ -172,8 +182,9 @@ def cmd_report(args):
 
     rows = collections.OrderedDict((f, collections.Counter()) for f in FOLDERS)
     reasons = collections.Counter()
+    table = excluded()
     for node, item in sorted(theirs.items()):
-        if node.endswith(("::<file>", "::<collection>")):
+        if node.endswith(("::<file>", "::<collection>")) or is_excluded(node, table):
             continue
         row = rows[folder_of(node)]
         row["items"] += 1
@@ -189,7 +200,8 @@ def cmd_report(args):
                 ours.get("%s::<collection>" % rel) or {"why": mine}
             reasons[re.sub(r"0x[0-9a-f]+|\d+", "N", entry["why"])[:160]] += 1
     for node, item in ours.items():
-        if item["outcome"] == "passed" and not node.endswith(">"):
+        if item["outcome"] == "passed" and not node.endswith(">") and \
+                not is_excluded(node, table):
             rows[folder_of(node)]["ours"] += 1
     total = collections.Counter()
     for row in rows.values():
