@@ -88,6 +88,11 @@ def autotune(configs, warmup=25, rep=100, ref_prog=None, rtol=1e-2, atol=1e-2,
     configs = [dict(c) for c in configs]
 
     def decorate(jit_fn):
+        from .eager import EagerJIT
+        if isinstance(jit_fn, EagerJIT):
+            return _tune_eager(jit_fn, configs, warmup, rep, supply_type, shapes,
+                               progress)
+
         @functools.wraps(jit_fn)
         def tuned(*args, **kwargs):
             directory = _cache_dir() if cache else None
@@ -138,3 +143,76 @@ def autotune(configs, warmup=25, rep=100, ref_prog=None, rtol=1e-2, atol=1e-2,
         return tuned
 
     return decorate
+
+
+def _tune_eager(jit_fn, configs, warmup, rep, supply_type, shapes, progress):
+    """Autotuning of an eager-style @jit kernel (eager.py): a call times
+    each configuration's kernel for these arguments (configuration values
+    fill the parameters the caller did not give), runs the fastest on the
+    caller's tensors and returns its outputs; the choice is kept per
+    specialization of the caller's arguments. ``compile(...)`` returns the
+    fastest kernel instead."""
+    chosen = {}
+
+    def best_kernel(args, kwargs):
+        key = (_signature_of(args), _signature_of(sorted(kwargs.items())))
+        if key in chosen:
+            return chosen[key]
+        name = jit_fn.__name__
+        entries, best = [], None
+        seen = []
+        for i, config in enumerate(configs):
+            merged = dict(config, **kwargs)
+            if merged in seen:
+                continue
+            seen.append(merged)
+            try:
+                kernel, arguments, runtime = jit_fn._specialize(args, merged)
+                latency = Profiler(kernel, supply_type, shapes).do_bench(
+                    warmup=warmup, rep=rep)
+                entries.append((config, latency, None))
+                if best is None or latency < best[1]:
+                    best = (config, latency, (kernel, arguments, runtime))
+                status = "%.4f ms" % latency
+            except Exception as error:  # noqa: BLE001 (reported, skipped)
+                entries.append((config, None, error))
+                status = "failed: %s" % str(error).splitlines()[0]
+            if progress:
+                print("autotune %s [%d/%d] %s: %s" % (name, i + 1, len(configs),
+                                                     config, status),
+                      file=sys.stderr, flush=True)
+        if best is None:
+            raise RuntimeError("autotune %s: every configuration failed: %s"
+                               % (name, "; ".join(str(e) for _, _, e in entries)))
+        kernel = best[2][0]
+        kernel.config, kernel.latency = best[0], best[1]
+        kernel.autotune_result = AutotuneResult(entries, best[:2])
+        chosen[key] = best[2]
+        return best[2]
+
+    @functools.wraps(jit_fn)
+    def tuned(*args, **kwargs):
+        kernel, arguments, runtime = best_kernel(args, kwargs)
+        # The caller's own tensors, in the kernel's order.
+        _, arguments, runtime = jit_fn._specialize(args, dict(kernel.config, **kwargs))
+        return jit_fn._run(kernel, arguments, runtime)
+
+    def compile(*args, **kwargs):  # noqa: A001 (TileLang's name)
+        return best_kernel(args, kwargs)[0]
+
+    tuned.compile = compile
+    return tuned
+
+
+def _signature_of(values):
+    """What of the arguments selects a kernel: tensors by shape and dtype,
+    other values by their repr."""
+    out = []
+    for value in values:
+        if isinstance(value, tuple):
+            out.append(_signature_of(value))
+        elif hasattr(value, "shape") and hasattr(value, "dtype"):
+            out.append(("tensor", tuple(value.shape), str(value.dtype)))
+        else:
+            out.append(repr(value))
+    return tuple(out)

@@ -436,7 +436,9 @@ class EagerJIT:
     # -- the user's calls --------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        kernel, arguments, runtime = self._specialize(args, kwargs)
+        return self._run(*self._specialize(args, kwargs))
+
+    def _run(self, kernel, arguments, runtime):
         inputs = []
         for name in runtime:
             if name not in arguments:

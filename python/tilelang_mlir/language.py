@@ -44,34 +44,15 @@ __all__ = [
     "float16", "bfloat16", "float32", "float64", "int8",
     "int16", "int32", "int64", "bool", "floordiv", "floormod", "truncdiv",
     "truncmod", "assume", "func_attr", "sync_threads", "const", "empty",
-    "make_tensor", "ptr", "StridedTensor",
+    "make_tensor", "ptr", "StridedTensor", "half", "double", "long", "short",
+    "tfloat32", "float8_e4m3fn", "float8_e4m3", "float8_e5m2",
 ]
 
-# dtypes: TileLang's names, as strings.
-float16, bfloat16, float32, float64 = "float16", "bfloat16", "float32", "float64"
-int8, int16, int32, int64 = "int8", "int16", "int32", "int64"
-bool = "bool"  # noqa: A001 (TileLang's name)
-
-class dtype(str):
-    """``T.dtype("float16")``: a dtype by TileLang's name (checked), usable
-    wherever a dtype is; `bits` is its width."""
-
-    def __new__(cls, name):
-        name = str(name)
-        _mlir_type(name)
-        return super().__new__(cls, name)
-
-    @property
-    def bits(self):
-        type_ = _mlir_type(self)
-        return _FLOAT_WIDTH.get(type_) or _INT_WIDTH[type_]
-
-
 def __getattr__(name):
-    # T.float (TileLang's alias of float32) cannot be a module global here:
-    # it would hide Python's float from this module's own code.
-    if name == "float":
-        return "float32"
+    # T.float and T.int (TileLang's aliases of float32 and int32) cannot be
+    # module globals here: they would hide Python's from this module's code.
+    if name in ("float", "int"):
+        return dtype(name + "32")
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
@@ -87,9 +68,22 @@ _MLIR_TYPES = {
     "float16": "f16", "half": "f16", "bfloat16": "bf16", "float32": "f32",
     "float": "f32", "float64": "f64", "double": "f64", "int8": "i8",
     "int16": "i16", "int32": "i32", "int64": "i64", "bool": "i1",
+    # tf32 operands are f32 in memory; gemms of them compute at least as
+    # precisely as TF32.
+    "tfloat32": "f32", "int": "i32", "long": "i64", "short": "i16",
+    "float8_e4m3fn": "f8E4M3FN", "float8_e4m3": "f8E4M3FN",
+    "float8_e5m2": "f8E5M2",
 }
-_FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
-_FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+_FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2")
+_FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "f8E4M3FN": 8,
+                "f8E5M2": 8}
+_UNSUPPORTED_TYPES = {
+    "uint8": "unsigned integers", "uint16": "unsigned integers",
+    "uint32": "unsigned integers", "uint64": "unsigned integers",
+    "float8_e4m3fnuz": "AMD's fnuz 8-bit floats", "float8_e5m2fnuz": "AMD's fnuz 8-bit floats",
+    "float8_e8m0fnu": "8-bit scale factors", "float4_e2m1fn": "4-bit floats",
+    "int4": "4-bit integers",
+}
 _INT_WIDTH = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64}
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -108,14 +102,82 @@ class TileLangError(Exception):
         super().__init__(message)
 
 
+def _dtype_name(value):
+    """TileLang's name of a dtype given as a name, a torch dtype or a numpy
+    dtype."""
+    module = type(value).__module__.split(".")[0]
+    if module == "torch":
+        return str(value).replace("torch.", "")
+    if module == "numpy" or isinstance(value, type):
+        import numpy as np
+        try:
+            return np.dtype(value).name
+        except TypeError:
+            return value
+    return value
+
+
 def _mlir_type(dtype):
     if dtype in _MLIR_TYPES.values():
         return dtype
     try:
-        return _MLIR_TYPES[str(dtype)]
-    except KeyError:
+        return _MLIR_TYPES[str(_dtype_name(dtype))]
+    except (KeyError, TypeError):
+        name = _dtype_name(dtype)
+        if isinstance(name, str) and name in _UNSUPPORTED_TYPES:
+            raise TileLangError("dtype %r: %s are not supported yet"
+                                % (name, _UNSUPPORTED_TYPES[name])) from None
         raise TileLangError("unknown dtype %r; expected one of %s"
-                            % (dtype, ", ".join(sorted(_MLIR_TYPES))))
+                            % (dtype, ", ".join(sorted(_MLIR_TYPES)))) from None
+
+
+_TORCH_NAMES = {"tfloat32": "float32", "float": "float32", "int": "int32",
+                "half": "float16", "double": "float64", "long": "int64",
+                "short": "int16", "float8_e4m3": "float8_e4m3fn"}
+
+
+class dtype(str):
+    """A dtype by TileLang's name (``T.float16``, ``T.dtype("float16")``,
+    ``T.dtype(torch.float16)``), usable wherever a dtype is. Calling it
+    makes a constant of the type inside a kernel (``T.float32(0)``) and
+    converts a Python number outside; `bits` is its width, `as_torch()` the
+    torch dtype."""
+
+    def __new__(cls, name):
+        name = _dtype_name(name)
+        if not isinstance(name, str):
+            raise TileLangError("unknown dtype %r" % (name,))
+        _mlir_type(name)
+        return super().__new__(cls, name)
+
+    @property
+    def bits(self):
+        type_ = _mlir_type(self)
+        return _FLOAT_WIDTH.get(type_) or _INT_WIDTH[type_]
+
+    def as_torch(self):
+        import torch
+        return getattr(torch, _TORCH_NAMES.get(str(self), str(self)))
+
+    def __call__(self, value=0):
+        type_ = _mlir_type(self)
+        if getattr(_state, "builder", None) is None:
+            if type_ == "i1":
+                return builtins.bool(value)
+            return builtins.float(value) if _is_float(type_) else builtins.int(value)
+        if isinstance(value, (Expr, _Var)):
+            return cast(value, self)
+        return _constant(value, type_)
+
+
+float16, bfloat16, float32, float64 = (dtype(n) for n in (
+    "float16", "bfloat16", "float32", "float64"))
+int8, int16, int32, int64 = (dtype(n) for n in ("int8", "int16", "int32", "int64"))
+bool = dtype("bool")  # noqa: A001 (TileLang's name)
+half, double, long, short = (dtype(n) for n in ("half", "double", "long", "short"))
+tfloat32 = dtype("tfloat32")
+float8_e4m3fn, float8_e4m3, float8_e5m2 = (dtype(n) for n in (
+    "float8_e4m3fn", "float8_e4m3", "float8_e5m2"))
 
 
 def _is_float(type_):
@@ -545,7 +607,12 @@ class _Region:
 
 
 def _index(value):
+    """An index value: Python ints, index values, and integers of fixed
+    width (a position loaded from a tensor, `T.int32` variables: TileLang
+    indexes with them directly), the latter sign-extended."""
     expr = _as_expr(value, "index")
+    if expr.type in _INT_WIDTH and expr.type != "i1":
+        return _convert(expr, "index")
     if expr.type != "index":
         raise TileLangError("an index must be an integer, got %s" % expr.type)
     return expr
@@ -1038,13 +1105,22 @@ class Kernel:
             ", ".join(e.name for e in extents),
             ", ".join(str(int(t)) for t in self.threads), cluster,
             ", ".join(ids)))
-        values = [Expr(i, "index") for i in ids]
-        return values[0] if len(values) == 1 else tuple(values)
+        if len(ids) == 1:
+            return _BlockIndex(ids[0], "index")
+        return tuple(Expr(i, "index") for i in ids)
 
     def __exit__(self, *exc):
         _state.threads = self._outer_threads
         _builder().close()
         return False
+
+
+class _BlockIndex(Expr):
+    """The block index of a one-dimensional grid: a value (``as bx``) that
+    also unpacks as a one-element tuple (``as (bx,)``), as TileLang's does."""
+
+    def __iter__(self):
+        yield self
 
 
 def _alloc(op, space, shape, dtype, cls=None):

@@ -1,0 +1,94 @@
+"""TileLang's surface names beyond the core T.* operations: dtype objects
+(callable, aliases, torch/numpy dtypes), integer tensors as indices, a
+one-dimensional grid unpacked as a tuple, tilelang.math/layout/transform,
+and autotuning of eager-style kernels. Kernels run on the CPU against
+numpy on fresh random inputs."""
+
+import numpy as np
+import pytest
+
+import tilelang_mlir as tilelang
+import tilelang_mlir.language as T
+
+RNG = np.random.default_rng()
+
+
+def test_dtype_objects():
+    assert T.float16 == "float16" and isinstance(T.float16, T.dtype)
+    assert (T.half, T.double, T.long, T.short) == ("half", "double", "long", "short")
+    assert T.float == "float32" and T.int == "int32" and T.int.bits == 32
+    assert T.dtype(np.float16) == "float16" and T.dtype(np.dtype("int8")) == "int8"
+    assert T.float8_e4m3fn.bits == 8 and T.tfloat32.bits == 32
+    assert T.float32(2) == 2.0 and isinstance(T.int32(3.0), int) and T.bool(1) is True
+    with pytest.raises(T.TileLangError, match="'uint8': unsigned integers are not supported yet"):
+        T.dtype("uint8")
+    with pytest.raises(T.TileLangError, match="unknown dtype 'float12'"):
+        T.dtype("float12")
+
+
+def test_dtype_objects_and_torch():
+    torch = pytest.importorskip("torch")
+    assert T.float16.as_torch() is torch.float16 and T.tfloat32.as_torch() is torch.float32
+    assert T.dtype(torch.bfloat16) == "bfloat16"
+
+
+def test_dtype_calls_make_constants_and_casts_in_kernels():
+    @T.prim_func
+    def main(A: T.Tensor((64,), T.float32), B: T.Tensor((64,), T.int32)):
+        with T.Kernel(1, threads=64) as (bx,):        # a 1-D grid as a tuple
+            for i in T.Parallel(64):
+                B[bx * 64 + i] = T.int32(A[i] * T.float32(4)) + T.int32(1)
+
+    a = RNG.uniform(-8, 8, 64).astype(np.float32)
+    kernel = tilelang.compile(main, target="cpu")
+    b = np.full(64, -99, np.int32)
+    kernel(a, b)
+    np.testing.assert_array_equal(b, np.trunc(a * 4).astype(np.int32) + 1)
+
+
+def test_integer_tensor_values_index_buffers():
+    # A gather through positions read from a tensor (int32 and int64), as
+    # TileLang's varlen and MoE kernels index.
+    @T.prim_func
+    def gather(X: T.Tensor((100, 8), T.float32), I: T.Tensor((32,), T.int32),
+               J: T.Tensor((32,), T.int64), Y: T.Tensor((32, 8), T.float32)):
+        with T.Kernel(1, threads=32):
+            for r, c in T.Parallel(32, 8):
+                Y[r, c] = X[I[r], c] + X[J[r], 7 - c]
+
+    x = RNG.standard_normal((100, 8)).astype(np.float32)
+    i = RNG.integers(0, 100, 32).astype(np.int32)
+    j = RNG.integers(0, 100, 32).astype(np.int64)
+    y = np.full((32, 8), np.nan, np.float32)
+    tilelang.compile(gather, target="cpu")(x, i, j, y)
+    np.testing.assert_array_equal(y, x[i] + x[j][:, ::-1])
+
+
+def test_math_layout_transform_modules():
+    assert [tilelang.math.next_power_of_2(v) for v in (0, 1, 5, 64, 65)] == [1, 1, 8, 64, 128]
+    assert tilelang.math.prev_power_of_2(100) == 64
+    assert tilelang.layout.make_swizzled_layout is T.make_swizzled_layout
+    assert tilelang.transform.PassConfigKey is tilelang.PassConfigKey
+    with pytest.raises(ImportError, match="transform.Simplify: tilelang_mlir has no TVM"):
+        tilelang.transform.Simplify
+
+
+def test_autotune_of_an_eager_kernel():
+    @tilelang.autotune(configs=[{"block": 16, "threads": 32}, {"block": 32, "threads": 64}],
+                       warmup=1, rep=2, progress=False, cache=False)
+    @tilelang.jit(target="cpu")
+    def scale_rows(X, factor: float, block=64, threads=128):
+        M, N = T.const("M N")
+        X: T.Tensor([M, N], T.float32)
+        Y = T.empty([M, N], T.float32)
+        with T.Kernel(T.ceildiv(M, block), threads=threads) as bx:
+            for i, j in T.Parallel(block, N):
+                if bx * block + i < M:
+                    Y[bx * block + i, j] = X[bx * block + i, j] * factor
+        return Y
+
+    x = RNG.standard_normal((70, 12)).astype(np.float32)
+    np.testing.assert_allclose(scale_rows(x, 1.5), x * np.float32(1.5), rtol=1e-6)
+    kernel = scale_rows.compile(x, 1.5)
+    assert kernel.config in ({"block": 16, "threads": 32}, {"block": 32, "threads": 64})
+    np.testing.assert_allclose(scale_rows(x, 1.5, block=16), x * np.float32(1.5), rtol=1e-6)
