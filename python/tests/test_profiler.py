@@ -32,10 +32,36 @@ def test_supply_types():
                         (TensorSupplyType.Integer,
                          lambda x: (x == np.round(x)).all() and abs(x).max() <= 2),
                         (TensorSupplyType.Uniform,
-                         lambda x: (x >= 0).all() and (x <= 1).all())]:
+                         lambda x: (x >= -1).all() and (x <= 1).all() and (x < 0).any()),
+                        (TensorSupplyType.Auto,
+                         lambda x: (x >= -1).all() and (x <= 1).all() and (x != np.round(x)).any()),
+                        (TensorSupplyType.Normal,
+                         lambda x: -1.5 < x.astype(np.float64).mean() < -0.5),
+                        (TensorSupplyType.Randn,
+                         lambda x: -0.5 < x.astype(np.float64).mean() < 0.5)]:
         inputs = kernel.get_profiler(kind).supply_inputs()
         assert [x.shape for x in inputs] == [(16, 16), (16, 16)]
         assert all(x.dtype == np.float16 and check(x) for x in inputs)
+
+
+def test_mismatch_ratio():
+    """TileLang's default: up to 1% of the elements may be outside the
+    tolerances; more fails, and max_mismatched_ratio=0 allows none."""
+    profiler = matmul(40, 40, 24).get_profiler()
+    inputs = profiler.supply_inputs()
+
+    def off_by(count):
+        def ref(a, b):
+            c = reference(a, b)
+            c.reshape(-1)[:count] += 1.0
+            return c
+        return ref
+    profiler.assert_allclose(off_by(16), input_tensors=inputs)     # 1% of 1600
+    with pytest.raises(AssertionError, match="17 of 1600"):
+        profiler.assert_allclose(off_by(17), input_tensors=inputs)
+    with pytest.raises(AssertionError, match="1 of 1600"):
+        profiler.assert_allclose(off_by(1), input_tensors=inputs,
+                                 max_mismatched_ratio=0)
 
 
 def test_symbolic_sizes_need_shapes():

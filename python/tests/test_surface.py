@@ -92,3 +92,49 @@ def test_autotune_of_an_eager_kernel():
     kernel = scale_rows.compile(x, 1.5)
     assert kernel.config in ({"block": 16, "threads": 32}, {"block": 32, "threads": 64})
     np.testing.assert_allclose(scale_rows(x, 1.5, block=16), x * np.float32(1.5), rtol=1e-6)
+
+
+def test_mod_is_floor_mod_as_in_tilelang():
+    """`%` on device values is TVM's (and Python's) floor modulo, the sign
+    of the divisor, for integers and floats; T.truncmod is C's remainder."""
+    @T.prim_func
+    def k(A: T.Tensor((64,), "int32"), F: T.Tensor((64,), "float32"),
+          B: T.Tensor((64, 4), "int32"), G: T.Tensor((64, 2), "float32")):
+        with T.Kernel(1, threads=64):
+            for i in T.Parallel(64):
+                B[i, 0] = A[i] % 7
+                B[i, 1] = A[i] % -7
+                B[i, 2] = T.truncmod(A[i], 7)
+                B[i, 3] = A[i] // -7
+                G[i, 0] = F[i] % 1.5
+                G[i, 1] = F[i] % -1.5
+    kernel = tilelang.compile(k, target="cpu", out_idx=[2, 3])
+    rng = np.random.default_rng()
+    a = rng.integers(-1000, 1000, 64).astype(np.int32)
+    f = rng.uniform(-5, 5, 64).astype(np.float32)
+    b, g = kernel(a, f)
+    np.testing.assert_array_equal(b[:, 0], np.mod(a, 7))
+    np.testing.assert_array_equal(b[:, 1], np.mod(a, -7))
+    np.testing.assert_array_equal(b[:, 2], np.fmod(a, 7))
+    np.testing.assert_array_equal(b[:, 3], np.floor_divide(a, -7))
+    np.testing.assert_allclose(g[:, 0], np.mod(f, np.float32(1.5)), atol=1e-5)
+    np.testing.assert_allclose(g[:, 1], np.mod(f, np.float32(-1.5)), atol=1e-5)
+
+
+def test_alloc_var_promotes_like_its_value():
+    """An f16 element minus an f32 T.alloc_var is an f32 subtraction (the
+    var is its value), stored back into the f16 tile."""
+    @T.prim_func
+    def k(X: T.Tensor((128,), "float16"), Y: T.Tensor((128,), "float16")):
+        with T.Kernel(1, threads=128):
+            x = T.alloc_fragment((128,), "float16")
+            m = T.alloc_var("float32")
+            m = 1.0 / 3.0
+            T.copy(X, x)
+            for j in T.Parallel(128):
+                x[j] = (x[j] - m) * 3.0
+            T.copy(x, Y)
+    x = np.random.default_rng().uniform(-4, 4, 128).astype(np.float16)
+    y = tilelang.compile(k, target="cpu", out_idx=[1])(x)
+    want = ((x.astype(np.float32) - np.float32(1.0 / 3.0)) * 3).astype(np.float16)
+    np.testing.assert_allclose(y.astype(np.float32), want.astype(np.float32), rtol=1e-3)

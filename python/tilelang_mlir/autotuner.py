@@ -79,7 +79,7 @@ def _store(path, config, latency):
 
 
 def autotune(configs, warmup=25, rep=100, ref_prog=None, rtol=1e-2, atol=1e-2,
-             supply_type=TensorSupplyType.Normal, shapes=None, cache=True,
+             supply_type=TensorSupplyType.Auto, shapes=None, cache=True,
              target="auto", progress=True):
     """Decorates a @jit function: calls tune over `configs` and return the
     fastest kernel (with `.config`, `.latency` and `.autotune_result`)."""

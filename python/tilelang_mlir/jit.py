@@ -142,7 +142,7 @@ class JITKernel:
         """A Profiler: fresh inputs, assert_allclose, do_bench. `shapes`
         sizes the symbolic dimensions ({"M": 1024})."""
         from .profiler import Profiler, TensorSupplyType
-        return Profiler(self, tensor_supply_type or TensorSupplyType.Normal,
+        return Profiler(self, tensor_supply_type or TensorSupplyType.Auto,
                         shapes=shapes, seed=seed)
 
     def _output_shape(self, index, args):

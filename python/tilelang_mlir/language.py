@@ -326,7 +326,9 @@ def _promoted(a, b):
 def _unify(a, b):
     """Both operands as Exprs of one type, promoted as TileLang's
     expressions promote them (_promoted): f32 - f16 is an f32 subtraction,
-    an index times an i32 an i32 product."""
+    an index times an i32 an i32 product. A T.alloc_var is its value."""
+    a = a[0] if isinstance(a, _Var) else a
+    b = b[0] if isinstance(b, _Var) else b
     if isinstance(a, Expr) and isinstance(b, Expr):
         if a.type != b.type:
             type_ = _promoted(a.type, b.type)
@@ -343,9 +345,9 @@ def _unify(a, b):
 
 _FLOAT_OPS = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf",
               "div": "arith.divf", "max": "arith.maximumf",
-              "min": "arith.minimumf", "rem": "arith.remf"}
+              "min": "arith.minimumf", "truncmod": "arith.remf"}
 _INT_OPS = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli",
-            "floordiv": "arith.floordivsi", "rem": "arith.remsi",
+            "floordiv": "arith.floordivsi", "truncmod": "arith.remsi",
             "truncdiv": "arith.divsi",
             "max": "arith.maxsi", "min": "arith.minsi", "and": "arith.andi",
             "or": "arith.ori", "xor": "arith.xori", "ceildiv": "arith.ceildivsi",
@@ -362,6 +364,8 @@ def _binary(kind, a, b):
             isinstance(a, _SizeExpr) or isinstance(b, _SizeExpr)):
         return _SizeExpr(kind, a, b)
     a, b = _unify(a, b)
+    if kind == "rem":
+        return _floormod(a, b)
     if _is_float(a.type):
         if kind == "floordiv":
             raise TileLangError("// on floats; use / and T.floor")
@@ -379,6 +383,19 @@ def _binary(kind, a, b):
     if a.type == "index":
         result.lin = _combine_linear(kind, _linear(a), _linear(b))
     return result
+
+
+def _floormod(a, b):
+    """`a % b` as TileLang (TVM) and Python define it: the remainder of the
+    floor division, with the sign of b (C's remainder, T.truncmod, takes the
+    sign of a)."""
+    rem = _binary("truncmod", a, b)
+    zero = _constant(0, a.type)
+    # Where the remainder is nonzero and its sign differs from b's, add b.
+    fix = _binary("and", _compare("ne", rem, zero),
+                  _binary("xor", _compare("lt", rem, zero),
+                          _compare("lt", b, zero)))
+    return if_then_else(fix, _binary("add", rem, b), rem)
 
 
 def _combine_linear(kind, a, b):
@@ -1735,7 +1752,7 @@ def truncmod(a, b):
     """a - truncdiv(a, b) * b: the remainder with the sign of a (C's %)."""
     if isinstance(a, int) and isinstance(b, int):
         return a - truncdiv(a, b) * b
-    return _binary("rem", a, b)
+    return _binary("truncmod", a, b)
 
 
 def assume(condition):
