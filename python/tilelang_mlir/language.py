@@ -46,6 +46,11 @@ __all__ = [
     "truncmod", "assume", "func_attr", "sync_threads", "const", "empty",
     "make_tensor", "ptr", "StridedTensor", "half", "double", "long", "short",
     "tfloat32", "float8_e4m3fn", "float8_e4m3", "float8_e5m2",
+    "alloc_reducer", "reducer_init", "reducer_update", "finalize_reducer",
+    "reduce_bitand", "reduce_bitor", "reduce_bitxor", "get_thread_binding",
+    "get_thread_bindings", "get_block_binding", "get_block_bindings",
+    "get_thread_extent", "get_thread_extents", "get_block_extent",
+    "get_block_extents",
 ]
 
 def __getattr__(name):
@@ -230,6 +235,10 @@ class _Builder:
         self.depth = 2
         self.count = 0
         self.regions = []  # closing text of the open regions
+        self.opened = []  # the opening line of each open region
+        self.kernel = None  # (index in `opened`, body depth) of the tile.kernel
+        self.parallels = []  # the open T.Parallel loops (_ParallelFrame)
+        self.reducers = []  # the T.alloc_reducer tiles of the open kernel
         self.dims = {}  # symbolic dimension name -> its index Expr
 
     def fresh(self, hint="v"):
@@ -241,13 +250,45 @@ class _Builder:
 
     def open(self, text):
         """Opens a region: `text {`, closed later with its location."""
-        self.lines.append("  " * self.depth + text + " {")
+        line = "  " * self.depth + text + " {"
+        self.lines.append(line)
+        self.opened.append(line)
         self.regions.append("} " + _location())
         self.depth += 1
 
     def close(self):
         self.depth -= 1
+        self.opened.pop()
         self.lines.append("  " * self.depth + self.regions.pop())
+
+    def discard(self, lines, depth, regions):
+        """Drops what was traced since the builder had `lines` lines,
+        `depth` and `regions` open regions."""
+        del self.lines[lines:]
+        self.depth = depth
+        del self.regions[regions:]
+        del self.opened[regions:]
+
+    @contextlib.contextmanager
+    def before(self, line, depth):
+        """Traces into the place just before the region opened by `line`
+        (an entry of `opened`), at `depth`."""
+        saved, saved_depth = self.lines, self.depth
+        self.lines, self.depth = [], depth
+        try:
+            yield
+        finally:
+            new, self.lines, self.depth = self.lines, saved, saved_depth
+            at = next(i for i, l in enumerate(saved) if l is line)
+            saved[at:at] = new
+
+    def kernel_level(self):
+        """A context tracing into the open kernel's body, before the region
+        nested in it that is open now (allocations are block-scoped: they
+        stand directly in the kernel), or None when tracing there already."""
+        if self.kernel is None or len(self.opened) <= self.kernel[0] + 1:
+            return None
+        return self.before(self.opened[self.kernel[0] + 1], self.kernel[1])
 
 
 # --------------------------------------------------------------------------
@@ -537,6 +578,8 @@ class _Access(Expr):
     @property
     def name(self):
         if self._name is None:
+            if not getattr(self, "internal", False):
+                _check_not_open_reducer(self.buffer, "read of")
             for axis, (k, dim) in enumerate(zip(getattr(self, "static", ()),
                                                 self.buffer.dims)):
                 _check_static_index(k, dim, axis, element=True)
@@ -1122,14 +1165,91 @@ class Kernel:
             ", ".join(e.name for e in extents),
             ", ".join(str(int(t)) for t in self.threads), cluster,
             ", ".join(ids)))
+        self._outer = (builder.kernel, builder.reducers)
+        builder.kernel = (len(builder.opened) - 1, builder.depth)
+        builder.reducers = []
+        self._ids = [Expr(i, "index") for i in ids]
+        self._outer_kernel = getattr(_state, "kernel", None)
+        _state.kernel = self
         if len(ids) == 1:
             return _BlockIndex(ids[0], "index")
         return tuple(Expr(i, "index") for i in ids)
 
     def __exit__(self, *exc):
+        builder = _builder()
+        reducers = builder.reducers
         _state.threads = self._outer_threads
-        _builder().close()
+        _state.kernel = self._outer_kernel
+        builder.kernel, builder.reducers = self._outer
+        builder.close()
+        if exc[0] is None:
+            for reducer in reducers:
+                if reducer.state == "open":
+                    raise TileLangError(
+                        "the reducer %s was never finalized: close its epoch "
+                        "with T.finalize_reducer(%s, out)"
+                        % (reducer.label, reducer.label), line=reducer.line)
         return False
+
+
+def _current_kernel(what):
+    kernel = getattr(_state, "kernel", None)
+    if kernel is None or getattr(_state, "builder", None) is None:
+        raise TileLangError("%s is only meaningful inside a T.Kernel" % what)
+    return kernel
+
+
+def _check_dim(dim, what):
+    if not isinstance(dim, int) or not 0 <= dim <= 2:
+        raise TileLangError("%s: dim is 0, 1 or 2, got %r" % (what, dim))
+
+
+def get_thread_binding(dim=0):
+    """The executing thread's index along `dim` of the kernel's threads.
+    Code that uses it runs per thread; tile ops (copies, gemms, reductions,
+    parallel loops) synchronize the block and may not depend on it through
+    control flow. GPU targets only: the CPU runs each block as one thread."""
+    _check_dim(dim, "T.get_thread_binding")
+    _current_kernel("T.get_thread_binding")
+    builder = _builder()
+    name = builder.fresh("tid")
+    builder.emit("%s = tile.thread_id %d" % (name, dim))
+    return Expr(name, "index")
+
+
+def get_thread_bindings():
+    return [get_thread_binding(d) for d in range(3)]
+
+
+def get_block_binding(dim=0):
+    """The block's index along `dim` of the grid (0 past the grid's rank)."""
+    _check_dim(dim, "T.get_block_binding")
+    kernel = _current_kernel("T.get_block_binding")
+    return kernel._ids[dim] if dim < len(kernel._ids) else _as_expr(0, "index")
+
+
+def get_block_bindings():
+    return [get_block_binding(d) for d in range(3)]
+
+
+def get_thread_extent(dim=0):
+    _check_dim(dim, "T.get_thread_extent")
+    kernel = _current_kernel("T.get_thread_extent")
+    return int(kernel.threads[dim]) if dim < len(kernel.threads) else 1
+
+
+def get_thread_extents():
+    return [get_thread_extent(d) for d in range(3)]
+
+
+def get_block_extent(dim=0):
+    _check_dim(dim, "T.get_block_extent")
+    kernel = _current_kernel("T.get_block_extent")
+    return kernel.grid[dim] if dim < len(kernel.grid) else 1
+
+
+def get_block_extents():
+    return [get_block_extent(d) for d in range(3)]
 
 
 class _BlockIndex(Expr):
@@ -1148,7 +1268,11 @@ def _alloc(op, space, shape, dtype, cls=None):
     builder = _builder()
     buffer = (cls or TileBuffer)(builder.fresh(space[0]), list(shape), dtype,
                                  space)
-    builder.emit("%s = tile.%s : %s" % (buffer.name, op, buffer.memref_type))
+    # Tiles are block-scoped: one allocated in a loop or branch is the
+    # kernel's (its contents start undefined either way).
+    hoist = builder.kernel_level() or contextlib.nullcontext()
+    with hoist:
+        builder.emit("%s = tile.%s : %s" % (buffer.name, op, buffer.memref_type))
     return buffer
 
 
@@ -1256,6 +1380,8 @@ def copy(src, dst):
     ``T.copy(Q[b, s0:s1, h, :], Q_shared)`` (a region: the tile runs along
     the sliced dimensions, the indexed ones are dropped)."""
     (s, s_at), (d, d_at) = _copy_side(src, "T.copy"), _copy_side(dst, "T.copy")
+    _check_not_open_reducer(s, "read of")
+    _check_not_open_reducer(d, "store to")
     if s_at is not None and d_at is not None:
         raise TileLangError(
             "T.copy: both sides are slices or head addresses; one side must "
@@ -1319,6 +1445,7 @@ def wait_wgmma(pending=0):
 
 def fill(buffer, value):
     """Sets every element of a tile."""
+    _check_not_reducer(buffer, "T.fill")
     value = _convert(_as_expr(value, buffer.type), buffer.type)
     _builder().emit("tile.fill %s, %s : %s"
                     % (buffer.name, value.name, buffer.memref_type))
@@ -1326,35 +1453,66 @@ def fill(buffer, value):
 
 def clear(buffer):
     """Sets every element of a tile to zero."""
+    _check_not_reducer(buffer, "T.clear")
     _builder().emit("tile.clear %s : %s" % (buffer.name, buffer.memref_type))
 
 
-def _reduce(kind, src, dst, dim, clear):
+def _reduce(kind, src, dst, dim, clear, nan_propagate=False):
+    for buffer, action in ((src, "read of"), (dst, "store to")):
+        _check_not_open_reducer(buffer, action)
     rank = len(src.dims)
     dim = dim + rank if dim < 0 else dim
-    attrs = "" if clear else " {clear = false}"
+    attrs = [] if clear else ["clear = false"]
+    if nan_propagate:
+        attrs.append("nan_propagate = true")
     _builder().emit("tile.reduce <%s> %s to %s dim %d%s : %s to %s" % (
-        kind, src.name, dst.name, dim, attrs, src.memref_type, dst.memref_type))
+        kind, src.name, dst.name, dim,
+        " {%s}" % ", ".join(attrs) if attrs else "",
+        src.memref_type, dst.memref_type))
 
 
-def reduce_max(buffer, out, dim=-1, clear=True):
-    _reduce("max", buffer, out, dim, clear)
+def reduce_max(buffer, out, dim=-1, clear=True, batch=1, nan_propagate=False,
+               annotations=None):
+    """Row maxima; NaN elements are ignored unless `nan_propagate`."""
+    _reduce("max", buffer, out, dim, clear, nan_propagate)
 
 
-def reduce_min(buffer, out, dim=-1, clear=True):
-    _reduce("min", buffer, out, dim, clear)
+def reduce_min(buffer, out, dim=-1, clear=True, batch=1, nan_propagate=False,
+               annotations=None):
+    """Row minima; NaN elements are ignored unless `nan_propagate`."""
+    _reduce("min", buffer, out, dim, clear, nan_propagate)
 
 
-def reduce_sum(buffer, out, dim=-1, clear=True):
+def reduce_sum(buffer, out, dim=-1, clear=True, batch=1, annotations=None):
     _reduce("sum", buffer, out, dim, clear)
 
 
-def reduce_abssum(buffer, out, dim=-1, clear=True):
+def reduce_abssum(buffer, out, dim=-1, batch=1, annotations=None, clear=True):
     _reduce("abssum", buffer, out, dim, clear)
 
 
-def reduce_absmax(buffer, out, dim=-1, clear=True):
-    _reduce("absmax", buffer, out, dim, clear)
+def reduce_absmax(buffer, out, dim=-1, clear=True, batch=1,
+                  nan_propagate=False, annotations=None):
+    _reduce("absmax", buffer, out, dim, clear, nan_propagate)
+
+
+def _reduce_bitwise(kind, buffer, out, dim, clear):
+    if _is_float(buffer.type):
+        raise TileLangError("T.reduce_%s needs integer elements, got %s"
+                            % (kind, buffer.type))
+    _reduce(kind, buffer, out, dim, clear)
+
+
+def reduce_bitand(buffer, out, dim=-1, clear=True, batch=1, annotations=None):
+    _reduce_bitwise("bitand", buffer, out, dim, clear)
+
+
+def reduce_bitor(buffer, out, dim=-1, clear=True, batch=1, annotations=None):
+    _reduce_bitwise("bitor", buffer, out, dim, clear)
+
+
+def reduce_bitxor(buffer, out, dim=-1, clear=True, batch=1, annotations=None):
+    _reduce_bitwise("bitxor", buffer, out, dim, clear)
 
 
 def cumsum(src, dst=None, dim=0, reverse=False):
@@ -1386,6 +1544,214 @@ def atomic_add(dst, value):
     _builder().emit("tile.atomic_add %s to %s[%s] : %s to %s" % (
         value.name, dst.buffer.name, offsets, value.type,
         dst.buffer.memref_type))
+
+
+# --------------------------------------------------------------------------
+# Reducers: T.alloc_reducer, an epoch of contributions from parallel loops
+# --------------------------------------------------------------------------
+
+# reducer op -> (tile.reduce kind, the scalar combine of _binary)
+_REDUCER_OPS = {"sum": ("sum", "add"), "max": ("max", "max"),
+                "min": ("min", "min"), "bitand": ("bitand", "and"),
+                "bitor": ("bitor", "or"), "bitxor": ("bitxor", "xor")}
+
+
+class _ReducerError(TileLangError, AssertionError):
+    """A reducer declared against its op's rules (TileLang asserts)."""
+
+
+class _Reducer(TileBuffer):
+    """``acc = T.alloc_reducer(shape, dtype, op)``: a fragment whose epoch
+    T.reducer_init opens, T.reducer_update(acc[i], v) contributes to once
+    per logical iteration of the enclosing T.Parallel, and
+    T.finalize_reducer(acc, out) closes. While the epoch is open the tile
+    holds the starting value; each parallel loop's contributions are
+    gathered in a fragment over the loop's iteration space (one element per
+    iteration, so no replica of an iteration counts twice), reduced with
+    tile.reduce over the dimensions the index does not name, and combined
+    into the tile once, after the loop."""
+
+    state = "new"  # then "open" (after T.reducer_init), "final"
+
+    def __setitem__(self, key, value):
+        if self.state == "open":
+            raise TileLangError(
+                "illegal store to reducer %s: contribute with "
+                "T.reducer_update(%s[...], value)" % (self.label, self.label))
+        super().__setitem__(key, value)
+
+    @property
+    def label(self):
+        return self.name.lstrip("%")
+
+
+def _check_not_open_reducer(buffer, action):
+    if isinstance(buffer, _Reducer) and buffer.state == "open":
+        raise TileLangError(
+            "illegal %s reducer %s while its epoch is open: T.reducer_init, "
+            "T.reducer_update and T.finalize_reducer are its only uses until "
+            "it is finalized" % (action, buffer.label))
+
+
+def _check_not_reducer(buffer, what):
+    if isinstance(buffer, _Reducer):
+        raise TileLangError(
+            "illegal %s of reducer %s: T.reducer_init sets a reducer"
+            % (what, buffer.label))
+
+
+def _reducer_identity(op, type_):
+    if op in ("sum", "bitor", "bitxor"):
+        return _constant(0.0 if _is_float(type_) else 0, type_)
+    if op == "bitand":
+        return _constant(-1, type_)
+    if _is_float(type_):
+        return _constant(float("-inf") if op == "max" else float("inf"), type_)
+    bits = int(type_[1:])
+    return _constant(-(1 << (bits - 1)) if op == "max" else (1 << (bits - 1)) - 1,
+                     type_)
+
+
+def alloc_reducer(shape, dtype, op="sum", replication=None):
+    """A reducer tile (see _Reducer); `op` is sum, max, min, bitand, bitor
+    or bitxor (the bitwise ones on integers)."""
+    if op not in _REDUCER_OPS:
+        raise TileLangError("T.alloc_reducer: unknown op %r (sum, max, min, "
+                            "bitand, bitor, bitxor)" % (op,))
+    reducer = _alloc("alloc_fragment", "fragment", shape, dtype, cls=_Reducer)
+    if op.startswith("bit") and _is_float(reducer.type):
+        raise _ReducerError("T.alloc_reducer: op %r needs an integer dtype, "
+                            "got %s" % (op, _dtype_name(dtype)))
+    reducer.op = op
+    frame = _user_frame()
+    reducer.line = frame.f_lineno if frame is not None else None
+    _builder().reducers.append(reducer)
+    return reducer
+
+
+def reducer_init(reducer, init=None):
+    """Opens the reducer's epoch; `init` is the starting value, combined
+    once into every output (the op's identity without it)."""
+    if not isinstance(reducer, _Reducer):
+        raise TileLangError("T.reducer_init takes a T.alloc_reducer tile")
+    if reducer.state == "open":
+        raise TileLangError("double T.reducer_init of reducer %s: its epoch "
+                            "is open already" % reducer.label)
+    if init is None:
+        value = _reducer_identity(reducer.op, reducer.type)
+    else:
+        if isinstance(init, (Expr, _Var)):
+            given = _as_expr(init).type
+            if given != reducer.type:
+                raise TileLangError(
+                    "the T.reducer_init value's dtype (%s) does not match "
+                    "reducer %s's (%s)" % (given, reducer.label, reducer.type))
+        value = _convert(_as_expr(init, reducer.type), reducer.type)
+    _builder().emit("tile.fill %s, %s : %s"
+                    % (reducer.name, value.name, reducer.memref_type))
+    reducer.state = "open"
+
+
+class _ReduceSite:
+    """The contributions of one T.Parallel to one reducer at one index form
+    (per reducer dimension: a loop dimension of the parallel, or a
+    constant)."""
+
+    def __init__(self, frame, reducer, form):
+        self.frame, self.reducer, self.form = frame, reducer, form
+        self.kind, self.combine_kind = _REDUCER_OPS[reducer.op]
+        builder = _builder()
+        self.partial = alloc_fragment(frame.extents, reducer.dtype)
+        with builder.before(frame.line, frame.depth):
+            identity = _reducer_identity(reducer.op, reducer.type)
+            builder.emit("tile.fill %s, %s : %s" % (
+                self.partial.name, identity.name, self.partial.memref_type))
+
+    def add(self, value):
+        at = tuple(self.frame.ivs)
+        self.partial[at] = _binary(self.combine_kind, self.partial[at], value)
+
+    def combine(self):
+        """After the loop: reduces the partials over the loop dimensions the
+        index does not name, then combines them into the reducer."""
+        frame = self.frame
+        named = {d for kind, d in self.form if kind == "loop"}
+        current, dims = self.partial, list(range(len(frame.extents)))
+        for position in reversed(range(len(dims))):
+            if dims[position] in named:
+                continue
+            rest = dims[:position] + dims[position + 1:]
+            reduced = alloc_fragment([frame.extents[d] for d in rest] or [1],
+                                     self.reducer.dtype)
+            _reduce(self.kind, current, reduced, position, True)
+            current, dims = reduced, rest
+        reducer = self.reducer
+        for ivs in Parallel(*current.dims):
+            ivs = ivs if isinstance(ivs, tuple) else (ivs,)
+            loop = dict(zip(dims, ivs))
+            key = tuple(loop[d] if kind == "loop" else d
+                        for kind, d in self.form)
+            value = current[ivs if dims else (0,)]
+            before = TileBuffer.__getitem__(reducer, key)
+            before.internal = True
+            TileBuffer.__setitem__(reducer, key, _binary(
+                self.combine_kind, before, value))
+
+
+def reducer_update(target, value):
+    """Contributes `value` to ``acc[indices]`` once per logical iteration of
+    the enclosing T.Parallel; each index is one of that loop's variables
+    or a constant."""
+    if not (isinstance(target, _Access) and isinstance(target.buffer, _Reducer)):
+        raise TileLangError("T.reducer_update expects acc[indices] of a "
+                            "T.alloc_reducer tile as its first argument")
+    reducer = target.buffer
+    if reducer.state == "new":
+        raise TileLangError("T.reducer_update of reducer %s before "
+                            "T.reducer_init" % reducer.label)
+    if reducer.state == "final":
+        raise TileLangError("T.reducer_update of reducer %s after "
+                            "T.finalize_reducer" % reducer.label)
+    builder = _builder()
+    if not builder.parallels:
+        raise TileLangError(
+            "T.reducer_update outside any T.Parallel: a reducer counts one "
+            "contribution per iteration of a parallel loop")
+    frame = builder.parallels[-1]
+    names = [iv.name for iv in frame.ivs]
+    form = []
+    for axis, index in enumerate(target.static):
+        if isinstance(index, int):
+            form.append(("const", index))
+        elif isinstance(index, Expr) and index.name in names:
+            d = names.index(index.name)
+            if ("loop", d) in form:
+                raise TileLangError(
+                    "T.reducer_update(%s[...]): a loop variable indexes two "
+                    "dimensions" % reducer.label)
+            form.append(("loop", d))
+        else:
+            raise TileLangError(
+                "T.reducer_update(%s[...]): index %d must be a variable of "
+                "the enclosing T.Parallel or a constant" % (reducer.label, axis))
+    key = (id(reducer), tuple(form))
+    site = frame.sites.get(key)
+    if site is None:
+        site = frame.sites[key] = _ReduceSite(frame, reducer, form)
+    site.add(_convert(_as_expr(value, reducer.type), reducer.type))
+
+
+def finalize_reducer(reducer, dst=None, batch=1, annotations=None):
+    """Closes the reducer's epoch and writes its result to `dst` (in place
+    without it)."""
+    if not isinstance(reducer, _Reducer):
+        raise TileLangError("T.finalize_reducer takes a T.alloc_reducer tile")
+    if reducer.state != "open":
+        raise TileLangError("T.finalize_reducer of reducer %s without an open "
+                            "epoch (T.reducer_init)" % reducer.label)
+    reducer.state = "final"
+    if dst is not None:
+        copy(reducer, dst)
 
 
 class Layout:
@@ -1528,12 +1894,28 @@ def Parallel(*extents):
                             % (extents,))
     builder = _builder()
     ivs = [builder.fresh("i") for _ in extents]
+    depth = builder.depth
     builder.open("tile.parallel (%s) in (%s)" % (
         ", ".join(ivs), ", ".join(str(e) for e in extents)))
     values = [Expr(i, "index") for i in ivs]
+    frame = _ParallelFrame(builder.opened[-1], depth, values, extents)
+    builder.parallels.append(frame)
     yield values[0] if len(values) == 1 else tuple(values)
     # Reached when the loop asks for the next iteration: the body is traced.
+    builder.parallels.pop()
     builder.close()
+    for site in frame.sites.values():
+        site.combine()
+
+
+class _ParallelFrame:
+    """An open T.Parallel: where it starts, its induction variables, and the
+    reducer contributions of its body (site per reducer and index form)."""
+
+    def __init__(self, line, depth, ivs, extents):
+        self.line, self.depth = line, depth
+        self.ivs, self.extents = ivs, list(extents)
+        self.sites = {}
 
 
 def _range(start, stop, step):
@@ -1612,9 +1994,7 @@ def _while_loop(condition, lineno):
     builder.open("scf.while : () -> ()")
     value = condition()
     if not isinstance(value, (Expr, _Var)):
-        del builder.lines[mark[0]:]
-        builder.depth = mark[1]
-        del builder.regions[mark[2]:]
+        builder.discard(*mark)
         while value:
             yield False
             value = condition()

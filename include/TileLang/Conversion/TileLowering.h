@@ -43,6 +43,11 @@ struct BlockThreads {
 };
 BlockThreads getBlockThreads(OpBuilder &b, Operation *op);
 
+/// The index of the executing thread along `dim` of the block that encloses
+/// `op` (tile.thread_id); in a thread range, dimension 0 counts from the
+/// range's first thread.
+Value getThreadIndex(OpBuilder &b, Operation *op, int64_t dim);
+
 /// The number of threads of the gpu.launch (or thread range) that encloses
 /// `op` when it is known at compile time.
 std::optional<int64_t> getStaticBlockThreads(Operation *op);
@@ -198,9 +203,10 @@ Value reductionIdentity(OpBuilder &b, Location loc, ReduceKind kind,
                         Type type);
 
 /// One step of a `kind` reduction: `acc` combined with the element
-/// `value` (whose absolute value AbsSum and AbsMax take).
-Value combineReduction(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
-                       Value value);
+/// `value` (whose absolute value AbsSum and AbsMax take); float max/min
+/// ignore a NaN operand unless `propagateNaN`.
+Value combineReduction(OpBuilder &b, Location loc, ReduceKind kind,
+                       bool propagateNaN, Value acc, Value value);
 
 /// The kind that merges two partial results of a `kind` reduction (the
 /// absolute value applies to elements, not to partial results).

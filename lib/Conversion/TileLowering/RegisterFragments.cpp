@@ -588,7 +588,7 @@ struct ReduceRegisters : RegisterPattern<ReduceOp> {
       Value acc = reductionIdentity(rewriter, loc, kind, type);
       for (int64_t s : sources)
         acc = combineReduction(
-            rewriter, loc, kind, acc,
+            rewriter, loc, kind, op.getNanPropagate(), acc,
             memref::LoadOp::create(rewriter, loc, srcArray,
                                    indexConstant(rewriter, loc, s)));
       for (int64_t offset : plan->offsets) {
@@ -596,7 +596,7 @@ struct ReduceRegisters : RegisterPattern<ReduceOp> {
                                              /*width=*/kShuffleLanes,
                                              gpu::ShuffleMode::XOR)
                           .getShuffleResult();
-        acc = combineReduction(rewriter, loc, merge, acc, other);
+        acc = combineReduction(rewriter, loc, merge, op.getNanPropagate(), acc, other);
       }
       partials.push_back(acc);
     }
@@ -606,7 +606,7 @@ struct ReduceRegisters : RegisterPattern<ReduceOp> {
       Value at = indexConstant(rewriter, loc, sd);
       if (!op.getClear())
         acc = combineReduction(
-            rewriter, loc, merge,
+            rewriter, loc, merge, op.getNanPropagate(),
             memref::LoadOp::create(rewriter, loc, dstArray, at), acc);
       memref::StoreOp::create(rewriter, loc, acc, dstArray, at);
     }
@@ -677,7 +677,7 @@ private:
         Value v = memref::LoadOp::create(
             rewriter, loc, scratch,
             ValueRange{indexConstant(rewriter, loc, sd), from});
-        acc = acc ? combineReduction(rewriter, loc, merge, acc, v) : v;
+        acc = acc ? combineReduction(rewriter, loc, merge, op.getNanPropagate(), acc, v) : v;
       }
       results.push_back(acc);
     }

@@ -67,6 +67,15 @@ BlockThreads mlir::tile::getBlockThreads(OpBuilder &b, Operation *op) {
   return {linear, count};
 }
 
+Value mlir::tile::getThreadIndex(OpBuilder &b, Operation *op, int64_t dim) {
+  auto launch = op->getParentOfType<gpu::LaunchOp>();
+  assert(launch && "thread indices exist inside a gpu.launch");
+  if (getThreadRange(op) && dim == 0)
+    return getBlockThreads(b, op).threadId;
+  gpu::KernelDim3 tid = launch.getThreadIds();
+  return dim == 0 ? tid.x : dim == 1 ? tid.y : tid.z;
+}
+
 std::optional<int64_t> mlir::tile::getStaticBlockThreads(Operation *op) {
   auto launch = op->getParentOfType<gpu::LaunchOp>();
   if (!launch)

@@ -585,6 +585,10 @@ struct GemmLowering : TilePattern<GemmOp> {
 /// The value that does not change a reduction of `kind`.
 Value mlir::tile::reductionIdentity(OpBuilder &b, Location loc,
                                     ReduceKind kind, Type type) {
+  if (kind == ReduceKind::BitAnd)
+    return arith::ConstantOp::create(
+        b, loc, type,
+        b.getIntegerAttr(type, APInt::getAllOnes(type.getIntOrFloatBitWidth())));
   if (kind != ReduceKind::Max && kind != ReduceKind::Min)
     return zeroOf(b, loc, type);
   bool max = kind == ReduceKind::Max;
@@ -600,7 +604,8 @@ Value mlir::tile::reductionIdentity(OpBuilder &b, Location loc,
 }
 
 Value mlir::tile::combineReduction(OpBuilder &b, Location loc,
-                                   ReduceKind kind, Value acc, Value value) {
+                                   ReduceKind kind, bool propagateNaN,
+                                   Value acc, Value value) {
   bool isFloat = isa<FloatType>(value.getType());
   if (kind == ReduceKind::AbsSum || kind == ReduceKind::AbsMax)
     value = isFloat ? math::AbsFOp::create(b, loc, value).getResult()
@@ -608,14 +613,26 @@ Value mlir::tile::combineReduction(OpBuilder &b, Location loc,
   switch (kind) {
   case ReduceKind::Max:
   case ReduceKind::AbsMax:
-    return isFloat ? arith::MaximumFOp::create(b, loc, acc, value).getResult()
-                   : arith::MaxSIOp::create(b, loc, acc, value).getResult();
+    if (!isFloat)
+      return arith::MaxSIOp::create(b, loc, acc, value);
+    return propagateNaN
+               ? arith::MaximumFOp::create(b, loc, acc, value).getResult()
+               : arith::MaxNumFOp::create(b, loc, acc, value).getResult();
   case ReduceKind::Min:
-    return isFloat ? arith::MinimumFOp::create(b, loc, acc, value).getResult()
-                   : arith::MinSIOp::create(b, loc, acc, value).getResult();
+    if (!isFloat)
+      return arith::MinSIOp::create(b, loc, acc, value);
+    return propagateNaN
+               ? arith::MinimumFOp::create(b, loc, acc, value).getResult()
+               : arith::MinNumFOp::create(b, loc, acc, value).getResult();
   case ReduceKind::Sum:
   case ReduceKind::AbsSum:
     return add(b, loc, acc, value);
+  case ReduceKind::BitAnd:
+    return arith::AndIOp::create(b, loc, acc, value);
+  case ReduceKind::BitOr:
+    return arith::OrIOp::create(b, loc, acc, value);
+  case ReduceKind::BitXor:
+    return arith::XOrIOp::create(b, loc, acc, value);
   }
   llvm_unreachable("unknown reduction kind");
 }
@@ -738,7 +755,7 @@ struct ReduceLowering : TilePattern<ReduceOp> {
               Value acc) -> Value {
             Value v =
                 memref::LoadOp::create(b, loc, src, insertAt(outer, dim, r));
-            return combineReduction(b, loc, kind, acc, v);
+            return combineReduction(b, loc, kind, op.getNanPropagate(), acc, v);
           },
           [&](OpBuilder &b, Location loc, ValueRange outer, Value result) {
             memref::StoreOp::create(b, loc, result, dst,
@@ -806,7 +823,7 @@ private:
                       Value v = memref::LoadOp::create(
                           b, loc, src, insertAt(coords, dim, r));
                       scf::YieldOp::create(b, loc,
-                                           combineReduction(b, loc, kind, acc[0], v));
+                                           combineReduction(b, loc, kind, op.getNanPropagate(), acc[0], v));
                     });
                 scf::YieldOp::create(b, loc, loop.getResult(0));
               },
@@ -819,7 +836,7 @@ private:
                 gpu::ShuffleOp::create(b, loc, result, offset, /*width=*/32,
                                        gpu::ShuffleMode::XOR)
                     .getShuffleResult();
-            result = combineReduction(b, loc, merge, result, other);
+            result = combineReduction(b, loc, merge, op.getNanPropagate(), result, other);
           }
           Value first = arith::AndIOp::create(
               b, loc, active,
@@ -829,9 +846,9 @@ private:
             SmallVector<Value> indices = dstIndices(b, loc, coords);
             Value value = result;
             if (!op.getClear())
-              value = combineReduction(b, loc, merge,
-                              memref::LoadOp::create(b, loc, dst, indices),
-                              value);
+              value = combineReduction(
+                  b, loc, merge, op.getNanPropagate(),
+                  memref::LoadOp::create(b, loc, dst, indices), value);
             memref::StoreOp::create(b, loc, value, dst, indices);
             scf::YieldOp::create(b, loc);
           });
@@ -980,6 +997,20 @@ struct FinishTilesLowering : TilePattern<FinishTilesOp> {
   }
 };
 
+/// tile.thread_id -> the launch's thread index (Block mode only: the CPU
+/// target refuses the op before its conversion).
+struct ThreadIdLowering : TilePattern<ThreadIdOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(ThreadIdOp op,
+                                PatternRewriter &rewriter) const override {
+    if (mode != TileLoweringMode::Block)
+      return rewriter.notifyMatchFailure(op, "no threads on a sequential target");
+    rewriter.replaceOp(op, getThreadIndex(rewriter, op, op.getDim()));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
@@ -989,6 +1020,7 @@ void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
            AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering,
            FillLowering, ClearLowering, GemmLowering, ReduceLowering,
            CumsumLowering, NextTileLowering, FinishTilesLowering,
+           ThreadIdLowering,
            EraseHint<AnnotateLayoutOp>, EraseHint<UseSwizzleOp>,
            // Synchronous gemms leave nothing to wait for, and
            // synchronous copies nothing to count.

@@ -10,6 +10,7 @@
 #include "TileLang/Conversion/TileLowering.h"
 #include "TileLang/Target/TargetInfo.h"
 #include "TileLang/Transforms/InstructionSelection.h"
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -181,6 +182,33 @@ static void materializeTileAllocations(ModuleOp module) {
   }
 }
 
+/// Tile ops synchronize the block, so every thread must reach them: none
+/// may lie in a region whose control flow depends on a tile.thread_id
+/// (an `if T.get_thread_binding() == 0:` around a copy would hang).
+static LogicalResult checkUniformTileOps(ModuleOp module) {
+  SetVector<Operation *> perThread;
+  module.walk([&](ThreadIdOp op) {
+    getForwardSlice(op.getOperation(), &perThread);
+  });
+  for (Operation *control : perThread) {
+    if (control->getNumRegions() == 0 || isa<TileDialect>(control->getDialect()))
+      continue;
+    WalkResult result = control->walk([&](Operation *inner) {
+      if (inner == control || !isa<TileDialect>(inner->getDialect()) ||
+          isa<ThreadIdOp, YieldOp>(inner))
+        return WalkResult::advance();
+      InFlightDiagnostic diag = inner->emitOpError(
+          "synchronizes the block, but runs under control flow that depends "
+          "on the thread index: every thread must reach it");
+      diag.attachNote(control->getLoc()) << "the thread-dependent control flow";
+      return WalkResult::interrupt();
+    });
+    if (result.wasInterrupted())
+      return failure();
+  }
+  return success();
+}
+
 struct ConvertTileToGPUPass
     : public tile::impl::ConvertTileToGPUBase<ConvertTileToGPUPass> {
   using Base::Base;
@@ -217,6 +245,8 @@ struct ConvertTileToGPUPass
       return WalkResult::interrupt();
     });
     if (atomics.wasInterrupted())
+      return signalPassFailure();
+    if (failed(checkUniformTileOps(module)))
       return signalPassFailure();
     // Every gemm runs on its instruction and every copy on its engine;
     // those without one take the default choice.

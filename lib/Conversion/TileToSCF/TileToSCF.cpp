@@ -102,6 +102,15 @@ struct ConvertTileToSCFPass
     });
     if (handoffs.wasInterrupted())
       return signalPassFailure();
+    // Each block runs as one thread: per-thread code has no meaning here.
+    WalkResult threadIds = module.walk([](ThreadIdOp op) {
+      op.emitOpError("reads the thread index (T.get_thread_binding): the CPU "
+                     "target runs each block as one thread; compile for a "
+                     "GPU target");
+      return WalkResult::interrupt();
+    });
+    if (threadIds.wasInterrupted())
+      return signalPassFailure();
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TileDialect>();

@@ -243,4 +243,4 @@ func.func @two_reductions_one_scratch(%X: memref<?x512xf32>, %Y: memref<?xf32>, 
 // CHECK: arith.addf
 // CHECK: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[SCRATCH]][
-// CHECK: arith.maximumf
+// CHECK: arith.maxnumf

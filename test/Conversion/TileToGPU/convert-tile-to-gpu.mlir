@@ -191,7 +191,7 @@ func.func @atomic_add_in_parallel(%out: memref<?xf32>, %n: index) {
 // CHECK: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
 // CHECK: scf.for %[[ROW:.*]] = %[[TX]] to %c64 step %c32 {
 // CHECK:   %[[M:.*]] = scf.for {{.*}} iter_args
-// CHECK:     arith.maximumf
+// CHECK:     arith.maxnumf
 // CHECK:   memref.store %[[M]], %{{.*}}[%[[ROW]]] : memref<64xf32, #gpu.address_space<workgroup>>
 func.func @reduce(%n: index) {
   tile.kernel grid(%n) threads(32) -> (%bx) {

@@ -217,7 +217,7 @@ func.func @gemm(%n: index) {
 // CHECK:   %[[NEGINF:[[:alnum:]_]+]] = arith.constant 0xFF800000 : f32
 // CHECK:   %[[MAX:[[:alnum:]_]+]] = scf.for %[[J:[[:alnum:]_]+]] = {{.*}} iter_args(%[[ACC:[[:alnum:]_]+]] = %[[NEGINF]]) -> (f32) {
 // CHECK:     %[[V:[[:alnum:]_]+]] = memref.load %[[SRC:[[:alnum:]_]+]][%[[I]], %[[J]]]
-// CHECK:     %[[M:[[:alnum:]_]+]] = arith.maximumf %[[ACC]], %[[V]]
+// CHECK:     %[[M:[[:alnum:]_]+]] = arith.maxnumf %[[ACC]], %[[V]]
 // CHECK:     scf.yield %[[M]]
 // CHECK:   memref.store %[[MAX]], %{{.*}}[%[[I]]] : memref<16xf32>
 // clear = false accumulates into the old value of dst; abssum takes |x|.
@@ -229,10 +229,18 @@ func.func @gemm(%n: index) {
 // min over a 1-D tile into a [1] tile.
 // CHECK: %[[POSINF:[[:alnum:]_]+]] = arith.constant 0x7F800000 : f32
 // CHECK: scf.for {{.*}} iter_args(%[[ACC3:[[:alnum:]_]+]] = %[[POSINF]])
-// CHECK:   arith.minimumf %[[ACC3]]
+// CHECK:   arith.minnumf %[[ACC3]]
 // integer absmax: |x| with math.absi, max with maxsi from 0.
 // CHECK: math.absi
 // CHECK: arith.maxsi
+// nan_propagate: any NaN is the result (maximumf instead of maxnumf).
+// CHECK: arith.maximumf
+// Bitwise reductions of integers: and from all ones, xor from 0.
+// CHECK: %[[ONES:.*]] = arith.constant -1 : i32
+// CHECK: scf.for {{.*}} iter_args(%[[ACC4:[[:alnum:]_]+]] = %[[ONES]])
+// CHECK:   arith.andi %[[ACC4]]
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %c0_i32)
+// CHECK:   arith.xori
 func.func @reduce(%n: index) {
   tile.kernel grid(%n) threads(32) -> (%bx) {
     %s = tile.alloc_fragment : memref<16x8xf32, #tile.mem<fragment>>
@@ -246,6 +254,9 @@ func.func @reduce(%n: index) {
     tile.reduce <abssum> %s to %k dim 1 {clear = false} : memref<16x8xf32, #tile.mem<fragment>> to memref<16x1xf32, #tile.mem<fragment>>
     tile.reduce <min> %m to %one dim 0 : memref<16xf32, #tile.mem<fragment>> to memref<1xf32, #tile.mem<fragment>>
     tile.reduce <absmax> %is to %im dim 0 : memref<4x4xi32, #tile.mem<fragment>> to memref<4xi32, #tile.mem<fragment>>
+    tile.reduce <max> %s to %m dim 1 {nan_propagate = true} : memref<16x8xf32, #tile.mem<fragment>> to memref<16xf32, #tile.mem<fragment>>
+    tile.reduce <bitand> %is to %im dim 1 : memref<4x4xi32, #tile.mem<fragment>> to memref<4xi32, #tile.mem<fragment>>
+    tile.reduce <bitxor> %is to %im dim 1 : memref<4x4xi32, #tile.mem<fragment>> to memref<4xi32, #tile.mem<fragment>>
     "test.use"(%m, %k, %one, %im) : (memref<16xf32, #tile.mem<fragment>>, memref<16x1xf32, #tile.mem<fragment>>, memref<1xf32, #tile.mem<fragment>>, memref<4xi32, #tile.mem<fragment>>) -> ()
   }
   return

@@ -640,6 +640,36 @@ func.func @clear_global(%A: memref<16xf32>, %n: index) {
 
 // -----
 
+func.func @reduce_bitwise_float(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{a bitxor reduction needs integer elements, got 'f32'}}
+    tile.reduce <bitxor> %s to %m dim 1 : memref<64x64xf32, #tile.mem<fragment>> to memref<64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @thread_id_dim(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{attribute 'dim' failed to satisfy constraint}}
+    %t = tile.thread_id 3
+  }
+  return
+}
+
+// -----
+
+func.func @thread_id_outside_kernel() -> index {
+  // expected-error @+1 {{must be nested in a 'tile.kernel'}}
+  %t = tile.thread_id 0
+  return %t : index
+}
+
+// -----
+
 func.func @reduce_dim(%n: index) {
   tile.kernel grid(%n) threads(128) -> (%bx) {
     %s = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>

@@ -181,6 +181,12 @@ func.func @fill_reduce_cumsum(%n: index, %x: f32) {
     tile.clear %s : memref<64x128xf32, #tile.mem<fragment>>
     // CHECK: tile.reduce <max> %{{.*}} to %{{.*}} dim 1 : memref<64x128xf32, #tile.mem<fragment>> to memref<64xf32, #tile.mem<fragment>>
     tile.reduce <max> %s to %m dim 1 : memref<64x128xf32, #tile.mem<fragment>> to memref<64xf32, #tile.mem<fragment>>
+    // CHECK: tile.reduce <min> %{{.*}} to %{{.*}} dim 1 {nan_propagate = true}
+    tile.reduce <min> %s to %m dim 1 {nan_propagate = true} : memref<64x128xf32, #tile.mem<fragment>> to memref<64xf32, #tile.mem<fragment>>
+    // CHECK: %{{.*}} = tile.thread_id 0
+    %tx = tile.thread_id 0
+    // CHECK: %{{.*}} = tile.thread_id 2
+    %tz = tile.thread_id 2
     // CHECK: tile.reduce <sum> %{{.*}} to %{{.*}} dim 1 {clear = false} : memref<64x128xf32, #tile.mem<fragment>> to memref<64x1xf32, #tile.mem<fragment>>
     tile.reduce <sum> %s to %k dim 1 {clear = false} : memref<64x128xf32, #tile.mem<fragment>> to memref<64x1xf32, #tile.mem<fragment>>
     // CHECK: tile.reduce <min>

@@ -1069,6 +1069,13 @@ LogicalResult ReduceOp::verify() {
   if (srcType.getElementType() != dstType.getElementType())
     return emitOpError("source and destination element types differ: ")
            << srcType.getElementType() << " vs " << dstType.getElementType();
+  ReduceKind kind = getKind();
+  bool bitwise = kind == ReduceKind::BitAnd || kind == ReduceKind::BitOr ||
+                 kind == ReduceKind::BitXor;
+  if (bitwise && !isa<IntegerType>(srcType.getElementType()))
+    return emitOpError("a ")
+           << stringifyReduceKind(kind) << " reduction needs integer elements, got "
+           << srcType.getElementType();
 
   SmallVector<int64_t> dropped(srcType.getShape());
   dropped.erase(dropped.begin() + dim);

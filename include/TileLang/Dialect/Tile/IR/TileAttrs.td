@@ -53,7 +53,10 @@ def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction kind", [
     I32EnumAttrCase<"Min", 1, "min">,
     I32EnumAttrCase<"Sum", 2, "sum">,
     I32EnumAttrCase<"AbsSum", 3, "abssum">,
-    I32EnumAttrCase<"AbsMax", 4, "absmax">
+    I32EnumAttrCase<"AbsMax", 4, "absmax">,
+    I32EnumAttrCase<"BitAnd", 5, "bitand">,
+    I32EnumAttrCase<"BitOr", 6, "bitor">,
+    I32EnumAttrCase<"BitXor", 7, "bitxor">
   ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::tile";

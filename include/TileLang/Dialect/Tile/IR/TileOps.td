@@ -679,6 +679,31 @@ def Tile_GemmWaitOp : Tile_Op<"gemm_wait", [Tile_InKernel,
 }
 
 //===----------------------------------------------------------------------===//
+// tile.thread_id
+//===----------------------------------------------------------------------===//
+
+def Tile_ThreadIdOp : Tile_Op<"thread_id", [Tile_InKernel, Pure]> {
+  let summary = "The index of the executing thread in the block";
+  let description = [{
+    TileLang's `T.get_thread_binding(dim)`: the executing thread's index
+    along dimension `dim` (0 = x, 1 = y, 2 = z) of the kernel's `threads`;
+    inside a `tile.producer` body or a warp-specialized side, dimension 0
+    counts from that side's first thread. Code that uses it runs per
+    thread: tile ops (copies, gemms, reductions, parallels) synchronize the
+    whole block and may not depend on it through control flow
+    (convert-tile-to-gpu reports the op). The CPU target runs each block as
+    one thread and refuses it.
+
+    ```mlir
+    %tx = tile.thread_id 0
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<2>]>:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$dim attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // tile.fill / tile.clear
 //===----------------------------------------------------------------------===//
 
@@ -720,11 +745,14 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
   let summary = "Reduce an on-chip tile along one dimension";
   let description = [{
     Reduces `src` along `dim` with `max`, `min`, `sum`, `abssum` (sum of
-    absolute values) or `absmax` (largest absolute value) into `dst`, whose
-    shape is the shape of `src` without `dim` (or with `dim` of extent 1).
-    With `clear = true` (the default, as in TileLang) `dst` is overwritten;
-    with `clear = false` the reduction also combines the values already in
-    `dst`.
+    absolute values), `absmax` (largest absolute value) or, on integers,
+    `bitand`, `bitor`, `bitxor` into `dst`, whose shape is the shape of
+    `src` without `dim` (or with `dim` of extent 1). With `clear = true`
+    (the default, as in TileLang) `dst` is overwritten; with `clear = false`
+    the reduction also combines the values already in `dst`. Float `max`,
+    `min` and `absmax` ignore NaN elements as TileLang's do (IEEE maxNum /
+    minNum) unless `nan_propagate = true`,
+    which makes any NaN the result.
 
     ```mlir
     tile.reduce <max> %s to %m dim 1
@@ -736,7 +764,8 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
     Arg<Tile_StaticTile, "", [MemRead]>:$src,
     Arg<Tile_StaticTile, "", [MemRead, MemWrite]>:$dst,
     I64Attr:$dim,
-    DefaultValuedAttr<BoolAttr, "true">:$clear
+    DefaultValuedAttr<BoolAttr, "true">:$clear,
+    DefaultValuedAttr<BoolAttr, "false">:$nan_propagate
   );
   let assemblyFormat = [{
     $kind $src `to` $dst `dim` $dim attr-dict `:` type($src) `to` type($dst)

@@ -1,0 +1,352 @@
+"""TileLang's reducers (T.alloc_reducer, reducer_init/update, finalize), the
+thread and block bindings (T.get_thread_binding & co.), bitwise and
+NaN-aware reductions, and tiles allocated inside loops. Numerical kernels
+run on the CPU against numpy on fresh random inputs; what needs threads is
+compiled for sm_90a (the GPU run is in test_differential.py)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tilelang_mlir as tilelang
+import tilelang_mlir.language as T
+
+RNG = np.random.default_rng()
+
+
+def _run(func, *inputs):
+    return tilelang.compile(func, out_idx=-1, target="cpu")(*inputs)
+
+
+def _scalar_kernel(extent, op="sum", dtype="float32", seed=None, threads=128):
+    @T.prim_func
+    def kernel(A: T.Tensor((extent,), dtype), B: T.Tensor((1,), dtype)):
+        with T.Kernel(1, threads=threads):
+            src = T.alloc_fragment((extent,), dtype)
+            T.copy(A, src)
+            acc = T.alloc_reducer((1,), dtype, op=op)
+            if seed is None:
+                T.reducer_init(acc)
+            else:
+                T.reducer_init(acc, seed)
+            for i in T.Parallel(extent):
+                T.reducer_update(acc[0], src[i])
+            result = T.alloc_fragment((1,), dtype)
+            T.finalize_reducer(acc, result)
+            B[0] = result[0]
+    return kernel
+
+
+def test_scalar_sum_counts_each_iteration_once():
+    A = np.arange(1, 9, dtype=np.float32)
+    assert _run(_scalar_kernel(8), A)[0] == 36.0
+
+
+@pytest.mark.parametrize("op,reference", [
+    ("sum", np.sum), ("max", np.max), ("min", np.min)])
+def test_float_ops(op, reference):
+    A = RNG.standard_normal(200).astype(np.float32)
+    np.testing.assert_allclose(_run(_scalar_kernel(200, op), A)[0], reference(A),
+                               rtol=1e-5)
+
+
+@pytest.mark.parametrize("op,reference", [
+    ("sum", np.sum), ("max", np.max), ("min", np.min),
+    ("bitand", np.bitwise_and.reduce), ("bitor", np.bitwise_or.reduce),
+    ("bitxor", np.bitwise_xor.reduce)])
+def test_integer_ops(op, reference):
+    A = RNG.integers(-2**20, 2**20, 37).astype(np.int32)
+    if op.startswith("bit"):
+        A = RNG.integers(0, 2**31 - 1, 37).astype(np.int32)
+    assert _run(_scalar_kernel(37, op, "int32"), A)[0] == reference(A)
+
+
+def test_seed_is_combined_once():
+    A = RNG.standard_normal(64).astype(np.float32)
+    np.testing.assert_allclose(_run(_scalar_kernel(64, seed=10.0), A)[0],
+                               A.sum() + 10.0, rtol=1e-5)
+    np.testing.assert_allclose(_run(_scalar_kernel(64, "max", seed=100.0), A)[0],
+                               100.0)
+
+
+def test_rows_across_serial_tiles_and_mixed_sites():
+    M, K, BK = 24, 300, 64  # K not a multiple of BK: the edge tile reads zeros
+
+    @T.prim_func
+    def kernel(A: T.Tensor((M, K), T.float32), C: T.Tensor((M,), T.float32),
+               B: T.Tensor((M,), T.float32)):
+        with T.Kernel(1, threads=128):
+            acc = T.alloc_reducer((M,), T.float32, op="sum")
+            T.reducer_init(acc)
+            a_frag = T.alloc_fragment((M, BK), T.float32)
+            c_frag = T.alloc_fragment((M,), T.float32)
+            T.copy(C, c_frag)
+            for k_tile in T.serial(T.ceildiv(K, BK)):
+                T.copy(A[0, k_tile * BK], a_frag)
+                for i, k in T.Parallel(M, BK):
+                    T.reducer_update(acc[i], a_frag[i, k])
+            for i in T.Parallel(M):          # a second site, another extent
+                T.reducer_update(acc[i], c_frag[i] * 2.0)
+            result = T.alloc_fragment((M,), T.float32)
+            T.finalize_reducer(acc, result)
+            T.copy(result, B)
+
+    A = RNG.standard_normal((M, K)).astype(np.float32)
+    C = RNG.standard_normal(M).astype(np.float32)
+    np.testing.assert_allclose(_run(kernel, A, C), A.sum(1) + 2 * C, rtol=1e-4,
+                               atol=1e-4)
+
+
+def test_index_forms_permuted_unit_and_inner_serial():
+    M, N, K = 8, 16, 5
+
+    @T.prim_func
+    def kernel(A: T.Tensor((M, N), T.float32), B: T.Tensor((N, M), T.float32),
+               C: T.Tensor((1, M), T.float32), D: T.Tensor((M,), T.float32)):
+        with T.Kernel(1, threads=64):
+            src = T.alloc_fragment((M, N), T.float32)
+            T.copy(A, src)
+            perm = T.alloc_reducer((N, M), T.float32, op="sum")
+            unit = T.alloc_reducer((1, M), T.float32, op="max")
+            inner = T.alloc_reducer((M,), T.float32, op="sum")
+            T.reducer_init(perm)
+            T.reducer_init(unit)
+            T.reducer_init(inner)
+            for i, j in T.Parallel(M, N):
+                T.reducer_update(perm[j, i], src[i, j])
+                T.reducer_update(unit[0, i], src[i, j])
+            for i in T.Parallel(M):
+                for k in T.serial(K):
+                    T.reducer_update(inner[i], src[i, k] * k)
+            out_b = T.alloc_fragment((N, M), T.float32)
+            out_c = T.alloc_fragment((1, M), T.float32)
+            out_d = T.alloc_fragment((M,), T.float32)
+            T.finalize_reducer(perm, out_b)
+            T.finalize_reducer(unit, out_c)
+            T.finalize_reducer(inner, out_d)
+            T.copy(out_b, B)
+            T.copy(out_c, C)
+            T.copy(out_d, D)
+
+    A = RNG.standard_normal((M, N)).astype(np.float32)
+    B, C, D = (np.full(s, np.nan, np.float32) for s in ((N, M), (1, M), (M,)))
+    tilelang.compile(kernel, target="cpu")(A, B, C, D)
+    np.testing.assert_array_equal(B, A.T)
+    np.testing.assert_array_equal(C, A.max(1)[None])
+    np.testing.assert_allclose(D, (A[:, :K] * np.arange(K)).sum(1), rtol=1e-5)
+
+
+def test_epoch_inside_serial_loop_logsumexp():
+    K, BK = 512, 128
+
+    @T.prim_func
+    def kernel(A: T.Tensor((K,), T.float32), B: T.Tensor((1,), T.float32)):
+        with T.Kernel(1, threads=128):
+            a_frag = T.alloc_fragment((BK,), T.float32)
+            running_max = T.alloc_fragment((1,), T.float32)
+            running_sum = T.alloc_fragment((1,), T.float32)
+            running_max[0] = -T.infinity(T.float32)
+            running_sum[0] = 0.0
+            for k_tile in T.serial(K // BK):
+                T.copy(A[k_tile * BK], a_frag)
+                new_max = T.alloc_reducer((1,), T.float32, op="max")  # in a loop
+                T.reducer_init(new_max, running_max[0])
+                for i in T.Parallel(BK):
+                    T.reducer_update(new_max[0], a_frag[i])
+                max_result = T.alloc_fragment((1,), T.float32)
+                T.finalize_reducer(new_max, max_result)
+                new_sum = T.alloc_reducer((1,), T.float32, op="sum")
+                T.reducer_init(new_sum)
+                for i in T.Parallel(BK):
+                    T.reducer_update(new_sum[0], T.exp(a_frag[i] - max_result[0]))
+                sum_result = T.alloc_fragment((1,), T.float32)
+                T.finalize_reducer(new_sum, sum_result)
+                running_sum[0] = (T.exp(running_max[0] - max_result[0]) * running_sum[0]
+                                  + sum_result[0])
+                running_max[0] = max_result[0]
+            B[0] = T.log(running_sum[0]) + running_max[0]
+
+    A = RNG.standard_normal(K).astype(np.float32) * 4
+    m = A.max()
+    np.testing.assert_allclose(_run(kernel, A)[0], np.log(np.exp(A - m).sum()) + m,
+                               rtol=1e-5)
+
+
+def _misuse(body):
+    @T.prim_func
+    def kernel(A: T.Tensor((8,), T.float32), B: T.Tensor((1,), T.float32)):
+        with T.Kernel(1, threads=128):
+            src = T.alloc_fragment((8,), T.float32)
+            T.copy(A, src)
+            body(src, B)
+    return kernel
+
+
+def _update_all(acc, src):
+    for i in T.Parallel(8):
+        T.reducer_update(acc[0], src[i])
+
+
+def _finish(acc, B):
+    result = T.alloc_fragment((1,), T.float32)
+    T.finalize_reducer(acc, result)
+    B[0] = result[0]
+
+
+def _before_init(src, B):
+    acc = T.alloc_reducer((1,), T.float32)
+    _update_all(acc, src)
+
+
+def _double_init(src, B):
+    acc = T.alloc_reducer((1,), T.float32)
+    T.reducer_init(acc)
+    T.reducer_init(acc)
+
+
+def _not_finalized(src, B):
+    acc = T.alloc_reducer((1,), T.float32)
+    T.reducer_init(acc)
+    _update_all(acc, src)
+
+
+def _ordinary_store(src, B):
+    acc = T.alloc_reducer((1,), T.float32)
+    T.reducer_init(acc)
+    for i in T.Parallel(8):
+        acc[0] += src[i]
+
+
+def _read_open(src, B):
+    acc = T.alloc_reducer((1,), T.float32)
+    T.reducer_init(acc)
+    _update_all(acc, src)
+    B[0] = acc[0]
+
+
+def _clear(src, B):
+    acc = T.alloc_reducer((1,), T.float32)
+    T.clear(acc)
+
+
+def _outside_parallel(src, B):
+    acc = T.alloc_reducer((1,), T.float32)
+    T.reducer_init(acc)
+    T.reducer_update(acc[0], src[0])
+
+
+def _computed_index(src, B):
+    acc = T.alloc_reducer((8,), T.float32)
+    T.reducer_init(acc)
+    for i in T.Parallel(8):
+        T.reducer_update(acc[7 - i], src[i])
+
+
+def _init_dtype(src, B):
+    acc = T.alloc_reducer((1,), T.float32)
+    T.reducer_init(acc, T.float16(1.0))
+
+
+@pytest.mark.parametrize("body,message", [
+    (_before_init, "before T.reducer_init"),
+    (_double_init, "double T.reducer_init"),
+    (_not_finalized, "never finalized"),
+    (_ordinary_store, "illegal (store to|read of) reducer"),
+    (_read_open, "illegal read of reducer"),
+    (_clear, "illegal T.clear of reducer"),
+    (_outside_parallel, "outside any T.Parallel"),
+    (_computed_index, "index 0 must be a variable of the enclosing T.Parallel"),
+    (_init_dtype, r"dtype \(f16\) does not match reducer"),
+])
+def test_misuse_is_refused_at_the_users_line(body, message):
+    with pytest.raises(T.TileLangError, match=message) as error:
+        _misuse(body)
+    assert __file__ in str(error.value)
+
+
+def test_bitwise_reducer_needs_integers():
+    with pytest.raises(AssertionError, match="integer dtype"):
+        _misuse(lambda src, B: T.alloc_reducer((1,), T.float32, op="bitand"))
+
+
+def test_bitwise_and_nan_aware_reductions():
+    @T.prim_func
+    def kernel(A: T.Tensor((4, 33), T.int32), F: T.Tensor((4, 33), T.float32),
+               B: T.Tensor((3, 4), T.int32), M: T.Tensor((2, 4), T.float32)):
+        with T.Kernel(1, threads=32):
+            a = T.alloc_fragment((4, 33), T.int32)
+            f = T.alloc_fragment((4, 33), T.float32)
+            r = T.alloc_fragment((4,), T.int32)
+            m = T.alloc_fragment((4,), T.float32)
+            T.copy(A, a)
+            T.copy(F, f)
+            for row, reduce in enumerate((T.reduce_bitand, T.reduce_bitor,
+                                          T.reduce_bitxor)):
+                reduce(a, r, dim=1)
+                T.copy(r, B[row, 0])
+            T.reduce_max(f, m, dim=1)
+            T.copy(m, M[0, 0])
+            T.reduce_max(f, m, dim=1, nan_propagate=True)
+            T.copy(m, M[1, 0])
+
+    A = RNG.integers(0, 2**31 - 1, (4, 33)).astype(np.int32)
+    F = RNG.standard_normal((4, 33)).astype(np.float32)
+    F[1, 5] = np.nan
+    B, M = np.zeros((3, 4), np.int32), np.zeros((2, 4), np.float32)
+    tilelang.compile(kernel, target="cpu")(A, F, B, M)
+    np.testing.assert_array_equal(B, [np.bitwise_and.reduce(A, 1),
+                                      np.bitwise_or.reduce(A, 1),
+                                      np.bitwise_xor.reduce(A, 1)])
+    np.testing.assert_array_equal(M[0], np.nanmax(F, 1))
+    np.testing.assert_array_equal(M[1], F.max(1))  # NaN in row 1
+    assert math.isnan(M[1, 1])
+    with pytest.raises(T.TileLangError, match="reduce_bitxor needs integer"):
+        @T.prim_func
+        def bad(F: T.Tensor((4, 8), T.float32)):
+            with T.Kernel(1, threads=32):
+                f = T.alloc_fragment((4, 8), T.float32)
+                r = T.alloc_fragment((4,), T.float32)
+                T.reduce_bitxor(f, r, dim=1)
+
+
+def _per_thread():
+    @T.prim_func
+    def kernel(A: T.Tensor((4, 32), T.float32), B: T.Tensor((4, 32), T.float32),
+               G: T.Tensor((8,), T.int32)):
+        with T.Kernel(8, threads=(32, 4)) as bx:
+            tx = T.get_thread_binding()
+            ty = T.get_thread_binding(1)
+            assert T.get_thread_extents() == [32, 4, 1]
+            B[ty, tx] = A[ty, tx] + tx
+            if tx == 0 and ty == 0:
+                G[T.get_block_binding()] = bx * 10 + T.get_block_extent()
+    return kernel
+
+
+def test_thread_binding_compiles_for_the_gpu_and_is_refused_on_the_cpu():
+    ptx = tilelang.compile(_per_thread(), target="sm_90a").get_kernel_source("ptx")
+    assert "%tid.x" in ptx and "%tid.y" in ptx
+    with pytest.raises(Exception, match="CPU target runs each block as one "
+                                        "thread; compile for a GPU target"):
+        tilelang.compile(_per_thread(), target="cpu").get_kernel_source("llvm")
+    with pytest.raises(T.TileLangError, match="only meaningful inside a T.Kernel"):
+        @T.prim_func
+        def outside(A: T.Tensor((4,), T.float32)):
+            T.get_thread_binding()
+
+
+def test_tile_ops_under_thread_dependent_control_flow_are_refused():
+    @T.prim_func
+    def kernel(A: T.Tensor((128,), T.float32), B: T.Tensor((128,), T.float32)):
+        with T.Kernel(1, threads=128):
+            s = T.alloc_shared((128,), T.float32)
+            if T.get_thread_binding() == 0:
+                T.copy(A, s)      # every thread must reach a copy
+            T.copy(s, B)
+
+    with pytest.raises(Exception, match="synchronizes the block, but runs "
+                                        "under control flow that depends on "
+                                        "the thread index") as error:
+        tilelang.compile(kernel, target="sm_90a").get_kernel_source("ptx")
+    assert __file__ in str(error.value)
