@@ -658,3 +658,121 @@ def copy_sliced_region(T):
             T.reduce_sum(t, r, dim=1)
             T.copy(r, Y[bz, :])
     return main
+
+
+# --- reducers, thread bindings, bitwise and NaN-aware reductions -----------
+
+@program([1], lambda torch, g: [_randn(torch, g, 32, 300)],
+         lambda torch, a: a.sum(dim=1) + 1.5, tol=(1e-4, 1e-4))
+def reducer_rows_across_tiles(T):
+    M, K, BK = 32, 300, 64
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float32"), B: T.Tensor((M,), "float32")):
+        with T.Kernel(1, threads=128):
+            acc = T.alloc_reducer((M,), "float32", op="sum")
+            T.reducer_init(acc, 1.5)
+            a = T.alloc_fragment((M, BK), "float32")
+            for k in T.serial(T.ceildiv(K, BK)):
+                T.copy(A[0, k * BK], a)
+                for i, j in T.Parallel(M, BK):
+                    T.reducer_update(acc[i], a[i, j])
+            out = T.alloc_fragment((M,), "float32")
+            T.finalize_reducer(acc, out)
+            T.copy(out, B)
+    return main
+
+
+@program([1], lambda torch, g: [_randn(torch, g, 8)],
+         lambda torch, a: torch.stack([a.max(), a.sum()]), tol=(1e-5, 1e-5))
+def reducer_scalar_thread_zero_writes(T):
+    @T.prim_func
+    def main(A: T.Tensor((8,), "float32"), B: T.Tensor((2,), "float32")):
+        with T.Kernel(1, threads=128):
+            src = T.alloc_fragment((8,), "float32")
+            T.copy(A, src)
+            mx = T.alloc_reducer((1,), "float32", op="max")
+            sm = T.alloc_reducer((1,), "float32", op="sum")
+            T.reducer_init(mx)
+            T.reducer_init(sm)
+            for i in T.Parallel(8):
+                T.reducer_update(mx[0], src[i])
+                T.reducer_update(sm[0], src[i])
+            r = T.alloc_fragment((2,), "float32")
+            T.finalize_reducer(mx, r[0:1])
+            T.finalize_reducer(sm, r[1:2])
+            if T.get_thread_binding() == 0:
+                B[0] = r[0]
+                B[1] = r[1]
+    return main
+
+
+@program([1], lambda torch, g: [_randn(torch, g, 4, 32)],
+         lambda torch, a: a * 2.0 + torch.arange(32, device="cuda")[None, :]
+         + 100.0 * torch.arange(4, device="cuda")[:, None])
+def thread_bindings_2d(T):
+    @T.prim_func
+    def main(A: T.Tensor((4, 32), "float32"), B: T.Tensor((4, 32), "float32")):
+        with T.Kernel(1, threads=(32, 4)):
+            tx = T.get_thread_binding(0)
+            ty = T.get_thread_binding(1)
+            B[ty, tx] = A[ty, tx] * 2.0 + tx + ty * 100
+    return main
+
+
+def _bitwise_ref(torch, a, f):
+    xor, andr = a[:, 0].clone(), a[:, 0].clone()
+    for j in range(1, a.shape[1]):
+        xor ^= a[:, j]
+        andr &= a[:, j]
+    return torch.stack([xor, andr]), f.nan_to_num(nan=-float("inf")).max(dim=1).values
+
+
+def _bitwise_inputs(torch, g):
+    f = _randn(torch, g, 16, 64)
+    f[3, 7] = float("nan")  # TileLang's max ignores NaN unless asked
+    return [torch.randint(0, 2**31 - 1, (16, 64), generator=g, device="cuda",
+                          dtype=torch.int32), f]
+
+
+@program([2, 3], _bitwise_inputs, _bitwise_ref, tol=(0, 0))
+def bitwise_and_max_reductions(T):
+    @T.prim_func
+    def main(A: T.Tensor((16, 64), "int32"), F: T.Tensor((16, 64), "float32"),
+             O: T.Tensor((2, 16), "int32"), M: T.Tensor((16,), "float32")):
+        with T.Kernel(1, threads=128):
+            a = T.alloc_fragment((16, 64), "int32")
+            f = T.alloc_fragment((16, 64), "float32")
+            r = T.alloc_fragment((16,), "int32")
+            m = T.alloc_fragment((16,), "float32")
+            T.copy(A, a)
+            T.copy(F, f)
+            T.reduce_bitxor(a, r, dim=1)
+            T.copy(r, O[0, 0:16])
+            T.reduce_bitand(a, r, dim=1)
+            T.copy(r, O[1, 0:16])
+            T.reduce_max(f, m, dim=1)
+            T.copy(m, M)
+    return main
+
+
+@program([1, 2], lambda torch, g: [_randn(torch, g, 64)],
+         lambda torch, x: (torch.stack([x[:32].sum(), x[32:].sum()]).repeat_interleave(32)
+                           + torch.stack([x[:32].max(), x[32:].max()]).repeat_interleave(32),
+                           torch.tensor([1] * 32 + [2] * 32 + [0x55555555] * 32,
+                                        device="cuda", dtype=torch.int32)),
+         tol=(1e-5, 1e-5))
+def warp_reductions_and_votes(T):
+    @T.prim_func
+    def main(X: T.Tensor((64,), "float32"), Y: T.Tensor((64,), "float32"),
+             V: T.Tensor((96,), "int32")):
+        with T.Kernel(1, threads=64):
+            tx = T.get_thread_binding()
+            v = T.alloc_local((1,), "float32")
+            v[0] = X[tx]
+            Y[tx] = T.warp_reduce_sum(v[0]) + T.warp_reduce_max(v[0])
+            if tx < 32:
+                V[tx] = T.any_sync(tx == 5)
+                V[32 + tx] = T.all_sync(tx < 32) * 2
+                V[64 + tx] = T.cast(T.ballot(tx % 2 == 0), "int32")
+    return main

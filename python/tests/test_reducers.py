@@ -350,3 +350,28 @@ def test_tile_ops_under_thread_dependent_control_flow_are_refused():
                                         "the thread index") as error:
         tilelang.compile(kernel, target="sm_90a").get_kernel_source("ptx")
     assert __file__ in str(error.value)
+
+
+def test_warp_intrinsics_compile_to_shuffles():
+    @T.prim_func
+    def kernel(X: T.Tensor((32,), T.float16), B: T.Tensor((32,), T.int32),
+               C: T.Tensor((32,), T.int64)):
+        with T.Kernel(1, threads=32):
+            tx = T.get_thread_binding()
+            X[tx] = T.warp_reduce_max(X[tx]) + T.shfl_down(X[tx], 1)
+            B[tx] = T.any_sync(tx == 0) + T.all_sync(tx < 40) * 2 + T.get_lane_idx()
+            C[tx] = T.ballot(tx % 2 == 0)
+
+    ptx = tilelang.compile(kernel, target="sm_90a").get_kernel_source("ptx")
+    # 5 rounds for the max, one shfl.down, 3 x 5 rounds for the votes.
+    assert ptx.count("shfl.sync.bfly") == 20 and ptx.count("shfl.sync.down") == 1
+    with pytest.raises(TypeError, match="requires an integer or boolean predicate"):
+        @T.prim_func
+        def bad(B: T.Tensor((32,), T.int32)):
+            with T.Kernel(1, threads=32):
+                B[0] = T.any_sync(T.float32(0.5))
+    with pytest.raises(T.TileLangError, match="32-bit or narrower scalars"):
+        @T.prim_func
+        def wide(B: T.Tensor((32,), T.float64)):
+            with T.Kernel(1, threads=32):
+                B[0] = T.shfl_xor(B[0], 1)

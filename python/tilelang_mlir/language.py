@@ -50,7 +50,11 @@ __all__ = [
     "reduce_bitand", "reduce_bitor", "reduce_bitxor", "get_thread_binding",
     "get_thread_bindings", "get_block_binding", "get_block_bindings",
     "get_thread_extent", "get_thread_extents", "get_block_extent",
-    "get_block_extents",
+    "get_block_extents", "shfl_xor", "shfl_down", "shfl_up", "shfl_sync",
+    "warp_reduce_sum", "warp_reduce_max", "warp_reduce_min",
+    "warp_reduce_bitand", "warp_reduce_bitor", "any_sync", "all_sync",
+    "ballot_sync", "ballot", "get_lane_idx", "get_warp_idx",
+    "get_warp_idx_sync", "get_warp_group_idx",
 ]
 
 def __getattr__(name):
@@ -2195,6 +2199,143 @@ def if_then_else(condition, a, b):
     builder.emit("%s = arith.select %s, %s, %s : %s"
                  % (name, condition.name, a.name, b.name, a.type))
     return Expr(name, a.type)
+
+
+# --------------------------------------------------------------------------
+# Per-thread warp intrinsics (GPU targets; code using them runs per thread)
+# --------------------------------------------------------------------------
+
+def _shuffle(mode, value, offset, width):
+    """gpu.shuffle of a scalar: 32-bit values as they are, narrower ones
+    through a 32-bit value of their kind (exact both ways)."""
+    value = _as_expr(value)
+    type_ = value.type
+    if type_ in ("f32", "i32"):
+        wide = value
+    elif _is_float(type_) and _FLOAT_WIDTH.get(type_, 64) < 32:
+        wide = _convert(value, "f32")
+    elif type_ in ("i1", "i8", "i16"):
+        wide = _convert(value, "i32")
+    else:
+        raise TileLangError("warp shuffles move 32-bit or narrower scalars, "
+                            "got %s" % type_)
+    offset = _convert(_as_expr(offset, "i32"), "i32")
+    width = _convert(_as_expr(width, "i32"), "i32")
+    builder = _builder()
+    name, valid = builder.fresh(), builder.fresh()
+    builder.emit("%s, %s = gpu.shuffle %s %s, %s, %s : %s" % (
+        name, valid, mode, wide.name, offset.name, width.name, wide.type))
+    return _convert(Expr(name, wide.type), type_)
+
+
+def shfl_xor(value, delta, width=32, mask=None):
+    """The value of lane (lane ^ delta) of the warp (CUDA's __shfl_xor_sync)."""
+    return _shuffle("xor", value, delta, width)
+
+
+def shfl_down(value, delta, width=32, mask=None):
+    """The value of lane (lane + delta); a lane past the width keeps its own."""
+    return _shuffle("down", value, delta, width)
+
+
+def shfl_up(value, delta, width=32, mask=None):
+    """The value of lane (lane - delta); a lane before 0 keeps its own."""
+    return _shuffle("up", value, delta, width)
+
+
+def shfl_sync(value, srcLane, width=32, mask=None):  # noqa: N803 (TileLang's name)
+    """Lane `srcLane`'s value in every lane."""
+    return _shuffle("idx", value, srcLane, width)
+
+
+def _warp_reduce(kind, value):
+    value = _as_expr(value)
+    for offset in (16, 8, 4, 2, 1):
+        value = _binary(kind, value, shfl_xor(value, offset))
+    return value
+
+
+def warp_reduce_sum(value):
+    """The sum over the warp's 32 lanes, in every lane."""
+    return _warp_reduce("add", value)
+
+
+def warp_reduce_max(value):
+    return _warp_reduce("max", value)
+
+
+def warp_reduce_min(value):
+    return _warp_reduce("min", value)
+
+
+def warp_reduce_bitand(value):
+    return _warp_reduce("and", value)
+
+
+def warp_reduce_bitor(value):
+    return _warp_reduce("or", value)
+
+
+def _predicate(predicate, what):
+    predicate = _as_expr(predicate)
+    if _is_float(predicate.type):
+        raise TypeError("%s requires an integer or boolean predicate, got %s"
+                        % (what, predicate.type))
+    return _convert(_convert(predicate, "i1"), "i32")
+
+
+def any_sync(mask, predicate=None):
+    """Nonzero in every lane when the predicate holds in some lane of the
+    warp (``T.any_sync(pred)`` or ``T.any_sync(mask, pred)``)."""
+    predicate = mask if predicate is None else predicate
+    return _warp_reduce("or", _predicate(predicate, "T.any_sync"))
+
+
+def all_sync(mask, predicate=None):
+    """Nonzero in every lane when the predicate holds in every lane."""
+    predicate = mask if predicate is None else predicate
+    return _warp_reduce("and", _predicate(predicate, "T.all_sync"))
+
+
+def ballot_sync(mask, predicate=None):
+    """The warp's lanes whose predicate holds, bit i for lane i (int64)."""
+    predicate = mask if predicate is None else predicate
+    bit = _binary("shl", _predicate(predicate, "T.ballot_sync"),
+                  _convert(get_lane_idx(), "i32"))
+    return _convert(_warp_reduce("or", bit), "i64")
+
+
+def ballot(predicate):
+    return ballot_sync(predicate)
+
+
+def _linear_thread():
+    kernel = _current_kernel("the thread index")
+    ids = [get_thread_binding(d) for d in range(len(kernel.threads))]
+    linear = ids[-1]
+    for d in range(len(ids) - 2, -1, -1):
+        linear = linear * int(kernel.threads[d]) + ids[d]
+    return linear
+
+
+def get_lane_idx(warp_size=None):
+    """The thread's lane in its warp (32 lanes unless `warp_size`)."""
+    return _linear_thread() % (32 if warp_size is None else warp_size)
+
+
+def get_warp_idx(warp_size=None):
+    """The thread's warp in the block."""
+    return _linear_thread() // (32 if warp_size is None else warp_size)
+
+
+def get_warp_idx_sync(warp_size=None):
+    return get_warp_idx(warp_size)
+
+
+def get_warp_group_idx(warp_size=None, warps_per_group=None):
+    """The thread's warpgroup (4 warps unless told) in the block."""
+    return _linear_thread() // ((32 if warp_size is None else warp_size)
+                                * (4 if warps_per_group is None else warps_per_group))
 
 
 def infinity(dtype):
