@@ -173,6 +173,32 @@ def test_epoch_inside_serial_loop_logsumexp():
                                rtol=1e-5)
 
 
+def test_index_computed_before_the_loop():
+    K = 96
+
+    @T.prim_func
+    def kernel(A: T.Tensor((4, K), T.float32), A2: T.Tensor((3, K), T.float32),
+               B: T.Tensor((4, 3), T.float32)):
+        with T.Kernel(1, threads=128):
+            src = T.alloc_fragment((4, K), T.float32)
+            src2 = T.alloc_fragment((3, K), T.float32)
+            T.copy(A, src)
+            T.copy(A2, src2)
+            acc = T.alloc_reducer((4, 3), T.float32, op="sum")
+            T.reducer_init(acc)
+            for i in T.serial(4):
+                for j in T.serial(3):
+                    for k in T.Parallel(K):
+                        T.reducer_update(acc[i, j], src[i, k] * src2[j, k])
+            result = T.alloc_fragment((4, 3), T.float32)
+            T.finalize_reducer(acc, result)
+            T.copy(result, B)
+
+    A = RNG.standard_normal((4, K)).astype(np.float32)
+    A2 = RNG.standard_normal((3, K)).astype(np.float32)
+    np.testing.assert_allclose(_run(kernel, A, A2), A @ A2.T, rtol=1e-4, atol=1e-4)
+
+
 def _misuse(body):
     @T.prim_func
     def kernel(A: T.Tensor((8,), T.float32), B: T.Tensor((1,), T.float32)):
@@ -243,6 +269,22 @@ def _computed_index(src, B):
         T.reducer_update(acc[7 - i], src[i])
 
 
+def _finalize_outside_init_loop(src, B):
+    acc = T.alloc_reducer((1,), T.float32)
+    for _ in T.serial(4):
+        T.reducer_init(acc)
+        _update_all(acc, src)
+    _finish(acc, B)
+
+
+def _finalize_in_extra_loop(src, B):
+    acc = T.alloc_reducer((1,), T.float32)
+    T.reducer_init(acc)
+    _update_all(acc, src)
+    for _ in T.serial(4):
+        _finish(acc, B)
+
+
 def _init_dtype(src, B):
     acc = T.alloc_reducer((1,), T.float32)
     T.reducer_init(acc, T.float16(1.0))
@@ -256,8 +298,11 @@ def _init_dtype(src, B):
     (_read_open, "illegal read of reducer"),
     (_clear, "illegal T.clear of reducer"),
     (_outside_parallel, "outside any T.Parallel"),
-    (_computed_index, "index 0 must be a variable of the enclosing T.Parallel"),
+    (_computed_index, "index 0 must be a variable of the enclosing T.Parallel, "
+                      "a value computed before it, or a constant"),
     (_init_dtype, r"dtype \(f16\) does not match reducer"),
+    (_finalize_outside_init_loop, "not in the scope of its T.reducer_init"),
+    (_finalize_in_extra_loop, "not in the scope of its T.reducer_init"),
 ])
 def test_misuse_is_refused_at_the_users_line(body, message):
     with pytest.raises(T.TileLangError, match=message) as error:
@@ -370,8 +415,15 @@ def test_warp_intrinsics_compile_to_shuffles():
         def bad(B: T.Tensor((32,), T.int32)):
             with T.Kernel(1, threads=32):
                 B[0] = T.any_sync(T.float32(0.5))
-    with pytest.raises(T.TileLangError, match="32-bit or narrower scalars"):
-        @T.prim_func
-        def wide(B: T.Tensor((32,), T.float64)):
-            with T.Kernel(1, threads=32):
-                B[0] = T.shfl_xor(B[0], 1)
+
+
+def test_64_bit_values_shuffle_as_two_halves():
+    @T.prim_func
+    def wide(B: T.Tensor((32,), T.float64), C: T.Tensor((32,), T.int64)):
+        with T.Kernel(1, threads=32):
+            tx = T.get_thread_binding()
+            B[tx] = T.shfl_xor(B[tx], 1)
+            C[tx] = T.warp_reduce_sum(C[tx])
+
+    ptx = tilelang.compile(wide, target="sm_90a").get_kernel_source("ptx")
+    assert ptx.count("shfl.sync.bfly") == 2 + 2 * 5

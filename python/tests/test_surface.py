@@ -138,3 +138,45 @@ def test_alloc_var_promotes_like_its_value():
     y = tilelang.compile(k, target="cpu", out_idx=[1])(x)
     want = ((x.astype(np.float32) - np.float32(1.0 / 3.0)) * 3).astype(np.float16)
     np.testing.assert_allclose(y.astype(np.float32), want.astype(np.float32), rtol=1e-3)
+
+
+def test_language_submodules_and_thread_normalization():
+    from tilelang_mlir.language.kernel import _normalize_threads
+    from tilelang_mlir.language.reduce_op import reduce_max
+    assert reduce_max is T.reduce_max
+    assert _normalize_threads(None) == [128, 1, 1]
+    assert _normalize_threads((32, 2)) == [32, 2, 1]
+    for bad in (-1, 0, [128, 0], (128, 1, -2)):
+        with pytest.raises(ValueError, match="threads must be positive"):
+            _normalize_threads(bad)
+    with pytest.raises(ValueError, match="threads must be positive"):
+        @T.prim_func
+        def main(A: T.Tensor((4,), T.float32)):
+            with T.Kernel(1, threads=0):
+                pass
+
+
+def test_gemm_fragment_8x8_layouts():
+    from tilelang_mlir.layout import (make_gemm_fragment_8x8,
+                                      make_gemm_fragment_8x8_transposed)
+    plain, transposed = make_gemm_fragment_8x8(), make_gemm_fragment_8x8_transposed()
+    assert "threads = 32" in plain.attribute
+    assert plain.attribute != transposed.attribute
+
+    @T.prim_func
+    def main(A: T.Tensor((8, 8), T.float32), B: T.Tensor((8, 8), T.float32)):
+        with T.Kernel(1, threads=32):
+            frag = T.alloc_fragment((8, 8), T.float32)
+            T.annotate_layout({frag: make_gemm_fragment_8x8_transposed()})
+            T.copy(A, frag)
+            for i, j in T.Parallel(8, 8):
+                frag[i, j] = frag[i, j] * 2.0
+            T.copy(frag, B)
+
+    A = RNG.standard_normal((8, 8)).astype(np.float32)
+    B = np.zeros_like(A)
+    tilelang.compile(main, target="cpu")(A, B)
+    np.testing.assert_array_equal(B, A * 2)
+    assert "ld.global" in tilelang.compile(main, target="sm_90a").get_kernel_source("ptx")
+    with pytest.raises(T.TileLangError, match="Fragment.repeat is not supported yet"):
+        plain.repeat([2, 1])

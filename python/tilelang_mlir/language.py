@@ -28,7 +28,9 @@ import enum
 import inspect
 import math
 import os
+import re
 import struct
+import sys
 import threading
 
 __all__ = [
@@ -285,6 +287,18 @@ class _Builder:
             new, self.lines, self.depth = self.lines, saved, saved_depth
             at = next(i for i, l in enumerate(saved) if l is line)
             saved[at:at] = new
+
+    def defined_since(self, line):
+        """The SSA names defined after `line` (an entry of `lines`)."""
+        at = next(i for i, l in enumerate(self.lines) if l is line)
+        names = set()
+        for text in self.lines[at:]:
+            text = text.strip()
+            if text.startswith("tile.parallel ("):
+                names.update(re.findall(r"%\w+", text.split(" in ")[0]))
+            elif " = " in text:
+                names.update(re.findall(r"%\w+", text.split(" = ")[0]))
+        return names
 
     def kernel_level(self):
         """A context tracing into the open kernel's body, before the region
@@ -1137,6 +1151,25 @@ def _location_of_function(fn):
 # Kernels and tiles
 # --------------------------------------------------------------------------
 
+def _normalize_threads(threads):
+    """A block's threads as [x, y, z] (an int, 1-3 extents, or None for
+    128), each a positive int."""
+    if threads is None:
+        threads = 128
+    if isinstance(threads, int):
+        extents = [threads]
+    elif isinstance(threads, (list, tuple)) and 1 <= len(threads) <= 3:
+        extents = list(threads)
+    else:
+        raise ValueError("threads must be an int or 1 to 3 extents, got %r"
+                         % (threads,))
+    for extent in extents:
+        if not isinstance(extent, int) or extent <= 0:
+            raise ValueError("threads must be positive integers, got %r"
+                             % (threads,))
+    return extents + [1] * (3 - len(extents))
+
+
 class Kernel:
     """``with T.Kernel(gx, gy, threads=128) as (bx, by):``"""
 
@@ -1145,7 +1178,8 @@ class Kernel:
             raise TileLangError("T.Kernel takes 1 to 3 grid extents, got %d"
                                 % len(grid))
         self.grid = grid
-        self.threads = (threads,) if isinstance(threads, int) else tuple(threads)
+        self.threads = tuple(_normalize_threads(threads)[:1 if isinstance(
+            threads, int) or threads is None else len(threads)])
         self.cluster = cluster
 
     def __enter__(self):
@@ -1519,7 +1553,7 @@ def reduce_bitxor(buffer, out, dim=-1, clear=True, batch=1, annotations=None):
     _reduce_bitwise("bitxor", buffer, out, dim, clear)
 
 
-def cumsum(src, dst=None, dim=0, reverse=False):
+def cumsum(src, dst=None, dim=0, reverse=False, annotations=None):
     """Inclusive prefix sums along `dim` (in place without `dst`)."""
     dst = src if dst is None else dst
     rank = len(src.dims)
@@ -1651,9 +1685,11 @@ def reducer_init(reducer, init=None):
                     "the T.reducer_init value's dtype (%s) does not match "
                     "reducer %s's (%s)" % (given, reducer.label, reducer.type))
         value = _convert(_as_expr(init, reducer.type), reducer.type)
-    _builder().emit("tile.fill %s, %s : %s"
-                    % (reducer.name, value.name, reducer.memref_type))
+    builder = _builder()
+    builder.emit("tile.fill %s, %s : %s"
+                 % (reducer.name, value.name, reducer.memref_type))
     reducer.state = "open"
+    reducer.scope = builder.opened[-1] if builder.opened else None
 
 
 class _ReduceSite:
@@ -1723,6 +1759,7 @@ def reducer_update(target, value):
             "contribution per iteration of a parallel loop")
     frame = builder.parallels[-1]
     names = [iv.name for iv in frame.ivs]
+    inside = builder.defined_since(frame.line)
     form = []
     for axis, index in enumerate(target.static):
         if isinstance(index, int):
@@ -1734,11 +1771,17 @@ def reducer_update(target, value):
                     "T.reducer_update(%s[...]): a loop variable indexes two "
                     "dimensions" % reducer.label)
             form.append(("loop", d))
+        elif isinstance(index, (Expr, _Var)) and \
+                _as_expr(index).name not in inside:
+            # The same in every iteration (an enclosing serial loop's
+            # variable, a block index): one output per execution of the loop.
+            form.append(("value", _as_expr(index)))
         else:
             raise TileLangError(
                 "T.reducer_update(%s[...]): index %d must be a variable of "
-                "the enclosing T.Parallel or a constant" % (reducer.label, axis))
-    key = (id(reducer), tuple(form))
+                "the enclosing T.Parallel, a value computed before it, or a "
+                "constant" % (reducer.label, axis))
+    key = (id(reducer), tuple((kind, getattr(v, "name", v)) for kind, v in form))
     site = frame.sites.get(key)
     if site is None:
         site = frame.sites[key] = _ReduceSite(frame, reducer, form)
@@ -1753,6 +1796,18 @@ def finalize_reducer(reducer, dst=None, batch=1, annotations=None):
     if reducer.state != "open":
         raise TileLangError("T.finalize_reducer of reducer %s without an open "
                             "epoch (T.reducer_init)" % reducer.label)
+    # The finalize runs once per init: in the init's region, or in branches
+    # nested in it (never in a loop the init is not in, nor after a loop
+    # that reran the init).
+    opened = _builder().opened
+    scope = next((i for i, line in enumerate(opened) if line is reducer.scope),
+                 None)
+    if scope is None or builtins.any(
+            not line.lstrip().startswith("scf.if ") for line in opened[scope + 1:]):
+        raise TileLangError(
+            "T.finalize_reducer(%s) is not in the scope of its T.reducer_init: "
+            "put both in the same loop body (a finalize may be in a branch "
+            "nested there)" % reducer.label)
     reducer.state = "final"
     if dst is not None:
         copy(reducer, dst)
@@ -1850,6 +1905,10 @@ class Fragment(Layout):
             ", ".join(str(d) for d in shape), thread, index, threads,
             ", replicate = %d" % replicate if replicate > 1 else "")
         super().__init__(attribute)
+
+    def repeat(self, repeats, repeat_on_thread=False, lower_dim_first=True):
+        raise TileLangError("Fragment.repeat is not supported yet: write the "
+                            "repeated layout as one T.Fragment")
 
 
 def make_swizzled_layout(buffer):
@@ -2101,9 +2160,13 @@ def sigmoid(x):
     return 1.0 / (1.0 + exp(-x))
 
 
-def clamp(x, lo, hi):
-    """min(max(x, lo), hi)."""
-    return min(max(x, lo), hi)
+def clamp(dst, min_val=None, max_val=None):
+    """`dst` limited to [min_val, max_val] (a bound of None: none)."""
+    if min_val is not None:
+        dst = max(dst, min_val)
+    if max_val is not None:
+        dst = min(dst, max_val)
+    return dst
 
 
 def floordiv(a, b):
@@ -2210,6 +2273,17 @@ def _shuffle(mode, value, offset, width):
     through a 32-bit value of their kind (exact both ways)."""
     value = _as_expr(value)
     type_ = value.type
+    if type_ == "index":
+        return _convert(_shuffle(mode, _convert(value, "i64"), offset, width),
+                        "index")
+    if type_ in ("i64", "f64"):
+        # Two 32-bit halves, each shuffled from the same lane.
+        bits = value if type_ == "i64" else _bitcast(value, "i64")
+        low = _shuffle(mode, _trunc_i32(bits), offset, width)
+        high = _shuffle(mode, _trunc_i32(_binary("shr", bits, 32)), offset, width)
+        joined = _binary("or", _binary("shl", _convert(high, "i64"), 32),
+                         _zext_i64(low))
+        return joined if type_ == "i64" else _bitcast(joined, "f64")
     if type_ in ("f32", "i32"):
         wide = value
     elif _is_float(type_) and _FLOAT_WIDTH.get(type_, 64) < 32:
@@ -2217,7 +2291,7 @@ def _shuffle(mode, value, offset, width):
     elif type_ in ("i1", "i8", "i16"):
         wide = _convert(value, "i32")
     else:
-        raise TileLangError("warp shuffles move 32-bit or narrower scalars, "
+        raise TileLangError("warp shuffles move integer or float scalars, "
                             "got %s" % type_)
     offset = _convert(_as_expr(offset, "i32"), "i32")
     width = _convert(_as_expr(width, "i32"), "i32")
@@ -2226,6 +2300,28 @@ def _shuffle(mode, value, offset, width):
     builder.emit("%s, %s = gpu.shuffle %s %s, %s, %s : %s" % (
         name, valid, mode, wide.name, offset.name, width.name, wide.type))
     return _convert(Expr(name, wide.type), type_)
+
+
+def _bitcast(value, type_):
+    builder = _builder()
+    name = builder.fresh()
+    builder.emit("%s = arith.bitcast %s : %s to %s"
+                 % (name, value.name, value.type, type_))
+    return Expr(name, type_)
+
+
+def _trunc_i32(value):
+    builder = _builder()
+    name = builder.fresh()
+    builder.emit("%s = arith.trunci %s : i64 to i32" % (name, value.name))
+    return Expr(name, "i32")
+
+
+def _zext_i64(value):
+    builder = _builder()
+    name = builder.fresh()
+    builder.emit("%s = arith.extui %s : i32 to i64" % (name, value.name))
+    return Expr(name, "i64")
 
 
 def shfl_xor(value, delta, width=32, mask=None):
@@ -2346,3 +2442,15 @@ def infinity(dtype):
 def cast(value, dtype):
     """`value` converted to `dtype`."""
     return _convert(_as_expr(value), _mlir_type(dtype))
+
+
+# TileLang's language is a package of submodules (tilelang.language.kernel,
+# .allocate, ...); here one module holds it all, entered under those names
+# too, so `from tilelang.language.kernel import ...` finds the same objects
+# (an empty __path__ makes the module a package whose submodules are these).
+__path__ = []
+for _submodule in ("allocate", "atomic", "builtin", "copy_op", "customize",
+                   "fill_op", "gemm_op", "kernel", "logical", "loop",
+                   "math_intrinsics", "proxy", "reduce_op", "utils", "v2"):
+    sys.modules.setdefault("%s.%s" % (__name__, _submodule),
+                           sys.modules[__name__])

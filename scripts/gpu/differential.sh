@@ -32,7 +32,7 @@ export DIFFERENTIAL_RESULTS="$OUT/differential.jsonl"
 rm -f "$DIFFERENTIAL_RESULTS"
 cd /tmp
 mapfile -t ids < <("$PYTHON" -m pytest -q -p no:cacheprovider --collect-only \
-  "$ROOT/python/tests/test_differential.py" | grep '::')
+  "$ROOT/python/tests/test_differential.py" | grep '::' | sed "s|^|$ROOT/|")
 pids=()
 for ((j = 0; j < JOBS; j++)); do
   shard=()
