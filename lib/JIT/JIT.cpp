@@ -81,7 +81,8 @@ static constexpr std::pair<DType, llvm::StringLiteral> kDTypeNames[] = {
     {DType::I1, "i1"},   {DType::I8, "i8"},     {DType::I16, "i16"},
     {DType::I32, "i32"}, {DType::I64, "i64"},   {DType::Index, "index"},
     {DType::F16, "f16"}, {DType::BF16, "bf16"}, {DType::F32, "f32"},
-    {DType::F64, "f64"}};
+    {DType::F64, "f64"}, {DType::F8E4M3FN, "f8E4M3FN"},
+    {DType::F8E5M2, "f8E5M2"}};
 
 llvm::StringRef mlir::tile::jit::toString(DType dtype) {
   for (const auto &[d, name] : kDTypeNames)
@@ -101,6 +102,8 @@ int64_t mlir::tile::jit::getByteSize(DType dtype) {
   switch (dtype) {
   case DType::I1:
   case DType::I8:
+  case DType::F8E4M3FN:
+  case DType::F8E5M2:
     return 1;
   case DType::I16:
   case DType::F16:
@@ -119,7 +122,8 @@ int64_t mlir::tile::jit::getByteSize(DType dtype) {
 
 bool mlir::tile::jit::isFloat(DType dtype) {
   return dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F32 ||
-         dtype == DType::F64;
+         dtype == DType::F64 || dtype == DType::F8E4M3FN ||
+         dtype == DType::F8E5M2;
 }
 
 static std::optional<DType> getDType(Type type) {
@@ -133,6 +137,10 @@ static std::optional<DType> getDType(Type type) {
     return DType::F32;
   if (type.isF64())
     return DType::F64;
+  if (isa<Float8E4M3FNType>(type))
+    return DType::F8E4M3FN;
+  if (isa<Float8E5M2Type>(type))
+    return DType::F8E5M2;
   if (auto integer = dyn_cast<IntegerType>(type)) {
     switch (integer.getWidth()) {
     case 1:
@@ -635,7 +643,9 @@ static Error checkScalarRange(DType dtype, const ScalarArg &scalar) {
       dtype == DType::F16    ? &llvm::APFloat::IEEEhalf()
       : dtype == DType::BF16 ? &llvm::APFloat::BFloat()
       : dtype == DType::F32  ? &llvm::APFloat::IEEEsingle()
-                             : nullptr;
+      : dtype == DType::F8E4M3FN ? &llvm::APFloat::Float8E4M3FN()
+      : dtype == DType::F8E5M2   ? &llvm::APFloat::Float8E5M2()
+                                 : nullptr;
   if (!semantics)
     return Error::success();
   llvm::APFloat converted(value);
@@ -1408,6 +1418,12 @@ void mlir::tile::jit::writeElement(DType dtype, void *p,
   case DType::BF16:
     *static_cast<uint16_t *>(p) = halfBits(llvm::APFloat::BFloat());
     break;
+  case DType::F8E4M3FN:
+    *static_cast<uint8_t *>(p) = halfBits(llvm::APFloat::Float8E4M3FN());
+    break;
+  case DType::F8E5M2:
+    *static_cast<uint8_t *>(p) = halfBits(llvm::APFloat::Float8E5M2());
+    break;
   case DType::F32:
     *static_cast<float *>(p) = static_cast<float>(asDouble());
     break;
@@ -1446,6 +1462,13 @@ double mlir::tile::jit::readElement(DType dtype, const void *p) {
   }
   case DType::BF16:
     return half(llvm::APFloat::BFloat());
+  case DType::F8E4M3FN:
+  case DType::F8E5M2:
+    return llvm::APFloat(dtype == DType::F8E5M2
+                             ? llvm::APFloat::Float8E5M2()
+                             : llvm::APFloat::Float8E4M3FN(),
+                         llvm::APInt(8, *static_cast<const uint8_t *>(p)))
+        .convertToDouble();
   case DType::F32:
     return *static_cast<const float *>(p);
   case DType::F64:

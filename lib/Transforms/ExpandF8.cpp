@@ -152,10 +152,11 @@ struct ExpandF8Pass : public tile::impl::TileExpandF8Base<ExpandF8Pass> {
     // What is left on 8-bit floats cannot be lowered: say so here, at the
     // operation, not as a translation failure later.
     WalkResult result = getOperation()->walk([](Operation *op) {
-      // Moving bytes around is fine: memory, views, bitcasts, constants.
+      // Moving bytes around is fine: memory, views, bitcasts, constants,
+      // choosing one of two values (a copy's zero past the edge).
       // (By the op's name: an unregistered op has no dialect object.)
       StringRef dialect = op->getName().getDialectNamespace();
-      if (isa<arith::BitcastOp, arith::ConstantOp>(op) ||
+      if (isa<arith::BitcastOp, arith::ConstantOp, arith::SelectOp>(op) ||
           llvm::is_contained({"memref", "vector", "builtin", "llvm", "tile",
                               "func", "gpu", "scf", "cf"},
                              dialect))

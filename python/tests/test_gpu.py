@@ -327,6 +327,47 @@ def test_f8_bytes_decode_on_the_gpu():
         assert (np.signbit(result) == np.signbit(want)).all(), fmt
 
 
+def test_fp8_tensors_at_the_boundary_and_an_fp8_gemm():
+    # torch float8 tensors pass through DLPack as themselves: an e4m3 GEMM
+    # (wgmma on sm_90a) with an f32 output, and e5m2 values widened; the
+    # profiler draws fp8 inputs too.
+    torch = _needs_gpu()
+    M, N, K = 128, 64, 64
+
+    @T.prim_func
+    def gemm(A: T.Tensor((M, K), T.float8_e4m3fn), B: T.Tensor((N, K), T.float8_e4m3fn),
+             C: T.Tensor((M, N), T.float32)):
+        with T.Kernel(1, threads=128):
+            a = T.alloc_shared((M, K), T.float8_e4m3fn)
+            b = T.alloc_shared((N, K), T.float8_e4m3fn)
+            c = T.alloc_fragment((M, N), T.float32)
+            T.copy(A, a)
+            T.copy(B, b)
+            T.gemm(a, b, c, transpose_B=True, clear_accum=True)
+            T.copy(c, C)
+
+    kernel = tilelang_mlir.compile(gemm, out_idx=[-1], target=TARGET)
+    a = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn)
+    b = torch.randn(N, K, device="cuda").to(torch.float8_e4m3fn)
+    c = kernel(a, b)
+    torch.testing.assert_close(c, a.float() @ b.float().T, rtol=1e-3, atol=1e-3)
+    kernel.get_profiler().assert_allclose(
+        lambda x, y: x.float() @ y.float().T, rtol=1e-3, atol=1e-3)
+
+    @T.prim_func
+    def widen(X: T.Tensor((256,), T.float8_e5m2), Y: T.Tensor((256,), T.float32)):
+        with T.Kernel(1, threads=128):
+            for i in T.Parallel(256):
+                Y[i] = T.cast(X[i], T.float32) * 2.0
+
+    x = torch.arange(256, device="cuda", dtype=torch.uint8).view(torch.float8_e5m2)
+    y = tilelang_mlir.compile(widen, out_idx=[-1], target=TARGET)(x)
+    want = x.float() * 2
+    nan = torch.isnan(want)
+    assert torch.equal(torch.isnan(y), nan)
+    assert torch.equal(y[~nan], want[~nan])
+
+
 def test_in_place_output_views_on_the_gpu():
     # A non-contiguous numpy output of a GPU kernel (no out_idx) is written
     # back through its view.

@@ -98,6 +98,8 @@ enum DLDataTypeCode : uint8_t {
   kDLFloat = 2,
   kDLBfloat = 4,
   kDLBool = 6,
+  kDLFloat8_e4m3fn = 10,
+  kDLFloat8_e5m2 = 12,
 };
 
 /// A tensor taken from a `__dlpack__` capsule (either version); its
@@ -135,7 +137,8 @@ const char *residenceName(Residence residence) {
 
 /// The buffer element types, as the error messages list them.
 constexpr const char *kSupportedTypes =
-    "float16/32/64, bfloat16, int8/16/32/64 or bool";
+    "float16/32/64, bfloat16, float8_e4m3fn, float8_e5m2, int8/16/32/64 "
+    "or bool";
 
 /// The element type of `bytes`-byte elements of kind `kind`, in numpy's
 /// letters: 'f' float, 'i' signed integer, 'b' bool.
@@ -159,6 +162,10 @@ DType getDType(const DLDataType &type, size_t position) {
   if (type.lanes == 1 && type.bits % 8 == 0) {
     if (type.code == kDLBfloat && type.bits == 16)
       return DType::BF16;
+    if (type.code == kDLFloat8_e4m3fn && type.bits == 8)
+      return DType::F8E4M3FN;
+    if (type.code == kDLFloat8_e5m2 && type.bits == 8)
+      return DType::F8E5M2;
     char kind = type.code == kDLFloat  ? 'f'
                 : type.code == kDLInt  ? 'i'
                 : type.code == kDLBool ? 'b'
@@ -192,6 +199,10 @@ DType getDType(const py::array &array) {
   std::string name = py::str(dtype.attr("name"));
   if (name == "bfloat16")
     return DType::BF16;
+  if (name == "float8_e4m3fn")
+    return DType::F8E4M3FN;
+  if (name == "float8_e5m2")
+    return DType::F8E5M2;
   // Through the Python attributes: pybind11's accessors read the dtype
   // struct, whose layout NumPy 2 changed.
   if (std::optional<DType> type =

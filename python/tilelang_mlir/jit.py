@@ -45,6 +45,13 @@ _NUMPY_TYPES = {
     "f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8,
     "i16": np.int16, "i32": np.int32, "i64": np.int64, "i1": np.bool_,
 }
+try:  # numpy's types of bfloat16 and FP8, where ml_dtypes is installed
+    import ml_dtypes as _ml_dtypes
+    _NUMPY_TYPES.update(bf16=_ml_dtypes.bfloat16,
+                        f8E4M3FN=_ml_dtypes.float8_e4m3fn,
+                        f8E5M2=_ml_dtypes.float8_e5m2)
+except ImportError:
+    pass
 
 
 class JITKernel:
@@ -233,12 +240,20 @@ def _empty(shape, mlir_type, like):
     is a torch tensor, a numpy array otherwise."""
     if type(like).__module__.split(".")[0] == "torch":
         import torch
-        dtypes = {"f16": torch.float16, "bf16": torch.bfloat16,
-                  "f32": torch.float32, "f64": torch.float64,
-                  "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
-                  "i64": torch.int64, "i1": torch.bool}
-        return torch.empty(shape, dtype=dtypes[mlir_type], device=like.device)
+        return torch.empty(shape, dtype=_torch_dtype(torch, mlir_type),
+                           device=like.device)
+    if mlir_type not in _NUMPY_TYPES:
+        raise TileError("an output of element type %s needs torch tensors or "
+                        "ml_dtypes (numpy has no %s)" % (mlir_type, mlir_type))
     return np.empty(shape, dtype=_NUMPY_TYPES[mlir_type])
+
+
+def _torch_dtype(torch, mlir_type):
+    return {"f16": torch.float16, "bf16": torch.bfloat16,
+            "f32": torch.float32, "f64": torch.float64,
+            "f8E4M3FN": torch.float8_e4m3fn, "f8E5M2": torch.float8_e5m2,
+            "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
+            "i64": torch.int64, "i1": torch.bool}[mlir_type]
 
 
 def _at_user_lines(source, message):

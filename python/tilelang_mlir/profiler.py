@@ -167,11 +167,13 @@ def _supply(kind, mlir_type, shape, rng):
 
 
 def _to_torch_cuda(torch, data, mlir_type):
-    """`data` as a CUDA tensor of `mlir_type` (bf16 rounded from float32)."""
-    tensor = torch.from_numpy(data).cuda()
-    if mlir_type == "bf16":
-        tensor = tensor.to(torch.bfloat16)
-    return tensor
+    """`data` as a CUDA tensor of `mlir_type` (bf16 and FP8 rounded from
+    float32)."""
+    from .jit import _torch_dtype
+    tensor = torch.from_numpy(np.ascontiguousarray(data, dtype=np.float32)
+                              if mlir_type in ("bf16", "f8E4M3FN", "f8E5M2")
+                              else data).cuda()
+    return tensor.to(_torch_dtype(torch, mlir_type))
 
 
 class Profiler:

@@ -83,6 +83,18 @@ func.func @vector(%x: vector<4xf8E5M2>) -> vector<4xf32> {
 
 // -----
 
+// Choosing one of two values moves bytes: left as it is (a copy's zero
+// past a global edge).
+// CHECK-LABEL: func.func @select
+// CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : f8E4M3FN
+func.func @select(%c: i1, %x: f8E4M3FN) -> f8E4M3FN {
+  %zero = arith.constant 0.0 : f8E4M3FN
+  %y = arith.select %c, %x, %zero : f8E4M3FN
+  return %y : f8E4M3FN
+}
+
+// -----
+
 // ERR: error: 'arith.addf' op on 8-bit floats (f8E4M3FN, f8E5M2) cannot be lowered
 func.func @arith_on_f8(%x: f8E4M3FN) -> f8E4M3FN {
   %y = arith.addf %x, %x : f8E4M3FN

@@ -192,6 +192,77 @@ TEST_F(KernelTest, RunsWithEdgeTiles) {
   runScale(**kernel, 16, 16, -2.0f);
 }
 
+// FP8 buffers cross the boundary as bytes: every e4m3fn and every e5m2 bit
+// pattern in, widened to f32 by the kernel (checked against APFloat), the
+// e5m2 bytes also copied through unchanged; an e4m3fn scalar rounds as
+// APFloat rounds.
+TEST_F(KernelTest, FP8BuffersAndScalars) {
+  const char *text = R"mlir(
+func.func @widen(%a: memref<256xf8E4M3FN>, %b: memref<256xf8E5M2>,
+                 %wa: memref<256xf32>, %wb: memref<256xf32>,
+                 %copy: memref<256xf8E5M2>, %s: f8E4M3FN) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) -> (%bx) {
+    tile.parallel (%i) in (256) {
+      %t = arith.extf %s : f8E4M3FN to f32
+      %va = memref.load %a[%i] : memref<256xf8E4M3FN>
+      %xa = arith.extf %va : f8E4M3FN to f32
+      %pa = arith.addf %xa, %t : f32
+      memref.store %pa, %wa[%i] : memref<256xf32>
+      %vb = memref.load %b[%i] : memref<256xf8E5M2>
+      %xb = arith.extf %vb : f8E5M2 to f32
+      memref.store %xb, %wb[%i] : memref<256xf32>
+      memref.store %vb, %copy[%i] : memref<256xf8E5M2>
+    }
+  }
+  return
+}
+)mlir";
+  auto kernel = Kernel::create(text, options());
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ((*kernel)->getParams()[0].describe(), "memref<256xf8E4M3FN>");
+  EXPECT_EQ(getByteSize(DType::F8E5M2), 1);
+  EXPECT_EQ(parseDType("f8E5M2"), DType::F8E5M2);
+  std::vector<uint8_t> bits(256), copy(256, 0);
+  std::vector<float> wa(256, NAN), wb(256, NAN);
+  for (int i = 0; i < 256; ++i)
+    bits[i] = static_cast<uint8_t>(i);
+  auto buffer = [](void *data, DType dtype) {
+    BufferArg a;
+    a.data = data;
+    a.dtype = dtype;
+    a.shape = {256};
+    return a;
+  };
+  llvm::Error err = (*kernel)->run(
+      {buffer(bits.data(), DType::F8E4M3FN), buffer(bits.data(), DType::F8E5M2),
+       buffer(wa.data(), DType::F32), buffer(wb.data(), DType::F32),
+       buffer(copy.data(), DType::F8E5M2), ScalarArg{0.30}});
+  ASSERT_FALSE(err) << llvm::toString(std::move(err));
+  uint8_t sBits;
+  writeElement(DType::F8E4M3FN, &sBits, ScalarArg{0.30});
+  double s = readElement(DType::F8E4M3FN, &sBits);
+  EXPECT_EQ(s, 0.3125); // 0.30 to the nearest e4m3fn
+  EXPECT_EQ(copy, bits);
+  for (int i = 0; i < 256; ++i) {
+    for (bool e5m2 : {false, true}) {
+      llvm::APFloat value(e5m2 ? llvm::APFloat::Float8E5M2()
+                               : llvm::APFloat::Float8E4M3FN(),
+                          llvm::APInt(8, i));
+      float got = e5m2 ? wb[i] : wa[i];
+      if (value.isNaN()) {
+        EXPECT_TRUE(std::isnan(got)) << i;
+        continue;
+      }
+      double expected = value.convertToDouble();
+      EXPECT_EQ(got, static_cast<float>(e5m2 ? expected : expected + s))
+          << (e5m2 ? "e5m2" : "e4m3fn") << " bits " << i;
+      EXPECT_EQ(readElement(e5m2 ? DType::F8E5M2 : DType::F8E4M3FN, &bits[i]),
+                expected);
+    }
+  }
+}
+
 TEST_F(KernelTest, FromABuiltModule) {
   mlir::DialectRegistry registry;
   mlir::tile::registerAllDialects(registry);

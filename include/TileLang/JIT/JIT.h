@@ -39,7 +39,11 @@ namespace tile {
 namespace jit {
 
 /// Element types at the kernel boundary.
-enum class DType { I1, I8, I16, I32, I64, Index, F16, BF16, F32, F64 };
+enum class DType {
+  I1, I8, I16, I32, I64, Index, F16, BF16, F32, F64,
+  /// OCP FP8: 4 exponent bits (no infinities), 5 exponent bits.
+  F8E4M3FN, F8E5M2
+};
 
 llvm::StringRef toString(DType dtype);
 /// Parses "f16", "bf16", "f32", "i32", ... .
