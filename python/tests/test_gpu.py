@@ -368,6 +368,22 @@ def test_fp8_tensors_at_the_boundary_and_an_fp8_gemm():
     assert torch.equal(y[~nan], want[~nan])
 
 
+def test_tensors_that_require_grad_are_used_in_place():
+    torch = _needs_gpu()
+
+    @T.prim_func
+    def double(X: T.Tensor((1000,), T.float32), Y: T.Tensor((1000,), T.float32)):
+        with T.Kernel(T.ceildiv(1000, 128), threads=128) as bx:
+            for i in T.Parallel(128):
+                if bx * 128 + i < 1000:
+                    Y[bx * 128 + i] = X[bx * 128 + i] * 2.0
+
+    x = torch.randn(1000, device="cuda", requires_grad=True)
+    y = torch.full((1000,), float("nan"), device="cuda", requires_grad=True)
+    tilelang_mlir.compile(double, target=TARGET)(x, y)
+    torch.testing.assert_close(y.detach(), x.detach() * 2)
+
+
 def test_in_place_output_views_on_the_gpu():
     # A non-contiguous numpy output of a GPU kernel (no out_idx) is written
     # back through its view.

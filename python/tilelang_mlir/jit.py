@@ -196,6 +196,11 @@ class JITKernel:
                 if isinstance(param[1], T.Tensor):
                     if isinstance(value, np.ndarray):
                         value = self._host_array(i, param[0], value, write_back)
+                    elif getattr(value, "requires_grad", False) and \
+                            hasattr(value, "detach"):
+                        # torch exports no tensor that requires gradient:
+                        # the kernel works on its storage, as TileLang's do.
+                        value = value.detach()
                     elif not hasattr(value, "__dlpack__"):
                         raise TileError(
                             "argument %r of %s must be a numpy array or a "
