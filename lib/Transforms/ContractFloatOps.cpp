@@ -28,6 +28,11 @@ struct ContractFloatOpsPass
 
   void runOnOperation() override {
     getOperation()->walk([](arith::ArithFastMathInterface op) {
+      // Conversions are not arithmetic that fuses: with `contract`, the
+      // canonicalizer folds extf(truncf(x)) to x, dropping a rounding the
+      // program asked for (T.cast(T.cast(x, "float16"), "float32")).
+      if (isa<arith::TruncFOp, arith::ExtFOp>(op))
+        return;
       arith::FastMathFlagsAttr flags = op.getFastMathFlagsAttr();
       arith::FastMathFlags value =
           flags ? flags.getValue() : arith::FastMathFlags::none;

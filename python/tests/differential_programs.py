@@ -358,7 +358,10 @@ def gemm_trans_a(T):
     return _gemm(T, 256, 256, 256, 64, 64, 32, 2, 128, trans_A=True)
 
 
-@program([2], _gemm_inputs(512, 1024, 768), _gemm_ref(out="float16"), tol=(1e-2, 1e-2), mismatch=0.01)
+# f16 accumulation over K = 768 rounds every partial sum: both compilers
+# differ from the f32 reference in about 1.5% of the elements at this
+# tolerance (a wrong GEMM differs in nearly all of them).
+@program([2], _gemm_inputs(512, 1024, 768), _gemm_ref(out="float16"), tol=(1e-2, 1e-2), mismatch=0.03)
 def gemm_f16_accumulate(T):
     return _gemm(T, 512, 1024, 768, 128, 128, 32, 0, 128, out_dtype="float16",
                  accum="float16")
@@ -386,7 +389,9 @@ def gemm_swizzled_raster(T):
 
 @program([2], lambda torch, g: [torch.randint(-4, 4, (256, 256), generator=g, device="cuda", dtype=torch.int8),
                                 torch.randint(-4, 4, (256, 256), generator=g, device="cuda", dtype=torch.int8)],
-         lambda torch, a, b: (a.long() @ b.long().T).to(torch.int32), tol=(0, 0))
+         # float64 products and sums of these small integers are exact
+         # (torch has no integer matmul on CUDA).
+         lambda torch, a, b: (a.double() @ b.double().T).to(torch.int32), tol=(0, 0))
 def gemm_int8(T):
     return _gemm(T, 256, 256, 256, 128, 128, 64, 2, 128, trans_B=True,
                  in_dtype="int8", out_dtype="int32", accum="int32")
@@ -698,12 +703,13 @@ def reducer_scalar_thread_zero_writes(T):
             for i in T.Parallel(8):
                 T.reducer_update(mx[0], src[i])
                 T.reducer_update(sm[0], src[i])
-            r = T.alloc_fragment((2,), "float32")
-            T.finalize_reducer(mx, r[0:1])
-            T.finalize_reducer(sm, r[1:2])
+            r_max = T.alloc_fragment((1,), "float32")
+            r_sum = T.alloc_fragment((1,), "float32")
+            T.finalize_reducer(mx, r_max)
+            T.finalize_reducer(sm, r_sum)
             if T.get_thread_binding() == 0:
-                B[0] = r[0]
-                B[1] = r[1]
+                B[0] = r_max[0]
+                B[1] = r_sum[0]
     return main
 
 

@@ -46,7 +46,7 @@ def _tilelang():
 
 
 def _run(kernel, inputs, out_idx, torch):
-    outputs = kernel(*[x.clone() for x in inputs])
+    outputs = kernel(*[x.clone() if hasattr(x, "clone") else x for x in inputs])
     if not isinstance(outputs, (list, tuple)):
         outputs = [outputs]
     torch.cuda.synchronize()

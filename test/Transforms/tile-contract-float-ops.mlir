@@ -15,3 +15,16 @@ func.func @scale_shift(%x: f32, %m: f32, %s: f32, %i: i32) -> (f32, i32) {
   %j = arith.addi %i, %i : i32
   return %c, %j : f32, i32
 }
+
+// Conversions keep their flags: with `contract` on the truncf, the
+// canonicalizer would fold extf(truncf(x)) to x, dropping the rounding.
+// CHECK-LABEL: func.func @round_through_f16
+// CHECK: arith.truncf %{{[[:alnum:]_]+}} : f32 to f16
+// CHECK: arith.extf %{{[[:alnum:]_]+}} : f16 to f32
+// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
+func.func @round_through_f16(%x: f32) -> f32 {
+  %h = arith.truncf %x : f32 to f16
+  %y = arith.extf %h : f16 to f32
+  %z = arith.mulf %y, %y : f32
+  return %z : f32
+}
