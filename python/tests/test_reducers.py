@@ -427,3 +427,19 @@ def test_64_bit_values_shuffle_as_two_halves():
 
     ptx = tilelang.compile(wide, target="sm_90a").get_kernel_source("ptx")
     assert ptx.count("shfl.sync.bfly") == 2 + 2 * 5
+
+
+def test_shuffle_elect_and_warp_groups():
+    from tilelang_mlir.rocm.target import check_hip_availability
+    assert check_hip_availability() is False
+
+    @T.prim_func
+    def kernel(A: T.Tensor((256,), T.int32), B: T.Tensor((256,), T.int32)):
+        with T.Kernel(1, threads=256):
+            tx = T.get_thread_binding()
+            A[tx] = T.shuffle_elect(64) + T.shuffle_elect(0) * 2
+            B[tx] = T.get_warp_group_idx(32, 2) * 100 + T.get_warp_idx() * 10 + \
+                T.get_lane_idx(16)
+
+    ptx = tilelang.compile(kernel, target="sm_90a").get_kernel_source("ptx")
+    assert "%tid.x" in ptx and "shfl" not in ptx

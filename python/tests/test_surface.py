@@ -20,8 +20,19 @@ def test_dtype_objects():
     assert T.dtype(np.float16) == "float16" and T.dtype(np.dtype("int8")) == "int8"
     assert T.float8_e4m3fn.bits == 8 and T.tfloat32.bits == 32
     assert T.float32(2) == 2.0 and isinstance(T.int32(3.0), int) and T.bool(1) is True
+    # Named (a module may list them), refused where a kernel uses them.
+    assert T.dtype("uint8") == T.uint8 and T.uint8.bits == 8 and T.int4.bits == 4
+    assert T.float8_e8m0fnu.bits == 8 and T.float4_e2m1fn.bits == 4
     with pytest.raises(T.TileLangError, match="'uint8': unsigned integers are not supported yet"):
-        T.dtype("uint8")
+        @T.prim_func
+        def main(A: T.Tensor((4,), T.uint8)):
+            with T.Kernel(1, threads=32):
+                pass
+    with pytest.raises(T.TileLangError, match="'float4_e2m1fn': 4-bit floats are not supported yet"):
+        @T.prim_func
+        def tile(A: T.Tensor((4,), T.float32)):
+            with T.Kernel(1, threads=32):
+                T.alloc_fragment((4,), T.float4_e2m1fn)
     with pytest.raises(T.TileLangError, match="unknown dtype 'float12'"):
         T.dtype("float12")
 
