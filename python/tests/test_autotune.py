@@ -62,3 +62,28 @@ def test_corrupt_cache_entry_retunes(tmp_path, capsys):
     kernel = make_tuned()(32, 32, 16)
     assert kernel.autotune_result is not None
     assert "[1/3]" in capsys.readouterr().err
+
+
+def test_set_autotune_inputs_checks_and_times_on_the_given_arguments():
+    from tilelang_mlir.autotuner import get_autotune_inputs, set_autotune_inputs
+    rng = np.random.default_rng()
+    a = rng.standard_normal((48, 32)).astype(np.float16)
+    b = rng.standard_normal((32, 48)).astype(np.float16)
+    seen = []
+
+    def checking_reference(x, y):
+        seen.append((x.copy(), y.copy()))
+        return reference(x, y)
+
+    tuned = autotune(configs=CONFIGS[:2], warmup=1, rep=2, ref_prog=checking_reference,
+                     rtol=1e-2, atol=1e-2, cache=False)(
+        tilelang_mlir.jit(out_idx=[-1])(matmul_func))
+    with set_autotune_inputs(a, b):
+        assert get_autotune_inputs() == [a, b]
+        kernel = tuned(48, 48, 32)
+    assert get_autotune_inputs() is None
+    assert len(seen) == 2 and all(np.array_equal(x, a) and np.array_equal(y, b)
+                                  for x, y in seen)
+    np.testing.assert_allclose(kernel(a, b), reference(a, b), rtol=1e-2, atol=1e-2)
+    with set_autotune_inputs([a]):  # a list, as TileLang takes it too
+        assert get_autotune_inputs() == [a]

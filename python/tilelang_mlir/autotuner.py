@@ -25,6 +25,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 
 from . import _tilelang
 from .target import determine_target
@@ -78,6 +79,42 @@ def _store(path, config, latency):
     os.replace(tmp, path)
 
 
+_captured = threading.local()
+
+
+class _AutotuneInputs:
+    """The context of ``with set_autotune_inputs(a, b, ...):``."""
+
+    def __init__(self, tensors):
+        self.tensors = tensors
+
+    def __enter__(self):
+        stack = getattr(_captured, "stack", None)
+        if stack is None:
+            stack = _captured.stack = []
+        stack.append(self.tensors)
+        return self
+
+    def __exit__(self, *exc):
+        _captured.stack.pop()
+        return False
+
+
+def set_autotune_inputs(*args):
+    """``with set_autotune_inputs(a, b, c):`` (or a list): autotuning in the
+    block checks and times every configuration on these arguments (the
+    kernel's inputs in order, tensors and scalars) instead of fresh ones."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        return _AutotuneInputs(list(args[0]))
+    return _AutotuneInputs(list(args))
+
+
+def get_autotune_inputs():
+    """The innermost set_autotune_inputs' arguments, or None."""
+    stack = getattr(_captured, "stack", None)
+    return stack[-1] if stack else None
+
+
 def autotune(configs, warmup=25, rep=100, ref_prog=None, rtol=1e-2, atol=1e-2,
              supply_type=TensorSupplyType.Auto, shapes=None, cache=True,
              target="auto", progress=True):
@@ -113,9 +150,12 @@ def autotune(configs, warmup=25, rep=100, ref_prog=None, rtol=1e-2, atol=1e-2,
                 try:
                     kernel = jit_fn(*args, **kwargs, **config)
                     profiler = Profiler(kernel, supply_type, shapes)
+                    given = get_autotune_inputs()
                     if ref_prog is not None:
-                        profiler.assert_allclose(ref_prog, rtol=rtol, atol=atol)
-                    latency = profiler.do_bench(warmup=warmup, rep=rep)
+                        profiler.assert_allclose(ref_prog, input_tensors=given,
+                                                 rtol=rtol, atol=atol)
+                    latency = profiler.do_bench(warmup=warmup, rep=rep,
+                                                input_tensors=given)
                     entries.append((config, latency, None))
                     if best is None or latency < best[1]:
                         best = (config, latency, kernel)
@@ -169,7 +209,7 @@ def _tune_eager(jit_fn, configs, warmup, rep, supply_type, shapes, progress):
             try:
                 kernel, arguments, runtime = jit_fn._specialize(args, merged)
                 latency = Profiler(kernel, supply_type, shapes).do_bench(
-                    warmup=warmup, rep=rep)
+                    warmup=warmup, rep=rep, input_tensors=get_autotune_inputs())
                 entries.append((config, latency, None))
                 if best is None or latency < best[1]:
                     best = (config, latency, (kernel, arguments, runtime))

@@ -235,8 +235,9 @@ class Profiler:
         up to `max_mismatched_ratio` of the elements (1%) may be outside the
         tolerances."""
         inputs, outputs = self.run_once(input_tensors)
-        expected = reference_program(*[x.clone() if self.torch is not None
-                                       else x.copy() for x in inputs])
+        expected = reference_program(*[
+            x.clone() if hasattr(x, "clone") else
+            x.copy() if isinstance(x, np.ndarray) else x for x in inputs])
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         expected = expected if isinstance(expected, tuple) else (expected,)
         if len(outputs) != len(expected):
@@ -247,10 +248,11 @@ class Profiler:
                             max_mismatched_ratio=max_mismatched_ratio,
                             name="output %d" % i)
 
-    def do_bench(self, func=None, warmup=25, rep=100, return_mode="median"):
+    def do_bench(self, func=None, warmup=25, rep=100, return_mode="median",
+                 input_tensors=None):
         """Median milliseconds of the kernel on one set of fresh inputs (or
-        of `func(*inputs)`)."""
-        inputs = self.supply_inputs()
+        `input_tensors`), or of `func(*inputs)`."""
+        inputs = self.supply_inputs() if input_tensors is None else list(input_tensors)
         target = func if func is not None else self.kernel
         return do_bench(lambda: target(*inputs), warmup=warmup, rep=rep,
                         return_mode=return_mode,
