@@ -782,3 +782,17 @@ def warp_reductions_and_votes(T):
                 V[32 + tx] = T.all_sync(tx < 32) * 2
                 V[64 + tx] = T.cast(T.ballot(tx % 2 == 0), "int32")
     return main
+
+
+@program([1], lambda torch, g: [_randn(torch, g, 512)],
+         lambda torch, a: torch.cat([a[:200] - 1.0, torch.zeros_like(a[200:])]))
+def parallel_run_time_extent(T):
+    @T.prim_func
+    def main(A: T.Tensor((512,), "float32"), B: T.Tensor((512,), "float32"),
+             valid_len: T.int32):
+        with T.Kernel(1, threads=256):
+            for i in T.Parallel(512):
+                B[i] = 0.0
+            for i in T.Parallel(T.min(valid_len, 512)):
+                B[i] = A[i] - 1.0
+    return main

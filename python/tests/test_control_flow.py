@@ -364,3 +364,34 @@ def test_hints_accepted_and_misuse_refused():
         def named(A: T.Tensor((32,), T.float32)):
             with T.Kernel(1, threads=32):
                 T.sync_threads(3, 128)
+
+
+def test_parallel_over_run_time_extents():
+    # TileLang's T.Parallel(n) with n known at run time: every iteration
+    # once (chunks of the block's threads; the last chunk partly idle),
+    # including empty ranges and two dynamic dimensions.
+    @T.prim_func
+    def main(A: T.Tensor((40, 24), T.float32), B: T.Tensor((40, 24), T.float32),
+             rows: T.int32, cols: T.int32):
+        with T.Kernel(1, threads=64):
+            for i, j in T.Parallel(40, 24):
+                B[i, j] = -1.0
+            for i, j in T.parallel(T.min(rows, 40), cols):
+                B[i, j] = A[i, j] * 2.0
+
+    kernel = tilelang_mlir.compile(main, target="cpu")
+    A = np.random.default_rng().standard_normal((40, 24)).astype(np.float32)
+    for rows, cols in ((0, 5), (3, 24), (40, 7), (77, 24), (13, 0)):
+        B = np.full((40, 24), np.nan, np.float32)
+        kernel(A, B, rows, cols)
+        want = np.full((40, 24), -1.0, np.float32)
+        r = min(rows, 40)
+        want[:r, :cols] = A[:r, :cols] * 2
+        np.testing.assert_array_equal(B, want)
+    assert "tile.parallel" in tilelang_mlir.compile(main, target="sm_90a").get_kernel_source("tile")
+    with pytest.raises(T.TileLangError, match="extent 0 must be an integer"):
+        @T.prim_func
+        def bad(A: T.Tensor((4,), T.float32), x: T.float32):
+            with T.Kernel(1, threads=32):
+                for i in T.Parallel(x):
+                    A[i] = 0.0

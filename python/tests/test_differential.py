@@ -72,7 +72,8 @@ def _close(torch, got, want, rtol, atol, mismatch):
 
 def _scalars(name):
     """Scalar arguments a program takes after its tensors."""
-    return {"scalar_parameters": [2.5, -1.0]}.get(name, [])
+    return {"scalar_parameters": [2.5, -1.0],
+            "parallel_run_time_extent": [200]}.get(name, [])
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))

@@ -58,7 +58,7 @@ __all__ = [
     "warp_reduce_sum", "warp_reduce_max", "warp_reduce_min",
     "warp_reduce_bitand", "warp_reduce_bitor", "any_sync", "all_sync",
     "ballot_sync", "ballot", "get_lane_idx", "get_warp_idx",
-    "get_warp_idx_sync", "get_warp_group_idx", "shuffle_elect",
+    "get_warp_idx_sync", "get_warp_group_idx", "shuffle_elect", "parallel",
 ]
 
 def __getattr__(name):
@@ -1961,12 +1961,49 @@ def use_swizzle(panel_size, order="row", enable=True):
 # Loops
 # --------------------------------------------------------------------------
 
-def Parallel(*extents):
-    """``for i, j in T.Parallel(128, 128):`` elementwise over a tile."""
-    if not extents or not builtins.all(isinstance(e, int) and e > 0
-                                       for e in extents):
-        raise TileLangError("T.Parallel takes static positive extents, got %r"
+def Parallel(*extents, coalesced_width=None, loop_layout=None,
+             annotations=None):
+    """``for i, j in T.Parallel(128, 128):`` elementwise over a tile. An
+    extent known only at run time (``T.Parallel(n)``, n a device value) is
+    covered in chunks of the block's thread count: a sequential loop over
+    the chunks, each a parallel loop whose iterations past the end do
+    nothing."""
+    if not extents:
+        raise TileLangError("T.Parallel takes at least one extent")
+    if not builtins.all(isinstance(e, int) for e in extents):
+        return _dynamic_parallel(extents)
+    if not builtins.all(e > 0 for e in extents):
+        raise TileLangError("T.Parallel takes positive extents, got %r"
                             % (extents,))
+    return _static_parallel(extents)
+
+
+def _dynamic_parallel(extents):
+    for axis, e in enumerate(extents):
+        if not isinstance(e, (int, Expr, _Var)) or (
+                isinstance(e, Expr) and _is_float(e.type)):
+            raise TileLangError("T.Parallel: extent %d must be an integer, got %r"
+                                % (axis, e))
+    sizes = [_index(e) for e in extents]
+    total = sizes[0]
+    for size in sizes[1:]:
+        total = total * size
+    chunk = int(getattr(_state, "threads", None) or 128)
+    for c in serial(ceildiv(total, chunk)):
+        for i in _static_parallel((chunk,)):
+            linear = c * chunk + i
+            with _branch(linear < total):
+                coords = []
+                rest = linear
+                for size in reversed(sizes[1:]):
+                    coords.append(rest % size)
+                    rest = rest // size
+                coords.append(rest)
+                coords.reverse()
+                yield coords[0] if len(coords) == 1 else tuple(coords)
+
+
+def _static_parallel(extents):
     builder = _builder()
     ivs = [builder.fresh("i") for _ in extents]
     depth = builder.depth
@@ -1991,6 +2028,9 @@ class _ParallelFrame:
         self.line, self.depth = line, depth
         self.ivs, self.extents = ivs, list(extents)
         self.sites = {}
+
+
+parallel = Parallel  # TileLang's lower-case alias
 
 
 def _range(start, stop, step):
