@@ -796,3 +796,32 @@ def parallel_run_time_extent(T):
             for i in T.Parallel(T.min(valid_len, 512)):
                 B[i] = A[i] - 1.0
     return main
+
+
+def _masked(T, kind, M=512, N=256, bM=128, bN=128):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float16"), B: T.Tensor((M, N), "float16")):
+        with T.Kernel(T.ceildiv(N, bN), T.ceildiv(M, bM), threads=256) as (bx, by):
+            A_shared = T.alloc_shared((bM, bN), "float16")
+            tx = T.get_thread_binding(0)
+            if kind == "parallel":
+                if tx < 128:  # the tile op runs on the first 128 threads
+                    for i, k in T.Parallel(bM, bN):
+                        A_shared[i, k] = A[by * bM + i, bx * bN + k] * 2.0
+            else:
+                if tx >= 128 and tx < 256:
+                    T.copy(A[by * bM, bx * bN], A_shared)
+            T.copy(A_shared, B[by * bM, bx * bN])
+    return main
+
+
+@program([1], lambda torch, g: [_randn(torch, g, 512, 256, dtype="float16")],
+         lambda torch, a: a * 2.0)
+def thread_range_parallel(T):
+    return _masked(T, "parallel")
+
+
+@program([1], lambda torch, g: [_randn(torch, g, 512, 256, dtype="float16")],
+         lambda torch, a: a)
+def thread_range_copy_upper_half(T):
+    return _masked(T, "copy")

@@ -44,8 +44,7 @@ struct BlockThreads {
 BlockThreads getBlockThreads(OpBuilder &b, Operation *op);
 
 /// The index of the executing thread along `dim` of the block that encloses
-/// `op` (tile.thread_id); in a thread range, dimension 0 counts from the
-/// range's first thread.
+/// `op` (tile.thread_id), in a thread range too.
 Value getThreadIndex(OpBuilder &b, Operation *op, int64_t dim);
 
 /// The number of threads of the gpu.launch (or thread range) that encloses

@@ -70,8 +70,6 @@ BlockThreads mlir::tile::getBlockThreads(OpBuilder &b, Operation *op) {
 Value mlir::tile::getThreadIndex(OpBuilder &b, Operation *op, int64_t dim) {
   auto launch = op->getParentOfType<gpu::LaunchOp>();
   assert(launch && "thread indices exist inside a gpu.launch");
-  if (getThreadRange(op) && dim == 0)
-    return getBlockThreads(b, op).threadId;
   gpu::KernelDim3 tid = launch.getThreadIds();
   return dim == 0 ? tid.x : dim == 1 ? tid.y : tid.z;
 }

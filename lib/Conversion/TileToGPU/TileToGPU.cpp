@@ -14,9 +14,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace mlir {
@@ -182,29 +184,143 @@ static void materializeTileAllocations(ModuleOp module) {
   }
 }
 
-/// Tile ops synchronize the block, so every thread must reach them: none
-/// may lie in a region whose control flow depends on a tile.thread_id
-/// (an `if T.get_thread_binding() == 0:` around a copy would hang).
-static LogicalResult checkUniformTileOps(ModuleOp module) {
+/// The threads [first, first + count) of a one-dimensional block of
+/// `threads` for which `cond` holds, when it is `tid < c`, `tid >= c` (or
+/// `<=`, `>`) of tile.thread_id 0 and a constant, or two of them joined by
+/// `and`.
+static std::optional<std::pair<int64_t, int64_t>>
+matchThreadRange(Value cond, int64_t threads) {
+  if (auto both = cond.getDefiningOp<arith::AndIOp>()) {
+    auto a = matchThreadRange(both.getLhs(), threads);
+    auto b = matchThreadRange(both.getRhs(), threads);
+    if (!a || !b)
+      return std::nullopt;
+    int64_t first = std::max(a->first, b->first);
+    int64_t end = std::min(a->first + a->second, b->first + b->second);
+    return std::make_pair(first, std::max<int64_t>(end - first, 0));
+  }
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  APInt bound;
+  if (!cmp || !matchPattern(cmp.getRhs(), m_ConstantInt(&bound)))
+    return std::nullopt;
+  auto tid = cmp.getLhs().getDefiningOp<ThreadIdOp>();
+  if (!tid || tid.getDim() != 0)
+    return std::nullopt;
+  int64_t c = bound.getSExtValue();
+  auto below = [&](int64_t end) {
+    end = std::clamp<int64_t>(end, 0, threads);
+    return std::make_pair(int64_t(0), end);
+  };
+  auto from = [&](int64_t first) {
+    first = std::clamp<int64_t>(first, 0, threads);
+    return std::make_pair(first, threads - first);
+  };
+  switch (cmp.getPredicate()) {
+  case arith::CmpIPredicate::slt:
+  case arith::CmpIPredicate::ult:
+    return below(c);
+  case arith::CmpIPredicate::sle:
+  case arith::CmpIPredicate::ule:
+    return below(c + 1);
+  case arith::CmpIPredicate::sge:
+  case arith::CmpIPredicate::uge:
+    return from(c);
+  case arith::CmpIPredicate::sgt:
+  case arith::CmpIPredicate::ugt:
+    return from(c + 1);
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Why the tile ops under `branch` cannot run on the threads its condition
+/// selects, or the range of those threads.
+static FailureOr<std::pair<int64_t, int64_t>>
+getNarrowedRange(scf::IfOp branch, TargetAttr target, std::string &why) {
+  auto kernel = branch->getParentOfType<KernelOp>();
+  if (!target || target.getKind() != TargetKind::CUDA) {
+    why = "tile ops run on part of the block only on NVIDIA targets";
+    return failure();
+  }
+  if (!kernel || kernel.getThreads().size() != 1) {
+    why = "tile ops run on part of the block only in one-dimensional blocks";
+    return failure();
+  }
+  int64_t threads = kernel.getThreads()[0];
+  auto range = matchThreadRange(branch.getCondition(), threads);
+  if (!range) {
+    why = "the condition is not a range of threads (tid < c, tid >= c, or "
+          "both)";
+    return failure();
+  }
+  if (range->second == 0 || range->first % 32 || range->second % 32) {
+    why = "the threads [" + std::to_string(range->first) + ", " +
+          std::to_string(range->first + range->second) +
+          ") are not whole warps";
+    return failure();
+  }
+  bool elseTileOps = false, fragments = false;
+  branch.getElseRegion().walk([&](Operation *op) {
+    elseTileOps |= isa<TileDialect>(op->getDialect()) && !isa<YieldOp>(op);
+  });
+  branch.getThenRegion().walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      if (auto type = dyn_cast<MemRefType>(operand.getType()))
+        fragments |= getMemorySpace(type) == MemorySpace::Fragment;
+  });
+  if (elseTileOps) {
+    why = "the else branch holds tile ops too";
+    return failure();
+  }
+  if (fragments) {
+    why = "fragments are laid out over the whole block";
+    return failure();
+  }
+  return *range;
+}
+
+/// Tile ops synchronize the threads that run them, so none may depend on a
+/// tile.thread_id through control flow (an `if T.get_thread_binding() ==
+/// 0:` around a copy would hang), but for an scf.if on a range of whole
+/// warps of a one-dimensional block on NVIDIA (TileLang's `if tx < 128:
+/// T.copy(...)`): it gets that range as its `tile.thread_range`, and the
+/// tile ops inside are spread over those threads, their barriers named
+/// barriers of that many threads.
+static LogicalResult narrowOrRefuse(ModuleOp module, TargetAttr target) {
   SetVector<Operation *> perThread;
   module.walk([&](ThreadIdOp op) {
     getForwardSlice(op.getOperation(), &perThread);
   });
   for (Operation *control : perThread) {
-    if (control->getNumRegions() == 0 || isa<TileDialect>(control->getDialect()))
+    if (control->getNumRegions() == 0 ||
+        isa<TileDialect>(control->getDialect()) ||
+        control->hasAttr(TileDialect::getThreadRangeAttrName()))
       continue;
-    WalkResult result = control->walk([&](Operation *inner) {
-      if (inner == control || !isa<TileDialect>(inner->getDialect()) ||
-          isa<ThreadIdOp, YieldOp>(inner))
-        return WalkResult::advance();
-      InFlightDiagnostic diag = inner->emitOpError(
-          "synchronizes the block, but runs under control flow that depends "
-          "on the thread index: every thread must reach it");
-      diag.attachNote(control->getLoc()) << "the thread-dependent control flow";
-      return WalkResult::interrupt();
+    Operation *tileOp = nullptr;
+    control->walk([&](Operation *inner) {
+      if (inner != control && isa<TileDialect>(inner->getDialect()) &&
+          !isa<ThreadIdOp, YieldOp>(inner) && !tileOp)
+        tileOp = inner;
     });
-    if (result.wasInterrupted())
-      return failure();
+    if (!tileOp)
+      continue;
+    std::string why = "control flow that is not a plain if";
+    if (auto branch = dyn_cast<scf::IfOp>(control)) {
+      FailureOr<std::pair<int64_t, int64_t>> range =
+          getNarrowedRange(branch, target, why);
+      if (succeeded(range)) {
+        branch->setAttr(TileDialect::getThreadRangeAttrName(),
+                        DenseI64ArrayAttr::get(
+                            module.getContext(), {range->first, range->second}));
+        continue;
+      }
+    }
+    InFlightDiagnostic diag = tileOp->emitOpError(
+        "synchronizes the threads that run it, but runs under control flow "
+        "that depends on the thread index: ")
+        << why;
+    diag.attachNote(control->getLoc()) << "the thread-dependent control flow";
+    return failure();
   }
   return success();
 }
@@ -246,7 +362,7 @@ struct ConvertTileToGPUPass
     });
     if (atomics.wasInterrupted())
       return signalPassFailure();
-    if (failed(checkUniformTileOps(module)))
+    if (failed(narrowOrRefuse(module, targetAttr)))
       return signalPassFailure();
     // Every gemm runs on its instruction and every copy on its engine;
     // those without one take the default choice.

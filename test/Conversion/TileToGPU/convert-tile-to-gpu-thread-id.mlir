@@ -27,8 +27,31 @@ func.func @thread_id(%out: memref<4x32xf32>, %flag: memref<1xf32>) {
 
 // -----
 
-// Tile ops synchronize the block: none may depend on the thread index
-// through control flow.
+// Tile ops under a range of whole warps run on those threads: the branch
+// gets the range, and the copy inside is spread over its 128 threads.
+// CHECK-LABEL: func.func @narrowed_copy
+// CHECK: scf.if %{{.*}} {
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128
+// CHECK: } {tile.thread_range = array<i64: 0, 128>}
+func.func @narrowed_copy(%in: memref<1024xf32>, %out: memref<1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
+    %s = tile.alloc_shared : memref<1024xf32, #tile.mem<shared>>
+    %tx = tile.thread_id 0
+    %low = arith.cmpi slt, %tx, %c128 : index
+    scf.if %low {
+      tile.copy %in[%c0] to %s : memref<1024xf32> to memref<1024xf32, #tile.mem<shared>>
+    }
+    tile.copy %s to %out[%c0] : memref<1024xf32, #tile.mem<shared>> to memref<1024xf32>
+  }
+  return
+}
+
+// -----
+
+// Anything else may not depend on the thread index through control flow.
 func.func @divergent_copy(%in: memref<128xf32>, %out: memref<128xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -38,7 +61,27 @@ func.func @divergent_copy(%in: memref<128xf32>, %out: memref<128xf32>) {
     %first = arith.cmpi eq, %tx, %c0 : index
     // expected-note @+1 {{the thread-dependent control flow}}
     scf.if %first {
-      // expected-error @+1 {{'tile.copy' op synchronizes the block, but runs under control flow that depends on the thread index: every thread must reach it}}
+      // expected-error @+1 {{'tile.copy' op synchronizes the threads that run it, but runs under control flow that depends on the thread index: the condition is not a range of threads (tid < c, tid >= c, or both)}}
+      tile.copy %in[%c0] to %s : memref<128xf32> to memref<128xf32, #tile.mem<shared>>
+    }
+    tile.copy %s to %out[%c0] : memref<128xf32, #tile.mem<shared>> to memref<128xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @partial_warps(%in: memref<128xf32>, %out: memref<128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c100 = arith.constant 100 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<128xf32, #tile.mem<shared>>
+    %tx = tile.thread_id 0
+    %low = arith.cmpi slt, %tx, %c100 : index
+    // expected-note @+1 {{the thread-dependent control flow}}
+    scf.if %low {
+      // expected-error @+1 {{the threads [0, 100) are not whole warps}}
       tile.copy %in[%c0] to %s : memref<128xf32> to memref<128xf32, #tile.mem<shared>>
     }
     tile.copy %s to %out[%c0] : memref<128xf32, #tile.mem<shared>> to memref<128xf32>

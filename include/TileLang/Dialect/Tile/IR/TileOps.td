@@ -686,13 +686,16 @@ def Tile_ThreadIdOp : Tile_Op<"thread_id", [Tile_InKernel, Pure]> {
   let summary = "The index of the executing thread in the block";
   let description = [{
     TileLang's `T.get_thread_binding(dim)`: the executing thread's index
-    along dimension `dim` (0 = x, 1 = y, 2 = z) of the kernel's `threads`;
-    inside a `tile.producer` body or a warp-specialized side, dimension 0
-    counts from that side's first thread. Code that uses it runs per
-    thread: tile ops (copies, gemms, reductions, parallels) synchronize the
-    whole block and may not depend on it through control flow
-    (convert-tile-to-gpu reports the op). The CPU target runs each block as
-    one thread and refuses it.
+    along dimension `dim` (0 = x, 1 = y, 2 = z) of the kernel's `threads`
+    (of the whole block, in a warp-specialized side too). Code that uses it
+    runs per thread. Tile ops (copies, gemms, reductions, parallels)
+    synchronize the threads that run them, so they may depend on it through
+    control flow only as a range of whole warps of a one-dimensional block
+    on NVIDIA targets: an `scf.if` on `%tid < c`, `%tid >= c` or both
+    (`and`) runs its tile ops on those threads (convert-tile-to-gpu gives
+    it a `tile.thread_range`; no fragments inside, no tile ops in an else
+    region); anything else is an error at the op. The CPU target runs each
+    block as one thread and refuses the op.
 
     ```mlir
     %tx = tile.thread_id 0
