@@ -444,3 +444,31 @@ def test_shuffle_elect_and_warp_groups():
 
     ptx = tilelang.compile(kernel, target="sm_90a").get_kernel_source("ptx")
     assert "%tid.x" in ptx and "shfl" not in ptx
+
+
+def test_running_maxima_and_minima():
+    @T.prim_func
+    def kernel(A: T.Tensor((16, 40), T.float32), B: T.Tensor((3, 16, 40), T.float32)):
+        with T.Kernel(1, threads=64):
+            s = T.alloc_shared((16, 40), T.float32)
+            f = T.alloc_fragment((16, 40), T.float32)
+            T.copy(A, s)
+            T.cummax(s, f, dim=1)
+            T.copy(f, B[0, 0, 0])
+            T.cummin(s, f, dim=0, reverse=True)
+            T.copy(f, B[1, 0, 0])
+            T.cummax(s, dim=1, reverse=True)  # in place
+            T.copy(s, B[2, 0, 0])
+
+    A = RNG.standard_normal((16, 40)).astype(np.float32)
+    A[3, 7] = np.nan  # skipped, as in the reductions
+    B = np.zeros((3, 16, 40), np.float32)
+    tilelang.compile(kernel, target="cpu")(A, B)
+    np.testing.assert_array_equal(B[0], np.fmax.accumulate(A, axis=1))
+    np.testing.assert_array_equal(B[1], np.fmin.accumulate(A[::-1], axis=0)[::-1])
+    np.testing.assert_array_equal(B[2], np.fmax.accumulate(A[:, ::-1], axis=1)[:, ::-1])
+    with pytest.raises(T.TileLangError, match="T.cummax scans whole on-chip tiles"):
+        @T.prim_func
+        def bad(A: T.Tensor((16,), T.float32)):
+            with T.Kernel(1, threads=32):
+                T.cummax(A)

@@ -59,6 +59,7 @@ __all__ = [
     "warp_reduce_bitand", "warp_reduce_bitor", "any_sync", "all_sync",
     "ballot_sync", "ballot", "get_lane_idx", "get_warp_idx",
     "get_warp_idx_sync", "get_warp_group_idx", "shuffle_elect", "parallel",
+    "cummax", "cummin",
 ]
 
 def __getattr__(name):
@@ -1565,14 +1566,35 @@ def reduce_bitxor(buffer, out, dim=-1, clear=True, batch=1, annotations=None):
     _reduce_bitwise("bitxor", buffer, out, dim, clear)
 
 
-def cumsum(src, dst=None, dim=0, reverse=False, annotations=None):
-    """Inclusive prefix sums along `dim` (in place without `dst`)."""
+def _scan(kind, src, dst, dim, reverse, what):
     dst = src if dst is None else dst
+    for buffer in (src, dst):
+        if not isinstance(buffer, TileBuffer) or buffer.space is None:
+            raise TileLangError("%s scans whole on-chip tiles, got %r"
+                                % (what, buffer))
     rank = len(src.dims)
     dim = dim + rank if dim < 0 else dim
+    attrs = [] if kind == "sum" else ["kind = #tile.reduce_kind<%s>" % kind]
+    if reverse:
+        attrs.append("reverse")
     _builder().emit("tile.cumsum %s to %s dim %d%s : %s to %s" % (
-        src.name, dst.name, dim, " {reverse}" if reverse else "",
+        src.name, dst.name, dim, " {%s}" % ", ".join(attrs) if attrs else "",
         src.memref_type, dst.memref_type))
+
+
+def cumsum(src, dst=None, dim=0, reverse=False, annotations=None):
+    """Inclusive prefix sums along `dim` (in place without `dst`)."""
+    _scan("sum", src, dst, dim, reverse, "T.cumsum")
+
+
+def cummax(src, dst=None, dim=0, reverse=False, annotations=None):
+    """Running maxima along `dim` (in place without `dst`)."""
+    _scan("max", src, dst, dim, reverse, "T.cummax")
+
+
+def cummin(src, dst=None, dim=0, reverse=False, annotations=None):
+    """Running minima along `dim` (in place without `dst`)."""
+    _scan("min", src, dst, dim, reverse, "T.cummin")
 
 
 def atomic_add(dst, value):

@@ -871,16 +871,18 @@ struct CumsumLowering : TilePattern<CumsumOp> {
       buildAlongDim(
           rewriter, op.getLoc(), type.getShape(), dim, op.getReverse(), dist,
           [&](OpBuilder &b, Location loc, ValueRange) {
-            return zeroOf(b, loc, type.getElementType());
+            return reductionIdentity(b, loc, op.getKind(),
+                                     type.getElementType());
           },
           [&](OpBuilder &b, Location loc, ValueRange outer, Value r,
               Value acc) -> Value {
             SmallVector<Value> indices = insertAt(outer, dim, r);
             // Read before writing: dst may be src.
-            Value sum = add(b, loc, acc,
-                            memref::LoadOp::create(b, loc, src, indices));
-            memref::StoreOp::create(b, loc, sum, dst, indices);
-            return sum;
+            Value next = combineReduction(
+                b, loc, op.getKind(), /*propagateNaN=*/false, acc,
+                memref::LoadOp::create(b, loc, src, indices));
+            memref::StoreOp::create(b, loc, next, dst, indices);
+            return next;
           },
           /*finish=*/nullptr);
     });

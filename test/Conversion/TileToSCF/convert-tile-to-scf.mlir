@@ -278,12 +278,17 @@ func.func @reduce(%n: index) {
 // CHECK:   scf.for %[[R:[[:alnum:]_]+]] =
 // CHECK:     %[[POS:[[:alnum:]_]+]] = arith.subi %{{.*}}, %[[R]]
 // CHECK:     memref.load %{{.*}}[%[[POS]], %[[I2]]]
+// A running maximum starts from -inf and takes maxnumf.
+// CHECK: scf.for
+// CHECK:   scf.for {{.*}} iter_args(%{{.*}} = %cst{{.*}}) -> (f32) {
+// CHECK:     arith.maxnumf
 func.func @cumsum(%n: index) {
   tile.kernel grid(%n) threads(32) -> (%bx) {
     %s = tile.alloc_shared : memref<4x8xf32, #tile.mem<shared>>
     "test.def"(%s) : (memref<4x8xf32, #tile.mem<shared>>) -> ()
     tile.cumsum %s to %s dim 1 : memref<4x8xf32, #tile.mem<shared>> to memref<4x8xf32, #tile.mem<shared>>
     tile.cumsum %s to %s dim 0 {reverse} : memref<4x8xf32, #tile.mem<shared>> to memref<4x8xf32, #tile.mem<shared>>
+    tile.cumsum %s to %s dim 1 {kind = #tile.reduce_kind<max>} : memref<4x8xf32, #tile.mem<shared>> to memref<4x8xf32, #tile.mem<shared>>
     "test.use"(%s) : (memref<4x8xf32, #tile.mem<shared>>) -> ()
   }
   return

@@ -753,6 +753,17 @@ func.func @cumsum_dim(%n: index) {
 
 // -----
 
+func.func @cumsum_kind(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<32x64xf32, #tile.mem<shared>>
+    // expected-error @+1 {{scans sum, max or min, not absmax}}
+    tile.cumsum %s to %s dim 1 {kind = #tile.reduce_kind<absmax>} : memref<32x64xf32, #tile.mem<shared>> to memref<32x64xf32, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
 func.func @atomic_scalar_type(%out: memref<?xf32>, %v: f16, %n: index) {
   tile.kernel grid(%n) threads(128) -> (%bx) {
     // expected-error @+1 {{value type 'f16' does not match the destination element type 'f32'}}

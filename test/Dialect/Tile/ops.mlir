@@ -200,6 +200,8 @@ func.func @fill_reduce_cumsum(%n: index, %x: f32) {
     tile.cumsum %sh to %sh dim 1 : memref<32x128xf32, #tile.mem<shared>> to memref<32x128xf32, #tile.mem<shared>>
     // CHECK: tile.cumsum %{{.*}} to %{{.*}} dim 0 {reverse}
     tile.cumsum %sh to %sh dim 0 {reverse} : memref<32x128xf32, #tile.mem<shared>> to memref<32x128xf32, #tile.mem<shared>>
+    // CHECK: tile.cumsum %{{.*}} to %{{.*}} dim 1 {kind = #tile.reduce_kind<min>}
+    tile.cumsum %sh to %sh dim 1 {kind = #tile.reduce_kind<min>} : memref<32x128xf32, #tile.mem<shared>> to memref<32x128xf32, #tile.mem<shared>>
   }
   return
 }

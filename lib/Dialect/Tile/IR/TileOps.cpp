@@ -1115,6 +1115,11 @@ LogicalResult CumsumOp::verify() {
   if (dim < 0 || dim >= rank)
     return emitOpError("cumsum dim ")
            << dim << " is out of range for a rank-" << rank << " tile";
+  ReduceKind kind = getKind();
+  if (kind != ReduceKind::Sum && kind != ReduceKind::Max &&
+      kind != ReduceKind::Min)
+    return emitOpError("scans sum, max or min, not ")
+           << stringifyReduceKind(kind);
   return success();
 }
 

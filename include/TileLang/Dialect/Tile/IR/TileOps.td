@@ -781,21 +781,26 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
 //===----------------------------------------------------------------------===//
 
 def Tile_CumsumOp : Tile_Op<"cumsum", [Tile_InKernel]> {
-  let summary = "Inclusive prefix sum of an on-chip tile along one dimension";
+  let summary = "Inclusive prefix sum (or max, min) of an on-chip tile along one dimension";
   let description = [{
     `dst[..., i, ...] = sum(src[..., j, ...] for j <= i)` along `dim`, or for
-    `j >= i` with `reverse`. `dst` may be `src` (in place).
+    `j >= i` with `reverse`. `dst` may be `src` (in place). With `kind` max
+    or min the scan is a running maximum or minimum (TileLang's `T.cummax`,
+    `T.cummin`; float NaN elements are skipped as in tile.reduce).
 
     ```mlir
     tile.cumsum %s to %s dim 1 : memref<32x128xf32, #tile.mem<shared>>
         to memref<32x128xf32, #tile.mem<shared>>
+    tile.cumsum %s to %m dim 1 {kind = #tile.reduce_kind<max>, reverse}
+        : memref<32x128xf32, #tile.mem<shared>> to memref<32x128xf32, #tile.mem<shared>>
     ```
   }];
   let arguments = (ins
     Arg<Tile_StaticTile, "", [MemRead]>:$src,
     Arg<Tile_StaticTile, "", [MemWrite]>:$dst,
     I64Attr:$dim,
-    UnitAttr:$reverse
+    UnitAttr:$reverse,
+    DefaultValuedAttr<Tile_ReduceKindAttr, "::mlir::tile::ReduceKind::Sum">:$kind
   );
   let assemblyFormat = [{
     $src `to` $dst `dim` $dim attr-dict `:` type($src) `to` type($dst)
