@@ -825,3 +825,26 @@ def thread_range_parallel(T):
          lambda torch, a: a)
 def thread_range_copy_upper_half(T):
     return _masked(T, "copy")
+
+
+@program([1, 2], lambda torch, g: [_randn(torch, g, 16, 64)],
+         lambda torch, a: (a.reshape(64, 16) + 1.0,
+                           (a.reshape(16, 4, 16).abs().amax(dim=2))),
+         tol=(1e-6, 1e-6))
+def reshape_views(T):
+    @T.prim_func
+    def main(A: T.Tensor((16, 64), "float32"), B: T.Tensor((64, 16), "float32"),
+             C: T.Tensor((16, 4), "float32")):
+        with T.Kernel(1, threads=128):
+            s = T.alloc_shared((16, 64), "float32")
+            f = T.alloc_fragment((16, 64), "float32")
+            T.copy(A, s)
+            T.copy(A, f)
+            flat = T.reshape(s, [1024])
+            for i in T.Parallel(1024):
+                flat[i] = flat[i] + 1.0
+            T.copy(T.reshape(s, [64, 16]), B)
+            groups = T.alloc_fragment((16, 4), "float32")
+            T.reduce_absmax(T.reshape(f, [16, 4, 16]), groups, dim=2)
+            T.copy(groups, C)
+    return main

@@ -191,3 +191,46 @@ def test_gemm_fragment_8x8_layouts():
     assert "ld.global" in tilelang.compile(main, target="sm_90a").get_kernel_source("ptx")
     with pytest.raises(T.TileLangError, match="Fragment.repeat is not supported yet"):
         plain.repeat([2, 1])
+
+
+@pytest.mark.parametrize("kind", ["global", "shared", "fragment"])
+def test_reshape_views_and_global_copies(kind):
+    N, M = 512, 32
+
+    @T.prim_func
+    def main(A: T.Tensor((N // M, M), T.float32), B: T.Tensor((M, N // M), T.float32),
+             C: T.Tensor((N,), T.float32)):
+        with T.Kernel(1, threads=128):
+            if kind == "global":
+                T.copy(T.reshape(A, [M, N // M]), B)    # global to global
+                T.copy(T.reshape(A, N), C)
+            else:
+                t = (T.alloc_shared if kind == "shared" else T.alloc_fragment)(
+                    (N // M, M), T.float32)
+                T.copy(A, t)
+                flat = T.reshape(t, [N])
+                for i in T.Parallel(N):
+                    flat[i] = flat[i] + 1.0    # writes through the view
+                T.copy(T.reshape(t, [M, N // M]), B)
+                T.copy(flat, C)
+
+    A = RNG.standard_normal((N // M, M)).astype(np.float32)
+    B, C = np.zeros((M, N // M), np.float32), np.zeros(N, np.float32)
+    tilelang.compile(main, target="cpu")(A, B, C)
+    shift = 0.0 if kind == "global" else 1.0
+    np.testing.assert_array_equal(B, A.reshape(M, N // M) + shift)
+    np.testing.assert_array_equal(C, A.reshape(N) + shift)
+    assert "ld.global" in tilelang.compile(main, target="sm_90a").get_kernel_source("ptx")
+
+
+def test_reshape_misuse():
+    with pytest.raises(T.TileLangError, match=r"the shape \[33, 32\] holds 1056 elements"):
+        @T.prim_func
+        def main(A: T.Tensor((1024,), T.float32)):
+            with T.Kernel(1, threads=128):
+                T.reshape(A, [33, 32])
+    with pytest.raises(T.TileLangError, match="between global buffers of shapes"):
+        @T.prim_func
+        def copy(A: T.Tensor((64,), T.float32), B: T.Tensor((32,), T.float32)):
+            with T.Kernel(1, threads=128):
+                T.copy(A, B)

@@ -59,7 +59,7 @@ __all__ = [
     "warp_reduce_bitand", "warp_reduce_bitor", "any_sync", "all_sync",
     "ballot_sync", "ballot", "get_lane_idx", "get_warp_idx",
     "get_warp_idx_sync", "get_warp_group_idx", "shuffle_elect", "parallel",
-    "cummax", "cummin",
+    "cummax", "cummin", "reshape",
 ]
 
 def __getattr__(name):
@@ -1440,6 +1440,17 @@ def copy(src, dst):
     # The side without offsets is the tile (the source when both are whole).
     tile = d if s_at is not None else s
     shape = _tile_shape(tile, "T.copy")
+    if s.space is None and d.space is None and s_at is None and d_at is None:
+        # Global to global (TileLang copies them elementwise): a parallel
+        # loop over the whole buffers.
+        if list(d.dims) != shape:
+            raise TileLangError(
+                "T.copy between global buffers of shapes %s and %s: they must "
+                "match" % (shape, list(d.dims)))
+        for ivs in Parallel(*shape):
+            ivs = ivs if isinstance(ivs, tuple) else (ivs,)
+            d[ivs] = _convert(_as_expr(s[ivs]), d.type)
+        return
     _builder().emit("tile.copy %s to %s : %s to %s" % (
         _placed(s, s_at, shape, "T.copy"), _placed(d, d_at, shape, "T.copy"),
         s.memref_type, d.memref_type))
@@ -1595,6 +1606,39 @@ def cummax(src, dst=None, dim=0, reverse=False, annotations=None):
 def cummin(src, dst=None, dim=0, reverse=False, annotations=None):
     """Running minima along `dim` (in place without `dst`)."""
     _scan("min", src, dst, dim, reverse, "T.cummin")
+
+
+def reshape(src, shape):
+    """The same elements as `src` (a global tensor or an on-chip tile of
+    static shape), row-major, seen with `shape`: a view, not a copy."""
+    shape = [shape] if isinstance(shape, int) else list(shape)
+    if not isinstance(src, TileBuffer) or not builtins.all(
+            isinstance(d, int) for d in src.dims):
+        raise TileLangError("T.reshape takes a buffer of static shape, got %r"
+                            % (src,))
+    if not builtins.all(isinstance(d, int) and d > 0 for d in shape):
+        raise TileLangError("T.reshape: the new shape must be positive "
+                            "integers, got %r" % (shape,))
+    count = math.prod(src.dims)
+    if math.prod(shape) != count:
+        raise TileLangError(
+            "T.reshape: the shape %s holds %d elements, %s has %d (shape %s)"
+            % (shape, math.prod(shape), src.name.lstrip("%"), count,
+               list(src.dims)))
+    builder = _builder()
+    flat = src
+    if len(src.dims) != 1:
+        flat = TileBuffer(builder.fresh("r"), [count], src.dtype, src.space)
+        builder.emit("%s = memref.collapse_shape %s [[%s]] : %s into %s" % (
+            flat.name, src.name, ", ".join(str(i) for i in range(len(src.dims))),
+            src.memref_type, flat.memref_type))
+    if len(shape) == 1:
+        return flat
+    out = TileBuffer(builder.fresh("r"), shape, src.dtype, src.space)
+    builder.emit("%s = memref.expand_shape %s [[%s]] output_shape [%s] : %s into %s" % (
+        out.name, flat.name, ", ".join(str(i) for i in range(len(shape))),
+        ", ".join(str(d) for d in shape), flat.memref_type, out.memref_type))
+    return out
 
 
 def atomic_add(dst, value):
