@@ -234,3 +234,35 @@ def test_reshape_misuse():
         def copy(A: T.Tensor((64,), T.float32), B: T.Tensor((32,), T.float32)):
             with T.Kernel(1, threads=128):
                 T.copy(A, B)
+
+
+def test_copies_between_two_slices():
+    # TileLang's T.copy of a slice into a slice: global to global with a
+    # partial last block (reads past the edge are zero, writes dropped), and
+    # global into parts of a shared tile with a dtype conversion.
+    N, bN = 1000, 128
+
+    @T.prim_func
+    def main(A: T.Tensor((N,), T.float32), B: T.Tensor((N,), T.float32),
+             Q: T.Tensor((4, 6, 32), T.float16), O: T.Tensor((6, 48), T.float32)):
+        with T.Kernel(T.ceildiv(N, bN), threads=128) as bx:
+            T.copy(A[bx * bN:(bx + 1) * bN], B[bx * bN:(bx + 1) * bN])
+            s = T.alloc_shared((6, 48), T.float32)
+            T.fill(s, -1.0)
+            T.copy(Q[1, :, :16], s[:, :16])
+            T.copy(Q[2, :, 16:], s[:, 16:32])
+            T.copy(s, O)
+
+    A = RNG.standard_normal(N).astype(np.float32)
+    Q = RNG.standard_normal((4, 6, 32)).astype(np.float16)
+    B, O = np.full(N, np.nan, np.float32), np.zeros((6, 48), np.float32)
+    tilelang.compile(main, target="cpu")(A, B, Q, O)
+    want = np.full((6, 48), -1.0, np.float32)
+    want[:, :16], want[:, 16:32] = Q[1, :, :16], Q[2, :, 16:]
+    np.testing.assert_array_equal(B, A)
+    np.testing.assert_array_equal(O, want)
+    with pytest.raises(T.TileLangError, match="have different shapes"):
+        @T.prim_func
+        def bad(A: T.Tensor((64,), T.float32), B: T.Tensor((64,), T.float32)):
+            with T.Kernel(1, threads=32):
+                T.copy(A[0:32], B[0:16])

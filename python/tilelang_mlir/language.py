@@ -1433,10 +1433,13 @@ def copy(src, dst):
     (s, s_at), (d, d_at) = _copy_side(src, "T.copy"), _copy_side(dst, "T.copy")
     _check_not_open_reducer(s, "read of")
     _check_not_open_reducer(d, "store to")
+    if isinstance(s_at, _Region) and isinstance(d_at, _Region):
+        _copy_regions(s_at, d_at)
+        return
     if s_at is not None and d_at is not None:
         raise TileLangError(
-            "T.copy: both sides are slices or head addresses; one side must "
-            "be a whole tile, whose shape is the shape of the copy")
+            "T.copy: both sides are head addresses (or one is); one side must "
+            "be a whole tile or both slices, to give the shape of the copy")
     # The side without offsets is the tile (the source when both are whole).
     tile = d if s_at is not None else s
     shape = _tile_shape(tile, "T.copy")
@@ -1454,6 +1457,70 @@ def copy(src, dst):
     _builder().emit("tile.copy %s to %s : %s to %s" % (
         _placed(s, s_at, shape, "T.copy"), _placed(d, d_at, shape, "T.copy"),
         s.memref_type, d.memref_type))
+
+
+def _region_tile(region):
+    """The dimensions of `region` that run along the copied tile (its slices
+    of extent other than 1, TileLang's rule) and their extents."""
+    dims = [d for d, (extent, sliced) in enumerate(zip(region.extents,
+                                                       region.sliced))
+            if sliced and extent != 1]
+    if builtins.any(region.extents[d] is None for d in dims):
+        raise TileLangError(
+            "T.copy between two slices needs their extents at trace time; %s "
+            "has one that is not known" % region.describe())
+    return dims, [region.extents[d] for d in dims]
+
+
+def _copy_regions(src, dst):
+    """T.copy of a slice into a slice (TileLang's T.copy(Q[b, s, h0:h1, :d],
+    Q_shared[:, :d])): elementwise, a parallel loop over their common
+    shape, converting the element type."""
+    s_dims, shape = _region_tile(src)
+    d_dims, d_shape = _region_tile(dst)
+    if shape != d_shape:
+        raise TileLangError("T.copy: the slices %s and %s have different "
+                            "shapes (%s and %s)" % (src.describe(), dst.describe(),
+                                                    shape, d_shape))
+    if not shape:
+        shape = [1]
+
+    def at(region, dims, coords):
+        indices = list(region.starts)
+        for d, coord in zip(dims, coords):
+            indices[d] = indices[d] + coord
+        return tuple(indices)
+
+    def inside(region, indices):
+        """The condition that `indices` lie in a global buffer (None for an
+        on-chip tile, whose slices the tracer checks)."""
+        if region.buffer.space is not None:
+            return None
+        condition = None
+        for index, dim in zip(indices, region.buffer.dims):
+            ok = _compare("lt", _index(index), _index(dim))
+            condition = ok if condition is None else _binary("and", condition, ok)
+        return condition
+
+    for ivs in Parallel(*shape):
+        ivs = ivs if isinstance(ivs, tuple) else (ivs,)
+        src_at, dst_at = at(src, s_dims, ivs), at(dst, d_dims, ivs)
+        # As tile.copy's edges: reads past a global edge are zero, writes
+        # past one are dropped.
+        dst_ok, src_ok = inside(dst, dst_at), inside(src, src_at)
+        store = (contextlib.nullcontext() if dst_ok is None
+                 else _branch(dst_ok))
+        with store:
+            if src_ok is None:
+                value = _as_expr(src.buffer[src_at])
+                dst.buffer[dst_at] = _convert(value, dst.buffer.type)
+            else:
+                with _branch(src_ok) as branch:
+                    value = _as_expr(src.buffer[src_at])
+                    dst.buffer[dst_at] = _convert(value, dst.buffer.type)
+                    branch.else_()
+                    dst.buffer[dst_at] = _convert(_as_expr(0, src.buffer.type),
+                                                  dst.buffer.type)
 
 
 class GemmWarpPolicy(enum.Enum):
