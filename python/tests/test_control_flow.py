@@ -395,3 +395,46 @@ def test_parallel_over_run_time_extents():
             with T.Kernel(1, threads=32):
                 for i in T.Parallel(x):
                     A[i] = 0.0
+
+
+@pytest.mark.parametrize("kind", ["any", "all"])
+def test_any_of_all_of_guard_block_sparse_gemm(kind):
+    # TileLang's block-sparse GEMM: a K block is multiplied when any (all)
+    # of its mask entries are set; the condition is traced as a loop over
+    # the slice on each thread.
+    M = N = K = 64
+    bM = bN = 32
+    bK = 16
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), T.float16), B: T.Tensor((K, N), T.float16),
+             Mask: T.Tensor((M // bM, N // bN, K // bK, 3), T.bool),
+             C: T.Tensor((M, N), T.float32)):
+        with T.Kernel(N // bN, M // bM, threads=64) as (bx, by):
+            a = T.alloc_shared((bM, bK), T.float16)
+            b = T.alloc_shared((bK, bN), T.float16)
+            c = T.alloc_fragment((bM, bN), T.float32)
+            T.clear(c)
+            for k in T.Pipelined(K // bK, num_stages=2):
+                fold = T.any_of if kind == "any" else T.all_of
+                if fold(Mask[by, bx, k, :]):
+                    T.copy(A[by * bM, k * bK], a)
+                    T.copy(B[k * bK, bx * bN], b)
+                    T.gemm(a, b, c)
+            T.copy(c, C[by * bM, bx * bN])
+
+    rng = np.random.default_rng()
+    A = rng.standard_normal((M, K)).astype(np.float16)
+    B = rng.standard_normal((K, N)).astype(np.float16)
+    mask = rng.random((M // bM, N // bN, K // bK, 3)) < 0.5
+    C = tilelang_mlir.compile(main, out_idx=[3], target="cpu")(A, B, mask)
+    want = np.zeros((M, N), np.float32)
+    for i in range(M // bM):
+        for j in range(N // bN):
+            for k in range(K // bK):
+                bits = mask[i, j, k]
+                if bits.any() if kind == "any" else bits.all():
+                    want[i*bM:(i+1)*bM, j*bN:(j+1)*bN] += (
+                        A[i*bM:(i+1)*bM, k*bK:(k+1)*bK].astype(np.float32)
+                        @ B[k*bK:(k+1)*bK, j*bN:(j+1)*bN].astype(np.float32))
+    np.testing.assert_allclose(C, want, rtol=1e-3, atol=1e-3)

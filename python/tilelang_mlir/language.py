@@ -59,7 +59,7 @@ __all__ = [
     "warp_reduce_bitand", "warp_reduce_bitor", "any_sync", "all_sync",
     "ballot_sync", "ballot", "get_lane_idx", "get_warp_idx",
     "get_warp_idx_sync", "get_warp_group_idx", "shuffle_elect", "parallel",
-    "cummax", "cummin", "reshape",
+    "cummax", "cummin", "reshape", "any_of", "all_of",
 ]
 
 def __getattr__(name):
@@ -1706,6 +1706,53 @@ def reshape(src, shape):
         out.name, flat.name, ", ".join(str(i) for i in range(len(shape))),
         ", ".join(str(d) for d in shape), flat.memref_type, out.memref_type))
     return out
+
+
+def _fold_elements(region, kind, what):
+    """Whether any (kind "or") or every ("and") element of a buffer or a
+    slice of one is nonzero: a sequential loop on each thread."""
+    if isinstance(region, TileBuffer):
+        buffer = region
+        starts = [0] * len(buffer.dims)
+        extents = list(buffer.dims)
+        dims = list(range(len(buffer.dims)))
+    elif isinstance(region, _Region):
+        buffer, starts = region.buffer, region.starts
+        dims = [d for d, sliced in enumerate(region.sliced) if sliced]
+        extents = [region.extents[d] for d in dims]
+    else:
+        raise TileLangError("%s takes a buffer or a slice of one, got %r"
+                            % (what, region))
+    if builtins.any(not isinstance(e, int) for e in extents):
+        raise TileLangError("%s needs the slice's extents at trace time" % what)
+    flag = alloc_var("int32", 0 if kind == "or" else 1)
+    coords = []
+
+    def nest(level):
+        if level == len(dims):
+            indices = list(starts)
+            for d, c in zip(dims, coords):
+                indices[d] = _index(indices[d]) + c
+            value = _convert(_as_expr(buffer[tuple(indices)]), "i1")
+            flag.store(_binary(kind, flag[0], _convert(value, "i32")))
+            return
+        for c in serial(extents[level]):
+            coords.append(c)
+            nest(level + 1)
+            coords.pop()
+
+    nest(0)
+    return _compare("ne", flag[0], 0)
+
+
+def any_of(region):
+    """True when some element of the buffer or slice is nonzero."""
+    return _fold_elements(region, "or", "T.any_of")
+
+
+def all_of(region):
+    """True when every element of the buffer or slice is nonzero."""
+    return _fold_elements(region, "and", "T.all_of")
 
 
 def atomic_add(dst, value):
