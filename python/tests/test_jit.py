@@ -464,3 +464,24 @@ def test_zero_size_arrays_run():
         assert out.shape == shape
     a = np.random.default_rng().standard_normal((3, 40)).astype(np.float32)
     np.testing.assert_array_equal(kernel(a), a)
+
+
+@pytest.mark.parametrize("form,size", [("mul", 4), ("add", 15), ("muladd", 5), ("sub", 18)])
+def test_symbol_solved_from_a_size_expression(form, size):
+    # TileLang's T.Tensor((n * 4,)): n is only known through the size; it is
+    # solved from the tensor's dimension, in the kernel and for outputs.
+    n = T.symbolic("n")
+    dim = {"mul": n * 4, "add": n + 1, "muladd": n * 3 + 1, "sub": n - 2}[form]
+
+    @T.prim_func
+    def kernel(A: T.Tensor((dim,), T.int32), B: T.Tensor((n,), T.int32)):
+        with T.Kernel(1, threads=32):
+            for i in range(dim):
+                A[i] = 7
+            for i in range(n):
+                B[i] = n
+
+    A = np.arange(16, dtype=np.int32)
+    B = tilelang_mlir.compile(kernel, out_idx=[1], target="cpu")(A)
+    np.testing.assert_array_equal(A, np.full(16, 7))
+    np.testing.assert_array_equal(B, np.full(size, size))

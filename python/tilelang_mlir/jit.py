@@ -167,6 +167,12 @@ class JITKernel:
                 for dim, extent in zip(spec.shape, shape):
                     if isinstance(dim, T._Symbol):
                         sizes.setdefault(dim.symbol, extent)
+        for (name, spec), value in args:
+            if isinstance(spec, T.Tensor):
+                for dim, extent in zip(spec.shape, value.shape):
+                    solved = T._solve_size(dim, int(extent))
+                    if solved is not None:
+                        sizes.setdefault(*solved)
         shape = []
         for dim in self.func.params[index][1].shape:
             if isinstance(dim, int):

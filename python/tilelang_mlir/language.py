@@ -816,6 +816,31 @@ class _Symbol(_SizeExpr):
         return "T.symbolic(%r)" % self.symbol
 
 
+def _solve_size(dim, value):
+    """(symbol, its value) when the size `dim` is built from one T.symbolic
+    by adding, subtracting or multiplying constants (``n * 3 + 1``) and
+    equals `value` (an int, or an index value in a kernel); else None."""
+    while not isinstance(dim, _Symbol):
+        if not isinstance(dim, _SizeExpr):
+            return None
+        a, b = dim.a, dim.b
+        if dim.kind == "add" and isinstance(b, int):
+            dim, value = a, value - b
+        elif dim.kind == "add" and isinstance(a, int):
+            dim, value = b, value - a
+        elif dim.kind == "sub" and isinstance(b, int):
+            dim, value = a, value + b
+        elif dim.kind == "sub" and isinstance(a, int):
+            dim, value = b, a - value
+        elif dim.kind == "mul" and isinstance(b, int) and b > 0:
+            dim, value = a, value // b
+        elif dim.kind == "mul" and isinstance(a, int) and a > 0:
+            dim, value = b, value // a
+        else:
+            return None
+    return dim.symbol, value
+
+
 def symbolic(name):
     """A dimension whose size is known only when the kernel runs."""
     return _Symbol(name)
@@ -1146,6 +1171,22 @@ def _trace(fn, params, call):
                     value.dims[axis] = dims[dim.symbol]
                 elif isinstance(dim, _SizeExpr):
                     value.dims[axis] = dim  # computed where it is used
+        # A symbol that only appears in sizes like ``n * 4`` or ``n + 1``:
+        # solved from the first tensor dimension that determines it.
+        for value, spec in args:
+            if not isinstance(spec, Tensor):
+                continue
+            for axis, dim in enumerate(spec.shape):
+                if isinstance(dim, _Symbol) or not isinstance(dim, _SizeExpr) \
+                        or dim.symbols() <= set(dims):
+                    continue
+                extent = Expr(builder.fresh("d"), "index")
+                position = _as_expr(axis, "index")
+                builder.emit("%s = memref.dim %s, %s : %s" % (
+                    extent.name, value.name, position.name, value.memref_type))
+                solved = _solve_size(dim, extent)
+                if solved is not None:
+                    dims[solved[0]] = solved[1]
         result = call({pname: value for (pname, _), (value, _) in zip(params, args)})
     finally:
         _state.builder = previous
