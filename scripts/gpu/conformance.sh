@@ -27,7 +27,7 @@ if [ "${TILELANG_TOO:-0}" = 1 ]; then
   PYTHONPATH="$TLSITE:/tmp/pytest-conf" "$PYTHON" "$ROOT/scripts/conformance/run.py" \
     run "$CHECKOUT" --impl tilelang --out "$OUT" "${ARGS[@]}" > "$OUT/tilelang-log.txt" 2>&1
 else
-  cp "$(ls -d "$ROOT"/bench/results/*-conformance | sort | tail -1)/tilelang.json" "$OUT/"
+  cp "$(ls "$ROOT"/bench/results/*-conformance/tilelang.json | sort | tail -1)" "$OUT/"
 fi
 PYTHONPATH="$SITE:/tmp/pytest-conf" "$PYTHON" "$ROOT/scripts/conformance/run.py" \
   run "$CHECKOUT" --impl ours --out "$OUT" "${ARGS[@]}" > "$OUT/ours-log.txt" 2>&1 || true
