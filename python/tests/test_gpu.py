@@ -384,6 +384,22 @@ def test_tensors_that_require_grad_are_used_in_place():
     torch.testing.assert_close(y.detach(), x.detach() * 2)
 
 
+def test_outputs_of_a_kernel_without_inputs_are_cuda_tensors():
+    # As TileLang's: kernel() on a CUDA target returns torch CUDA tensors.
+    torch = _needs_gpu()
+
+    @T.prim_func
+    def lanes(A: T.Tensor((128,), T.int32)):
+        with T.Kernel(1, threads=128):
+            tx = T.get_thread_binding()
+            A[tx] = T.get_lane_idx() + T.get_warp_idx() * 100 + T.shuffle_elect(64) * 1000
+
+    out = tilelang_mlir.compile(lanes, out_idx=[-1], target=TARGET)()
+    assert isinstance(out, torch.Tensor) and out.is_cuda
+    t = torch.arange(128, device="cuda", dtype=torch.int32)
+    torch.testing.assert_close(out, t % 32 + (t // 32) * 100 + (t % 64 == 0).int() * 1000)
+
+
 def test_in_place_output_views_on_the_gpu():
     # A non-contiguous numpy output of a GPU kernel (no out_idx) is written
     # back through its view.

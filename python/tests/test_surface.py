@@ -266,3 +266,22 @@ def test_copies_between_two_slices():
         def bad(A: T.Tensor((64,), T.float32), B: T.Tensor((64,), T.float32)):
             with T.Kernel(1, threads=32):
                 T.copy(A[0:32], B[0:16])
+
+
+def test_contrib_nvcc_queries():
+    from tilelang_mlir.contrib import nvcc
+    from tilelang_mlir import _tilelang
+    capability, _ = _tilelang.cuda_compute_capability()
+    if capability is None:
+        with pytest.raises(RuntimeError, match="no CUDA device"):
+            nvcc.get_target_compute_version()
+    else:
+        assert nvcc.get_target_compute_version() == "%d.%d" % divmod(capability, 10)
+    if nvcc._nvcc() is None:
+        with pytest.raises(RuntimeError, match="no nvcc"):
+            nvcc.get_cuda_version()
+    else:
+        major, minor = nvcc.get_cuda_version()
+        assert major >= 11 and minor >= 0
+    with pytest.raises(RuntimeError, match="no nvcc"):
+        nvcc.get_cuda_version("/nonexistent")

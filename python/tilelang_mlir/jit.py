@@ -215,6 +215,8 @@ class JITKernel:
                 given.append((param, value))
         like = next((value for (_, spec), value in given
                      if isinstance(spec, T.Tensor)), None)
+        if like is None and self.out_idx:
+            like = _default_device_tensor(self.target)
         full, outputs = [], []
         given_iter = iter(given)
         for i, (name, spec) in enumerate(self.func.params):
@@ -257,6 +259,22 @@ def _empty(shape, mlir_type, like):
         raise TileError("an output of element type %s needs torch tensors or "
                         "ml_dtypes (numpy has no %s)" % (mlir_type, mlir_type))
     return np.empty(shape, dtype=_NUMPY_TYPES[mlir_type])
+
+
+def _default_device_tensor(target):
+    """Outputs of a kernel called without tensors go where TileLang puts
+    them: torch tensors on the current CUDA device for a CUDA target (when
+    torch has one), numpy arrays otherwise. A tensor of that device, or
+    None."""
+    if _split_target(target)[0] != "cuda":
+        return None
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    return torch.empty(0, device="cuda")
 
 
 def _torch_dtype(torch, mlir_type):
