@@ -285,3 +285,26 @@ def test_contrib_nvcc_queries():
         assert major >= 11 and minor >= 0
     with pytest.raises(RuntimeError, match="no nvcc"):
         nvcc.get_cuda_version("/nonexistent")
+
+
+def test_element_copies_select_var_and_hints():
+    @T.prim_func
+    def main(X: T.Tensor((64,), T.float32), I: T.Tensor((8,), T.int32),
+             Y: T.Tensor((8,), T.float32)):
+        with T.Kernel(8, threads=32) as pid:
+            idx = T.alloc_local([1], T.int32)
+            T.copy(I[pid], idx[0])            # one element to one element
+            v = T.alloc_local([1], T.float32)
+            T.copy(X[idx[0]], v[0])
+            Y[pid] = T.Select(v[0] > 0, v[0], -v[0])
+
+    X = RNG.standard_normal(64).astype(np.float32)
+    I = RNG.integers(0, 64, 8).astype(np.int32)
+    Y = tilelang.compile(main, out_idx=[2], target="cpu")(X, I)
+    np.testing.assert_array_equal(Y, np.abs(X[I]))
+    assert isinstance(T.dynamic("m"), T.Var) and isinstance(T.symbolic("n"), T.Var)
+    with pytest.warns(RuntimeWarning, match="accepted and ignored"):
+        @T.prim_func
+        def hinted(A: T.Tensor((4,), T.float32)):
+            with T.Kernel(1, threads=32):
+                T.disable_warp_group_reg_alloc()

@@ -59,7 +59,8 @@ __all__ = [
     "warp_reduce_bitand", "warp_reduce_bitor", "any_sync", "all_sync",
     "ballot_sync", "ballot", "get_lane_idx", "get_warp_idx",
     "get_warp_idx_sync", "get_warp_group_idx", "shuffle_elect", "parallel",
-    "cummax", "cummin", "reshape", "any_of", "all_of",
+    "cummax", "cummin", "reshape", "any_of", "all_of", "Select", "Var",
+    "disable_warp_group_reg_alloc",
 ]
 
 def __getattr__(name):
@@ -789,7 +790,7 @@ class _Symbol(_SizeExpr):
     """A dynamic dimension: `T.symbolic("M")`. In a kernel it is the size
     of the first tensor parameter that has it (an index value)."""
 
-    def __init__(self, name):  # pylint: disable=super-init-not-called
+    def __init__(self, name, dtype="int32"):  # pylint: disable=super-init-not-called
         self.symbol = name
 
     def symbols(self):
@@ -814,6 +815,9 @@ class _Symbol(_SizeExpr):
 
     def __repr__(self):
         return "T.symbolic(%r)" % self.symbol
+
+
+Var = _Symbol  # TileLang's (TVM's) T.Var: what T.dynamic / T.symbolic make
 
 
 def _solve_size(dim, value):
@@ -1476,6 +1480,11 @@ def copy(src, dst):
     _check_not_open_reducer(d, "store to")
     if isinstance(s_at, _Region) and isinstance(d_at, _Region):
         _copy_regions(s_at, d_at)
+        return
+    if isinstance(s_at, list) and isinstance(d_at, list):
+        # Element to element (TileLang's T.copy(indices[i], idx[0])).
+        _copy_regions(_Region(s, s_at, [1] * len(s_at), [False] * len(s_at)),
+                      _Region(d, d_at, [1] * len(d_at), [False] * len(d_at)))
         return
     if s_at is not None and d_at is not None:
         raise TileLangError(
@@ -2714,6 +2723,28 @@ def get_warp_group_idx(warp_size=None, warps_per_group=None):
     """The thread's warpgroup (4 warps unless told) in the block."""
     return _linear_thread() // ((32 if warp_size is None else warp_size)
                                 * (4 if warps_per_group is None else warps_per_group))
+
+
+def Select(condition, true_value, false_value):  # noqa: N802 (TileLang's name)
+    """TIR's select: `true_value` where `condition` holds, else
+    `false_value` (T.if_then_else)."""
+    return if_then_else(condition, true_value, false_value)
+
+
+_hints_warned = set()
+
+
+def disable_warp_group_reg_alloc():
+    """TileLang's switch off of setmaxnreg in warp-specialized kernels:
+    accepted and ignored (this compiler sets each side's registers itself;
+    results do not depend on it), with a one-time warning."""
+    if "disable_warp_group_reg_alloc" not in _hints_warned:
+        _hints_warned.add("disable_warp_group_reg_alloc")
+        import warnings
+        warnings.warn("T.disable_warp_group_reg_alloc() is accepted and "
+                      "ignored: the compiler chooses each warp-specialized "
+                      "side's registers; results do not depend on it",
+                      RuntimeWarning, stacklevel=2)
 
 
 def infinity(dtype):
