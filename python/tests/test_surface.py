@@ -203,7 +203,7 @@ def test_reshape_views_and_global_copies(kind):
         with T.Kernel(1, threads=128):
             if kind == "global":
                 T.copy(T.reshape(A, [M, N // M]), B)    # global to global
-                T.copy(T.reshape(A, N), C)
+                T.copy(T.view(A, [N]), C)
             else:
                 t = (T.alloc_shared if kind == "shared" else T.alloc_fragment)(
                     (N // M, M), T.float32)
@@ -224,6 +224,11 @@ def test_reshape_views_and_global_copies(kind):
 
 
 def test_reshape_misuse():
+    with pytest.raises(T.TileLangError, match="T.view as another dtype"):
+        @T.prim_func
+        def as_half(A: T.Tensor((64,), T.float32)):
+            with T.Kernel(1, threads=32):
+                T.view(A, [128], dtype=T.float16)
     with pytest.raises(T.TileLangError, match=r"the shape \[33, 32\] holds 1056 elements"):
         @T.prim_func
         def main(A: T.Tensor((1024,), T.float32)):

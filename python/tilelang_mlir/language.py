@@ -60,7 +60,7 @@ __all__ = [
     "ballot_sync", "ballot", "get_lane_idx", "get_warp_idx",
     "get_warp_idx_sync", "get_warp_group_idx", "shuffle_elect", "parallel",
     "cummax", "cummin", "reshape", "any_of", "all_of", "Select", "Var",
-    "disable_warp_group_reg_alloc",
+    "disable_warp_group_reg_alloc", "view",
 ]
 
 def __getattr__(name):
@@ -1756,6 +1756,15 @@ def reshape(src, shape):
         out.name, flat.name, ", ".join(str(i) for i in range(len(shape))),
         ", ".join(str(d) for d in shape), flat.memref_type, out.memref_type))
     return out
+
+
+def view(buffer, shape=None, dtype=None):
+    """`buffer` seen with `shape` (T.reshape); a view as another dtype is not
+    supported yet."""
+    if dtype is not None and _mlir_type(dtype) != buffer.type:
+        raise TileLangError("T.view as another dtype (%s as %s) is not "
+                            "supported yet" % (buffer.dtype, _dtype_name(dtype)))
+    return reshape(buffer, list(buffer.dims) if shape is None else shape)
 
 
 def _fold_elements(region, kind, what):
