@@ -313,3 +313,20 @@ def test_element_copies_select_var_and_hints():
         def hinted(A: T.Tensor((4,), T.float32)):
             with T.Kernel(1, threads=32):
                 T.disable_warp_group_reg_alloc()
+
+
+def test_python_literals_take_tvm_types():
+    # TVM types an int literal as int32 and a float literal as float32: a
+    # bool times 1000 is 1000 (not a 1-bit product), an index times 0.5 a
+    # float32 product.
+    @T.prim_func
+    def main(A: T.Tensor((8,), T.int32), B: T.Tensor((8,), T.float32)):
+        with T.Kernel(1, threads=32):
+            for i in T.Parallel(8):
+                A[i] = (i % 2 == 0) * 1000 + i
+                B[i] = i * 0.5 + 0.25
+
+    A, B = np.zeros(8, np.int32), np.zeros(8, np.float32)
+    tilelang.compile(main, target="cpu")(A, B)
+    np.testing.assert_array_equal(A, np.arange(8) + (np.arange(8) % 2 == 0) * 1000)
+    np.testing.assert_array_equal(B, np.arange(8) * 0.5 + 0.25)

@@ -412,8 +412,21 @@ def _unify(a, b):
             a, b = _convert(a, type_), _convert(b, type_)
         return a, b
     if isinstance(a, Expr):
-        return a, _as_expr(b, a.type)
-    return _as_expr(a, b.type), b
+        return _with_literal(a, b)
+    b, a = _with_literal(b, a)
+    return a, b
+
+
+def _with_literal(expr, literal):
+    """`expr` and the Python number `literal` as Exprs of one type, as TVM
+    types a literal: an int is an int32 where `expr` is a bool (True * 1000
+    is 1000), a float is a float32 where `expr` is an integer."""
+    if isinstance(literal, builtins.float) and not _is_float(expr.type):
+        expr = _convert(expr, "f32")
+    elif isinstance(literal, builtins.int) and \
+            not isinstance(literal, builtins.bool) and expr.type == "i1":
+        expr = _convert(expr, "i32")
+    return expr, _as_expr(literal, expr.type)
 
 
 _FLOAT_OPS = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf",
