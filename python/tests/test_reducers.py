@@ -438,7 +438,9 @@ def test_shuffle_elect_and_warp_groups():
     def kernel(A: T.Tensor((256,), T.int32), B: T.Tensor((256,), T.int32)):
         with T.Kernel(1, threads=256):
             tx = T.get_thread_binding()
-            A[tx] = T.shuffle_elect(64) + T.shuffle_elect(0) * 2
+            elected = T.shuffle_elect(64)
+            assert isinstance(elected, T.Expr) and elected.type == "i1"
+            A[tx] = elected + T.shuffle_elect(0) * 2
             B[tx] = T.get_warp_group_idx(32, 2) * 100 + T.get_warp_idx() * 10 + \
                 T.get_lane_idx(16)
 

@@ -2737,8 +2737,8 @@ def shuffle_elect(thread_extent):
     threads (the group's first; 0: one thread of the block)."""
     linear = _linear_thread()
     if not thread_extent:
-        return linear == 0
-    return linear % thread_extent == 0
+        return _compare("eq", linear, 0)
+    return _compare("eq", linear % thread_extent, 0)
 
 
 def get_warp_group_idx(warp_size=None, warps_per_group=None):
