@@ -1380,7 +1380,8 @@ void mlir::tile::jit::writeElement(DType dtype, void *p,
                ? std::get<double>(scalar.value)
                : static_cast<double>(std::get<int64_t>(scalar.value));
   };
-  auto halfBits = [&](const llvm::fltSemantics &semantics) {
+  // The bits of the value in a 16- or 8-bit float format.
+  auto narrowBits = [&](const llvm::fltSemantics &semantics) {
     llvm::APFloat value(asDouble());
     bool losesInfo;
     value.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
@@ -1411,18 +1412,18 @@ void mlir::tile::jit::writeElement(DType dtype, void *p,
     _Float16 h = static_cast<_Float16>(asDouble());
     std::memcpy(p, &h, sizeof(h));
 #else
-    *static_cast<uint16_t *>(p) = halfBits(llvm::APFloat::IEEEhalf());
+    *static_cast<uint16_t *>(p) = narrowBits(llvm::APFloat::IEEEhalf());
 #endif
     break;
   }
   case DType::BF16:
-    *static_cast<uint16_t *>(p) = halfBits(llvm::APFloat::BFloat());
+    *static_cast<uint16_t *>(p) = narrowBits(llvm::APFloat::BFloat());
     break;
   case DType::F8E4M3FN:
-    *static_cast<uint8_t *>(p) = halfBits(llvm::APFloat::Float8E4M3FN());
+    *static_cast<uint8_t *>(p) = narrowBits(llvm::APFloat::Float8E4M3FN());
     break;
   case DType::F8E5M2:
-    *static_cast<uint8_t *>(p) = halfBits(llvm::APFloat::Float8E5M2());
+    *static_cast<uint8_t *>(p) = narrowBits(llvm::APFloat::Float8E5M2());
     break;
   case DType::F32:
     *static_cast<float *>(p) = static_cast<float>(asDouble());

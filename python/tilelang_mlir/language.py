@@ -1249,8 +1249,9 @@ class Kernel:
             raise TileLangError("T.Kernel takes 1 to 3 grid extents, got %d"
                                 % len(grid))
         self.grid = grid
-        self.threads = tuple(_normalize_threads(threads)[:1 if isinstance(
-            threads, int) or threads is None else len(threads)])
+        # Checked as TileLang checks them, kept with the dimensions given.
+        given = len(threads) if isinstance(threads, (list, tuple)) else 1
+        self.threads = tuple(_normalize_threads(threads)[:given])
         self.cluster = cluster
 
     def __enter__(self):
@@ -1507,15 +1508,13 @@ def copy(src, dst):
     tile = d if s_at is not None else s
     shape = _tile_shape(tile, "T.copy")
     if s.space is None and d.space is None and s_at is None and d_at is None:
-        # Global to global (TileLang copies them elementwise): a parallel
-        # loop over the whole buffers.
+        # Global to global (TileLang copies them elementwise).
         if list(d.dims) != shape:
             raise TileLangError(
                 "T.copy between global buffers of shapes %s and %s: they must "
                 "match" % (shape, list(d.dims)))
-        for ivs in Parallel(*shape):
-            ivs = ivs if isinstance(ivs, tuple) else (ivs,)
-            d[ivs] = _convert(_as_expr(s[ivs]), d.type)
+        whole = lambda b: _Region(b, [0] * len(shape), shape, [True] * len(shape))
+        _copy_regions(whole(s), whole(d))
         return
     _builder().emit("tile.copy %s to %s : %s to %s" % (
         _placed(s, s_at, shape, "T.copy"), _placed(d, d_at, shape, "T.copy"),
@@ -1560,7 +1559,10 @@ def _copy_regions(src, dst):
         if region.buffer.space is not None:
             return None
         condition = None
-        for index, dim in zip(indices, region.buffer.dims):
+        for index, dim, start, extent in zip(indices, region.buffer.dims,
+                                             region.starts, region.extents):
+            if isinstance(start, int) and start == 0 and extent == dim:
+                continue  # a whole static dimension: always inside
             ok = _compare("lt", _index(index), _index(dim))
             condition = ok if condition is None else _binary("and", condition, ok)
         return condition

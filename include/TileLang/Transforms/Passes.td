@@ -575,8 +575,8 @@ def TileContractFloatOps : Pass<"tile-contract-float-ops"> {
                 "multiply-adds";
   let description = [{
     Adds the `contract` fast-math flag to every floating-point arith
-    operation but the conversions (truncf, extf) under the op it runs on (the GPU pipelines run it on each
-    kernel module): the backend may then fuse a multiply and a dependent
+    operation but the conversions (truncf, extf) under the op it runs on
+    (the GPU pipelines run it on each kernel module): the backend may then fuse a multiply and a dependent
     add or subtract into one FMA, rounding once. This is what nvcc does by
     default (`-fmad=true`), what hipcc does for device code and what Triton
     does (`enable_fp_fusion`); without it the NVPTX backend marks every

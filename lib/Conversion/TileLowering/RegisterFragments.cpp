@@ -581,6 +581,7 @@ struct ReduceRegisters : RegisterPattern<ReduceOp> {
       return rewriter.notifyMatchFailure(op, "no register reduction");
     Location loc = op.getLoc();
     ReduceKind kind = op.getKind(), merge = getMergeKind(kind);
+    bool nan = op.getNanPropagate();
     Type type = op.getSrc().getType().getElementType();
     // Each thread's partial result of each result slot, its lanes combined.
     SmallVector<Value> partials;
@@ -588,7 +589,7 @@ struct ReduceRegisters : RegisterPattern<ReduceOp> {
       Value acc = reductionIdentity(rewriter, loc, kind, type);
       for (int64_t s : sources)
         acc = combineReduction(
-            rewriter, loc, kind, op.getNanPropagate(), acc,
+            rewriter, loc, kind, nan, acc,
             memref::LoadOp::create(rewriter, loc, srcArray,
                                    indexConstant(rewriter, loc, s)));
       for (int64_t offset : plan->offsets) {
@@ -596,7 +597,7 @@ struct ReduceRegisters : RegisterPattern<ReduceOp> {
                                              /*width=*/kShuffleLanes,
                                              gpu::ShuffleMode::XOR)
                           .getShuffleResult();
-        acc = combineReduction(rewriter, loc, merge, op.getNanPropagate(), acc, other);
+        acc = combineReduction(rewriter, loc, merge, nan, acc, other);
       }
       partials.push_back(acc);
     }
@@ -606,7 +607,7 @@ struct ReduceRegisters : RegisterPattern<ReduceOp> {
       Value at = indexConstant(rewriter, loc, sd);
       if (!op.getClear())
         acc = combineReduction(
-            rewriter, loc, merge, op.getNanPropagate(),
+            rewriter, loc, merge, nan,
             memref::LoadOp::create(rewriter, loc, dstArray, at), acc);
       memref::StoreOp::create(rewriter, loc, acc, dstArray, at);
     }
@@ -665,6 +666,7 @@ private:
         members.push_back(members[i] | m);
     llvm::sort(members);
     ReduceKind merge = getMergeKind(op.getKind());
+    bool nan = op.getNanPropagate();
     SmallVector<Value> results;
     for (int64_t sd = 0, e = partials.size(); sd < e; ++sd) {
       Value acc;
@@ -677,7 +679,7 @@ private:
         Value v = memref::LoadOp::create(
             rewriter, loc, scratch,
             ValueRange{indexConstant(rewriter, loc, sd), from});
-        acc = acc ? combineReduction(rewriter, loc, merge, op.getNanPropagate(), acc, v) : v;
+        acc = acc ? combineReduction(rewriter, loc, merge, nan, acc, v) : v;
       }
       results.push_back(acc);
     }

@@ -588,7 +588,8 @@ Value mlir::tile::reductionIdentity(OpBuilder &b, Location loc,
   if (kind == ReduceKind::BitAnd)
     return arith::ConstantOp::create(
         b, loc, type,
-        b.getIntegerAttr(type, APInt::getAllOnes(type.getIntOrFloatBitWidth())));
+        b.getIntegerAttr(type,
+                         APInt::getAllOnes(type.getIntOrFloatBitWidth())));
   if (kind != ReduceKind::Max && kind != ReduceKind::Min)
     return zeroOf(b, loc, type);
   bool max = kind == ReduceKind::Max;
@@ -719,6 +720,7 @@ struct ReduceLowering : TilePattern<ReduceOp> {
     int64_t dstRank = op.getDst().getType().getRank();
     int64_t dim = op.getDim();
     ReduceKind kind = op.getKind();
+    bool nan = op.getNanPropagate();
     Type type = srcType.getElementType();
     // Where the result for `outer` goes: without `dim`, with `dim` kept as
     // extent 1, or the single element of a [1] tile.
@@ -755,7 +757,7 @@ struct ReduceLowering : TilePattern<ReduceOp> {
               Value acc) -> Value {
             Value v =
                 memref::LoadOp::create(b, loc, src, insertAt(outer, dim, r));
-            return combineReduction(b, loc, kind, op.getNanPropagate(), acc, v);
+            return combineReduction(b, loc, kind, nan, acc, v);
           },
           [&](OpBuilder &b, Location loc, ValueRange outer, Value result) {
             memref::StoreOp::create(b, loc, result, dst,
@@ -784,6 +786,7 @@ private:
     MemRefType srcType = op.getSrc().getType();
     int64_t dim = op.getDim();
     ReduceKind kind = op.getKind(), merge = getMergeKind(kind);
+    bool nan = op.getNanPropagate();
     Type type = srcType.getElementType();
     int64_t size = srcType.getDimSize(dim);
     int64_t groups = *getStaticBlockThreads(op) / lanes;
@@ -822,8 +825,9 @@ private:
                     [&](OpBuilder &b, Location loc, Value r, ValueRange acc) {
                       Value v = memref::LoadOp::create(
                           b, loc, src, insertAt(coords, dim, r));
-                      scf::YieldOp::create(b, loc,
-                                           combineReduction(b, loc, kind, op.getNanPropagate(), acc[0], v));
+                      Value next =
+                          combineReduction(b, loc, kind, nan, acc[0], v);
+                      scf::YieldOp::create(b, loc, next);
                     });
                 scf::YieldOp::create(b, loc, loop.getResult(0));
               },
@@ -836,7 +840,7 @@ private:
                 gpu::ShuffleOp::create(b, loc, result, offset, /*width=*/32,
                                        gpu::ShuffleMode::XOR)
                     .getShuffleResult();
-            result = combineReduction(b, loc, merge, op.getNanPropagate(), result, other);
+            result = combineReduction(b, loc, merge, nan, result, other);
           }
           Value first = arith::AndIOp::create(
               b, loc, active,
@@ -847,7 +851,7 @@ private:
             Value value = result;
             if (!op.getClear())
               value = combineReduction(
-                  b, loc, merge, op.getNanPropagate(),
+                  b, loc, merge, nan,
                   memref::LoadOp::create(b, loc, dst, indices), value);
             memref::StoreOp::create(b, loc, value, dst, indices);
             scf::YieldOp::create(b, loc);
@@ -1007,7 +1011,8 @@ struct ThreadIdLowering : TilePattern<ThreadIdOp> {
   LogicalResult matchAndRewrite(ThreadIdOp op,
                                 PatternRewriter &rewriter) const override {
     if (mode != TileLoweringMode::Block)
-      return rewriter.notifyMatchFailure(op, "no threads on a sequential target");
+      return rewriter.notifyMatchFailure(op,
+                                         "no threads on a sequential target");
     rewriter.replaceOp(op, getThreadIndex(rewriter, op, op.getDim()));
     return success();
   }

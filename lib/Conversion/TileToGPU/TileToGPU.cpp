@@ -310,8 +310,8 @@ static LogicalResult narrowOrRefuse(ModuleOp module, TargetAttr target) {
           getNarrowedRange(branch, target, why);
       if (succeeded(range)) {
         branch->setAttr(TileDialect::getThreadRangeAttrName(),
-                        DenseI64ArrayAttr::get(
-                            module.getContext(), {range->first, range->second}));
+                        DenseI64ArrayAttr::get(module.getContext(),
+                                               {range->first, range->second}));
         continue;
       }
     }

@@ -1073,9 +1073,9 @@ LogicalResult ReduceOp::verify() {
   bool bitwise = kind == ReduceKind::BitAnd || kind == ReduceKind::BitOr ||
                  kind == ReduceKind::BitXor;
   if (bitwise && !isa<IntegerType>(srcType.getElementType()))
-    return emitOpError("a ")
-           << stringifyReduceKind(kind) << " reduction needs integer elements, got "
-           << srcType.getElementType();
+    return emitOpError("a ") << stringifyReduceKind(kind)
+                             << " reduction needs integer elements, got "
+                             << srcType.getElementType();
 
   SmallVector<int64_t> dropped(srcType.getShape());
   dropped.erase(dropped.begin() + dim);
