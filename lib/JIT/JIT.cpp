@@ -412,6 +412,9 @@ struct Kernel::Impl {
   bool isAlignedBuffer(const Param &param, const KernelArg &arg) const;
   /// The specialization inputs that `args` select, "name=value" each.
   SmallVector<std::string> specializationOf(ArrayRef<KernelArg> args) const;
+  /// The same inputs as bytes: the key of the loaded specializations, which
+  /// every call computes.
+  std::string keyOf(ArrayRef<KernelArg> args) const;
   /// A clone of the module with the entry specialized for `args`,
   /// canonicalized; other functions not used by the entry are dropped.
   FailureOr<OwningOpRef<ModuleOp>> specialize(ArrayRef<KernelArg> args);
@@ -670,48 +673,51 @@ Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
         "'" + impl->entry + "' takes " + std::to_string(params.size()) +
         " arguments, got " + std::to_string(args.size()));
   for (auto [i, param, arg] : llvm::enumerate(params, args)) {
-    std::string where = "argument #" + std::to_string(i) + " ('" + param.name +
-                        "', " + param.describe() + ")";
+    // (Built only for an error: checks run on every call.)
+    auto where = [&, i = i, &param = param] {
+      return "argument #" + std::to_string(i) + " ('" + param.name + "', " +
+             param.describe() + ")";
+    };
     if (!param.isBuffer) {
       const auto *scalar = std::get_if<ScalarArg>(&arg);
       if (!scalar)
-        return llvm::createStringError(where +
+        return llvm::createStringError(where() +
                                        ": expected a scalar, got a buffer");
       if (!isFloat(param.dtype) &&
           std::holds_alternative<double>(scalar->value))
         return llvm::createStringError(
-            where + ": expected an integer, got a floating-point value");
+            where() + ": expected an integer, got a floating-point value");
       if (Error error = checkScalarRange(param.dtype, *scalar))
-        return llvm::createStringError(where + ": " +
+        return llvm::createStringError(where() + ": " +
                                        llvm::toString(std::move(error)));
       continue;
     }
     const auto *buffer = std::get_if<BufferArg>(&arg);
     if (!buffer)
-      return llvm::createStringError(where +
+      return llvm::createStringError(where() +
                                      ": expected a buffer, got a scalar");
     // An empty tensor may have no storage (torch gives empty CUDA tensors a
     // null pointer): nothing of it is read or written.
     if (!buffer->data && !llvm::is_contained(buffer->shape, 0))
-      return llvm::createStringError(where + ": the buffer is null");
+      return llvm::createStringError(where() + ": the buffer is null");
     if (buffer->dtype != param.dtype)
-      return llvm::createStringError(where + ": expected element type " +
+      return llvm::createStringError(where() + ": expected element type " +
                                      toString(param.dtype) + ", got " +
                                      toString(buffer->dtype));
     if (buffer->shape.size() != param.shape.size())
       return llvm::createStringError(
-          where + ": expected rank " + std::to_string(param.shape.size()) +
+          where() + ": expected rank " + std::to_string(param.shape.size()) +
           ", got rank " + std::to_string(buffer->shape.size()) + " (shape " +
           shapeString(buffer->shape) + ")");
     for (auto [d, expected, actual] :
          llvm::enumerate(param.shape, buffer->shape)) {
       if (actual < 0)
-        return llvm::createStringError(where + ": negative size " +
+        return llvm::createStringError(where() + ": negative size " +
                                        std::to_string(actual) +
                                        " in dimension " + std::to_string(d));
       if (!ShapedType::isDynamic(expected) && expected != actual)
         return llvm::createStringError(
-            where + ": expected shape " + shapeString(param.shape) + ", got " +
+            where() + ": expected shape " + shapeString(param.shape) + ", got " +
             shapeString(buffer->shape) + " (dimension " + std::to_string(d) +
             " must be " + std::to_string(expected) + ")");
     }
@@ -719,7 +725,7 @@ Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
     // do not fit in int64_t would wrap in every copy and offset below.
     if (!mlir::tile::getCheckedByteSize(buffer->shape,
                                         getByteSize(buffer->dtype)))
-      return llvm::createStringError(where + ": the shape " +
+      return llvm::createStringError(where() + ": the shape " +
                                      shapeString(buffer->shape) +
                                      " has more bytes than fit in 64 bits");
     // A buffer without elements has no layout to check (numpy gives empty
@@ -727,14 +733,14 @@ Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
     if (!buffer->strides.empty() && !llvm::is_contained(buffer->shape, 0)) {
       if (buffer->strides.size() != buffer->shape.size())
         return llvm::createStringError(
-            where + ": " + std::to_string(buffer->strides.size()) +
+            where() + ": " + std::to_string(buffer->strides.size()) +
             " strides for a rank-" + std::to_string(buffer->shape.size()) +
             " buffer");
       int64_t expected = 1;
       for (int64_t d = buffer->shape.size() - 1; d >= 0; --d) {
         if (buffer->shape[d] != 1 && buffer->strides[d] != expected)
           return llvm::createStringError(
-              where +
+              where() +
               ": the buffer must be contiguous and row-major; "
               "dimension " +
               std::to_string(d) + " has stride " +
@@ -800,6 +806,33 @@ Kernel::Impl::specializationOf(ArrayRef<KernelArg> args) const {
                        std::to_string(kVectorAlignment));
   }
   return inputs;
+}
+
+std::string Kernel::Impl::keyOf(ArrayRef<KernelArg> args) const {
+  // Each parameter adds a fixed number of words (ranks are checked), so
+  // the concatenation is unambiguous.
+  std::string key;
+  auto add = [&](int64_t word) {
+    key.append(reinterpret_cast<const char *>(&word), sizeof(word));
+  };
+  for (auto [param, arg] : llvm::zip(params, args)) {
+    if (param.isConstexpr) {
+      const auto &value = std::get<ScalarArg>(arg).value;
+      add(value.index());
+      if (const auto *i = std::get_if<int64_t>(&value))
+        add(*i);
+      else
+        add(llvm::bit_cast<int64_t>(std::get<double>(value)));
+      continue;
+    }
+    if (!param.isBuffer || !options.specializeShapes)
+      continue;
+    if (llvm::any_of(param.shape, ShapedType::isDynamic))
+      for (int64_t extent : std::get<BufferArg>(arg).shape)
+        add(extent);
+    add(isAlignedBuffer(param, arg));
+  }
+  return key;
 }
 
 FailureOr<OwningOpRef<ModuleOp>>
@@ -1332,7 +1365,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
 }
 
 Expected<Compiled *> Kernel::Impl::getOrBuild(ArrayRef<KernelArg> args) {
-  std::string id = llvm::join(specializationOf(args), ";");
+  std::string id = keyOf(args);
   std::lock_guard<std::mutex> lock(mutex);
   auto it = compiled.find(id);
   if (it == compiled.end()) {
@@ -1478,9 +1511,14 @@ double mlir::tile::jit::readElement(DType dtype, const void *p) {
   llvm_unreachable("unknown dtype");
 }
 
-Error Kernel::run(ArrayRef<KernelArg> args) {
+Error Kernel::run(ArrayRef<KernelArg> args,
+                  const runtime::LaunchTarget &launch) {
   if (Error err = checkArgs(args))
     return err;
+  // The module loads on the target's device when this call builds it.
+  std::optional<runtime::LaunchScope> scope;
+  if (impl->options.target.kind != TargetKind::CPU)
+    scope.emplace(launch);
   Expected<Compiled *> compiled = impl->getOrBuild(args);
   if (!compiled)
     return compiled.takeError();

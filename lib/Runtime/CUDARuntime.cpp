@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileLang/Runtime/CUDARuntime.h"
+#include "TileLang/Runtime/Launch.h"
 
 #include "RuntimeError.h"
 #include "StreamPool.h"
@@ -13,9 +14,11 @@
 
 #include <dlfcn.h>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -38,6 +41,9 @@ constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
 constexpr unsigned CU_EVENT_DEFAULT = 0;
 constexpr int CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14;
 constexpr int CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
+/// CUstreamCaptureMode / CUstreamCaptureStatus values.
+constexpr int CU_STREAM_CAPTURE_MODE_RELAXED = 2;
+constexpr int CU_STREAM_CAPTURE_STATUS_NONE = 0;
 /// Clusters of more blocks than this need a per-function opt-in.
 constexpr intptr_t kPortableClusterSize = 8;
 
@@ -102,6 +108,9 @@ struct Driver {
   CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, void *);
   CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t, void *);
   /// Optional (CUDA 12+, sm_90): only TMA descriptors need it.
+  /// Optional (CUDA 10+): graph capture awareness.
+  CUresult (*cuStreamIsCapturing)(void *, int *);
+  CUresult (*cuThreadExchangeStreamCaptureMode)(int *);
   CUresult (*cuTensorMapEncodeTiled)(void *tensorMap, int dataType,
                                      uint32_t rank, void *address,
                                      const uint64_t *dims,
@@ -113,11 +122,14 @@ struct Driver {
 };
 
 /// Loads libcuda.so.1 and initializes device 0, once per process. On
-/// failure `driver` is null and `failure` says why.
+/// failure `driver` is null and `failure` says why. The primary contexts of
+/// other devices are retained when a launch target first names them.
 struct DriverState {
   Driver api;
   Driver *driver = nullptr;
-  void *context = nullptr;
+  int deviceCount = 0;
+  std::array<std::atomic<void *>, runtime::kMaxDevices> contexts{};
+  std::mutex contextMutex;
   std::string failure;
 };
 
@@ -167,6 +179,11 @@ DriverState &getState() {
       return;
     d.cuLaunchKernelEx = reinterpret_cast<decltype(d.cuLaunchKernelEx)>(
         dlsym(lib, "cuLaunchKernelEx"));
+    d.cuStreamIsCapturing = reinterpret_cast<decltype(d.cuStreamIsCapturing)>(
+        dlsym(lib, "cuStreamIsCapturing"));
+    d.cuThreadExchangeStreamCaptureMode =
+        reinterpret_cast<decltype(d.cuThreadExchangeStreamCaptureMode)>(
+            dlsym(lib, "cuThreadExchangeStreamCaptureMode"));
     d.cuTensorMapEncodeTiled =
         reinterpret_cast<decltype(d.cuTensorMapEncodeTiled)>(
             dlsym(lib, "cuTensorMapEncodeTiled"));
@@ -189,9 +206,12 @@ DriverState &getState() {
     CUdevice device;
     if (CUresult r = d.cuDeviceGet(&device, 0); r != CUDA_SUCCESS)
       return fail("cannot open CUDA device 0", r);
-    if (CUresult r = d.cuDevicePrimaryCtxRetain(&state.context, device);
+    void *context = nullptr;
+    if (CUresult r = d.cuDevicePrimaryCtxRetain(&context, device);
         r != CUDA_SUCCESS)
       return fail("cannot create a CUDA context on device 0", r);
+    state.contexts[0] = context;
+    state.deviceCount = std::min(count, runtime::kMaxDevices);
     state.driver = &state.api;
   });
   return state;
@@ -203,16 +223,89 @@ void record(const llvm::Twine &message) {
   runtime::detail::recordError(message);
 }
 
-/// The driver with the primary context current on this thread, or null
-/// after recording why not.
+bool check(Driver *d, CUresult result, const char *what);
+
+/// The primary context of `device` (retained on first use), or null after
+/// recording why there is none.
+void *getContext(DriverState &state, int device, const char *caller) {
+  if (device < 0 || device >= state.deviceCount) {
+    record(llvm::Twine(caller) + ": there is no CUDA device " +
+           llvm::Twine(device) + " (the driver sees " +
+           llvm::Twine(state.deviceCount) + ")");
+    return nullptr;
+  }
+  if (void *context = state.contexts[device].load(std::memory_order_acquire))
+    return context;
+  std::lock_guard<std::mutex> lock(state.contextMutex);
+  if (void *context = state.contexts[device].load())
+    return context;
+  CUdevice handle;
+  void *context = nullptr;
+  if (!check(&state.api, state.api.cuDeviceGet(&handle, device),
+             "cuDeviceGet") ||
+      !check(&state.api, state.api.cuDevicePrimaryCtxRetain(&context, handle),
+             "cuDevicePrimaryCtxRetain"))
+    return nullptr;
+  state.contexts[device].store(context, std::memory_order_release);
+  return context;
+}
+
+/// The driver with the primary context of the launch target's device
+/// current on this thread, or null after recording why not.
 Driver *driver(const char *caller) {
   DriverState &state = getState();
   if (!state.driver) {
     record(llvm::Twine(caller) + ": " + state.failure);
     return nullptr;
   }
-  state.driver->cuCtxSetCurrent(state.context);
+  void *context =
+      getContext(state, runtime::getLaunchTarget().device, caller);
+  if (!context)
+    return nullptr;
+  state.driver->cuCtxSetCurrent(context);
   return state.driver;
+}
+
+/// Lets the calling thread, while it lives, make the calls a stream capture
+/// in CUDA's global mode forbids (module loads, allocations, synchronous
+/// copies of tensor maps): they are not stream work, and a graph captured
+/// meanwhile only refers to what they made.
+class RelaxedCapture {
+public:
+  explicit RelaxedCapture(Driver *d) : d(d) {
+    if (d->cuThreadExchangeStreamCaptureMode)
+      exchanged =
+          d->cuThreadExchangeStreamCaptureMode(&mode) == CUDA_SUCCESS;
+  }
+  ~RelaxedCapture() {
+    if (exchanged)
+      d->cuThreadExchangeStreamCaptureMode(&mode);
+  }
+  RelaxedCapture(const RelaxedCapture &) = delete;
+  RelaxedCapture &operator=(const RelaxedCapture &) = delete;
+
+private:
+  Driver *d;
+  int mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  bool exchanged = false;
+};
+
+/// Whether the launch target's stream is being captured into a CUDA graph
+/// (asked once per launch scope).
+bool isCapturing(Driver *d) {
+  const runtime::LaunchTarget &target = runtime::getLaunchTarget();
+  if (!target.stream || !d->cuStreamIsCapturing)
+    return false;
+  thread_local uint64_t askedIn = ~uint64_t(0);
+  thread_local bool capturing = false;
+  if (askedIn != runtime::getLaunchSerial()) {
+    int status = CU_STREAM_CAPTURE_STATUS_NONE;
+    capturing = d->cuStreamIsCapturing(*target.stream, &status) ==
+                    CUDA_SUCCESS &&
+                status != CU_STREAM_CAPTURE_STATUS_NONE;
+    askedIn = runtime::getLaunchSerial();
+  }
+  return capturing;
 }
 
 /// Records a failed driver call; returns true on success.
@@ -251,12 +344,48 @@ bool prepareLaunch(Driver *d, void *function, int32_t smem) {
 // mgpu* wrappers
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// A module as host code holds it (the handle mgpuModuleLoad returns): the
+/// binary, loaded into the context of each device that launches from it,
+/// on first use there, and the functions looked up so far.
+struct DeviceModule {
+  const void *data;
+  std::mutex mutex;
+  std::array<void *, runtime::kMaxDevices> modules{};
+  struct Function {
+    int device;
+    const char *name; // The host code's constant: compared by address.
+    void *function;
+  };
+  llvm::SmallVector<Function, 4> functions;
+
+  explicit DeviceModule(const void *data) : data(data) {}
+
+  /// The module on the launch target's device (loaded now if needed), or
+  /// null after recording why not. Holds `mutex`.
+  void *get(Driver *d, int device) {
+    if (!modules[device]) {
+      RelaxedCapture relaxed(d);
+      check(d, d->cuModuleLoadData(&modules[device], data),
+            "cuModuleLoadData");
+    }
+    return modules[device];
+  }
+};
+} // namespace
+
+/// Loads the module on the launch target's device now (so a binary the
+/// device cannot run fails here, as kernels are prepared), and on other
+/// devices when they first launch from it.
 extern "C" void *mgpuModuleLoad(void *data, size_t /*size*/) {
   Driver *d = driver("mgpuModuleLoad");
-  void *module = nullptr;
-  if (d)
-    check(d, d->cuModuleLoadData(&module, data), "cuModuleLoadData");
-  return module;
+  if (!d)
+    return nullptr;
+  auto module = std::make_unique<DeviceModule>(data);
+  std::lock_guard<std::mutex> lock(module->mutex);
+  if (!module->get(d, runtime::getLaunchTarget().device))
+    return nullptr;
+  return module.release();
 }
 
 extern "C" void *mgpuModuleLoadJIT(void *data, int /*optLevel*/) {
@@ -264,24 +393,41 @@ extern "C" void *mgpuModuleLoadJIT(void *data, int /*optLevel*/) {
   return mgpuModuleLoad(data, 0);
 }
 
-extern "C" void mgpuModuleUnload(void *module) {
-  Driver *d = driver("mgpuModuleUnload");
-  if (d && module)
-    check(d, d->cuModuleUnload(module), "cuModuleUnload");
+extern "C" void mgpuModuleUnload(void *handle) {
+  std::unique_ptr<DeviceModule> module(static_cast<DeviceModule *>(handle));
+  if (!module)
+    return;
+  for (auto [device, loaded] : llvm::enumerate(module->modules)) {
+    if (!loaded)
+      continue;
+    runtime::LaunchScope scope({std::nullopt, static_cast<int>(device)});
+    if (Driver *d = driver("mgpuModuleUnload"))
+      check(d, d->cuModuleUnload(loaded), "cuModuleUnload");
+  }
 }
 
-extern "C" void *mgpuModuleGetFunction(void *module, const char *name) {
+extern "C" void *mgpuModuleGetFunction(void *handle, const char *name) {
   Driver *d = driver("mgpuModuleGetFunction");
-  void *function = nullptr;
   if (!d)
     return nullptr;
-  if (!module) {
+  if (!handle) {
     record(llvm::Twine("cannot look up kernel '") + name +
            "': its module failed to load");
     return nullptr;
   }
-  check(d, d->cuModuleGetFunction(&function, module, name),
-        "cuModuleGetFunction");
+  auto *module = static_cast<DeviceModule *>(handle);
+  int device = runtime::getLaunchTarget().device;
+  std::lock_guard<std::mutex> lock(module->mutex);
+  for (const DeviceModule::Function &f : module->functions)
+    if (f.device == device && f.name == name)
+      return f.function;
+  void *loaded = module->get(d, device);
+  if (!loaded)
+    return nullptr;
+  void *function = nullptr;
+  if (check(d, d->cuModuleGetFunction(&function, loaded, name),
+            "cuModuleGetFunction"))
+    module->functions.push_back({device, name, function});
   return function;
 }
 
@@ -386,7 +532,16 @@ runtime::detail::StreamPool &streamPool() {
 }
 } // namespace
 
+/// Whether `stream` is the caller's (the launch target's): the host code
+/// launches there and neither waits for nor destroys it.
+static bool isCallerStream(void *stream) {
+  const std::optional<void *> &target = runtime::getLaunchTarget().stream;
+  return target && *target == stream;
+}
+
 extern "C" void *mgpuStreamCreate() {
+  if (std::optional<void *> stream = runtime::getLaunchTarget().stream)
+    return *stream;
   Driver *d = driver("mgpuStreamCreate");
   if (!d)
     return nullptr;
@@ -399,12 +554,16 @@ extern "C" void *mgpuStreamCreate() {
 }
 
 extern "C" void mgpuStreamDestroy(void *stream) {
+  if (isCallerStream(stream))
+    return;
   Driver *d = driver("mgpuStreamDestroy");
   if (d && stream && !streamPool().give(stream))
     check(d, d->cuStreamDestroy(stream), "cuStreamDestroy");
 }
 
 extern "C" void mgpuStreamSynchronize(void *stream) {
+  if (isCallerStream(stream))
+    return;
   Driver *d = driver("mgpuStreamSynchronize");
   if (d)
     check(d, d->cuStreamSynchronize(stream), "cuStreamSynchronize");
@@ -456,45 +615,73 @@ struct alignas(64) TensorMap {
   }
 };
 
-/// Device copies of the tensor maps made so far, by content: JIT-compiled
-/// host code asks for its maps on every call, and the same tensor and box
-/// give the same map.
+/// A device copy of a tensor map.
+struct TensorMapCopy {
+  CUdeviceptr address = 0;
+  /// Read by a launch a CUDA graph captured: the graph may replay it at any
+  /// time, so the copy is never freed.
+  bool pinned = false;
+};
+
+/// Device copies of the tensor maps made so far, by device and content:
+/// JIT-compiled host code asks for its maps on every call, and the same
+/// tensor and box give the same map.
 std::mutex tensorMapMutex;
-std::map<TensorMap, CUdeviceptr> tensorMapCopies;
-/// The answers of tileTensorMapEncode by its arguments (a map's device
-/// address, or 0 for "no TMA"); cleared with the copies they point to.
-using RequestKey = std::array<int64_t, 19>;
-std::map<RequestKey, uint64_t> tensorMapRequests;
+std::map<std::pair<int, TensorMap>, TensorMapCopy> tensorMapCopies;
+/// The answers of tileTensorMapEncode by its arguments and device (a map's
+/// copy, or null for "no TMA"); cleared with the copies they point to.
+using RequestKey = std::array<int64_t, 20>;
+std::map<RequestKey, TensorMapCopy *> tensorMapRequests;
 /// Beyond this many copies (128 bytes each) the device finishes what it
-/// runs and the copies are freed: buffers that change on every call do not
-/// grow the set without bound.
+/// runs and the copies no captured graph reads are freed: buffers that
+/// change on every call do not grow the set without bound.
 constexpr size_t kMaxTensorMapCopies = 1 << 14;
 
-/// The device copy of `map` (made once per content), or null after
-/// recording the error.
-void *deviceCopy(Driver *d, const TensorMap &map) {
-  std::lock_guard<std::mutex> lock(tensorMapMutex);
+/// The address of `copy` for a launch, which pins it when the launch is
+/// being captured. Holds tensorMapMutex.
+uint64_t useCopy(Driver *d, TensorMapCopy &copy) {
+  if (!copy.pinned && isCapturing(d))
+    copy.pinned = true;
+  return copy.address;
+}
+
+/// The device copy of `map` on the launch target's device (made once per
+/// content), or null after recording the error. Holds tensorMapMutex.
+TensorMapCopy *deviceCopy(Driver *d, const TensorMap &map) {
+  std::pair<int, TensorMap> key = {runtime::getLaunchTarget().device, map};
   if (tensorMapCopies.size() >= kMaxTensorMapCopies &&
-      !tensorMapCopies.count(map)) {
+      !tensorMapCopies.count(key) && !isCapturing(d)) {
+    // Kernels queued on any stream of the device may read the copies.
     if (!check(d, d->cuCtxSynchronize(), "cuCtxSynchronize (tensor maps)"))
       return nullptr;
-    for (auto &entry : tensorMapCopies)
-      check(d, d->cuMemFree(entry.second), "cuMemFree (tensor map)");
-    tensorMapCopies.clear();
+    for (auto it = tensorMapCopies.begin(); it != tensorMapCopies.end();) {
+      if (it->first.first != key.first || it->second.pinned) {
+        ++it;
+        continue;
+      }
+      check(d, d->cuMemFree(it->second.address), "cuMemFree (tensor map)");
+      it = tensorMapCopies.erase(it);
+    }
     tensorMapRequests.clear();
   }
-  auto [it, inserted] = tensorMapCopies.try_emplace(map, 0);
-  if (inserted &&
-      (!check(d, d->cuMemAlloc(&it->second, sizeof(TensorMap)),
-              "cuMemAlloc (tensor map)") ||
-       !check(d,
-              d->cuMemcpy(it->second, reinterpret_cast<CUdeviceptr>(&map),
-                          sizeof(TensorMap)),
-              "cuMemcpy (tensor map)"))) {
-    tensorMapCopies.erase(it);
-    return nullptr;
+  auto [it, inserted] = tensorMapCopies.try_emplace(key);
+  if (inserted) {
+    RelaxedCapture relaxed(d);
+    if (!check(d, d->cuMemAlloc(&it->second.address, sizeof(TensorMap)),
+               "cuMemAlloc (tensor map)") ||
+        !check(d,
+               d->cuMemcpy(it->second.address,
+                           reinterpret_cast<CUdeviceptr>(&map),
+                           sizeof(TensorMap)),
+               "cuMemcpy (tensor map)")) {
+      if (it->second.address)
+        d->cuMemFree(it->second.address);
+      tensorMapCopies.erase(it);
+      return nullptr;
+    }
   }
-  return reinterpret_cast<void *>(it->second);
+  useCopy(d, it->second);
+  return &it->second;
 }
 } // namespace
 
@@ -535,8 +722,8 @@ std::optional<std::string> prepareTensorMap(int64_t rank, int64_t bytes,
 }
 
 /// Encodes the map and returns its device copy (null after recording the
-/// error).
-void *encodeTensorMap(Driver *d, int64_t dataType, int64_t rank,
+/// error). Holds tensorMapMutex.
+TensorMapCopy *encodeTensorMap(Driver *d, int64_t dataType, int64_t rank,
                       uintptr_t address, const TensorMapShape &shape,
                       int64_t interleave, int64_t swizzle,
                       int64_t l2Promotion, int64_t oobFill) {
@@ -588,8 +775,11 @@ extern "C" void *mgpuTensorMapEncodeTiledMemref(
     record("mgpuTensorMapEncodeTiledMemref: " + *why);
     return nullptr;
   }
-  return encodeTensorMap(d, dataType, rank, address, shape, interleave,
-                         swizzle, l2Promotion, oobFill);
+  std::lock_guard<std::mutex> lock(tensorMapMutex);
+  TensorMapCopy *copy = encodeTensorMap(d, dataType, rank, address, shape,
+                                        interleave, swizzle, l2Promotion,
+                                        oobFill);
+  return copy ? reinterpret_cast<void *>(copy->address) : nullptr;
 }
 
 /// The tensor map of a box of a strided tensor of rank 2 to 5 for the
@@ -619,23 +809,20 @@ tileTensorMapEncode(uint64_t address, int64_t dataType, int64_t rank,
   const RequestKey request = {static_cast<int64_t>(address), dataType, rank,
                               size0, size1, size2, size3, size4, stride0,
                               stride1, stride2, stride3, stride4, box0, box1,
-                              box2, box3, box4, swizzle};
-  {
-    std::lock_guard<std::mutex> lock(tensorMapMutex);
-    if (auto it = tensorMapRequests.find(request);
-        it != tensorMapRequests.end())
-      return it->second;
-  }
+                              box2, box3, box4, swizzle,
+                              runtime::getLaunchTarget().device};
+  std::lock_guard<std::mutex> lock(tensorMapMutex);
+  if (auto it = tensorMapRequests.find(request); it != tensorMapRequests.end())
+    return it->second ? useCopy(d, *it->second) : 0;
   const int64_t sizes[] = {size0, size1, size2, size3, size4};
   const int64_t strides[] = {stride0, stride1, stride2, stride3, stride4};
   const int64_t boxes[] = {box0, box1, box2, box3, box4};
   int64_t bytes = kTensorMapElementBytes[dataType];
-  auto answer = [&](uint64_t map) {
-    std::lock_guard<std::mutex> lock(tensorMapMutex);
+  auto answer = [&](TensorMapCopy *copy) -> uint64_t {
     if (tensorMapRequests.size() >= kMaxTensorMapCopies)
       tensorMapRequests.clear();
-    tensorMapRequests[request] = map;
-    return map;
+    tensorMapRequests[request] = copy;
+    return copy ? copy->address : 0;
   };
   // Coordinates are signed 32-bit: every element must be reachable; no
   // zero strides.
@@ -643,24 +830,26 @@ tileTensorMapEncode(uint64_t address, int64_t dataType, int64_t rank,
     if (sizes[d] < 1 || sizes[d] > std::numeric_limits<int32_t>::max() ||
         (d + 1 < rank && (strides[d] < 1 ||
                           strides[d] * bytes >= (int64_t(1) << 40))))
-      return answer(0);
+      return answer(nullptr);
   TensorMapShape shape;
   if (prepareTensorMap(rank, bytes, address, sizes, strides, boxes, shape))
-    return answer(0);
+    return answer(nullptr);
   // Interleave none, L2 promotion 128 bytes, out-of-bounds elements zero.
-  void *copy = encodeTensorMap(d, dataType, rank, address, shape,
-                               /*interleave=*/0, swizzle, /*l2Promotion=*/2,
-                               /*oobFill=*/0);
-  return copy ? answer(reinterpret_cast<uint64_t>(copy)) : 0;
+  TensorMapCopy *copy = encodeTensorMap(d, dataType, rank, address, shape,
+                                        /*interleave=*/0, swizzle,
+                                        /*l2Promotion=*/2, /*oobFill=*/0);
+  return copy ? answer(copy) : 0;
 }
 
-/// The multiprocessor count of device 0 (what persistent kernels size
-/// their grid by); 1 after recording the error when the driver cannot say.
+/// The multiprocessor count of the launch target's device (what persistent
+/// kernels size their grid by); 1 after recording the error when the driver cannot say.
 extern "C" int64_t tileMultiprocessorCount() {
   Driver *d = driver("tileMultiprocessorCount");
   CUdevice device;
   int count = 0;
-  if (!d || !check(d, d->cuDeviceGet(&device, 0), "cuDeviceGet") ||
+  if (!d ||
+      !check(d, d->cuDeviceGet(&device, runtime::getLaunchTarget().device),
+             "cuDeviceGet") ||
       !check(d,
              d->cuDeviceGetAttribute(
                  &count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device),
@@ -831,9 +1020,23 @@ llvm::Error runtime::copyToHost(void *host, const void *device, size_t bytes) {
 llvm::Error runtime::synchronize() {
   if (llvm::Error err = initCUDA())
     return err;
-  Driver *d = driver("synchronize");
-  check(d, d->cuCtxSynchronize(), "cuCtxSynchronize");
+  if (Driver *d = driver("synchronize"))
+    check(d, d->cuCtxSynchronize(), "cuCtxSynchronize");
   return takeError();
+}
+
+llvm::Error runtime::synchronizeStream(void *stream) {
+  if (llvm::Error err = initCUDA())
+    return err;
+  if (Driver *d = driver("synchronizeStream"))
+    check(d, d->cuStreamSynchronize(stream), "cuStreamSynchronize");
+  return takeError();
+}
+
+llvm::Expected<int> runtime::getDeviceCount() {
+  if (llvm::Error err = initCUDA())
+    return std::move(err);
+  return getState().deviceCount;
 }
 
 void runtime::startKernelTiming() {

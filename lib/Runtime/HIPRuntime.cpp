@@ -9,11 +9,13 @@
 #include "RuntimeError.h"
 #include "StreamPool.h"
 #include "TileLang/Runtime/CUDARuntime.h"
+#include "TileLang/Runtime/Launch.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 
 #include <dlfcn.h>
 #include <mutex>
+#include <optional>
 #include <string>
 
 using namespace mlir::tile;
@@ -129,11 +131,17 @@ RuntimeState &getState() {
 }
 
 /// The runtime with device 0 current on this thread, or null after
-/// recording why not.
+/// recording why not (a launch target on another device among the reasons:
+/// modules are loaded on device 0 only).
 Runtime *hipRuntime(const char *caller) {
   RuntimeState &state = getState();
   if (!state.runtime) {
     recordError(llvm::Twine(caller) + ": " + state.failure);
+    return nullptr;
+  }
+  if (int device = runtime::getLaunchTarget().device; device != 0) {
+    recordError(llvm::Twine(caller) + ": ROCm kernels run on device 0, not " +
+                llvm::Twine(device) + " (modules are loaded there only)");
     return nullptr;
   }
   state.runtime->hipSetDevice(0);
@@ -247,7 +255,16 @@ uint64_t tensorMapEncode(uint64_t, int64_t, int64_t, int64_t, int64_t,
 /// HIP twin does not query the compute-unit count yet.
 int64_t multiprocessorCount() { return 1; }
 
+/// Whether `stream` is the caller's (the launch target's): the host code
+/// launches there and neither waits for nor destroys it.
+bool isCallerStream(void *stream) {
+  const std::optional<void *> &target = runtime::getLaunchTarget().stream;
+  return target && *target == stream;
+}
+
 void *streamCreate() {
+  if (std::optional<void *> stream = runtime::getLaunchTarget().stream)
+    return *stream;
   Runtime *r = hipRuntime("mgpuStreamCreate");
   if (!r)
     return nullptr;
@@ -259,12 +276,16 @@ void *streamCreate() {
 }
 
 void streamDestroy(void *stream) {
+  if (isCallerStream(stream))
+    return;
   if (Runtime *r = hipRuntime("mgpuStreamDestroy");
       r && stream && !streamPool().give(stream))
     check(r, r->hipStreamDestroy(stream), "hipStreamDestroy");
 }
 
 void streamSynchronize(void *stream) {
+  if (isCallerStream(stream))
+    return;
   if (Runtime *r = hipRuntime("mgpuStreamSynchronize"))
     check(r, r->hipStreamSynchronize(stream), "hipStreamSynchronize");
 }
@@ -331,8 +352,8 @@ void memset32(void *dst, unsigned int value, size_t count, void *stream) {
 llvm::Error copy(void *dst, const void *src, size_t bytes, const char *what) {
   if (llvm::Error err = runtime::hip::initHIP())
     return err;
-  Runtime *r = hipRuntime(what);
-  check(r, r->hipMemcpy(dst, src, bytes, hipMemcpyDefault), what);
+  if (Runtime *r = hipRuntime(what))
+    check(r, r->hipMemcpy(dst, src, bytes, hipMemcpyDefault), what);
   return runtime::takeError();
 }
 } // namespace
@@ -449,7 +470,15 @@ llvm::Error runtime::hip::copyToHost(void *host, const void *device,
 llvm::Error runtime::hip::synchronize() {
   if (llvm::Error err = initHIP())
     return err;
-  Runtime *r = hipRuntime("synchronize");
-  check(r, r->hipDeviceSynchronize(), "hipDeviceSynchronize");
+  if (Runtime *r = hipRuntime("synchronize"))
+    check(r, r->hipDeviceSynchronize(), "hipDeviceSynchronize");
+  return runtime::takeError();
+}
+
+llvm::Error runtime::hip::synchronizeStream(void *stream) {
+  if (llvm::Error err = initHIP())
+    return err;
+  if (Runtime *r = hipRuntime("synchronizeStream"))
+    check(r, r->hipStreamSynchronize(stream), "hipStreamSynchronize");
   return runtime::takeError();
 }

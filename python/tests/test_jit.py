@@ -309,9 +309,11 @@ def test_dlpack_device_tensors_need_a_device_target():
                        match="argument 0 .* lives on a CUDA device, but the "
                              "kernel's target is cpu"):
         kernel(a, b)
-    with pytest.raises(tilelang_mlir.TileError, match="device 3; kernels run "
-                                                      "on device 0"):
-        kernel(DLPackTensor(np.zeros((32, 16), np.float16), device=(2, 3)), b)
+    # Tensors on two devices: refused by name before anything runs.
+    with pytest.raises(tilelang_mlir.TileError,
+                       match=r"argument 1 \('B'\) is on device 3, but argument 0 "
+                             r"\('A'\) is on device 0: a kernel runs on one device"):
+        kernel(a, DLPackTensor(np.zeros((16, 32), np.float16), device=(2, 3)))
     with pytest.raises(tilelang_mlir.TileError, match="DLPack device type 7"):
         kernel(DLPackTensor(np.zeros((32, 16), np.float16), device=(7, 0)), b)
     with pytest.raises(tilelang_mlir.TileError, match="unsupported DLPack "

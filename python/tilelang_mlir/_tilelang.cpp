@@ -19,6 +19,7 @@
 #include "TileLang/JIT/JIT.h"
 #include "TileLang/Runtime/CUDARuntime.h"
 #include "TileLang/Runtime/HIPRuntime.h"
+#include "TileLang/Runtime/Launch.h"
 #include "TileLang/Support/CheckedSize.h"
 #include "TileLang/Support/Version.h"
 #include "llvm/Config/llvm-config.h"
@@ -362,6 +363,7 @@ public:
   /// Compiles (or loads from the cache) the specialization `args` select.
   py::dict prepare(const py::args &args) {
     CallArgs call = convert(args);
+    exportDeferred(call, std::nullopt);
     const CompileReport &report = unwrap(kernel->prepare(call.args));
     py::dict result;
     result["pipeline"] = report.pipeline;
@@ -377,12 +379,24 @@ public:
     return result;
   }
 
-  /// Runs on the arguments: on the CPU in place; on a GPU target, host
-  /// buffers through device copies (copied back afterwards), device
-  /// tensors in place once the device is idle.
-  void run(const py::args &args) {
+  /// Runs on the arguments: on the CPU in place. On a GPU target, device
+  /// tensors are used in place and the kernels queued on the caller's
+  /// stream without waiting (`stream=`: a handle, a torch.cuda.Stream or
+  /// anything with `cuda_stream` / `ptr`; by default torch's current stream
+  /// of the tensors' device for torch tensors, else the legacy default
+  /// stream); host buffers go through device copies and make the call
+  /// synchronous.
+  void run(const py::args &args, const py::kwargs &kwargs) {
+    std::optional<int64_t> stream;
+    for (auto [key, value] : kwargs) {
+      std::string name = py::str(key);
+      if (name != "stream")
+        throw TileError("unexpected keyword argument '" + name +
+                        "' (a kernel takes its arguments by position and "
+                        "stream=)");
+      stream = getStreamHandle(value);
+    }
     CallArgs call = convert(args);
-    check(kernel->checkArgs(call.args));
     TargetKind kind = kernel->getOptions().target.kind;
     Residence expected = kind == TargetKind::CUDA   ? Residence::CUDA
                          : kind == TargetKind::ROCm ? Residence::ROCm
@@ -395,12 +409,35 @@ public:
             residenceName(residence) + ", but the kernel's target is " +
             kernel->getOptions().target.str() +
             ": pass host memory or compile for that device");
+    if (kind == TargetKind::CPU) {
+      exportDeferred(call, std::nullopt);
+      py::gil_scoped_release release;
+      return check(kernel->run(call.args));
+    }
+    // The launch target: the tensors' device; the stream given, else the
+    // current torch stream of that device, else the legacy default stream
+    // (DLPack's 1; the driver's handle 0 means the same). A call with no
+    // device tensor and no stream runs synchronously on device 0.
+    runtime::LaunchTarget target;
+    target.device = std::max(call.device, 0);
+    if (!stream && call.device >= 0)
+      stream = call.torchDevice ? getTorchStream(call.device) : 0;
+    if (stream) {
+      if (*stream == 1)
+        stream = 0;
+      target.stream = reinterpret_cast<void *>(*stream);
+    }
+    exportDeferred(call, stream ? std::optional<int64_t>(*stream == 0 ? 1 : *stream)
+                                : std::nullopt);
     // Released for the run; taken again before `call` lets go of the
     // tensors (their deleters may need it).
     py::gil_scoped_release release;
-    if (kind == TargetKind::CPU)
-      return check(kernel->run(call.args));
-    runOnDevice(call, kind == TargetKind::ROCm);
+    if (!llvm::is_contained(call.residence, Residence::Host) ||
+        llvm::none_of(call.args, [](const KernelArg &arg) {
+          return std::holds_alternative<BufferArg>(arg);
+        }))
+      return check(kernel->run(call.args, target));
+    runWithHostCopies(call, target, kind == TargetKind::ROCm);
   }
 
 private:
@@ -410,19 +447,64 @@ private:
     std::vector<Residence> residence; // Host for scalars.
     std::vector<py::object> keep;
     std::vector<std::unique_ptr<DLPackTensor>> tensors;
+    /// The device of the device tensors (-1: none), whether one of them is
+    /// a torch tensor, and the first of them (for messages).
+    int device = -1;
+    bool torchDevice = false;
+    size_t deviceArg = 0;
+    /// DLPack producers exported once the stream is known: (position,
+    /// object).
+    std::vector<std::pair<size_t, py::handle>> deferred;
   };
 
+  /// A stream handle from `stream=`: None or -1 (the default), an integer,
+  /// or an object with `cuda_stream` (torch) or `ptr` (cupy).
+  static std::optional<int64_t> getStreamHandle(const py::handle &value) {
+    if (value.is_none())
+      return std::nullopt;
+    py::object handle = py::reinterpret_borrow<py::object>(value);
+    if (py::hasattr(value, "cuda_stream"))
+      handle = value.attr("cuda_stream");
+    else if (py::hasattr(value, "ptr"))
+      handle = value.attr("ptr");
+    if (!py::isinstance<py::int_>(handle) || py::isinstance<py::bool_>(handle))
+      throw TileError("stream= takes a stream handle (an int), a "
+                      "torch.cuda.Stream or an object with 'cuda_stream' or "
+                      "'ptr'; got " +
+                      py::str(py::type::handle_of(value).attr("__name__"))
+                          .cast<std::string>());
+    int64_t raw = handle.cast<int64_t>();
+    if (raw == -1)
+      return std::nullopt;
+    if (raw < 0)
+      throw TileError("stream=" + std::to_string(raw) +
+                      " is not a stream handle");
+    return raw;
+  }
+
+  /// torch's current stream of CUDA device `device` (what torch's own ops
+  /// on its tensors use).
+  static int64_t getTorchStream(int device) {
+    static py::object current =
+        py::module_::import("torch").attr("_C").attr(
+            "_cuda_getCurrentRawStream");
+    return current(device).cast<int64_t>();
+  }
+
   /// Device copies of the host buffer arguments (the vendor's runtime), the
-  /// run, the copies back; device memory is released whatever happens.
-  /// Device tensors are used in place, after waiting for the device: their
-  /// producer may still be writing them on its own streams.
-  void runOnDevice(CallArgs &call, bool rocm) {
+  /// run on `target`, the copies back once the run is done; device memory
+  /// is released whatever happens.
+  void runWithHostCopies(CallArgs &call, const runtime::LaunchTarget &target,
+                         bool rocm) {
     namespace rt = mlir::tile::runtime;
     auto allocate = rocm ? rt::hip::allocate : rt::allocate;
     auto release = rocm ? rt::hip::release : rt::release;
     auto toDevice = rocm ? rt::hip::copyToDevice : rt::copyToDevice;
     auto toHost = rocm ? rt::hip::copyToHost : rt::copyToHost;
     auto synchronize = rocm ? rt::hip::synchronize : rt::synchronize;
+    auto synchronizeStream =
+        rocm ? rt::hip::synchronizeStream : rt::synchronizeStream;
+    rt::LaunchScope scope(target);
     struct Device {
       void (*release)(void *);
       std::vector<std::pair<void *, size_t>> buffers; // device, bytes
@@ -438,39 +520,29 @@ private:
     if (auto prepared = kernel->prepare(args); !prepared)
       throw TileError(llvm::toString(prepared.takeError()));
     std::vector<void *> hostData(args.size(), nullptr);
-    bool inPlace = false;
     for (auto [i, arg] : llvm::enumerate(args)) {
       auto *buffer = std::get_if<BufferArg>(&arg);
-      if (!buffer)
+      if (!buffer || call.residence[i] != Residence::Host)
         continue;
+      // Contiguous (checkArgs): the bytes are the elements'. At least 8
+      // bytes on the device (a non-null pointer), but only the array's
+      // own bytes move: copying the rounded size back would write past the
+      // end of a 1-element float32 array.
       size_t bytes = getByteSize(buffer->dtype);
-      int64_t stride = 1;
-      // An empty array has no layout to check (numpy gives it zero
-      // strides).
-      bool empty = llvm::is_contained(buffer->shape, 0);
-      for (int64_t d = buffer->shape.size() - 1; d >= 0; --d) {
-        if (!empty && buffer->shape[d] > 1 && buffer->strides[d] != stride)
-          throw TileError("argument " + std::to_string(i) +
-                          ": a GPU target takes contiguous (C-order) arrays");
-        stride *= buffer->shape[d];
-      }
-      if (call.residence[i] != Residence::Host) {
-        inPlace = true;
-        continue;
-      }
-      bytes *= stride;
-      // At least 8 bytes on the device (a non-null pointer), but only the
-      // array's own bytes move: copying the rounded size back would write
-      // past the end of a 1-element float32 array.
+      for (int64_t extent : buffer->shape)
+        bytes *= extent;
       void *ptr = unwrap(allocate(std::max<size_t>(bytes, 8)));
       device.buffers.push_back({ptr, bytes});
       check(toDevice(ptr, buffer->data, bytes));
       hostData[i] = buffer->data;
       buffer->data = ptr;
     }
-    if (inPlace)
-      check(synchronize());
-    check(kernel->run(args));
+    // The copies are complete before the kernels read them, whatever
+    // stream those run on.
+    check(synchronize());
+    check(kernel->run(args, target));
+    if (target.stream)
+      check(synchronizeStream(*target.stream));
     size_t next = 0;
     for (auto [i, arg] : llvm::enumerate(args))
       if (hostData[i]) {
@@ -479,12 +551,59 @@ private:
       }
   }
 
+  /// Where a DLPack device type lives.
+  static Residence getDLPackResidence(int32_t type, size_t position,
+                                      const Param &param) {
+    switch (type) {
+    case kDLCPU:
+    case kDLCUDAHost:
+      return Residence::Host;
+    case kDLCUDA:
+    case kDLCUDAManaged:
+      return Residence::CUDA;
+    case kDLROCM:
+      return Residence::ROCm;
+    default:
+      throw TileError("argument " + std::to_string(position) + " ('" +
+                      param.name + "'): DLPack device type " +
+                      std::to_string(type) +
+                      " is not supported (host, CUDA or ROCm memory)");
+    }
+  }
+
+  /// Records that argument `position` lives on device `id`: every device
+  /// tensor of a call must be on the same device.
+  void noteDevice(CallArgs &call, size_t position, int id,
+                  bool torch) const {
+    if (call.device >= 0 && call.device != id) {
+      llvm::ArrayRef<Param> params = kernel->getParams();
+      throw TileError("argument " + std::to_string(position) + " ('" +
+                      params[position].name + "') is on device " +
+                      std::to_string(id) + ", but argument " +
+                      std::to_string(call.deviceArg) + " ('" +
+                      params[call.deviceArg].name + "') is on device " +
+                      std::to_string(call.device) +
+                      ": a kernel runs on one device; move the tensors there");
+    }
+    if (call.device < 0) {
+      call.device = id;
+      call.deviceArg = position;
+    }
+    call.torchDevice |= torch;
+  }
+
   /// A buffer argument from a DLPack producer (`__dlpack__`): a DLPack 1.0
   /// capsule where the producer makes one (its read-only and copied flags
   /// checked against what the kernel does with the buffer), else the
   /// unversioned one.
+  ///
+  /// `stream` is the consumer's stream in DLPack's terms (1: the legacy
+  /// default stream, 2: the per-thread one, else a handle; none for host
+  /// memory or a call that only compiles): the producer makes it wait for
+  /// its pending writes, so the launch there needs no other wait.
   static BufferArg fromDLPack(const py::handle &object, size_t position,
-                              const Param &param, CallArgs &call) {
+                              const Param &param, CallArgs &call,
+                              std::optional<int64_t> stream) {
     auto fail = [&](const std::string &why) {
       return TileError("argument " + std::to_string(position) + " ('" +
                        param.name + "'): " + why);
@@ -495,31 +614,11 @@ private:
       type = where[0].cast<int32_t>();
       id = where[1].cast<int32_t>();
     }
-    Residence residence;
-    switch (type) {
-    case kDLCPU:
-    case kDLCUDAHost:
-      residence = Residence::Host;
-      break;
-    case kDLCUDA:
-    case kDLCUDAManaged:
-      residence = Residence::CUDA;
-      break;
-    case kDLROCM:
-      residence = Residence::ROCm;
-      break;
-    default:
-      throw fail("DLPack device type " + std::to_string(type) +
-                 " is not supported (host, CUDA or ROCm memory)");
-    }
-    if (residence != Residence::Host && id != 0)
-      throw fail("the tensor is on device " + std::to_string(id) +
-                 "; kernels run on device 0");
-    // A device tensor is exported without waiting on a stream: the call
-    // waits for the whole device before it launches.
+    (void)id; // Checked against the other tensors' by the caller.
+    Residence residence = getDLPackResidence(type, position, param);
     py::dict kwargs;
-    if (residence != Residence::Host)
-      kwargs["stream"] = -1;
+    if (residence != Residence::Host && stream)
+      kwargs["stream"] = *stream;
     py::object capsule;
     try {
       capsule = object.attr("__dlpack__")(
@@ -584,10 +683,83 @@ private:
         stride *= tensor.shape[d];
       }
     }
+    return buffer;
+  }
+
+  /// torch's classes and dtypes, once torch is imported (a process
+  /// without torch has no torch tensors to pass).
+  struct Torch {
+    PyTypeObject *tensor = nullptr;
+    std::vector<std::pair<PyObject *, DType>> dtypes;
+    bool rocm = false;
+  };
+  static const Torch *getTorch() {
+    static std::optional<Torch> torch;
+    if (torch)
+      return &*torch;
+    PyObject *module = PyDict_GetItemString(PyImport_GetModuleDict(), "torch");
+    if (!module)
+      return nullptr;
+    py::module_ t = py::reinterpret_borrow<py::module_>(module);
+    if (!py::hasattr(t, "Tensor") || !py::hasattr(t, "float8_e5m2"))
+      return nullptr; // Still importing, or too old for this table.
+    Torch found;
+    found.tensor = reinterpret_cast<PyTypeObject *>(t.attr("Tensor").ptr());
+    static const std::pair<const char *, DType> kNames[] = {
+        {"float16", DType::F16},      {"bfloat16", DType::BF16},
+        {"float32", DType::F32},      {"float64", DType::F64},
+        {"int8", DType::I8},          {"int16", DType::I16},
+        {"int32", DType::I32},        {"int64", DType::I64},
+        {"bool", DType::I1},          {"float8_e4m3fn", DType::F8E4M3FN},
+        {"float8_e5m2", DType::F8E5M2}};
+    for (auto [name, dtype] : kNames)
+      found.dtypes.push_back({py::object(t.attr(name)).release().ptr(), dtype});
+    found.rocm = !t.attr("version").attr("hip").is_none();
+    Py_INCREF(found.tensor);
+    torch = std::move(found);
+    return &*torch;
+  }
+
+  /// A torch tensor by its attributes (what TileLang's and Triton's calls
+  /// read): cheaper than a DLPack export, and a tensor that requires
+  /// gradient is taken by its storage.
+  BufferArg fromTorch(const py::handle &tensor, size_t position,
+                      const Param &param, const Torch &torch,
+                      CallArgs &call) const {
+    BufferArg buffer;
+    py::object dtype = tensor.attr("dtype");
+    auto found = llvm::find_if(torch.dtypes, [&](const auto &entry) {
+      return entry.first == dtype.ptr();
+    });
+    if (found == torch.dtypes.end())
+      throw TileError("argument " + std::to_string(position) + " ('" +
+                      param.name + "'): unsupported torch dtype " +
+                      py::str(dtype).cast<std::string>() + " (expected " +
+                      kSupportedTypes + ")");
+    buffer.dtype = found->second;
+    buffer.data = reinterpret_cast<void *>(
+        tensor.attr("data_ptr")().cast<uintptr_t>());
+    for (py::handle extent : tensor.attr("shape"))
+      buffer.shape.push_back(extent.cast<int64_t>());
+    for (py::handle stride : tensor.attr("stride")())
+      buffer.strides.push_back(stride.cast<int64_t>());
+    Residence residence = Residence::Host;
+    if (tensor.attr("is_cuda").cast<bool>()) {
+      residence = torch.rocm ? Residence::ROCm : Residence::CUDA;
+      noteDevice(call, position, tensor.attr("get_device")().cast<int>(),
+                 /*torch=*/true);
+    } else if (!tensor.attr("is_cpu").cast<bool>()) {
+      throw TileError("argument " + std::to_string(position) + " ('" +
+                      param.name + "'): a torch tensor on " +
+                      py::str(tensor.attr("device")).cast<std::string>() +
+                      " (kernels take CPU and CUDA tensors)");
+    }
     call.residence.push_back(residence);
     return buffer;
   }
 
+  /// The arguments as the JIT takes them; DLPack producers other than
+  /// torch are left in `deferred` until the stream is known.
   CallArgs convert(const py::args &args) const {
     CallArgs call;
     llvm::ArrayRef<Param> params = kernel->getParams();
@@ -595,6 +767,7 @@ private:
       throw TileError("'" + kernel->getEntry().str() + "' takes " +
                       std::to_string(params.size()) + " arguments, got " +
                       std::to_string(args.size()));
+    const Torch *torch = nullptr;
     for (auto [i, arg] : llvm::enumerate(args)) {
       if (params[i].isBuffer) {
         if (py::isinstance<py::array>(arg)) {
@@ -604,12 +777,29 @@ private:
           call.residence.push_back(Residence::Host);
           continue;
         }
+        if (!torch)
+          torch = getTorch();
+        if (torch && PyObject_TypeCheck(arg.ptr(), torch->tensor)) {
+          call.args.push_back(fromTorch(arg, i, params[i], *torch, call));
+          continue;
+        }
         if (!py::hasattr(arg, "__dlpack__"))
           throw TileError("argument " + std::to_string(i) + " ('" +
                           params[i].name +
                           "') must be a numpy array or a DLPack tensor "
                           "(torch, cupy, ...)");
-        call.args.push_back(fromDLPack(arg, i, params[i], call));
+        int32_t type = kDLCPU, id = 0;
+        if (py::hasattr(arg, "__dlpack_device__")) {
+          py::tuple where = arg.attr("__dlpack_device__")();
+          type = where[0].cast<int32_t>();
+          id = where[1].cast<int32_t>();
+        }
+        Residence residence = getDLPackResidence(type, i, params[i]);
+        if (residence != Residence::Host)
+          noteDevice(call, i, id, /*torch=*/false);
+        call.residence.push_back(residence);
+        call.args.push_back(BufferArg());
+        call.deferred.push_back({i, arg});
         continue;
       }
       ScalarArg scalar;
@@ -640,6 +830,18 @@ private:
       call.residence.push_back(Residence::Host);
     }
     return call;
+  }
+
+
+  /// Exports the deferred DLPack arguments for use on `stream` (DLPack's
+  /// consumer stream; none: no synchronization).
+  void exportDeferred(CallArgs &call, std::optional<int64_t> stream) const {
+    llvm::ArrayRef<Param> params = kernel->getParams();
+    for (auto [i, object] : call.deferred)
+      call.args[i] = fromDLPack(
+          object, i, params[i], call,
+          call.residence[i] == Residence::Host ? std::nullopt : stream);
+    call.deferred.clear();
   }
 
   std::unique_ptr<Kernel> kernel;

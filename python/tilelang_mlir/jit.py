@@ -79,6 +79,13 @@ class JITKernel:
             if not 0 <= i < count or not isinstance(func.params[i][1], T.Tensor):
                 raise ValueError("out_idx %d is not a tensor parameter of %s"
                                  % (i, func.name))
+        # What every call reads: the parameters the caller passes, and how
+        # each output is sized.
+        self._inputs = [i for i in range(count) if i not in self.out_idx]
+        self._tensor_inputs = [
+            (k, func.params[i][0], i) for k, i in enumerate(self._inputs)
+            if isinstance(func.params[i][1], T.Tensor)]
+        self._output_plans = [self._plan_output(i) for i in self.out_idx]
 
     @property
     def params(self):
@@ -152,6 +159,26 @@ class JITKernel:
         return Profiler(self, tensor_supply_type or TensorSupplyType.Auto,
                         shapes=shapes, seed=seed)
 
+    def _plan_output(self, index):
+        """How output `index` is sized on every call: per dimension, its
+        extent or (k, d) for dimension d of the k-th input, which has the
+        same symbol; None when some dimension needs solving (n * 4 from an
+        input of size n), which _output_shape does."""
+        plan = []
+        for dim in self.func.params[index][1].shape:
+            if isinstance(dim, int):
+                plan.append(dim)
+                continue
+            source = next(((k, d) for k, _, i in self._tensor_inputs
+                           for d, other in enumerate(self.func.params[i][1].shape)
+                           if isinstance(dim, T._Symbol)
+                           and isinstance(other, T._Symbol)
+                           and other.symbol == dim.symbol), None)
+            if source is None:
+                return None
+            plan.append(source)
+        return plan
+
     def _output_shape(self, index, args):
         """The shape of output `index`, its dynamic dimensions taken from
         the inputs that share their symbols."""
@@ -186,52 +213,52 @@ class JITKernel:
             shape.append(dim.evaluate(sizes))
         return tuple(shape)
 
-    def __call__(self, *args):
-        count = len(self.func.params)
-        if len(args) + len(self.out_idx) != count:
+    def __call__(self, *args, stream=None):
+        """Runs the kernel: ``kernel(a, b)`` returns the outputs named by
+        out_idx. Device tensors are used in place and the kernel is queued
+        on ``stream`` (a handle, a torch.cuda.Stream; by default torch's
+        current stream of the tensors' device) without waiting for it, as
+        torch's own operations are; host arrays make the call synchronous."""
+        if len(args) != len(self._inputs):
             raise TypeError("%s takes %d inputs, got %d" % (
-                self.func.name, count - len(self.out_idx), len(args)))
-        inputs = iter(args)
-        given = []
-        # Buffers the kernel writes that had to be copied (not C-contiguous):
-        # the copy goes back into the caller's array after the run.
+                self.func.name, len(self._inputs), len(args)))
+        # numpy arrays the kernel takes as they are (C-contiguous; a
+        # non-contiguous one it writes goes through a copy, copied back).
         write_back = []
-        for i, param in enumerate(self.func.params):
-            if i not in self.out_idx:
-                value = next(inputs)
-                if isinstance(param[1], T.Tensor):
-                    if isinstance(value, np.ndarray):
-                        value = self._host_array(i, param[0], value, write_back)
-                    elif getattr(value, "requires_grad", False) and \
-                            hasattr(value, "detach"):
-                        # torch exports no tensor that requires gradient:
-                        # the kernel works on its storage, as TileLang's do.
-                        value = value.detach()
-                    elif not hasattr(value, "__dlpack__"):
-                        raise TileError(
-                            "argument %r of %s must be a numpy array or a "
-                            "DLPack tensor (torch, cupy, ...), got %s"
-                            % (param[0], self.func.name, type(value).__name__))
-                given.append((param, value))
-        like = next((value for (_, spec), value in given
-                     if isinstance(spec, T.Tensor)), None)
-        if like is None and self.out_idx:
+        for k, name, i in self._tensor_inputs:
+            value = args[k]
+            if type(value) is np.ndarray and not (
+                    value.flags.c_contiguous
+                    and not self._kernel.params[i]["written"]):
+                args = args[:k] + (self._host_array(
+                    i, name, value, write_back),) + args[k + 1:]
+        if not self.out_idx:
+            self._kernel.run(*args, stream=stream)
+            for original, copy in write_back:
+                original[...] = copy
+            return None
+        like = next((args[k] for k, _, _ in self._tensor_inputs), None)
+        if like is None:
             like = _default_device_tensor(self.target)
-        full, outputs = [], []
-        given_iter = iter(given)
-        for i, (name, spec) in enumerate(self.func.params):
-            if i in self.out_idx:
-                out = _empty(self._output_shape(i, given),
-                             T._mlir_type(spec.dtype), like)
-                outputs.append(out)
-                full.append(out)
-            else:
-                full.append(next(given_iter)[1])
-        self._kernel.run(*full)
+        outputs = []
+        for index, plan in zip(self.out_idx, self._output_plans):
+            try:
+                shape = tuple(d if type(d) is int else args[d[0]].shape[d[1]]
+                              for d in plan)
+            except (TypeError, AttributeError, IndexError):
+                # No plan, or inputs without the ranks it reads: solved
+                # (or refused, saying why) from every input.
+                given = [(self.func.params[i], args[k])
+                         for k, i in enumerate(self._inputs)]
+                shape = self._output_shape(index, given)
+            outputs.append(_empty(shape, T._mlir_type(
+                self.func.params[index][1].dtype), like))
+        full = list(args)
+        for index, out in zip(self.out_idx, outputs):
+            full.insert(index, out)
+        self._kernel.run(*full, stream=stream)
         for original, copy in write_back:
             original[...] = copy
-        if not outputs:
-            return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
@@ -250,9 +277,10 @@ def _check_writable(kernel, name, array):
 
 def _empty(shape, mlir_type, like):
     """An uninitialized output: a torch tensor on `like`'s device when `like`
-    is a torch tensor, a numpy array otherwise."""
-    if type(like).__module__.split(".")[0] == "torch":
-        import torch
+    is a torch tensor (from torch's allocator, on its current stream), a
+    numpy array otherwise."""
+    torch = _torch_of(like)
+    if torch is not None:
         return torch.empty(shape, dtype=_torch_dtype(torch, mlir_type),
                            device=like.device)
     if mlir_type not in _NUMPY_TYPES:
@@ -277,12 +305,26 @@ def _default_device_tensor(target):
     return torch.empty(0, device="cuda")
 
 
+def _torch_of(value):
+    """The torch module when `value` is a torch tensor, else None."""
+    if type(value).__module__.partition(".")[0] != "torch":
+        return None
+    import torch
+    return torch if isinstance(value, torch.Tensor) else None
+
+
+_TORCH_DTYPES = {}
+
+
 def _torch_dtype(torch, mlir_type):
-    return {"f16": torch.float16, "bf16": torch.bfloat16,
+    if not _TORCH_DTYPES:
+        _TORCH_DTYPES.update({
+            "f16": torch.float16, "bf16": torch.bfloat16,
             "f32": torch.float32, "f64": torch.float64,
             "f8E4M3FN": torch.float8_e4m3fn, "f8E5M2": torch.float8_e5m2,
             "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
-            "i64": torch.int64, "i1": torch.bool}[mlir_type]
+            "i64": torch.int64, "i1": torch.bool})
+    return _TORCH_DTYPES[mlir_type]
 
 
 def _at_user_lines(source, message):

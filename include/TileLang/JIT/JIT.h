@@ -22,6 +22,7 @@
 
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "TileLang/JIT/Cache.h"
+#include "TileLang/Runtime/Launch.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -224,8 +225,13 @@ public:
   llvm::Expected<const CompileReport &>
   prepare(llvm::ArrayRef<KernelArg> args);
 
-  /// Checks `args`, prepares the specialization and runs it.
-  llvm::Error run(llvm::ArrayRef<KernelArg> args);
+  /// Checks `args`, prepares the specialization and runs it. On a GPU
+  /// target, `launch` says where: by default on device 0 and a stream of
+  /// the runtime's own, returning when the kernels are done; with a stream,
+  /// queued there after the caller's work and returning at once (buffers
+  /// must then stay alive until the stream reaches the kernels).
+  llvm::Error run(llvm::ArrayRef<KernelArg> args,
+                  const runtime::LaunchTarget &launch = {});
 
   /// The number of specializations compiled or loaded so far.
   size_t getNumSpecializations() const;

@@ -75,7 +75,8 @@ llvm::Error takeError();
 /// The mgpu* functions by name, for the JIT's symbol table.
 llvm::SmallVector<std::pair<llvm::StringRef, void *>> getSymbols();
 
-/// Device memory for callers that hold host data (tile-run, tests).
+/// Device memory for callers that hold host data (tile-run, tests), on the
+/// launch target's device (runtime/Launch.h).
 llvm::Expected<void *> allocate(size_t bytes);
 void release(void *device);
 llvm::Error copyToDevice(void *device, const void *host, size_t bytes);
@@ -89,10 +90,15 @@ llvm::Error copyToHost(void *host, const void *device, size_t bytes);
 void startKernelTiming();
 llvm::Expected<double> stopKernelTiming();
 
-/// Waits for all work on device 0 (every stream of its primary context,
-/// including other libraries' on the same device: what a caller that
-/// shares buffers with them must do before launching on its own stream).
+/// Waits for all work on the launch target's device (every stream of its
+/// primary context, including other libraries' on the same device).
 llvm::Error synchronize();
+
+/// Waits for the work queued on `stream` (of the launch target's device).
+llvm::Error synchronizeStream(void *stream);
+
+/// The number of CUDA devices the driver sees (at most kMaxDevices).
+llvm::Expected<int> getDeviceCount();
 
 } // namespace runtime
 } // namespace tile

@@ -45,6 +45,9 @@ llvm::Error copyToHost(void *host, const void *device, size_t bytes);
 /// Waits for all work on the current device (hipDeviceSynchronize).
 llvm::Error synchronize();
 
+/// Waits for the work queued on `stream` (hipStreamSynchronize).
+llvm::Error synchronizeStream(void *stream);
+
 /// The GPU architecture an AMDGPU code object (ELF64, EM_AMDGPU) is built
 /// for, from its header's e_flags ("gfx942"; "amdgcn mach 0x.." for one
 /// this table does not name); empty when `object` is not such a file.
