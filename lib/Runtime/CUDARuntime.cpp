@@ -251,18 +251,27 @@ void *getContext(DriverState &state, int device, const char *caller) {
 }
 
 /// The driver with the primary context of the launch target's device
-/// current on this thread, or null after recording why not.
+/// current on this thread, or null after recording why not. Within a
+/// launch scope the context is made current once (the scope's calls run
+/// without other code between them); outside, on every call (other
+/// libraries may switch it between calls).
 Driver *driver(const char *caller) {
   DriverState &state = getState();
   if (!state.driver) {
     record(llvm::Twine(caller) + ": " + state.failure);
     return nullptr;
   }
+  thread_local uint64_t currentIn = ~uint64_t(0);
+  uint64_t serial = runtime::getLaunchSerial();
+  bool scoped = runtime::inLaunchScope();
+  if (scoped && currentIn == serial)
+    return state.driver;
   void *context =
       getContext(state, runtime::getLaunchTarget().device, caller);
   if (!context)
     return nullptr;
   state.driver->cuCtxSetCurrent(context);
+  currentIn = scoped ? serial : ~uint64_t(0);
   return state.driver;
 }
 
@@ -1031,6 +1040,18 @@ llvm::Error runtime::synchronizeStream(void *stream) {
   if (Driver *d = driver("synchronizeStream"))
     check(d, d->cuStreamSynchronize(stream), "cuStreamSynchronize");
   return takeError();
+}
+
+llvm::Expected<bool> runtime::isCapturing(void *stream) {
+  if (llvm::Error err = initCUDA())
+    return std::move(err);
+  Driver *d = driver("isCapturing");
+  int status = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (d && d->cuStreamIsCapturing)
+    check(d, d->cuStreamIsCapturing(stream, &status), "cuStreamIsCapturing");
+  if (llvm::Error err = takeError())
+    return std::move(err);
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
 llvm::Expected<int> runtime::getDeviceCount() {

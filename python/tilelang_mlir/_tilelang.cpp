@@ -196,7 +196,16 @@ void check(llvm::Error error) {
 /// The element type of a numpy array, by dtype kind and size (bfloat16,
 /// which numpy lacks, by name: ml_dtypes' bfloat16).
 DType getDType(const py::array &array) {
+  // Through the Python attributes: pybind11's accessors read the dtype
+  // struct, whose layout NumPy 2 changed. The kind and size name numpy's
+  // own types; `name` (slow: numpy computes it in Python) only the
+  // ml_dtypes types, whose kind is 'V'.
   py::dtype dtype = array.dtype();
+  char kind = dtype.attr("kind").cast<std::string>().front();
+  if (kind != 'V')
+    if (std::optional<DType> type =
+            getDType(kind, dtype.attr("itemsize").cast<int64_t>()))
+      return *type;
   std::string name = py::str(dtype.attr("name"));
   if (name == "bfloat16")
     return DType::BF16;
@@ -204,12 +213,6 @@ DType getDType(const py::array &array) {
     return DType::F8E4M3FN;
   if (name == "float8_e5m2")
     return DType::F8E5M2;
-  // Through the Python attributes: pybind11's accessors read the dtype
-  // struct, whose layout NumPy 2 changed.
-  if (std::optional<DType> type =
-          getDType(dtype.attr("kind").cast<std::string>().front(),
-                   dtype.attr("itemsize").cast<int64_t>()))
-    return *type;
   throw TileError("unsupported numpy dtype " + name + " (expected " +
                   kSupportedTypes + ")");
 }
@@ -505,6 +508,10 @@ private:
     auto synchronizeStream =
         rocm ? rt::hip::synchronizeStream : rt::synchronizeStream;
     rt::LaunchScope scope(target);
+    if (!rocm && target.stream && unwrap(rt::isCapturing(*target.stream)))
+      throw TileError("host arrays go through device copies and a wait for "
+                      "the kernels, which a CUDA graph being captured cannot "
+                      "hold: pass device tensors to a call inside a capture");
     struct Device {
       void (*release)(void *);
       std::vector<std::pair<void *, size_t>> buffers; // device, bytes
@@ -726,8 +733,35 @@ private:
   BufferArg fromTorch(const py::handle &tensor, size_t position,
                       const Param &param, const Torch &torch,
                       CallArgs &call) const {
+    // Every call reads these: interned names and the C API's method calls
+    // (no bound-method objects), a few tens of nanoseconds each.
+    static PyObject *const kDtype = PyUnicode_InternFromString("dtype");
+    static PyObject *const kDataPtr = PyUnicode_InternFromString("data_ptr");
+    static PyObject *const kShape = PyUnicode_InternFromString("shape");
+    static PyObject *const kStride = PyUnicode_InternFromString("stride");
+    static PyObject *const kIsCuda = PyUnicode_InternFromString("is_cuda");
+    static PyObject *const kGetDevice =
+        PyUnicode_InternFromString("get_device");
+    auto get = [&](PyObject *name) {
+      PyObject *value = PyObject_GetAttr(tensor.ptr(), name);
+      if (!value)
+        throw py::error_already_set();
+      return py::reinterpret_steal<py::object>(value);
+    };
+    auto call0 = [&](PyObject *name) {
+      PyObject *value = PyObject_CallMethodNoArgs(tensor.ptr(), name);
+      if (!value)
+        throw py::error_already_set();
+      return py::reinterpret_steal<py::object>(value);
+    };
+    auto toInt64 = [](PyObject *object) {
+      long long value = PyLong_AsLongLong(object);
+      if (value == -1 && PyErr_Occurred())
+        throw py::error_already_set();
+      return static_cast<int64_t>(value);
+    };
     BufferArg buffer;
-    py::object dtype = tensor.attr("dtype");
+    py::object dtype = get(kDtype);
     auto found = llvm::find_if(torch.dtypes, [&](const auto &entry) {
       return entry.first == dtype.ptr();
     });
@@ -738,15 +772,21 @@ private:
                       kSupportedTypes + ")");
     buffer.dtype = found->second;
     buffer.data = reinterpret_cast<void *>(
-        tensor.attr("data_ptr")().cast<uintptr_t>());
-    for (py::handle extent : tensor.attr("shape"))
-      buffer.shape.push_back(extent.cast<int64_t>());
-    for (py::handle stride : tensor.attr("stride")())
-      buffer.strides.push_back(stride.cast<int64_t>());
+        static_cast<uintptr_t>(toInt64(call0(kDataPtr).ptr())));
+    py::object shape = get(kShape), strides = call0(kStride);
+    if (!PyTuple_Check(shape.ptr()) || !PyTuple_Check(strides.ptr()))
+      throw TileError("argument " + std::to_string(position) + " ('" +
+                      param.name + "'): the tensor's shape or strides are "
+                      "not tuples");
+    for (Py_ssize_t d = 0, e = PyTuple_GET_SIZE(shape.ptr()); d < e; ++d)
+      buffer.shape.push_back(toInt64(PyTuple_GET_ITEM(shape.ptr(), d)));
+    for (Py_ssize_t d = 0, e = PyTuple_GET_SIZE(strides.ptr()); d < e; ++d)
+      buffer.strides.push_back(toInt64(PyTuple_GET_ITEM(strides.ptr(), d)));
     Residence residence = Residence::Host;
-    if (tensor.attr("is_cuda").cast<bool>()) {
+    if (get(kIsCuda).ptr() == Py_True) {
       residence = torch.rocm ? Residence::ROCm : Residence::CUDA;
-      noteDevice(call, position, tensor.attr("get_device")().cast<int>(),
+      noteDevice(call, position,
+                 static_cast<int>(toInt64(call0(kGetDevice).ptr())),
                  /*torch=*/true);
     } else if (!tensor.attr("is_cpu").cast<bool>()) {
       throw TileError("argument " + std::to_string(position) + " ('" +

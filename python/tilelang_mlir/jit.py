@@ -82,6 +82,7 @@ class JITKernel:
         # What every call reads: the parameters the caller passes, and how
         # each output is sized.
         self._inputs = [i for i in range(count) if i not in self.out_idx]
+        self._written = [p["written"] for p in self._kernel.params]
         self._tensor_inputs = [
             (k, func.params[i][0], i) for k, i in enumerate(self._inputs)
             if isinstance(func.params[i][1], T.Tensor)]
@@ -97,7 +98,7 @@ class JITKernel:
         kernel writes a copy that is copied back after the run (in-place
         outputs, TileLang's style without out_idx, then update the caller's
         array whatever its layout)."""
-        if self._kernel.params[index]["written"]:
+        if self._written[index]:
             _check_writable(self.func.name, name, array)
             if not array.flags.c_contiguous:
                 copy = np.ascontiguousarray(array)
@@ -151,6 +152,15 @@ class JITKernel:
                              "targets); got %r"
                              % (", ".join(sorted(pipelines)), stage))
         return lower(source, pipelines[stage])
+
+    def torch_op(self, name, dispatch_keys=None):
+        """Registers the kernel as the torch operator `name`
+        ("namespace::op", torch.library) and returns it: callable as
+        torch.ops.namespace.op, traced by torch.compile(fullgraph=True)
+        through its fake implementation (outputs sized from the inputs).
+        See tilelang_mlir.torch_ops."""
+        from .torch_ops import register
+        return register(self, name, dispatch_keys)
 
     def get_profiler(self, tensor_supply_type=None, shapes=None, seed=None):
         """A Profiler: fresh inputs, assert_allclose, do_bench. `shapes`
@@ -222,14 +232,13 @@ class JITKernel:
         if len(args) != len(self._inputs):
             raise TypeError("%s takes %d inputs, got %d" % (
                 self.func.name, len(self._inputs), len(args)))
-        # numpy arrays the kernel takes as they are (C-contiguous; a
-        # non-contiguous one it writes goes through a copy, copied back).
+        # numpy arrays the kernel takes as they are when C-contiguous (the
+        # bindings refuse read-only ones it writes); a non-contiguous one
+        # goes through a copy, copied back when the kernel writes it.
         write_back = []
         for k, name, i in self._tensor_inputs:
             value = args[k]
-            if type(value) is np.ndarray and not (
-                    value.flags.c_contiguous
-                    and not self._kernel.params[i]["written"]):
+            if type(value) is np.ndarray and not value.flags.c_contiguous:
                 args = args[:k] + (self._host_array(
                     i, name, value, write_back),) + args[k + 1:]
         if not self.out_idx:

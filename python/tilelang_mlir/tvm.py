@@ -12,12 +12,21 @@ _WHY = ("tilelang_mlir has no TVM: tilelang.tvm, tvm.tir and TVMScript "
 
 def _refusing(module):
     """The module `__getattr__` of tilelang_mlir.<module>: every public
-    name is an ImportError saying there is no TVM."""
+    name is an ImportError saying there is no TVM. Two kinds of names are
+    AttributeErrors instead (with the same message), because code that
+    probes modules catches only those: dunders (copy, pickle, doctest) and
+    the names of imported modules (pickle's whichmodule looks a module up by
+    its name in every loaded module, as torch.compile's graph hashing
+    does)."""
+    import sys
+
     def __getattr__(name):
         if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)  # introspection (copy, pickle, doctest)
-        raise ImportError("%s.%s: %s" % (module, name, _WHY),
-                          name="tilelang_mlir.%s.%s" % (module, name))
+            raise AttributeError(name)
+        message = "%s.%s: %s" % (module, name, _WHY)
+        if name in sys.modules:
+            raise AttributeError(message)
+        raise ImportError(message, name="tilelang_mlir.%s.%s" % (module, name))
     return __getattr__
 
 

@@ -97,6 +97,10 @@ llvm::Error synchronize();
 /// Waits for the work queued on `stream` (of the launch target's device).
 llvm::Error synchronizeStream(void *stream);
 
+/// Whether `stream` (of the launch target's device) is being captured
+/// into a CUDA graph.
+llvm::Expected<bool> isCapturing(void *stream);
+
 /// The number of CUDA devices the driver sees (at most kMaxDevices).
 llvm::Expected<int> getDeviceCount();
 

@@ -64,6 +64,9 @@ const LaunchTarget &getLaunchTarget();
 /// being captured into a CUDA graph).
 uint64_t getLaunchSerial();
 
+/// Whether the calling thread is inside a LaunchScope.
+bool inLaunchScope();
+
 } // namespace runtime
 } // namespace tile
 } // namespace mlir
