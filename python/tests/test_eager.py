@@ -225,3 +225,27 @@ def test_misuse_is_named():
         copy_ptr.compile(T.ptr(), T.ptr())
     with pytest.raises(T.TileLangError, match="T.StridedTensor"):
         T.StridedTensor[[4, 4], [4, 1], T.float32]
+
+
+def test_repeated_calls_reuse_their_specialization():
+    # After the first call of a signature, calls go straight to its kernel:
+    # a runtime scalar's value is not part of the signature, a compile-time
+    # argument's and a tensor's shape are.
+    x = RNG.standard_normal(100).astype(np.float32)
+    scale_and_shift(x, 1.0)
+    before = len(scale_and_shift._calls)
+    for alpha in (0.5, -2.0, 3.25, 7.0):
+        z, y = scale_and_shift(x, alpha)
+        np.testing.assert_allclose(y, x * np.float32(alpha), rtol=1e-6)
+    assert len(scale_and_shift._calls) <= before + 1
+    z, y = scale_and_shift(x, 2.0, shift=5)
+    np.testing.assert_array_equal(z, np.arange(100, dtype=np.int32) + 5)
+    shorter = x[:40].copy()
+    z, y = scale_and_shift(shorter, 2.0)
+    assert z.shape == (40,)
+    np.testing.assert_allclose(y, shorter * 2, rtol=1e-6)
+    # A call with an unhashable argument has no signature: it takes the
+    # full path (which says what is wrong with a list here).
+    assert scale_and_shift._call_key((x, 2.0), {"shift": [1]}) is None
+    with pytest.raises(T.TileLangError, match=r"cannot use \[1\] \(list\)"):
+        scale_and_shift(x, 2.0, shift=[1])

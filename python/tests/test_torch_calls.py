@@ -268,8 +268,44 @@ def test_tensors_on_other_devices_are_refused():
     if torch.cuda.device_count() > 1:
         other = b.to("cuda:1")
         with pytest.raises(tilelang_mlir.TileError,
-                           match="is on device 1, but argument 0"):
+                           match=r"argument 1 \('B'\) is on device 1, but "
+                                 r"argument 0 \('A'\) is on device 0"):
             kernel(a, other, c)
+
+
+def test_the_tensors_device_runs_the_kernel():
+    torch = _cuda()
+    if torch.cuda.device_count() < 2:
+        pytest.skip("one CUDA device")
+    kernel, out_kernel, a, b, c = _gpu_add(torch)
+    gemm = tilelang_mlir.compile(
+        matmul_func(256, 256, 128, block_M=128, block_N=128, block_K=32,
+                    threads=128, stages=3), out_idx=[-1], target="sm_90a")
+    # The same kernels on each device in turn (the module loads on a
+    # device at its first launch there; tensor maps are per device), each
+    # on that device's current stream.
+    for device in (1, 0, 1):
+        with torch.cuda.device(device):
+            x = torch.randn(a.numel(), device="cuda")
+            y = torch.randn(a.numel(), device="cuda")
+            z = torch.full_like(x, float("nan"))
+            kernel(x, y, z)
+            out = out_kernel(x, y)
+            assert out.device == x.device
+            p = torch.randn(256, 128, device="cuda", dtype=torch.float16)
+            q = torch.randn(128, 256, device="cuda", dtype=torch.float16)
+            r = gemm(p, q)
+            torch.cuda.synchronize()
+            torch.testing.assert_close(z, x + y)
+            torch.testing.assert_close(out, x + y)
+            torch.testing.assert_close(r, p.float() @ q.float(), rtol=1e-3,
+                                       atol=1e-3)
+    # Called from device 0's context with tensors of device 1.
+    x = torch.randn(a.numel(), device="cuda:1")
+    doubled = out_kernel(x, x)
+    torch.cuda.synchronize(1)
+    assert doubled.device.index == 1
+    torch.testing.assert_close(doubled, 2 * x)
 
 
 def test_host_arrays_inside_a_capture_are_refused():

@@ -243,6 +243,12 @@ class EagerJIT:
         self._discoveries = {}
         self._kernels = {}
         self._lock = threading.RLock()
+        # Calls seen before, by the signature of their arguments: the
+        # kernel and where each of its runtime arguments comes from (the
+        # C++ JIT keys its specializations itself).
+        self._calls = {}
+        self._names = list(self.signature.parameters)
+        self._runtime_scalars = set()
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
@@ -436,7 +442,62 @@ class EagerJIT:
     # -- the user's calls --------------------------------------------------
 
     def __call__(self, *args, **kwargs):
-        return self._run(*self._specialize(args, kwargs))
+        key = self._call_key(args, kwargs)
+        if key is not None:
+            hit = self._calls.get(key)
+            if hit is not None:
+                kernel, picks = hit
+                return kernel(*[args[p] if type(p) is int else kwargs[p]
+                                for p in picks])
+        kernel, arguments, runtime = self._specialize(args, kwargs)
+        result = self._run(kernel, arguments, runtime)
+        if key is not None:
+            self._remember(key, kernel, runtime, args, kwargs)
+        return result
+
+    # Calls remembered at most; then the memory starts over.
+    _MAX_CALLS = 1024
+
+    def _call_key(self, args, kwargs):
+        """What a call's specialization depends on, hashable: tensors by
+        type, shape and dtype, runtime scalars by type, other values by
+        value (None where a value is unhashable: such calls specialize
+        every time)."""
+        def part(name, value):
+            kind = type(value)
+            if kind in (int, float, bool):
+                return (kind,) if name in self._runtime_scalars else (kind, value)
+            shape = getattr(value, "shape", None)
+            dtype = getattr(value, "dtype", None)
+            if shape is not None and dtype is not None:
+                return (kind, tuple(shape), dtype)
+            return (kind, value)
+        names = self._names
+        try:
+            key = (tuple(part(names[i] if i < len(names) else None, v)
+                         for i, v in enumerate(args)),
+                   tuple(sorted((k, part(k, v)) for k, v in kwargs.items())))
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _remember(self, key, kernel, runtime, args, kwargs):
+        picks = []
+        for name in runtime:
+            if name in kwargs:
+                picks.append(name)
+            elif name in self._names[:len(args)]:
+                picks.append(self._names.index(name))
+            else:
+                return  # A default value: not worth a second path.
+            value = kwargs[name] if name in kwargs else args[picks[-1]]
+            if type(value) in (int, float, bool):
+                self._runtime_scalars.add(name)
+        with self._lock:
+            if len(self._calls) >= self._MAX_CALLS:
+                self._calls.clear()
+            self._calls[key] = (kernel, picks)
 
     def _run(self, kernel, arguments, runtime):
         inputs = []
