@@ -321,3 +321,40 @@ def test_host_arrays_inside_a_capture_are_refused():
     kernel(a, b, c)
     torch.cuda.synchronize()
     torch.testing.assert_close(c, a + b)
+
+
+class _Producer:
+    """A DLPack producer that is not torch (over a torch tensor), recording
+    the consumer streams it is asked to order its writes before."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.streams = []
+
+    def __dlpack_device__(self):
+        return self.tensor.__dlpack_device__()
+
+    def __dlpack__(self, stream=None, **kwargs):
+        self.streams.append(stream)
+        return self.tensor.__dlpack__(stream=stream, **kwargs)
+
+
+def test_other_dlpack_producers_are_asked_for_the_launch_stream():
+    torch = _cuda()
+    kernel, out_kernel, a, b, c = _gpu_add(torch)
+    side = torch.cuda.Stream()
+    pa, pb = _Producer(a), _Producer(b)
+    with torch.cuda.stream(side):
+        # With a torch tensor in the call, the launch stream is torch's
+        # current one, and the producers are asked to order before it.
+        kernel(pa, pb, c)
+    assert pa.streams == [side.cuda_stream] and pb.streams == [side.cuda_stream]
+    side.synchronize()
+    torch.testing.assert_close(c, a + b)
+    # Without one: the legacy default stream (DLPack's 1).
+    pc = _Producer(c)
+    c.fill_(float("nan"))
+    kernel(pa, pb, pc)
+    assert pc.streams == [1]
+    torch.cuda.synchronize()
+    torch.testing.assert_close(c, a + b)
