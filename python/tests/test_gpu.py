@@ -368,6 +368,48 @@ def test_fp8_tensors_at_the_boundary_and_an_fp8_gemm():
     assert torch.equal(y[~nan], want[~nan])
 
 
+def test_pipelined_fp8_gemms_on_wgmma():
+    # TileLang's FP8 GEMM shape (both operands K-major, f32 accumulators)
+    # on wgmma m64nNk32 with TMA pipelines: e4m3 x e4m3 and e4m3 x e5m2,
+    # edge tiles in M and N, two warpgroups and one with two m64 blocks.
+    torch = _needs_gpu()
+
+    def fp8_gemm(M, N, K, a_dtype, b_dtype, BM, BN, BK, threads):
+        @T.prim_func
+        def main(A: T.Tensor((M, K), a_dtype), B: T.Tensor((N, K), b_dtype),
+                 C: T.Tensor((M, N), T.float32)):
+            with T.Kernel(T.ceildiv(N, BN), T.ceildiv(M, BM),
+                          threads=threads) as (bx, by):
+                a = T.alloc_shared((BM, BK), a_dtype)
+                b = T.alloc_shared((BN, BK), b_dtype)
+                c = T.alloc_fragment((BM, BN), T.float32)
+                T.clear(c)
+                for k in T.Pipelined(T.ceildiv(K, BK), num_stages=3):
+                    T.copy(A[by * BM, k * BK], a)
+                    T.copy(B[bx * BN, k * BK], b)
+                    T.gemm(a, b, c, transpose_B=True)
+                T.copy(c, C[by * BM, bx * BN])
+        return main
+
+    g = torch.Generator(device="cuda").manual_seed(int.from_bytes(os.urandom(4), "little"))
+    for (M, N, K, bdt, BM, BN, BK, threads, instr) in [
+            (1000, 700, 512, T.float8_e4m3fn, 128, 128, 128, 256,
+             "m64n128k32.f32.e4m3.e4m3"),
+            (300, 260, 384, T.float8_e5m2, 128, 64, 128, 128,
+             "m64n64k32.f32.e4m3.e5m2")]:
+        kernel = tilelang_mlir.compile(
+            fp8_gemm(M, N, K, T.float8_e4m3fn, bdt, BM, BN, BK, threads),
+            out_idx=[-1], target=TARGET)
+        assert "wgmma.mma_async.sync.aligned." + instr in \
+            kernel.get_kernel_source("ptx")
+        a = torch.randn(M, K, device="cuda", generator=g).to(torch.float8_e4m3fn)
+        b = torch.randn(N, K, device="cuda", generator=g).to(
+            torch.float8_e4m3fn if bdt == T.float8_e4m3fn else torch.float8_e5m2)
+        c = kernel(a, b)
+        torch.testing.assert_close(c, a.float() @ b.float().T, rtol=1e-4,
+                                   atol=1e-3)
+
+
 def test_tensors_that_require_grad_are_used_in_place():
     torch = _needs_gpu()
 

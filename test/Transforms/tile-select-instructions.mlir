@@ -144,3 +144,28 @@ func.func @given(%n: index) {
   }
   return
 }
+
+// -----
+
+// FP8 operands (e4m3 x e5m2 here) with f32 accumulators: wgmma m64nNk32
+// when both are K-major in shared memory (A M x K, B N x K: wgmma does not
+// transpose 8-bit operands); MN-major B, and every target without FP8
+// tensor-core forms here, SIMT.
+// SM90-LABEL: func.func @fp8
+// SM90: tile.gemm {{.*}}instruction = #tile.gemm_instruction<wgmma m64n128k32>, transpose_b}
+// SM90: tile.gemm {{.*}}instruction = #tile.gemm_instruction<simt>}
+// MMA-LABEL: func.func @fp8
+// MMA-COUNT-2: instruction = #tile.gemm_instruction<simt>
+// CPU-LABEL: func.func @fp8
+// CPU-COUNT-2: instruction = #tile.gemm_instruction<simt>
+func.func @fp8(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf8E4M3FN, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<128x64xf8E5M2, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x128xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c {transpose_b} : memref<64x64xf8E4M3FN, #tile.mem<shared>>, memref<128x64xf8E5M2, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
+    %bt = tile.alloc_shared : memref<64x128xf8E5M2, #tile.mem<shared>>
+    tile.gemm %a, %bt, %c : memref<64x64xf8E4M3FN, #tile.mem<shared>>, memref<64x128xf8E5M2, #tile.mem<shared>> -> memref<64x128xf32, #tile.mem<fragment>>
+  }
+  return
+}

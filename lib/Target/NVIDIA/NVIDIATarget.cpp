@@ -75,9 +75,13 @@ explainWgmmaMismatch(GemmOp gemm, GemmInstructionAttr instruction,
     return "a " + std::to_string(gemm.getM()) + "x" +
            std::to_string(gemm.getN()) + " C over " +
            std::to_string(threads / kWarpgroupThreads) +
-           " warpgroups is wgmma m64n" + std::to_string(gemm.getN()) +
-           "k16 with " + std::to_string(gemm.getM() / rows) +
+           " warpgroups is wgmma m64n" + std::to_string(gemm.getN()) + "k" +
+           std::to_string(getWgmmaTileK(gemm)) + " with " +
+           std::to_string(gemm.getM() / rows) +
            " blocks, if any";
+  if (instruction.getK() != getWgmmaTileK(gemm))
+    return "wgmma takes these operands as m64nNk" +
+           std::to_string(getWgmmaTileK(gemm));
   if (instruction.getBlocks() > 1 && !options.wgmmaTallRows)
     return std::string("two m64 blocks per warpgroup need wgmma-tall-rows");
   auto isBlocked = [](Value tile) {
@@ -86,13 +90,15 @@ explainWgmmaMismatch(GemmOp gemm, GemmInstructionAttr instruction,
   };
   bool blocked = instruction.getBlocked() || isBlocked(gemm.getA()) ||
                  isBlocked(gemm.getB());
-  if (getMmaSyncMismatch(gemm) ||
+  if (getWgmmaShapeMismatch(gemm) ||
       !fitsWgmma(gemm, threads, blocked,
                  /*tallRows=*/instruction.getBlocks() > 1))
     return std::string("wgmma does not take these types, transposes or "
-                       "shapes (f16/bf16 -> f32, B in shared memory, K-major "
+                       "shapes (f16/bf16 -> f32, or FP8 -> f32 with A and B "
+                       "K-major in shared memory; B in shared memory, K-major "
                        "shared rows of 32, 64 or 128 bytes or blocked wider "
-                       "ones, N a multiple of 8 up to 256, K of 16)");
+                       "ones, N a multiple of 8 up to 256, K of 16, 32 for "
+                       "FP8)");
   if (!keepsWgmmaSwizzles(gemm, instruction.getBlocked()))
     return std::string("a shared operand will not be in a swizzle wgmma "
                        "reads (a layout or an access that keeps it from "
@@ -244,7 +250,8 @@ public:
     };
     if (options.wgmma && threads >= kWarpgroupThreads)
       consider(getValidGemmInstruction(
-          ctx, GemmInstructionKind::Wgmma, 64, gemm.getN(), 16,
+          ctx, GemmInstructionKind::Wgmma, 64, gemm.getN(),
+          getWgmmaTileK(gemm),
           isInSpace(gemm.getA().getType(), MemorySpace::Fragment),
           std::max<int64_t>(
               1, gemm.getM() / (64 * (threads / kWarpgroupThreads))),

@@ -38,7 +38,10 @@ def conv(value, src, dst):
     """MLIR that converts `value` from src to dst (as tile.copy does)."""
     if src == dst:
         return value, ""
-    width = lambda t: int("".join(c for c in t if c.isdigit()) or 16)
+    # Bits of a type name: f16, bf16, i8; the FP8 names (f8E4M3FN) by
+    # their leading number.
+    width = lambda t: (8 if t.startswith("f8") else
+                       int("".join(c for c in t if c.isdigit()) or 16))
     tmp = "%%conv_%s" % value.lstrip("%")
     if src.startswith("i"):
         op = "arith.extsi" if width(src) < width(dst) else "arith.trunci"

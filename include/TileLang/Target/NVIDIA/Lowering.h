@@ -45,6 +45,16 @@ std::optional<StringRef> getMmaSyncMismatch(GemmOp op);
 /// 8-bit ones.
 int64_t getMmaSyncTileK(GemmOp op);
 
+/// The k extent of one wgmma of `op`: 16 for 16-bit operands, 32 for 8-bit
+/// (FP8) ones.
+int64_t getWgmmaTileK(GemmOp op);
+
+/// Why `op`'s operands do not divide into wgmma's pieces whatever the
+/// block, if they do not: for 16-bit operands mma.sync's conditions (the
+/// pieces and the register layouts are shared), for FP8 ones (which
+/// mma.sync here does not take) the m16n8k32 pieces and 16-byte rows.
+std::optional<StringRef> getWgmmaShapeMismatch(GemmOp op);
+
 /// Why the wgmma lowering cannot emit `op`, selected for wgmma, in a block
 /// of `threads` threads with the fragments marked in registers
 /// (RegisterFragments::getMarkedTable), if it cannot: C (and A when it is a

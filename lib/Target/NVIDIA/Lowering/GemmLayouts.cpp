@@ -62,9 +62,11 @@ std::optional<StringRef> mlir::tile::getMmaSyncMismatch(GemmOp op) {
   return std::nullopt;
 }
 
+/// (Also the layout of wgmma's accumulators with one m64 block per
+/// warpgroup, FP8 operands included: their pieces are the same.)
 static FailureOr<std::pair<int64_t, int64_t>> getMmaWarpGrid(GemmOp op,
                                                              int64_t threads) {
-  if (getMmaSyncMismatch(op) || threads % kWarpSize)
+  if (getWgmmaShapeMismatch(op) || threads % kWarpSize)
     return failure();
   return chooseWarpGrid(op.getPolicy(), threads / kWarpSize,
                         op.getM() / kTileM, op.getN() / kTileN);
@@ -125,6 +127,29 @@ FragmentLayoutAttr mlir::tile::getMmaOperandALayout(GemmOp op,
       threads, /*replicate=*/wn);
 }
 
+int64_t mlir::tile::getWgmmaTileK(GemmOp op) {
+  return op.getA().getType().getElementTypeBitWidth() == 8 ? 32 : 16;
+}
+
+/// Whether `type` is an operand element type of wgmma's FP8 forms.
+static bool isWgmmaF8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+std::optional<StringRef> mlir::tile::getWgmmaShapeMismatch(GemmOp op) {
+  if (!isWgmmaF8(op.getA().getType().getElementType()))
+    return getMmaSyncMismatch(op);
+  if (op.getM() % kTileM || op.getN() % kTileN ||
+      op.getK() % getWgmmaTileK(op))
+    return StringRef("not a multiple of the wgmma shape");
+  for (Value operand : {op.getA(), op.getB()}) {
+    auto type = cast<MemRefType>(operand.getType());
+    if ((type.getDimSize(1) * type.getElementTypeBitWidth()) % 128)
+      return StringRef("rows not 16-byte multiples");
+  }
+  return std::nullopt;
+}
+
 SwizzleAttr mlir::tile::getWgmmaOperandSwizzle(MemRefType type,
                                                bool blocked, bool panels) {
   int64_t rowBytes =
@@ -146,7 +171,15 @@ bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads, bool blockedRows,
     return rowBytes == 32 || rowBytes == 64 || rowBytes == 128 ||
            (blockedRows && rowBytes % 128 == 0);
   };
-  if (!(element.isF16() || element.isBF16()) ||
+  // f16 x f16 or bf16 x bf16; FP8 (e4m3 or e5m2, either operand) with
+  // both operands K-major in shared memory (wgmma transposes 16-bit
+  // operands only): A M x K, B N x K.
+  bool sixteen = (element.isF16() || element.isBF16()) &&
+                 bType.getElementType() == element;
+  bool f8 = isWgmmaF8(element) && isWgmmaF8(bType.getElementType()) &&
+            op.getTransposeB() &&
+            getMemorySpace(aType) == MemorySpace::Shared;
+  if (!(sixteen || f8) ||
       !op.getC().getType().getElementType().isF32() || op.getTransposeA() ||
       getMemorySpace(bType) != MemorySpace::Shared)
     return false;
@@ -162,7 +195,8 @@ bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads, bool blockedRows,
   int64_t n = op.getN();
   if (!descriptorRow(op.getTransposeB() ? op.getK() * bytes : n * bytes))
     return false;
-  if (threads % (4 * kWarpSize) || n % 8 || n > 256 || op.getK() % 16)
+  if (threads % (4 * kWarpSize) || n % 8 || n > 256 ||
+      op.getK() % getWgmmaTileK(op))
     return false;
   // 64 rows per warpgroup; with tallRows 128 (two m64 blocks) when A is
   // shared and both blocks' accumulators fit (2 N <= 256 registers).
@@ -180,7 +214,10 @@ bool mlir::tile::isWgmmaOperandSwizzle(MemRefType type, SwizzleAttr swizzle) {
   return swizzle &&
          swizzle == getWgmmaOperandSwizzle(type, /*blocked=*/rowBytes > 128,
                                            swizzle.getPanels()) &&
-         swizzle.getBase() == 3 && swizzle.getShift() == 3 &&
+         (int64_t(1) << swizzle.getBase()) *
+                 type.getElementTypeBitWidth() ==
+             128 &&
+         swizzle.getShift() == 3 &&
          (rowBytes <= 128 || swizzle.getBlocked());
 }
 
@@ -199,7 +236,7 @@ mlir::tile::getWgmmaLoweringMismatch(GemmOp op, int64_t threads) {
   bool registerA = isInSpace(op.getA().getType(), MemorySpace::Fragment);
   if (registerA && !RegisterFragments::getMarkedTable(op.getA()))
     return StringRef("A is a fragment in memory");
-  if (getMmaSyncMismatch(op) || threads % kWarpSize)
+  if (getWgmmaShapeMismatch(op) || threads % kWarpSize)
     return StringRef("no mma shape or whole warps");
   auto isBlocked = [](Value tile) {
     SwizzleAttr swizzle = getTileSwizzle(tile);

@@ -3,7 +3,8 @@
 // Part of TileLang-MLIR.
 //
 // tile.gemm stamped `wgmma` (tile-select-instructions), inside a gpu.launch,
-// lowered to wgmma.mma_async m64nNk16: C in registers in wgmma's
+// lowered to wgmma.mma_async m64nNk16 (f16, bf16) or m64nNk32 (FP8 e4m3 and
+// e5m2, both operands K-major in shared memory): C in registers in wgmma's
 // accumulator order, A from registers or through a shared-memory matrix
 // descriptor, B through one; the fills of such accumulators and
 // tile.gemm_wait (wgmma.wait_group).
@@ -47,7 +48,8 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
   static Value createInlineWgmma(OpBuilder &b, Location loc,
                                  LLVM::LLVMStructType structType, Value acc,
                                  ArrayRef<Value> aRegs, Value descriptorA,
-                                 Value descriptorB, int64_t n, StringRef type,
+                                 Value descriptorB, int64_t n, int64_t k,
+                                 StringRef typeA, StringRef typeB,
                                  bool transposeB, Value clear) {
     int64_t count = structType.getBody().size();
     int64_t aCount = aRegs.empty() ? 1 : 4;
@@ -59,8 +61,8 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
       os << "setp.eq.u32 p, $" << count + aCount + 1 << ", 0;\n";
     else
       os << "setp.ne.b32 p, 1, 0;\n";
-    os << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type << "."
-       << type << " {";
+    os << "wgmma.mma_async.sync.aligned.m64n" << n << "k" << k << ".f32."
+       << typeA << "." << typeB << " {";
     for (int64_t i = 0; i < count; ++i)
       os << (i ? ", " : "") << "$" << i;
     os << "}, ";
@@ -72,9 +74,12 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
         os << (i ? ", " : "") << "$" << count + i;
       os << "}";
     }
-    // scale-a/b 1, A K-major (descriptor form), B transposed when MN-major.
-    os << ", $" << count + aCount << ", p, 1, 1, "
-       << (aRegs.empty() ? "0, " : "") << (transposeB ? 1 : 0) << ";\n}";
+    // scale-a/b 1; for 16-bit types A K-major (descriptor form) and B
+    // transposed when MN-major (FP8 forms have no transposes).
+    os << ", $" << count + aCount << ", p, 1, 1";
+    if (k == 16)
+      os << ", " << (aRegs.empty() ? "0, " : "") << (transposeB ? 1 : 0);
+    os << ";\n}";
     for (int64_t i = 0; i < count; ++i)
       constraints += (i ? ",=f" : "=f");
     constraints += aRegs.empty() ? ",l,l" : ",r,r,r,r,l";
@@ -104,12 +109,14 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
                                 PatternRewriter &rewriter) const override {
     if (!selectedFor(op, GemmInstructionKind::Wgmma))
       return rewriter.notifyMatchFailure(op, "not selected for wgmma");
-    FailureOr<int64_t> threads = matchMmaGemm(op, rewriter);
-    if (failed(threads))
-      return failure();
+    // (getWgmmaLoweringMismatch checks the shapes, FP8 ones included.)
+    std::optional<int64_t> threads = getStaticBlockThreads(op);
+    if (!threads)
+      return rewriter.notifyMatchFailure(op, "no static block size");
     if (std::optional<StringRef> why =
             getWgmmaLoweringMismatch(op, *threads))
       return rewriter.notifyMatchFailure(op, *why);
+    int64_t tileK = getWgmmaTileK(op);
     Value cArray = fragments.getArray(op.getC());
     Value aArray = fragments.getArray(op.getA());
     bool registerA = isInSpace(op.getA().getType(), MemorySpace::Fragment);
@@ -274,21 +281,28 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
                                  getBlockThreads(rewriter, op).threadId,
                                  index(4 * kWarpSize)),
           index(64 * blocks));
-    NVVM::WGMMATypes type =
-        element.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+    auto wgmmaType = [](Type t) {
+      return t.isF16()                   ? NVVM::WGMMATypes::f16
+             : t.isBF16()                ? NVVM::WGMMATypes::bf16
+             : isa<Float8E4M3FNType>(t) ? NVVM::WGMMATypes::e4m3
+                                         : NVVM::WGMMATypes::e5m2;
+    };
+    Type bElement = op.getB().getType().getElementType();
+    NVVM::WGMMATypes typeA = wgmmaType(element), typeB = wgmmaType(bElement);
+    StringRef nameA = NVVM::stringifyWGMMATypes(typeA);
+    StringRef nameB = NVVM::stringifyWGMMATypes(typeB);
     int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-    for (int64_t k0 = 0; k0 < op.getK(); k0 += 16) {
+    for (int64_t k0 = 0; k0 < op.getK(); k0 += tileK) {
       // K-major B moves 16 elements along its rows, MN-major B 16 rows.
       Value descriptorB =
           transposeB ? descriptor(op.getB(), bRowBytes, index(k0), 0)
                      : descriptor(op.getB(), bRowBytes, index(0), k0 * bytes);
-      StringRef typeName = element.isF16() ? "f16" : "bf16";
       // With clear_if, the first k step's scale-d comes at run time.
       Value clear = k0 == 0 ? op.getClearIf() : Value();
       if (registerA) {
         accs[0] = createInlineWgmma(rewriter, loc, structType, accs[0],
                                     aRegs[k0 / 16], Value(), descriptorB, n,
-                                    typeName, transposeB, clear);
+                                    tileK, nameA, nameB, transposeB, clear);
         continue;
       }
       for (int64_t blk = 0; blk < blocks; ++blk) {
@@ -298,13 +312,14 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
         if (clear) {
           accs[blk] = createInlineWgmma(rewriter, loc, structType, accs[blk],
                                         {}, descriptorA, descriptorB, n,
-                                        typeName, transposeB, clear);
+                                        tileK, nameA, nameB, transposeB,
+                                        clear);
           continue;
         }
         accs[blk] = NVVM::WgmmaMmaAsyncOp::create(
             rewriter, loc, structType, accs[blk], descriptorA, descriptorB,
-            NVVM::MMAShapeAttr::get(rewriter.getContext(), 64, n, 16), type,
-            type, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+            NVVM::MMAShapeAttr::get(rewriter.getContext(), 64, n, tileK),
+            typeA, typeB, NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
             NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
             NVVM::MMALayout::row,
             transposeB ? NVVM::MMALayout::row : NVVM::MMALayout::col,
