@@ -350,9 +350,12 @@ def test_fp8_tensors_at_the_boundary_and_an_fp8_gemm():
     a = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn)
     b = torch.randn(N, K, device="cuda").to(torch.float8_e4m3fn)
     c = kernel(a, b)
-    torch.testing.assert_close(c, a.float() @ b.float().T, rtol=1e-3, atol=1e-3)
+    # On wgmma (m64n64k32, two m64 blocks): its FP8 accumulation keeps
+    # fewer bits than f32 across k steps.
+    assert "m64n64k32.f32.e4m3.e4m3" in kernel.get_kernel_source("ptx")
+    torch.testing.assert_close(c, a.float() @ b.float().T, rtol=1e-2, atol=1e-2)
     kernel.get_profiler().assert_allclose(
-        lambda x, y: x.float() @ y.float().T, rtol=1e-3, atol=1e-3)
+        lambda x, y: x.float() @ y.float().T, rtol=1e-2, atol=1e-2)
 
     @T.prim_func
     def widen(X: T.Tensor((256,), T.float8_e5m2), Y: T.Tensor((256,), T.float32)):
@@ -406,8 +409,10 @@ def test_pipelined_fp8_gemms_on_wgmma():
         b = torch.randn(N, K, device="cuda", generator=g).to(
             torch.float8_e4m3fn if bdt == T.float8_e4m3fn else torch.float8_e5m2)
         c = kernel(a, b)
-        torch.testing.assert_close(c, a.float() @ b.float().T, rtol=1e-4,
-                                   atol=1e-3)
+        # FP8 wgmma accumulates across k steps with fewer bits than f32
+        # (a single k32 step is exact); a wrong layout errs by whole sums.
+        torch.testing.assert_close(c, a.float() @ b.float().T, rtol=1e-2,
+                                   atol=5e-2)
 
 
 def test_tensors_that_require_grad_are_used_in_place():
