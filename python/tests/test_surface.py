@@ -330,3 +330,34 @@ def test_python_literals_take_tvm_types():
     tilelang.compile(main, target="cpu")(A, B)
     np.testing.assert_array_equal(A, np.arange(8) + (np.arange(8) % 2 == 0) * 1000)
     np.testing.assert_array_equal(B, np.arange(8) * 0.5 + 0.25)
+
+
+def test_align_up_and_conditions_of_if_then_else():
+    # T.align_up is ceildiv(x, y) * y (negative x too); T.if_then_else and
+    # T.Select take a Python condition (chosen while tracing) or an integer
+    # one (true where not 0), as TileLang's select tests write them.
+    @T.prim_func
+    def main(A: T.Tensor((8,), T.float32), B: T.Tensor((8,), T.float32),
+             C: T.Tensor((4,), T.int32), n: T.int32):
+        with T.Kernel(1, threads=8):
+            for i in T.Parallel(8):
+                B[i] = T.if_then_else(T.Select(True, False, True), 1.0, 2.0) + \
+                    T.if_then_else(i % 2, A[i], 0.0)
+            C[0] = T.align_up(T.int32(n), T.int32(32))
+            C[1] = T.align_up(T.int32(-n), T.int32(32))
+            C[2] = T.align_up(100, 32)
+            C[3] = T.Select(0, 5, 7)
+
+    kernel = tilelang.compile(main, target="cpu")
+    a = np.random.default_rng().standard_normal(8).astype(np.float32)
+    b = np.full(8, np.nan, np.float32)
+    c = np.zeros(4, np.int32)
+    kernel(a, b, c, 33)
+    np.testing.assert_array_equal(b, 2 + np.where(np.arange(8) % 2 == 1, a, 0))
+    np.testing.assert_array_equal(c, [64, -32, 128, 7])
+    with pytest.raises(T.TileLangError, match="a comparison or an integer, got f32"):
+        @T.prim_func
+        def bad(A: T.Tensor((8,), T.float32)):
+            with T.Kernel(1, threads=8):
+                for i in T.Parallel(8):
+                    A[i] = T.if_then_else(A[i], 1.0, 2.0)

@@ -2405,6 +2405,12 @@ def ceildiv(a, b):
     return _binary("ceildiv", a, b)
 
 
+def align_up(x, y):
+    """`x` rounded up to a multiple of `y`: ceildiv(x, y) * y (TileLang's
+    definition, negative `x` included)."""
+    return ceildiv(x, y) * y
+
+
 def max(a, b):  # noqa: A001 (TileLang's name)
     return _binary("max", a, b)
 
@@ -2557,11 +2563,17 @@ def If(condition):
 
 
 def if_then_else(condition, a, b):
-    """`a` where `condition` holds, else `b` (both evaluated)."""
+    """`a` where `condition` holds, else `b` (both evaluated). A Python
+    condition (True, 0, ...) chooses while tracing, as TVM folds it; an
+    integer one holds where it is not 0."""
+    if isinstance(condition, builtins.int) and not isinstance(condition, Expr):
+        return a if condition else b
     condition = _as_expr(condition)
+    if condition.type != "i1" and not _is_float(condition.type):
+        condition = _compare("ne", condition, 0)
     if condition.type != "i1":
-        raise TileLangError("T.if_then_else needs a comparison, got %s"
-                            % condition.type)
+        raise TileLangError("T.if_then_else needs a comparison or an integer, "
+                            "got %s" % condition.type)
     a, b = _unify(a, b)
     builder = _builder()
     name = builder.fresh()
