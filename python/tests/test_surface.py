@@ -361,3 +361,28 @@ def test_align_up_and_conditions_of_if_then_else():
             with T.Kernel(1, threads=8):
                 for i in T.Parallel(8):
                     A[i] = T.if_then_else(A[i], 1.0, 2.0)
+
+
+def test_atomic_memory_orders():
+    # The atomics are acq_rel: relaxed to acq_rel are satisfied, seq_cst
+    # and return_prev are refused by name, unknown orders are errors.
+    def build(**options):
+        @T.prim_func
+        def main(A: T.Tensor((4,), T.float32), B: T.Tensor((64,), T.float32)):
+            with T.Kernel(1, threads=64):
+                for i in T.Parallel(64):
+                    T.atomic_add(A[i % 4], B[i], **options)
+        return main
+
+    b = np.random.default_rng().standard_normal(64).astype(np.float32)
+    for order in ("relaxed", "release", "acq_rel"):
+        kernel = tilelang.compile(build(memory_order=order), target="cpu")
+        a = np.zeros(4, np.float32)
+        kernel(a, b)
+        np.testing.assert_allclose(a, b.reshape(16, 4).sum(0), rtol=1e-5, atol=1e-5)
+    with pytest.raises(T.TileLangError, match="seq_cst.*acq_rel"):
+        build(memory_order="seq_cst")
+    with pytest.raises(T.TileLangError, match="return_prev=True"):
+        build(return_prev=True)
+    with pytest.raises(ValueError, match="memory_order is one of"):
+        build(memory_order="sequential")

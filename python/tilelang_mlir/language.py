@@ -1829,10 +1829,35 @@ def all_of(region):
     return _fold_elements(region, "and", "T.all_of")
 
 
-def atomic_add(dst, value):
+# C++'s memory orders, as TileLang's atomics take them.
+_MEMORY_ORDERS = ("relaxed", "consume", "acquire", "release", "acq_rel",
+                  "seq_cst")
+
+
+def _check_atomic_options(what, memory_order, return_prev):
+    """The compiler's atomics are acq_rel read-modify-writes (what
+    memref.atomic_rmw lowers to) whose old value is not kept: a weaker
+    order is satisfied, seq_cst and return_prev are refused."""
+    if memory_order is not None:
+        if memory_order not in _MEMORY_ORDERS:
+            raise ValueError("%s: memory_order is one of %s, got %r"
+                             % (what, ", ".join(_MEMORY_ORDERS), memory_order))
+        if memory_order == "seq_cst":
+            raise TileLangError(
+                "%s(memory_order='seq_cst') is not supported: this compiler's "
+                "atomics are acq_rel (relaxed, acquire, release and acq_rel are "
+                "satisfied)" % what)
+    if return_prev:
+        raise TileLangError("%s(return_prev=True) is not supported yet: the "
+                            "atomic's previous value is not kept" % what)
+
+
+def atomic_add(dst, value, memory_order=None, return_prev=False):
     """dst += value atomically: an element ``T.atomic_add(C[i, j], v)``, or
     a tile placed as T.copy places it, ``T.atomic_add(C[by * 64, 0], frag)``
-    or ``T.atomic_add(dQ[b, m0:m1, h, :], frag)``."""
+    or ``T.atomic_add(dQ[b, m0:m1, h, :], frag)``. `memory_order`: the
+    atomics are acq_rel, which satisfies every order up to acq_rel."""
+    _check_atomic_options("T.atomic_add", memory_order, return_prev)
     if isinstance(value, TileBuffer):
         buffer, at = _copy_side(dst, "T.atomic_add")
         shape = _tile_shape(value, "T.atomic_add")
