@@ -66,21 +66,18 @@ def main():
         one = torch.ones((), device="cuda")
         sides = {"cublas": lambda: torch._scaled_mm(a, b.T, one, one,
                                                     out_dtype=torch.bfloat16)}
+        # The same program through each compiler.
+        compilers = [("ours", tilelang_mlir, TM, "sm_90a")]
+        if tilelang is not None:
+            compilers.append(("tilelang", tilelang, TL, "cuda"))
         for cfg in CONFIGS:
-            name = "ours %dx%dx%d/%d/%d" % cfg
-            try:
-                k = tilelang_mlir.compile(fp8_gemm(TM, M, N, K, *cfg),
-                                          out_idx=[-1], target="sm_90a")
-                sides[name] = (lambda k: lambda: k(a, b))(k)
-            except Exception as error:  # noqa: BLE001
-                print("%s: %s" % (name, error), file=sys.stderr)
-            if tilelang is not None:
-                name = "tilelang %dx%dx%d/%d/%d" % cfg
+            for side, compiler, T, target in compilers:
+                name = "%s %dx%dx%d/%d/%d" % ((side,) + cfg)
                 try:
-                    k = tilelang.compile(fp8_gemm(TL, M, N, K, *cfg),
-                                         out_idx=[-1], target="cuda")
+                    k = compiler.compile(fp8_gemm(T, M, N, K, *cfg),
+                                         out_idx=[-1], target=target)
                     sides[name] = (lambda k: lambda: k(a, b))(k)
-                except Exception as error:  # noqa: BLE001
+                except Exception as error:  # noqa: BLE001 (reported)
                     print("%s: %s" % (name, error), file=sys.stderr)
         for name, fn in list(sides.items()):
             out = fn()
