@@ -1377,6 +1377,21 @@ Expected<Compiled *> Kernel::Impl::getOrBuild(ArrayRef<KernelArg> args) {
   return it->second.get();
 }
 
+bool Kernel::isPrepared(ArrayRef<KernelArg> args) const {
+  // keyOf reads each argument as its parameter's kind and rank.
+  if (args.size() != impl->params.size())
+    return false;
+  for (auto [param, arg] : llvm::zip(impl->params, args)) {
+    const auto *buffer = std::get_if<BufferArg>(&arg);
+    if (param.isBuffer != (buffer != nullptr) ||
+        (buffer && buffer->shape.size() != param.shape.size()))
+      return false;
+  }
+  std::string id = impl->keyOf(args);
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  return impl->compiled.count(id);
+}
+
 Expected<CompileReport> Kernel::compile(ArrayRef<KernelArg> args) {
   if (Error err = checkArgs(args))
     return std::move(err);

@@ -432,13 +432,18 @@ public:
     }
     exportDeferred(call, stream ? std::optional<int64_t>(*stream == 0 ? 1 : *stream)
                                 : std::nullopt);
-    // Released for the run; taken again before `call` lets go of the
-    // tensors (their deleters may need it).
-    py::gil_scoped_release release;
-    if (!llvm::is_contained(call.residence, Residence::Host) ||
-        llvm::none_of(call.args, [](const KernelArg &arg) {
-          return std::holds_alternative<BufferArg>(arg);
-        }))
+    bool queued = !llvm::is_contained(call.residence, Residence::Host) ||
+                  llvm::none_of(call.args, [](const KernelArg &arg) {
+                    return std::holds_alternative<BufferArg>(arg);
+                  });
+    // Released while the call compiles, loads or waits; a launch queued
+    // from a loaded specialization takes microseconds and keeps it. Taken
+    // again before `call` lets go of the tensors (their deleters may need
+    // it).
+    std::optional<py::gil_scoped_release> release;
+    if (!queued || !kernel->isPrepared(call.args))
+      release.emplace();
+    if (queued)
       return check(kernel->run(call.args, target));
     runWithHostCopies(call, target, kind == TargetKind::ROCm);
   }

@@ -28,6 +28,7 @@ it is a torch tensor, numpy arrays otherwise.
 import functools
 import inspect
 import re
+import sys
 
 import numpy as np
 
@@ -87,6 +88,8 @@ class JITKernel:
             (k, func.params[i][0], i) for k, i in enumerate(self._inputs)
             if isinstance(func.params[i][1], T.Tensor)]
         self._output_plans = [self._plan_output(i) for i in self.out_idx]
+        self._output_types = [T._mlir_type(func.params[i][1].dtype)
+                              for i in self.out_idx]
 
     @property
     def params(self):
@@ -242,7 +245,10 @@ class JITKernel:
                 args = args[:k] + (self._host_array(
                     i, name, value, write_back),) + args[k + 1:]
         if not self.out_idx:
-            self._kernel.run(*args, stream=stream)
+            if stream is None:
+                self._kernel.run(*args)
+            else:
+                self._kernel.run(*args, stream=stream)
             for original, copy in write_back:
                 original[...] = copy
             return None
@@ -250,7 +256,8 @@ class JITKernel:
         if like is None:
             like = _default_device_tensor(self.target)
         outputs = []
-        for index, plan in zip(self.out_idx, self._output_plans):
+        for index, plan, mlir_type in zip(self.out_idx, self._output_plans,
+                                          self._output_types):
             try:
                 shape = tuple(d if type(d) is int else args[d[0]].shape[d[1]]
                               for d in plan)
@@ -260,12 +267,14 @@ class JITKernel:
                 given = [(self.func.params[i], args[k])
                          for k, i in enumerate(self._inputs)]
                 shape = self._output_shape(index, given)
-            outputs.append(_empty(shape, T._mlir_type(
-                self.func.params[index][1].dtype), like))
+            outputs.append(_empty(shape, mlir_type, like))
         full = list(args)
         for index, out in zip(self.out_idx, outputs):
             full.insert(index, out)
-        self._kernel.run(*full, stream=stream)
+        if stream is None:
+            self._kernel.run(*full)
+        else:
+            self._kernel.run(*full, stream=stream)
         for original, copy in write_back:
             original[...] = copy
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
@@ -318,8 +327,9 @@ def _torch_of(value):
     """The torch module when `value` is a torch tensor, else None."""
     if type(value).__module__.partition(".")[0] != "torch":
         return None
-    import torch
-    return torch if isinstance(value, torch.Tensor) else None
+    torch = sys.modules.get("torch")
+    return torch if torch is not None and isinstance(value, torch.Tensor) \
+        else None
 
 
 _TORCH_DTYPES = {}

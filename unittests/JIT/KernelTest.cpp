@@ -395,6 +395,25 @@ TEST_F(KernelTest, WithoutShapeSpecializationOneBinaryServesAllShapes) {
   EXPECT_EQ((*kernel)->getNumSpecializations(), 1u);
 }
 
+TEST_F(KernelTest, IsPreparedOnceTheSpecializationIsLoaded) {
+  auto kernel = Kernel::create(kScale, options());
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  Matrix in(20, 30, 1), out(20, 30, 0), other(21, 30, 1);
+  EXPECT_FALSE((*kernel)->isPrepared({in.arg(), out.arg(), ScalarArg{1.0}}));
+  runScale(**kernel, 20, 30, 2.0f);
+  EXPECT_TRUE((*kernel)->isPrepared({in.arg(), out.arg(), ScalarArg{1.0}}));
+  // Another shape is another specialization; arguments that do not match
+  // the parameters (a scalar for a buffer, a wrong rank) are not prepared.
+  EXPECT_FALSE(
+      (*kernel)->isPrepared({other.arg(), other.arg(), ScalarArg{1.0}}));
+  EXPECT_FALSE((*kernel)->isPrepared({in.arg(), ScalarArg{1.0}, in.arg()}));
+  BufferArg flat = in.arg();
+  flat.shape = {600};
+  flat.strides.clear();
+  EXPECT_FALSE((*kernel)->isPrepared({flat, out.arg(), ScalarArg{1.0}}));
+  EXPECT_FALSE((*kernel)->isPrepared({in.arg()}));
+}
+
 TEST_F(KernelTest, ConstexprParametersSpecialize) {
   auto kernel = Kernel::create(scaleConstexpr(), options());
   ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());

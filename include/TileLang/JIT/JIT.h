@@ -233,6 +233,11 @@ public:
   llvm::Error run(llvm::ArrayRef<KernelArg> args,
                   const runtime::LaunchTarget &launch = {});
 
+  /// Whether the specialization `args` select is loaded, so that a run
+  /// neither compiles nor loads anything (false for arguments that do not
+  /// match the parameters: their run reports why).
+  bool isPrepared(llvm::ArrayRef<KernelArg> args) const;
+
   /// The number of specializations compiled or loaded so far.
   size_t getNumSpecializations() const;
 
