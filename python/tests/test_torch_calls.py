@@ -358,3 +358,25 @@ def test_other_dlpack_producers_are_asked_for_the_launch_stream():
     assert pc.streams == [1]
     torch.cuda.synchronize()
     torch.testing.assert_close(c, a + b)
+
+
+def test_torch_tensors_the_kernel_cannot_take_are_refused_by_name():
+    torch = _torch()
+    kernel = tilelang_mlir.compile(add_func(256), target="cpu")
+    a, b, c = torch.randn(256), torch.randn(256), torch.empty(256)
+    # A view with a stride: refused before anything runs, naming it.
+    strided = torch.randn(512)[::2]
+    with pytest.raises(tilelang_mlir.TileError,
+                       match=r"'B'.*contiguous and row-major; dimension 0 has "
+                             r"stride 2"):
+        kernel(a, strided, c)
+    with pytest.raises(tilelang_mlir.TileError,
+                       match=r"argument 1 \('B'\): unsupported torch dtype "
+                             r"torch.complex64"):
+        kernel(a, torch.randn(256, dtype=torch.complex64), c)
+    with pytest.raises(tilelang_mlir.TileError, match="expected element type f32"):
+        kernel(a, b.double(), c)
+    # A tensor that requires gradient is taken by its storage.
+    w = torch.randn(256, requires_grad=True)
+    kernel(w, b, c)
+    torch.testing.assert_close(c, w.detach() + b)
