@@ -386,3 +386,37 @@ def test_atomic_memory_orders():
         build(return_prev=True)
     with pytest.raises(ValueError, match="memory_order is one of"):
         build(memory_order="sequential")
+
+
+def test_transpose_of_on_chip_tiles():
+    # T.transpose(src, dst): dst[j, i] = src[i, j] between shared tiles, in
+    # TileLang's transpose test's program; edge blocks in both dimensions.
+    def build(M, N, bm, bn):
+        @T.prim_func
+        def main(A: T.Tensor((M, N), T.float32), B: T.Tensor((N, M), T.float32)):
+            with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), threads=128) as (bx, by):
+                tile = T.alloc_shared((bm, bn), T.float32)
+                tile_T = T.alloc_shared((bn, bm), T.float32)
+                T.copy(A[by * bm:(by + 1) * bm, bx * bn:(bx + 1) * bn], tile)
+                T.transpose(tile, tile_T)
+                T.copy(tile_T, B[bx * bn:(bx + 1) * bn, by * bm:(by + 1) * bm])
+        return main
+
+    kernel = tilelang.compile(build(100, 70, 32, 16), out_idx=[1], target="cpu")
+    a = np.random.default_rng().standard_normal((100, 70)).astype(np.float32)
+    np.testing.assert_array_equal(kernel(a), a.T)
+
+    with pytest.raises(T.TileLangError, match="last two dimensions swapped: "
+                                              "src 32x16, dst 32x16"):
+        @T.prim_func
+        def same(A: T.Tensor((32, 16), T.float32)):
+            with T.Kernel(1, threads=128):
+                s = T.alloc_shared((32, 16), T.float32)
+                d = T.alloc_shared((32, 16), T.float32)
+                T.transpose(s, d)
+    with pytest.raises(T.TileLangError, match="whole on-chip tiles"):
+        @T.prim_func
+        def global_src(A: T.Tensor((32, 16), T.float32)):
+            with T.Kernel(1, threads=128):
+                d = T.alloc_shared((16, 32), T.float32)
+                T.transpose(A, d)

@@ -1819,6 +1819,31 @@ def _fold_elements(region, kind, what):
     return _compare("ne", flag[0], 0)
 
 
+def transpose(src, dst, annotations=None):
+    """dst[..., j, i] = src[..., i, j] for on-chip tiles (shared or
+    fragment) of shapes (..., M, N) and (..., N, M): a T.Parallel over
+    dst. `annotations` are accepted as TileLang takes them and do not
+    change the result."""
+    for side, buffer in (("src", src), ("dst", dst)):
+        if not isinstance(buffer, TileBuffer) or buffer.space is None:
+            raise TileLangError("T.transpose takes whole on-chip tiles (shared "
+                                "or fragment); %s is %r" % (side, buffer))
+    src_shape = _tile_shape(src, "T.transpose")
+    dst_shape = _tile_shape(dst, "T.transpose")
+    if len(src_shape) < 2 or \
+            dst_shape != src_shape[:-2] + [src_shape[-1], src_shape[-2]]:
+        raise TileLangError(
+            "T.transpose: dst must have src's shape with the last two "
+            "dimensions swapped: src %s, dst %s"
+            % ("x".join(map(str, src_shape)), "x".join(map(str, dst_shape))))
+    if annotations is not None and not isinstance(annotations, dict):
+        raise TypeError("T.transpose: annotations is a dict, got %r"
+                        % (annotations,))
+    for index in Parallel(*dst_shape):
+        index = index if isinstance(index, tuple) else (index,)
+        dst[index] = src[index[:-2] + (index[-1], index[-2])]
+
+
 def any_of(region):
     """True when some element of the buffer or slice is nonzero."""
     return _fold_elements(region, "or", "T.any_of")
