@@ -420,3 +420,54 @@ def test_transpose_of_on_chip_tiles():
             with T.Kernel(1, threads=128):
                 d = T.alloc_shared((16, 32), T.float32)
                 T.transpose(A, d)
+
+
+def test_scans_of_tile_regions():
+    # T.cumsum / T.cummax over regions of shared tiles (TileLang's strided
+    # and offset scan tests): in place in a wider tile, out of place between
+    # tiles of different pitch, an offset sub-region; either direction and
+    # dimension; elements outside the region untouched.
+    def build(M, N, pitch, dim, reverse, op, offset=0):
+        @T.prim_func
+        def main(A: T.Tensor((M, N), T.float32), B: T.Tensor((M, N), T.float32),
+                 C: T.Tensor((M, N), T.float32)):
+            with T.Kernel(1, threads=128):
+                big = T.alloc_shared((M, pitch), T.float32)
+                out = T.alloc_shared((M, pitch + 3), T.float32)
+                for i, j in T.Parallel(M, pitch):
+                    big[i, j] = T.cast(-7, T.float32)
+                for i, j in T.Parallel(M, N):
+                    big[i, j] = A[i, j]
+                scan = T.cumsum if op == "sum" else T.cummax
+                scan(src=big[offset:M, 0:N], dim=dim, reverse=reverse)
+                scan(src=big[0:M, 0:N], dst=out[0:M, 3:N + 3], dim=dim,
+                     reverse=reverse)
+                for i, j in T.Parallel(M, N):
+                    B[i, j] = big[i, j]
+                    C[i, j] = out[i, j + 3]
+        return main
+
+    def reference(x, dim, reverse, op):
+        x = np.flip(x, dim) if reverse else x
+        r = np.cumsum(x, dim) if op == "sum" else np.maximum.accumulate(x, dim)
+        return np.flip(r, dim) if reverse else r
+
+    rng = np.random.default_rng()
+    for dim, reverse, op, offset in [(0, False, "sum", 0), (1, True, "max", 0),
+                                     (0, True, "sum", 5), (1, False, "max", 3)]:
+        M, N = 16, 12
+        kernel = tilelang.compile(build(M, N, 20, dim, reverse, op, offset),
+                                  out_idx=[1, 2], target="cpu")
+        a = rng.standard_normal((M, N)).astype(np.float32)
+        b, c = kernel(a)
+        once = a.copy()
+        once[offset:] = reference(a[offset:], dim, reverse, op)
+        np.testing.assert_allclose(b, once, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(c, reference(once, dim, reverse, op),
+                                   rtol=1e-5, atol=1e-5)
+    with pytest.raises(T.TileLangError, match="different shapes"):
+        @T.prim_func
+        def bad(A: T.Tensor((16, 12), T.float32)):
+            with T.Kernel(1, threads=128):
+                s = T.alloc_shared((16, 20), T.float32)
+                T.cumsum(src=s[0:16, 0:12], dst=s[0:8, 0:12])

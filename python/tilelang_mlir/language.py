@@ -1709,8 +1709,70 @@ def reduce_bitxor(buffer, out, dim=-1, clear=True, batch=1, annotations=None):
     _reduce_bitwise("bitxor", buffer, out, dim, clear)
 
 
+def _scan_region(kind, src, dst, dim, reverse, what):
+    """A scan of regions of on-chip tiles (``big[0:M, 0:N]``,
+    ``A_shared[r0:r1, :]``): every line along `dim` (the region's sliced
+    dimensions numbered from 0) on one thread of a T.Parallel over the
+    others, combined serially, each element read before it is written (so
+    in place works). Elements outside the region are untouched."""
+    regions = []
+    for side, region in (("src", src), ("dst", dst)):
+        if isinstance(region, TileBuffer):
+            region = _Region(region, [0] * len(region.dims), list(region.dims),
+                             [True] * len(region.dims))
+        if not isinstance(region, _Region) or region.buffer.space is None:
+            raise TileLangError("%s scans on-chip tiles or regions of them; %s "
+                                "is %r" % (what, side, region))
+        dims = [d for d, sliced in enumerate(region.sliced) if sliced]
+        extents = [region.extents[d] for d in dims]
+        if not builtins.all(isinstance(e, int) for e in extents):
+            raise TileLangError("%s needs the extents of %s (%s) at trace time"
+                                % (what, side, region.describe()))
+        regions.append((region, dims, extents))
+    (s_region, s_dims, shape), (d_region, d_dims, d_shape) = regions
+    if shape != d_shape:
+        raise TileLangError("%s: src %s and dst %s have different shapes"
+                            % (what, s_region.describe(), d_region.describe()))
+    rank = len(shape)
+    dim = dim + rank if dim < 0 else dim
+    if not 0 <= dim < rank:
+        raise TileLangError("%s: dim %d of a rank-%d region" % (what, dim, rank))
+    others = [k for k in range(rank) if k != dim]
+    combine = {"sum": "add", "max": "max", "min": "min"}[kind]
+    length = shape[dim]
+    dtype = s_region.buffer.dtype
+
+    def at(region, dims, coords):
+        indices = list(region.starts)
+        for d, c in zip(dims, coords):
+            indices[d] = _index(indices[d]) + c
+        return tuple(indices)
+
+    for line in Parallel(*([shape[k] for k in others] or [1])):
+        line = line if isinstance(line, tuple) else (line,)
+
+        def coords(k):
+            full = [0] * rank
+            for other, c in zip(others, line):
+                full[other] = c
+            full[dim] = k
+            return full
+
+        first = length - 1 if reverse else 0
+        acc = alloc_var(dtype)
+        acc.store(_as_expr(s_region.buffer[at(s_region, s_dims, coords(first))]))
+        d_region.buffer[at(d_region, d_dims, coords(first))] = acc[0]
+        for step in serial(length - 1):
+            k = (length - 2 - step) if reverse else (step + 1)
+            value = s_region.buffer[at(s_region, s_dims, coords(k))]
+            acc.store(_binary(combine, acc[0], value))
+            d_region.buffer[at(d_region, d_dims, coords(k))] = acc[0]
+
+
 def _scan(kind, src, dst, dim, reverse, what):
     dst = src if dst is None else dst
+    if isinstance(src, _Region) or isinstance(dst, _Region):
+        return _scan_region(kind, src, dst, dim, reverse, what)
     for buffer in (src, dst):
         if not isinstance(buffer, TileBuffer) or buffer.space is None:
             raise TileLangError("%s scans whole on-chip tiles, got %r"
