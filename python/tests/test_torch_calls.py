@@ -196,6 +196,15 @@ def test_explicit_streams():
         kernel(a, b, c, stream=stream)
         side.synchronize()
         torch.testing.assert_close(c, b - 2)
+        # An output allocated on the current stream and written on `side`
+        # is recorded there (its memory is not reused before `side` is done).
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(SLEEP_CYCLES // 4)
+        out = out_kernel(a, b, stream=stream)
+        del out
+        reused = torch.full((a.numel(),), 5.0, device="cuda")
+        side.synchronize()
+        torch.testing.assert_close(reused, torch.full_like(reused, 5.0))
 
 
 def test_cuda_graph_capture_and_replay():

@@ -275,6 +275,7 @@ class JITKernel:
             self._kernel.run(*full)
         else:
             self._kernel.run(*full, stream=stream)
+            _record_stream(outputs, stream)
         for original, copy in write_back:
             original[...] = copy
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
@@ -321,6 +322,25 @@ def _default_device_tensor(target):
     if not torch.cuda.is_available():
         return None
     return torch.empty(0, device="cuda")
+
+
+def _record_stream(outputs, stream):
+    """torch's allocator gave the outputs on the current stream; the kernel
+    wrote them on `stream` (given explicitly): recorded there, their memory
+    is not reused before that stream's work is done."""
+    torch = _torch_of(outputs[0]) if outputs else None
+    if torch is None or not outputs[0].is_cuda:
+        return
+    if isinstance(stream, torch.cuda.Stream):
+        handle = stream
+    else:
+        raw = getattr(stream, "cuda_stream", getattr(stream, "ptr", stream))
+        if raw == -1:
+            return
+        handle = torch.cuda.ExternalStream(int(raw), device=outputs[0].device)
+    if handle != torch.cuda.current_stream(outputs[0].device):
+        for out in outputs:
+            out.record_stream(handle)
 
 
 def _torch_of(value):
