@@ -493,10 +493,16 @@ private:
   /// torch's current stream of CUDA device `device` (what torch's own ops
   /// on its tensors use).
   static int64_t getTorchStream(int device) {
-    static py::object current =
-        py::module_::import("torch").attr("_C").attr(
-            "_cuda_getCurrentRawStream");
-    return current(device).cast<int64_t>();
+    // Kept for the process (released: a static py::object would be
+    // destroyed after the interpreter finalizes).
+    static PyObject *current =
+        py::module_::import("torch")
+            .attr("_C")
+            .attr("_cuda_getCurrentRawStream")
+            .cast<py::object>()
+            .release()
+            .ptr();
+    return py::handle(current)(device).cast<int64_t>();
   }
 
   /// Device copies of the host buffer arguments (the vendor's runtime), the
