@@ -79,7 +79,9 @@ using llvm::Expected;
 
 static constexpr std::pair<DType, llvm::StringLiteral> kDTypeNames[] = {
     {DType::I1, "i1"},   {DType::I8, "i8"},     {DType::I16, "i16"},
-    {DType::I32, "i32"}, {DType::I64, "i64"},   {DType::Index, "index"},
+    {DType::I32, "i32"}, {DType::I64, "i64"},   {DType::U8, "ui8"},
+    {DType::U16, "ui16"}, {DType::U32, "ui32"}, {DType::U64, "ui64"},
+    {DType::Index, "index"},
     {DType::F16, "f16"}, {DType::BF16, "bf16"}, {DType::F32, "f32"},
     {DType::F64, "f64"}, {DType::F8E4M3FN, "f8E4M3FN"},
     {DType::F8E5M2, "f8E5M2"}};
@@ -102,17 +104,21 @@ int64_t mlir::tile::jit::getByteSize(DType dtype) {
   switch (dtype) {
   case DType::I1:
   case DType::I8:
+  case DType::U8:
   case DType::F8E4M3FN:
   case DType::F8E5M2:
     return 1;
   case DType::I16:
+  case DType::U16:
   case DType::F16:
   case DType::BF16:
     return 2;
   case DType::I32:
+  case DType::U32:
   case DType::F32:
     return 4;
   case DType::I64:
+  case DType::U64:
   case DType::Index:
   case DType::F64:
     return 8;
@@ -126,7 +132,14 @@ bool mlir::tile::jit::isFloat(DType dtype) {
          dtype == DType::F8E5M2;
 }
 
-static std::optional<DType> getDType(Type type) {
+bool mlir::tile::jit::isUnsigned(DType dtype) {
+  return dtype == DType::U8 || dtype == DType::U16 || dtype == DType::U32 ||
+         dtype == DType::U64;
+}
+
+/// The boundary type of an element type; `isUnsigned`: the argument is
+/// marked `tile.unsigned` (integers are signless in the IR).
+static std::optional<DType> getDType(Type type, bool isUnsigned) {
   if (type.isIndex())
     return DType::Index;
   if (type.isF16())
@@ -146,13 +159,13 @@ static std::optional<DType> getDType(Type type) {
     case 1:
       return DType::I1;
     case 8:
-      return DType::I8;
+      return isUnsigned ? DType::U8 : DType::I8;
     case 16:
-      return DType::I16;
+      return isUnsigned ? DType::U16 : DType::I16;
     case 32:
-      return DType::I32;
+      return isUnsigned ? DType::U32 : DType::I32;
     case 64:
-      return DType::I64;
+      return isUnsigned ? DType::U64 : DType::I64;
     default:
       break;
     }
@@ -492,7 +505,14 @@ static FailureOr<Param> getParam(func::FuncOp func, unsigned index) {
     type = memref.getElementType();
     param.isWritten = mayBeWritten(arg);
   }
-  std::optional<DType> dtype = getDType(type);
+  bool isUnsigned = static_cast<bool>(func.getArgAttr(index, "tile.unsigned"));
+  auto integer = dyn_cast<IntegerType>(type);
+  if (isUnsigned && (!integer || integer.getWidth() < 8))
+    return func.emitError() << "argument #" << index << " ('" << param.name
+                            << "'): `tile.unsigned` marks integers of 8 to 64 "
+                               "bits, not "
+                            << type;
+  std::optional<DType> dtype = getDType(type, isUnsigned);
   if (!dtype)
     return func.emitError() << "argument #" << index << " ('" << param.name
                             << "'): element type " << type
@@ -618,14 +638,19 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
 }
 
 /// Whether `scalar` is a value of `dtype`: integers within the type's
-/// signed range (i1: 0 or 1), finite floats that do not overflow it (an
+/// range (i1: 0 or 1; uint64: any bit pattern, the bindings refuse
+/// negative values), finite floats that do not overflow it (an
 /// infinity or NaN given as such passes). Nothing is truncated silently.
 static Error checkScalarRange(DType dtype, const ScalarArg &scalar) {
   if (const auto *integer = std::get_if<int64_t>(&scalar.value)) {
     if (isFloat(dtype))
       return Error::success();
     int64_t low = 0, high = 1;
-    if (dtype != DType::I1) {
+    if (dtype == DType::U64)
+      return Error::success(); // Above INT64_MAX: its bit pattern.
+    if (isUnsigned(dtype)) {
+      high = (int64_t(1) << (getByteSize(dtype) * 8)) - 1;
+    } else if (dtype != DType::I1) {
       unsigned bits = dtype == DType::Index ? 64 : getByteSize(dtype) * 8;
       low = bits == 64 ? std::numeric_limits<int64_t>::min()
                        : -(int64_t(1) << (bits - 1));
@@ -1440,15 +1465,19 @@ void mlir::tile::jit::writeElement(DType dtype, void *p,
     *static_cast<uint8_t *>(p) = asInt() != 0;
     break;
   case DType::I8:
-    *static_cast<int8_t *>(p) = static_cast<int8_t>(asInt());
+  case DType::U8:
+    *static_cast<uint8_t *>(p) = static_cast<uint8_t>(asInt());
     break;
   case DType::I16:
-    *static_cast<int16_t *>(p) = static_cast<int16_t>(asInt());
+  case DType::U16:
+    *static_cast<uint16_t *>(p) = static_cast<uint16_t>(asInt());
     break;
   case DType::I32:
-    *static_cast<int32_t *>(p) = static_cast<int32_t>(asInt());
+  case DType::U32:
+    *static_cast<uint32_t *>(p) = static_cast<uint32_t>(asInt());
     break;
   case DType::I64:
+  case DType::U64:
   case DType::Index:
     *static_cast<int64_t *>(p) = asInt();
     break;
@@ -1500,6 +1529,14 @@ double mlir::tile::jit::readElement(DType dtype, const void *p) {
   case DType::I64:
   case DType::Index:
     return static_cast<double>(*static_cast<const int64_t *>(p));
+  case DType::U8:
+    return *static_cast<const uint8_t *>(p);
+  case DType::U16:
+    return *static_cast<const uint16_t *>(p);
+  case DType::U32:
+    return *static_cast<const uint32_t *>(p);
+  case DType::U64:
+    return static_cast<double>(*static_cast<const uint64_t *>(p));
   case DType::F16: {
 #ifdef __FLT16_MAX__
     _Float16 h;

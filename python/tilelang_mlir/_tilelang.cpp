@@ -138,11 +138,11 @@ const char *residenceName(Residence residence) {
 
 /// The buffer element types, as the error messages list them.
 constexpr const char *kSupportedTypes =
-    "float16/32/64, bfloat16, float8_e4m3fn, float8_e5m2, int8/16/32/64 "
-    "or bool";
+    "float16/32/64, bfloat16, float8_e4m3fn, float8_e5m2, int8/16/32/64, "
+    "uint8/16/32/64 or bool";
 
 /// The element type of `bytes`-byte elements of kind `kind`, in numpy's
-/// letters: 'f' float, 'i' signed integer, 'b' bool.
+/// letters: 'f' float, 'i' signed integer, 'u' unsigned integer, 'b' bool.
 std::optional<DType> getDType(char kind, int64_t bytes) {
   static const struct {
     char kind;
@@ -151,7 +151,9 @@ std::optional<DType> getDType(char kind, int64_t bytes) {
   } kTypes[] = {{'f', 2, DType::F16}, {'f', 4, DType::F32},
                 {'f', 8, DType::F64}, {'i', 1, DType::I8},
                 {'i', 2, DType::I16}, {'i', 4, DType::I32},
-                {'i', 8, DType::I64}, {'b', 1, DType::I1}};
+                {'i', 8, DType::I64}, {'u', 1, DType::U8},
+                {'u', 2, DType::U16}, {'u', 4, DType::U32},
+                {'u', 8, DType::U64}, {'b', 1, DType::I1}};
   for (const auto &t : kTypes)
     if (t.kind == kind && t.bytes == bytes)
       return t.type;
@@ -169,6 +171,7 @@ DType getDType(const DLDataType &type, size_t position) {
       return DType::F8E5M2;
     char kind = type.code == kDLFloat  ? 'f'
                 : type.code == kDLInt  ? 'i'
+                : type.code == kDLUInt ? 'u'
                 : type.code == kDLBool ? 'b'
                                        : '?';
     if (std::optional<DType> dtype = getDType(kind, type.bits / 8))
@@ -732,6 +735,16 @@ private:
         {"float8_e5m2", DType::F8E5M2}};
     for (auto [name, dtype] : kNames)
       found.dtypes.push_back({py::object(t.attr(name)).release().ptr(), dtype});
+    // uint16/32/64 are torch 2.3's.
+    static const std::pair<const char *, DType> kUnsigned[] = {
+        {"uint8", DType::U8},
+        {"uint16", DType::U16},
+        {"uint32", DType::U32},
+        {"uint64", DType::U64}};
+    for (auto [name, dtype] : kUnsigned)
+      if (py::hasattr(t, name))
+        found.dtypes.push_back(
+            {py::object(t.attr(name)).release().ptr(), dtype});
     found.rocm = !t.attr("version").attr("hip").is_none();
     Py_INCREF(found.tensor);
     torch = std::move(found);
@@ -865,9 +878,24 @@ private:
           throw py::error_already_set();
         int overflow = 0;
         long long v = PyLong_AsLongLongAndOverflow(value.ptr(), &overflow);
-        if (overflow)
+        bool isU64 = params[i].dtype == DType::U64;
+        if (overflow > 0 && isU64) {
+          // Above INT64_MAX: its bit pattern (ScalarArg).
+          unsigned long long u = PyLong_AsUnsignedLongLong(value.ptr());
+          if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+            PyErr_Clear();
+            throw TileError(where + ": " + py::str(value).cast<std::string>() +
+                            " is out of the range of uint64");
+          }
+          v = static_cast<long long>(u);
+        } else if (overflow) {
           throw TileError(where + ": " + py::str(value).cast<std::string>() +
                           " does not fit in 64 bits");
+        } else if (isU64 && v < 0) {
+          throw TileError(where + ": " + std::to_string(v) +
+                          " is out of the range of uint64 (0 to "
+                          "18446744073709551615)");
+        }
         scalar.value = static_cast<int64_t>(v);
       } else if (py::isinstance<py::float_>(arg) ||
                  py::hasattr(arg, "__float__")) {

@@ -45,6 +45,7 @@ __all__ = ["jit", "compile", "JITKernel", "TileError"]
 _NUMPY_TYPES = {
     "f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8,
     "i16": np.int16, "i32": np.int32, "i64": np.int64, "i1": np.bool_,
+    "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
 }
 try:  # numpy's types of bfloat16 and FP8, where ml_dtypes is installed
     import ml_dtypes as _ml_dtypes
@@ -363,6 +364,12 @@ def _torch_dtype(torch, mlir_type):
             "f8E4M3FN": torch.float8_e4m3fn, "f8E5M2": torch.float8_e5m2,
             "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
             "i64": torch.int64, "i1": torch.bool})
+        # uint16/32/64 are torch 2.3's.
+        for bits in (8, 16, 32, 64):
+            if hasattr(torch, "uint%d" % bits):
+                _TORCH_DTYPES["ui%d" % bits] = getattr(torch, "uint%d" % bits)
+    if mlir_type not in _TORCH_DTYPES:
+        raise TypeError("this torch has no %s tensors" % mlir_type)
     return _TORCH_DTYPES[mlir_type]
 
 

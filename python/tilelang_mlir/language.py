@@ -88,18 +88,32 @@ _MLIR_TYPES = {
     "tfloat32": "f32", "int": "i32", "long": "i64", "short": "i16",
     "float8_e4m3fn": "f8E4M3FN", "float8_e4m3": "f8E4M3FN",
     "float8_e5m2": "f8E5M2",
+    # Unsigned integers: signless in the IR (_ir), their signedness chosen
+    # by the tracer's ops (divui, cmpi ult, extui, uitofp, ...) and marked
+    # `tile.unsigned` on the entry's arguments.
+    "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",
 }
 _FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2")
 _FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "f8E4M3FN": 8,
                 "f8E5M2": 8}
 _UNSUPPORTED_TYPES = {
-    "uint8": "unsigned integers", "uint16": "unsigned integers",
-    "uint32": "unsigned integers", "uint64": "unsigned integers",
     "float8_e4m3fnuz": "AMD's fnuz 8-bit floats", "float8_e5m2fnuz": "AMD's fnuz 8-bit floats",
     "float8_e8m0fnu": "8-bit scale factors", "float4_e2m1fn": "4-bit floats",
     "int4": "4-bit integers",
 }
-_INT_WIDTH = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64}
+_INT_WIDTH = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64,
+              "ui8": 8, "ui16": 16, "ui32": 32, "ui64": 64}
+_SIGNLESS = {"ui8": "i8", "ui16": "i16", "ui32": "i32", "ui64": "i64"}
+
+
+def _ir(type_):
+    """The IR's type of the tracer's type `type_` (unsigned integers are
+    signless there)."""
+    return _SIGNLESS.get(type_, type_)
+
+
+def _is_unsigned(type_):
+    return type_ in _SIGNLESS
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _state = threading.local()
@@ -196,13 +210,15 @@ half, double, long, short = (dtype(n) for n in ("half", "double", "long", "short
 tfloat32 = dtype("tfloat32")
 float8_e4m3fn, float8_e4m3, float8_e5m2 = (dtype(n) for n in (
     "float8_e4m3fn", "float8_e4m3", "float8_e5m2"))
+uint8, uint16, uint32, uint64 = (dtype(n) for n in (
+    "uint8", "uint16", "uint32", "uint64"))
 # TileLang's dtypes this package does not compile yet: names that exist (a
 # module may list them) and are a TileLangError saying so where a kernel
 # uses them.
-(uint8, uint16, uint32, uint64, int4, float8_e4m3fnuz, float8_e5m2fnuz,
- float8_e8m0fnu, float4_e2m1fn) = (dtype(n) for n in (
-    "uint8", "uint16", "uint32", "uint64", "int4", "float8_e4m3fnuz",
-    "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn"))
+(int4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu,
+ float4_e2m1fn) = (dtype(n) for n in (
+    "int4", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+    "float4_e2m1fn"))
 
 
 def _is_float(type_):
@@ -354,7 +370,18 @@ def _constant(value, type_):
         if type_ == "i1":
             builder.emit("%s = arith.constant %s" % (name, "true" if value else "false"))
         else:
-            builder.emit("%s = arith.constant %d : %s" % (name, int(value), type_))
+            value = int(value)
+            literal = value
+            if _is_unsigned(type_):
+                bits = _INT_WIDTH[type_]
+                if not 0 <= value < 1 << bits:
+                    raise TileLangError("%d is out of the range of uint%d "
+                                        "(0 to %d)" % (value, bits,
+                                                       (1 << bits) - 1))
+                # The signless constant of the same bits.
+                if value >= 1 << (bits - 1):
+                    literal = value - (1 << bits)
+            builder.emit("%s = arith.constant %d : %s" % (name, literal, _ir(type_)))
             expr = Expr(name, type_)
             expr.lin = (int(value), {})
             return expr
@@ -380,8 +407,9 @@ def _promoted(a, b):
     """The type two operands of types `a` and `b` meet in, by TileLang's
     (TVM's) rules: a float meets an integer (or an index, or a bool) in the
     float; two floats in the wider; an index meets a fixed-width integer in
-    that integer; two integers (bools among them) in the wider. Floats of
-    one width but different formats (f16 and bf16) meet in none: None."""
+    that integer; two integers (bools among them) in the wider, a signed
+    and an unsigned one of one width in the unsigned. Floats of one width
+    but different formats (f16 and bf16) meet in none: None."""
     if a == b:
         return a
     if _is_float(a) and _is_float(b):
@@ -393,6 +421,8 @@ def _promoted(a, b):
     if "index" in (a, b):
         other = b if a == "index" else a
         return other if other != "i1" else "index"
+    if _INT_WIDTH[a] == _INT_WIDTH[b]:
+        return a if _is_unsigned(a) else b
     return a if _INT_WIDTH[a] > _INT_WIDTH[b] else b
 
 
@@ -417,6 +447,16 @@ def _unify(a, b):
     return a, b
 
 
+def _literal_type(*values):
+    """The type TVM gives Python numbers standing alone: bool, int32, or
+    float32 where one is a float."""
+    if builtins.any(isinstance(v, builtins.float) for v in values):
+        return "f32"
+    if builtins.all(isinstance(v, builtins.bool) for v in values):
+        return "i1"
+    return "i32"
+
+
 def _with_literal(expr, literal):
     """`expr` and the Python number `literal` as Exprs of one type, as TVM
     types a literal: an int is an int32 where `expr` is a bool (True * 1000
@@ -438,8 +478,14 @@ _INT_OPS = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli",
             "max": "arith.maxsi", "min": "arith.minsi", "and": "arith.andi",
             "or": "arith.ori", "xor": "arith.xori", "ceildiv": "arith.ceildivsi",
             "shl": "arith.shli", "shr": "arith.shrsi"}
+# Unsigned integers' ops where they differ from the signed ones.
+_UINT_OPS = dict(_INT_OPS, floordiv="arith.divui", truncdiv="arith.divui",
+                 truncmod="arith.remui", max="arith.maxui", min="arith.minui",
+                 ceildiv="arith.ceildivui", shr="arith.shrui")
 _CMP = {"lt": ("olt", "slt"), "le": ("ole", "sle"), "gt": ("ogt", "sgt"),
         "ge": ("oge", "sge"), "eq": ("oeq", "eq"), "ne": ("une", "ne")}
+_UCMP = {"lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge", "eq": "eq",
+         "ne": "ne"}
 
 
 def _binary(kind, a, b):
@@ -451,7 +497,10 @@ def _binary(kind, a, b):
         return _SizeExpr(kind, a, b)
     a, b = _unify(a, b)
     if kind == "rem":
-        return _floormod(a, b)
+        if _is_unsigned(a.type):  # the floor's remainder is the remainder
+            kind = "truncmod"
+        else:
+            return _floormod(a, b)
     if _is_float(a.type):
         if kind == "floordiv":
             raise TileLangError("// on floats; use / and T.floor")
@@ -459,12 +508,13 @@ def _binary(kind, a, b):
     else:
         if kind == "div":
             raise TileLangError("/ on integers; use // (floor division)")
-        op = _INT_OPS.get(kind)
+        op = (_UINT_OPS if _is_unsigned(a.type) else _INT_OPS).get(kind)
     if op is None:
         raise TileLangError("no %s for %s" % (kind, a.type))
     builder = _builder()
     name = builder.fresh()
-    builder.emit("%s = %s %s, %s : %s" % (name, op, a.name, b.name, a.type))
+    builder.emit("%s = %s %s, %s : %s" % (name, op, a.name, b.name,
+                                          _ir(a.type)))
     result = Expr(name, a.type)
     if a.type == "index":
         result.lin = _combine_linear(kind, _linear(a), _linear(b))
@@ -544,8 +594,9 @@ def _compare(kind, a, b):
         builder.emit("%s = arith.cmpf %s, %s, %s : %s"
                      % (name, _CMP[kind][0], a.name, b.name, a.type))
     else:
+        predicate = _UCMP[kind] if _is_unsigned(a.type) else _CMP[kind][1]
         builder.emit("%s = arith.cmpi %s, %s, %s : %s"
-                     % (name, _CMP[kind][1], a.name, b.name, a.type))
+                     % (name, predicate, a.name, b.name, _ir(a.type)))
     return Expr(name, "i1")
 
 
@@ -714,7 +765,7 @@ class _Region:
 def _index(value):
     """An index value: Python ints, index values, and integers of fixed
     width (a position loaded from a tensor, `T.int32` variables: TileLang
-    indexes with them directly), the latter sign-extended."""
+    indexes with them directly), the latter extended by their sign."""
     expr = _as_expr(value, "index")
     if expr.type in _INT_WIDTH and expr.type != "i1":
         return _convert(expr, "index")
@@ -996,7 +1047,7 @@ class TileBuffer:
         extents = "x".join(str(d) if isinstance(d, int) else "?"
                            for d in self.dims)
         self.memref_type = "memref<%s%s%s%s>" % (
-            extents, "x" if extents else "", self.type,
+            extents, "x" if extents else "", _ir(self.type),
             ", #tile.mem<%s>" % space if space else "")
 
     @property
@@ -1061,7 +1112,9 @@ class TileBuffer:
 
 
 def _convert(value, type_):
-    """`value` converted to `type_` as tile.copy converts (T.cast)."""
+    """`value` converted to `type_` as tile.copy converts (T.cast), and as
+    C converts integers: a signed one widens by its sign, an unsigned one
+    with zeros; one width of the other signedness keeps the bits."""
     if value.type == type_:
         return value
     src, dst = value.type, type_
@@ -1073,7 +1126,7 @@ def _convert(value, type_):
         name = builder.fresh()
         builder.emit("%s = %s %s, %s, %s : %s" % (
             name, "arith.cmpf" if _is_float(src) else "arith.cmpi",
-            "une" if _is_float(src) else "ne", value.name, zero.name, src))
+            "une" if _is_float(src) else "ne", value.name, zero.name, _ir(src)))
         return Expr(name, "i1")
     if src == "i1":
         # False and true are 0 and 1 (a signed 1-bit true would be -1).
@@ -1087,7 +1140,7 @@ def _convert(value, type_):
         if dst == "index":
             value = _convert(value, "i64")
         builder.emit("%s = %s %s : %s to %s" % (name, op, value.name,
-                                                 value.type, dst))
+                                                 value.type, _ir(dst)))
         return Expr(name, dst)
     if _is_float(src) and _is_float(dst):
         if _FLOAT_WIDTH[src] == _FLOAT_WIDTH[dst]:
@@ -1095,21 +1148,25 @@ def _convert(value, type_):
             src = "f32"
         op = "arith.extf" if _FLOAT_WIDTH[src] < _FLOAT_WIDTH[dst] else "arith.truncf"
     elif _is_float(src):
-        op = "arith.fptosi" if dst != "index" else None
-        if op is None:
+        if dst == "index":
             return _convert(_convert(value, "i64"), "index")
+        op = "arith.fptoui" if _is_unsigned(dst) else "arith.fptosi"
     elif _is_float(dst):
         if src == "index":
             value = _convert(value, "i64")
             src = "i64"
-        op = "arith.sitofp"
+        op = "arith.uitofp" if _is_unsigned(src) else "arith.sitofp"
     elif "index" in (src, dst):
-        op = "arith.index_cast"
+        op = "arith.index_castui" if _is_unsigned(src) else "arith.index_cast"
+    elif _ir(src) == _ir(dst):
+        return Expr(value.name, dst)  # the same bits, read with the other sign
+    elif _INT_WIDTH[src] < _INT_WIDTH[dst]:
+        op = "arith.extui" if _is_unsigned(src) else "arith.extsi"
     else:
-        op = "arith.extsi" if _INT_WIDTH[src] < _INT_WIDTH[dst] else "arith.trunci"
-    builder = _builder()
+        op = "arith.trunci"
     name = builder.fresh()
-    builder.emit("%s = %s %s : %s to %s" % (name, op, value.name, src, dst))
+    builder.emit("%s = %s %s : %s to %s" % (name, op, value.name, _ir(src),
+                                             _ir(dst)))
     return Expr(name, dst)
 
 
@@ -1164,13 +1221,15 @@ def _trace(fn, params, call):
                 buffer = TileBuffer("%" + pname, [
                     d if isinstance(d, int) else None for d in spec.shape],
                     spec.dtype)
-                header.append('%s: %s {tile.name = "%s"}'
-                              % (buffer.name, buffer.memref_type, pname))
+                header.append('%s: %s {tile.name = "%s"%s}'
+                              % (buffer.name, buffer.memref_type, pname,
+                                 _unsigned_mark(buffer.type)))
                 args.append((buffer, spec))
             else:
                 scalar = Expr("%" + pname, _mlir_type(spec))
-                header.append('%s: %s {tile.name = "%s"}'
-                              % (scalar.name, scalar.type, pname))
+                header.append('%s: %s {tile.name = "%s"%s}'
+                              % (scalar.name, _ir(scalar.type), pname,
+                                 _unsigned_mark(scalar.type)))
                 args.append((scalar, spec))
         # Dynamic dimensions: the first tensor that has one defines it.
         for value, spec in args:
@@ -1211,6 +1270,12 @@ def _trace(fn, params, call):
         fn.__name__, ", ".join(header), "\n".join(builder.lines),
         _location_of_function(fn))
     return PrimFunc(fn.__name__, text, params), result
+
+
+def _unsigned_mark(type_):
+    """The entry argument's attribute that says its integers are unsigned
+    (the JIT takes and makes unsigned arrays for it)."""
+    return ", tile.unsigned" if _is_unsigned(type_) else ""
 
 
 def _location_of_function(fn):
@@ -1516,9 +1581,42 @@ def copy(src, dst):
         whole = lambda b: _Region(b, [0] * len(shape), shape, [True] * len(shape))
         _copy_regions(whole(s), whole(d))
         return
+    if not _tile_converts(s.type, d.type):
+        # A conversion tile.copy does not make (integers and floats, an
+        # unsigned integer widened): elementwise, as T.cast converts.
+        _copy_regions(_side_region(s, s_at, shape),
+                      _side_region(d, d_at, shape))
+        return
     _builder().emit("tile.copy %s to %s : %s to %s" % (
         _placed(s, s_at, shape, "T.copy"), _placed(d, d_at, shape, "T.copy"),
         s.memref_type, d.memref_type))
+
+
+def _tile_converts(src, dst):
+    """Whether the tile ops convert elements of type `src` to `dst` as
+    T.cast does: between floats, and between integers except an unsigned
+    one widened (the tile dialect's integers are signed)."""
+    if src == dst or (_is_float(src) and _is_float(dst)):
+        return True
+    if _is_float(src) or _is_float(dst):
+        return False
+    return not (_is_unsigned(src) and _INT_WIDTH[src] < _INT_WIDTH[dst])
+
+
+def _side_region(buffer, placement, shape):
+    """One side of a tile copy of `shape` as a _Region: a slice as it is, a
+    head address or a whole buffer with the tile along its trailing
+    dimensions."""
+    if isinstance(placement, _Region):
+        return placement
+    rank = len(buffer.dims)
+    if rank < len(shape):
+        raise TileLangError("T.copy: a tile of shape %s does not fit in %s of "
+                            "rank %d" % (shape, buffer.name.lstrip("%"), rank))
+    lead = rank - len(shape)
+    starts = placement if placement is not None else [_index(0)] * rank
+    return _Region(buffer, list(starts), [1] * lead + list(shape),
+                   [False] * lead + [True] * len(shape))
 
 
 def _region_tile(region):
@@ -1618,6 +1716,11 @@ def gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
     if not isinstance(wg_wait, int) or wg_wait < -1:
         raise TileLangError("wg_wait must be -1 or a group count >= 0, got %r"
                             % (wg_wait,))
+    for operand in (A, B, C):
+        if isinstance(operand, TileBuffer) and _is_unsigned(operand.type):
+            raise TileLangError("T.gemm of unsigned integers (%s) is not "
+                                "supported: its operands are floats or int8 "
+                                "with an int32 accumulator" % operand.dtype)
     if wg_wait != 0:
         # TileLang's -1 ("do not wait") leaves the gemm's own work in
         # flight too; T.wait_wgmma completes it.
@@ -1651,9 +1754,25 @@ def clear(buffer):
     _builder().emit("tile.clear %s : %s" % (buffer.name, buffer.memref_type))
 
 
+def _check_unsigned_tile_op(what, kind, src, dst):
+    """The tile dialect's reductions and scans compute integers as signed:
+    of unsigned ones only what does not depend on the sign (sums and
+    bitwise ops that keep the width) is theirs."""
+    if not (_is_unsigned(src.type) or _is_unsigned(dst.type)):
+        return
+    if kind in ("sum", "bitand", "bitor", "bitxor") and \
+            _INT_WIDTH.get(src.type) == _INT_WIDTH.get(dst.type):
+        return
+    raise TileLangError(
+        "%s of unsigned integers (%s to %s) is not supported: the tile ops "
+        "compare and widen integers as signed; reduce in a signed type wide "
+        "enough (T.copy to an int tile first)" % (what, src.dtype, dst.dtype))
+
+
 def _reduce(kind, src, dst, dim, clear, nan_propagate=False):
     for buffer, action in ((src, "read of"), (dst, "store to")):
         _check_not_open_reducer(buffer, action)
+    _check_unsigned_tile_op("T.reduce_%s" % kind, kind, src, dst)
     rank = len(src.dims)
     dim = dim + rank if dim < 0 else dim
     attrs = [] if clear else ["clear = false"]
@@ -1777,6 +1896,7 @@ def _scan(kind, src, dst, dim, reverse, what):
         if not isinstance(buffer, TileBuffer) or buffer.space is None:
             raise TileLangError("%s scans whole on-chip tiles, got %r"
                                 % (what, buffer))
+    _check_unsigned_tile_op(what, kind, src, dst)
     rank = len(src.dims)
     dim = dim + rank if dim < 0 else dim
     attrs = [] if kind == "sum" else ["kind = #tile.reduce_kind<%s>" % kind]
@@ -1948,6 +2068,11 @@ def atomic_add(dst, value, memory_order=None, return_prev=False):
     if isinstance(value, TileBuffer):
         buffer, at = _copy_side(dst, "T.atomic_add")
         shape = _tile_shape(value, "T.atomic_add")
+        if not _tile_converts(value.type, buffer.type):
+            raise TileLangError(
+                "T.atomic_add of a %s tile to %s elements: the tile ops do not "
+                "make that conversion; T.copy the tile to a %s tile first"
+                % (value.dtype, buffer.dtype, buffer.dtype))
         _builder().emit("tile.atomic_add %s to %s : %s to %s" % (
             value.name, _placed(buffer, at, shape, "T.atomic_add"),
             value.memref_type, buffer.memref_type))
@@ -1958,7 +2083,7 @@ def atomic_add(dst, value, memory_order=None, return_prev=False):
     offsets = ", ".join(i.name for i in dst.indices)
     value = _convert(_as_expr(value, dst.buffer.type), dst.buffer.type)
     _builder().emit("tile.atomic_add %s to %s[%s] : %s to %s" % (
-        value.name, dst.buffer.name, offsets, value.type,
+        value.name, dst.buffer.name, offsets, _ir(value.type),
         dst.buffer.memref_type))
 
 
@@ -2019,11 +2144,13 @@ def _check_not_reducer(buffer, what):
 def _reducer_identity(op, type_):
     if op in ("sum", "bitor", "bitxor"):
         return _constant(0.0 if _is_float(type_) else 0, type_)
+    bits = _INT_WIDTH.get(type_)
     if op == "bitand":
-        return _constant(-1, type_)
+        return _constant((1 << bits) - 1 if _is_unsigned(type_) else -1, type_)
     if _is_float(type_):
         return _constant(float("-inf") if op == "max" else float("inf"), type_)
-    bits = int(type_[1:])
+    if _is_unsigned(type_):
+        return _constant(0 if op == "max" else (1 << bits) - 1, type_)
     return _constant(-(1 << (bits - 1)) if op == "max" else (1 << (bits - 1)) - 1,
                      type_)
 
@@ -2038,6 +2165,10 @@ def alloc_reducer(shape, dtype, op="sum", replication=None):
     if op.startswith("bit") and _is_float(reducer.type):
         raise _ReducerError("T.alloc_reducer: op %r needs an integer dtype, "
                             "got %s" % (op, _dtype_name(dtype)))
+    if op in ("max", "min") and _is_unsigned(reducer.type):
+        raise _ReducerError("T.alloc_reducer: op %r of unsigned integers (%s) "
+                            "is not supported: the tile ops compare integers "
+                            "as signed" % (op, _dtype_name(dtype)))
     reducer.op = op
     frame = _user_frame()
     reducer.line = frame.f_lineno if frame is not None else None
@@ -2545,6 +2676,8 @@ def abs(x):  # noqa: A001 (TileLang's name)
     x = _as_expr(x)
     if _is_float(x.type):
         return _math("absf", x)
+    if _is_unsigned(x.type):
+        return x
     builder = _builder()
     name = builder.fresh()
     builder.emit("%s = math.absi %s : %s" % (name, x.name, x.type))
@@ -2686,11 +2819,14 @@ def if_then_else(condition, a, b):
     if condition.type != "i1":
         raise TileLangError("T.if_then_else needs a comparison or an integer, "
                             "got %s" % condition.type)
+    if not isinstance(a, (Expr, _Var)) and not isinstance(b, (Expr, _Var)):
+        # Two Python numbers: constants as TVM types them (int32, float32).
+        a = _as_expr(a, _literal_type(a, b))
     a, b = _unify(a, b)
     builder = _builder()
     name = builder.fresh()
     builder.emit("%s = arith.select %s, %s, %s : %s"
-                 % (name, condition.name, a.name, b.name, a.type))
+                 % (name, condition.name, a.name, b.name, _ir(a.type)))
     return Expr(name, a.type)
 
 
@@ -2703,9 +2839,11 @@ def _shuffle(mode, value, offset, width):
     through a 32-bit value of their kind (exact both ways)."""
     value = _as_expr(value)
     type_ = value.type
-    if type_ == "index":
-        return _convert(_shuffle(mode, _convert(value, "i64"), offset, width),
-                        "index")
+    if type_ == "index" or _is_unsigned(type_):
+        # As the signless integer of its bits (index: 64).
+        bits = "i64" if type_ == "index" else _ir(type_)
+        return _convert(_shuffle(mode, _convert(value, bits), offset, width),
+                        type_)
     if type_ in ("i64", "f64"):
         # Two 32-bit halves, each shuffled from the same lane.
         bits = value if type_ == "i64" else _bitcast(value, "i64")
@@ -2736,7 +2874,7 @@ def _bitcast(value, type_):
     builder = _builder()
     name = builder.fresh()
     builder.emit("%s = arith.bitcast %s : %s to %s"
-                 % (name, value.name, value.type, type_))
+                 % (name, value.name, _ir(value.type), _ir(type_)))
     return Expr(name, type_)
 
 

@@ -154,7 +154,7 @@ def _supply(kind, mlir_type, shape, rng):
     elif mlir_type == "i1":
         data = rng.integers(0, 2, shape)
     elif kind == TensorSupplyType.Integer or not is_float:
-        data = rng.integers(-2, 3, shape)
+        data = rng.integers(0 if T._is_unsigned(mlir_type) else -2, 3, shape)
     elif kind in (TensorSupplyType.Uniform, TensorSupplyType.Auto):
         data = rng.uniform(-1.0, 1.0, shape)
     elif kind == TensorSupplyType.Normal:

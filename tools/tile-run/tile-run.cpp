@@ -208,7 +208,8 @@ static void setElement(HostBuffer &b, int64_t i, double v) {
 }
 
 /// Uniform in [-1, 1) for floats, in [-8, 8) for integers (small enough
-/// for exact integer GEMMs), {0, 1} for i1, [-128, 128) for i8 (packed data).
+/// for exact integer GEMMs; [0, 16) unsigned), {0, 1} for i1, [-128, 128)
+/// for i8 and [0, 256) for ui8 (packed data).
 /// Chunks of 2^16 elements draw from their own generator, seeded from
 /// (`seed`, `stream`, chunk), on all cores: the values depend on the seed
 /// only, and a gigabyte of inputs takes a fraction of a second.
@@ -228,6 +229,10 @@ static void fillRandom(HostBuffer &b, uint64_t seed, uint64_t stream) {
         v = rng() & 1;
       else if (b.dtype == DType::I8)
         v = static_cast<int64_t>(rng() % 256) - 128;
+      else if (b.dtype == DType::U8)
+        v = static_cast<int64_t>(rng() % 256);
+      else if (isUnsigned(b.dtype))
+        v = static_cast<int64_t>(rng() % 16);
       else
         v = static_cast<int64_t>(rng() % 16) - 8;
       setElement(b, i, v);
@@ -252,7 +257,8 @@ static void poison(HostBuffer &b) {
 static const std::pair<StringRef, DType> kNpyDescrs[] = {
     {"<f2", DType::F16}, {"<f4", DType::F32}, {"<f8", DType::F64},
     {"|i1", DType::I8},  {"<i2", DType::I16}, {"<i4", DType::I32},
-    {"<i8", DType::I64}, {"|b1", DType::I1}};
+    {"<i8", DType::I64}, {"|u1", DType::U8},  {"<u2", DType::U16},
+    {"<u4", DType::U32}, {"<u8", DType::U64}, {"|b1", DType::I1}};
 
 static Expected<HostBuffer> readNpy(StringRef path, DType expected) {
   auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
@@ -295,6 +301,9 @@ static Expected<HostBuffer> readNpy(StringRef path, DType expected) {
   for (const auto &[d, t] : kNpyDescrs)
     if (d == descr)
       dtype = t;
+  // bfloat16 as writeNpy writes it: its raw 16-bit words.
+  if (expected == DType::BF16 && descr == "<u2")
+    dtype = DType::BF16;
   if (!dtype)
     return bad("unsupported dtype '" + descr + "'");
   if (*dtype != expected)

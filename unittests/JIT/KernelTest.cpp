@@ -440,6 +440,79 @@ std::string runError(Kernel &kernel, llvm::ArrayRef<KernelArg> args) {
   return err ? llvm::toString(std::move(err)) : "";
 }
 
+TEST_F(KernelTest, UnsignedBuffersAndScalars) {
+  // A uint8 buffer widened by zeros and a uint32 scalar above INT32_MAX
+  // (its bits) added: the JIT takes unsigned arguments where the entry
+  // marks them `tile.unsigned` and checks their range.
+  const char *text = R"mlir(
+func.func @widen(%a: memref<256xi8> {tile.unsigned},
+                 %out: memref<256xi32> {tile.unsigned},
+                 %s: i32 {tile.unsigned}) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) -> (%bx) {
+    tile.parallel (%i) in (256) {
+      %v = memref.load %a[%i] : memref<256xi8>
+      %w = arith.extui %v : i8 to i32
+      %r = arith.addi %w, %s : i32
+      memref.store %r, %out[%i] : memref<256xi32>
+    }
+  }
+  return
+}
+)mlir";
+  auto kernel = Kernel::create(text, options());
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  EXPECT_EQ((*kernel)->getParams()[0].describe(), "memref<256xui8>");
+  EXPECT_EQ((*kernel)->getParams()[2].describe(), "ui32");
+  EXPECT_EQ(parseDType("ui64"), DType::U64);
+  EXPECT_TRUE(isUnsigned(DType::U16));
+  EXPECT_FALSE(isUnsigned(DType::I16));
+  std::vector<uint8_t> a(256);
+  std::vector<uint32_t> out(256, 0x5A5A5A5A);
+  for (int i = 0; i < 256; ++i)
+    a[i] = static_cast<uint8_t>(255 - i);
+  BufferArg in, result;
+  in.data = a.data();
+  in.dtype = DType::U8;
+  in.shape = {256};
+  result.data = out.data();
+  result.dtype = DType::U32;
+  result.shape = {256};
+  llvm::Error err = (*kernel)->run({in, result, ScalarArg{int64_t(3000000000)}});
+  ASSERT_FALSE(err) << llvm::toString(std::move(err));
+  for (int i = 0; i < 256; ++i)
+    EXPECT_EQ(out[i], 3000000000u + a[i]) << i;
+
+  EXPECT_EQ(runError(**kernel, {in, result, ScalarArg{int64_t(-1)}}),
+            "argument #2 ('arg2', ui32): -1 is out of the range of ui32 (0 to "
+            "4294967295)");
+  EXPECT_EQ(runError(**kernel, {in, result, ScalarArg{int64_t(1) << 32}}),
+            "argument #2 ('arg2', ui32): 4294967296 is out of the range of "
+            "ui32 (0 to 4294967295)");
+  BufferArg signedIn = in;
+  signedIn.dtype = DType::I8;
+  EXPECT_EQ(runError(**kernel, {signedIn, result, ScalarArg{int64_t(0)}}),
+            "argument #0 ('arg0', memref<256xui8>): expected element type "
+            "ui8, got i8");
+  uint8_t byte;
+  writeElement(DType::U8, &byte, ScalarArg{int64_t(200)});
+  EXPECT_EQ(readElement(DType::U8, &byte), 200.0);
+  uint64_t word;
+  writeElement(DType::U64, &word, ScalarArg{int64_t(-1)});
+  EXPECT_EQ(readElement(DType::U64, &word), 18446744073709551615.0);
+
+  auto bad = Kernel::create(R"mlir(
+func.func @f(%x: f32 {tile.unsigned}) {
+  return
+}
+)mlir",
+                            options());
+  ASSERT_FALSE(bool(bad));
+  EXPECT_NE(llvm::toString(bad.takeError())
+                .find("`tile.unsigned` marks integers of 8 to 64 bits, not 'f32'"),
+            std::string::npos);
+}
+
 TEST_F(KernelTest, BadArgumentsNameTheArgument) {
   auto kernel = Kernel::create(kScale, options());
   ASSERT_TRUE(bool(kernel));

@@ -41,20 +41,26 @@ namespace jit {
 
 /// Element types at the kernel boundary.
 enum class DType {
-  I1, I8, I16, I32, I64, Index, F16, BF16, F32, F64,
+  I1, I8, I16, I32, I64,
+  /// Unsigned integers: signless integers in the IR, the entry argument
+  /// marked `tile.unsigned`.
+  U8, U16, U32, U64,
+  Index, F16, BF16, F32, F64,
   /// OCP FP8: 4 exponent bits (no infinities), 5 exponent bits.
   F8E4M3FN, F8E5M2
 };
 
 llvm::StringRef toString(DType dtype);
-/// Parses "f16", "bf16", "f32", "i32", ... .
+/// Parses "f16", "bf16", "f32", "i32", "ui8", ... .
 std::optional<DType> parseDType(llvm::StringRef name);
 /// Bytes per element (1 for i1).
 int64_t getByteSize(DType dtype);
 bool isFloat(DType dtype);
+bool isUnsigned(DType dtype);
 
 /// A scalar argument. Integers (and index) travel as int64_t, floats as
-/// double; they are converted to the parameter's type.
+/// double; they are converted to the parameter's type. A uint64 value
+/// above INT64_MAX travels as its bit pattern (a negative int64_t).
 struct ScalarArg {
   std::variant<int64_t, double> value;
 };
