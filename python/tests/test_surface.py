@@ -467,3 +467,66 @@ def test_scans_of_tile_regions():
             with T.Kernel(1, threads=128):
                 s = T.alloc_shared((16, 20), T.float32)
                 T.cumsum(src=s[0:16, 0:12], dst=s[0:8, 0:12])
+
+
+def test_fill_and_clear_of_slices():
+    """T.clear / T.fill of part of a fragment, and of a slice of a global
+    buffer that crosses its edge (nothing written past it)."""
+    M, N = 70, 48
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), "float32"), B: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(M, 32), threads=64) as bx:
+            acc = T.alloc_fragment((32, N), "float32")
+            T.fill(acc, 1.0)
+            T.clear(acc[:, 0:16])
+            T.fill(acc[4:8, 16:24], -2.5)
+            T.copy(acc, A[bx * 32, 0])
+            T.fill(B[bx * 32:bx * 32 + 32, 8:N], 7.0)
+
+    kernel = tilelang.compile(main, target="cpu")
+    a = np.full((M, N), np.nan, np.float32)
+    b = np.full((M, N), np.nan, np.float32)
+    kernel(a, b)
+    tile = np.ones((32, N), np.float32)
+    tile[:, :16] = 0
+    tile[4:8, 16:24] = -2.5
+    expected = np.concatenate([tile] * 3)[:M]
+    np.testing.assert_array_equal(a, expected)
+    np.testing.assert_array_equal(b[:, 8:], np.full((M, N - 8), 7.0, np.float32))
+    assert np.isnan(b[:, :8]).all()
+
+
+def test_variables_bound_by_let_and_copy_hints():
+    """`v = T.int32()` then `T.let(v, expr)` (TileLang's aliasing test's
+    style); T.copy takes TileLang's lowering hints; run_once runs the kernel
+    on fresh inputs."""
+    M, K, BLOCK = 64, 96, 32
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float32"), B: T.Tensor((M, K), "float32")):
+        with T.Kernel(M // BLOCK, threads=64) as by:
+            tile = T.alloc_shared((BLOCK, BLOCK), "float32")
+            for ko in T.serial(K // BLOCK):
+                offset = T.int32()
+                T.let(offset, ko * BLOCK)
+                T.copy(A[by * BLOCK, offset], tile, disable_tma=True,
+                       coalesced_width=4, eviction_policy="evict_first",
+                       annotations={"disable_tma": True})
+                T.copy(tile, B[by * BLOCK, offset], loop_layout=None)
+
+    kernel = tilelang.compile(main, target="cpu", out_idx=[1])
+    a = RNG.standard_normal((M, K)).astype(np.float32)
+    np.testing.assert_array_equal(kernel(a), a)
+    assert kernel.run_once().shape == (M, K)
+
+    with pytest.raises(T.TileLangError, match="eviction_policy is one of"):
+        @T.prim_func
+        def bad(A: T.Tensor((M, K), "float32"), B: T.Tensor((M, K), "float32")):
+            with T.Kernel(1, threads=64):
+                T.copy(A, B, eviction_policy="evict_sometimes")
+    with pytest.raises(T.TileLangError, match="T.let binds a variable"):
+        @T.prim_func
+        def not_a_var(A: T.Tensor((M, K), "float32")):
+            with T.Kernel(1, threads=64):
+                T.let(A[0, 0], 1.0)

@@ -166,6 +166,11 @@ class JITKernel:
         from .torch_ops import register
         return register(self, name, dispatch_keys)
 
+    def run_once(self, func=None):
+        """Runs `func` (the kernel by default) once on fresh inputs from
+        the profiler and returns its result."""
+        return self.get_profiler().run_once(func)
+
     def get_profiler(self, tensor_supply_type=None, shapes=None, seed=None):
         """A Profiler: fresh inputs, assert_allclose, do_bench. `shapes`
         sizes the symbolic dimensions ({"M": 1024})."""

@@ -60,7 +60,7 @@ __all__ = [
     "ballot_sync", "ballot", "get_lane_idx", "get_warp_idx",
     "get_warp_idx_sync", "get_warp_group_idx", "shuffle_elect", "parallel",
     "cummax", "cummin", "reshape", "any_of", "all_of", "Select", "Var",
-    "disable_warp_group_reg_alloc", "view",
+    "disable_warp_group_reg_alloc", "view", "let", "align_up", "transpose",
 ]
 
 def __getattr__(name):
@@ -191,12 +191,16 @@ class dtype(str):
         import torch
         return getattr(torch, _TORCH_NAMES.get(str(self), str(self)))
 
-    def __call__(self, value=0):
+    def __call__(self, value=None):
         type_ = _mlir_type(self)
         if getattr(_state, "builder", None) is None:
+            value = 0 if value is None else value
             if type_ == "i1":
                 return builtins.bool(value)
             return builtins.float(value) if _is_float(type_) else builtins.int(value)
+        if value is None:
+            # TileLang's variable of the type, bound later (T.let(v, x)).
+            return alloc_var(self)
         if isinstance(value, (Expr, _Var)):
             return cast(value, self)
         return _constant(value, type_)
@@ -1498,6 +1502,19 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
     setattr(_Var, _name, _delegate_to_value(_name))
 
 
+def let(var, value, body=None):
+    """``T.let(v, x)``: binds the variable ``v = T.int32()`` to `x` from
+    here on (TileLang's legacy let statement; a T.alloc_var the same)."""
+    if body is not None:
+        raise TileLangError("T.let(v, value, body), the let expression, is not "
+                            "supported; bind with T.let(v, value) and use v")
+    if not isinstance(var, _Var):
+        raise TileLangError("T.let binds a variable made by T.int32() (or "
+                            "another dtype called without a value) or "
+                            "T.alloc_var, got %r" % (var,))
+    var.store(value)
+
+
 def alloc_var(dtype, init=None, scope="local.var"):
     """One per-thread scalar, `init` stored first when given (see _Var)."""
     var = _alloc("alloc_local", "local", (1,), dtype, cls=_Var)
@@ -1549,11 +1566,29 @@ def _tile_shape(buffer, what):
     return [int(d) for d in buffer.dims]
 
 
-def copy(src, dst):
+_EVICTION_POLICIES = ("evict_normal", "evict_first", "evict_last")
+
+
+def copy(src, dst, *, coalesced_width=None, disable_tma=False,
+         eviction_policy=None, prefer_instruction=None, annotations=None,
+         loop_layout=None):
     """Copies a tile: ``T.copy(A[by * 128, k * 32], A_shared)`` (a head
     address: the tile lies along A's trailing dimensions) or
     ``T.copy(Q[b, s0:s1, h, :], Q_shared)`` (a region: the tile runs along
-    the sliced dimensions, the indexed ones are dropped)."""
+    the sliced dimensions, the indexed ones are dropped). TileLang's
+    lowering hints (coalesced_width, disable_tma, eviction_policy,
+    prefer_instruction, annotations, loop_layout) are checked and accepted:
+    the compiler chooses the copy's instructions itself."""
+    if eviction_policy is not None and eviction_policy not in _EVICTION_POLICIES:
+        raise TileLangError("T.copy: eviction_policy is one of %s, got %r"
+                            % (", ".join(_EVICTION_POLICIES), eviction_policy))
+    if annotations is not None and not isinstance(annotations, dict):
+        raise TileLangError("T.copy: annotations is a dict, got %r"
+                            % (annotations,))
+    if prefer_instruction is not None and prefer_instruction not in (
+            "tma", "cp_async", "sync"):
+        raise TileLangError("T.copy: prefer_instruction is 'tma', 'cp_async' "
+                            "or 'sync', got %r" % (prefer_instruction,))
     (s, s_at), (d, d_at) = _copy_side(src, "T.copy"), _copy_side(dst, "T.copy")
     _check_not_open_reducer(s, "read of")
     _check_not_open_reducer(d, "store to")
@@ -1619,7 +1654,7 @@ def _side_region(buffer, placement, shape):
                    [False] * lead + [True] * len(shape))
 
 
-def _region_tile(region):
+def _region_tile(region, what="T.copy between two slices"):
     """The dimensions of `region` that run along the copied tile (its slices
     of extent other than 1, TileLang's rule) and their extents."""
     dims = [d for d, (extent, sliced) in enumerate(zip(region.extents,
@@ -1627,9 +1662,33 @@ def _region_tile(region):
             if sliced and extent != 1]
     if builtins.any(region.extents[d] is None for d in dims):
         raise TileLangError(
-            "T.copy between two slices needs their extents at trace time; %s "
-            "has one that is not known" % region.describe())
+            "%s needs the extents of its slices at trace time; %s has one "
+            "that is not known" % (what, region.describe()))
     return dims, [region.extents[d] for d in dims]
+
+
+def _region_at(region, dims, coords):
+    """The element of `region` at tile coordinates `coords` along its tile
+    dimensions `dims`."""
+    indices = list(region.starts)
+    for d, coord in zip(dims, coords):
+        indices[d] = indices[d] + coord
+    return tuple(indices)
+
+
+def _region_inside(region, indices):
+    """The condition that `indices` lie in a global buffer (None for an
+    on-chip tile, whose slices the tracer checks)."""
+    if region.buffer.space is not None:
+        return None
+    condition = None
+    for index, dim, start, extent in zip(indices, region.buffer.dims,
+                                         region.starts, region.extents):
+        if isinstance(start, int) and start == 0 and extent == dim:
+            continue  # a whole static dimension: always inside
+        ok = _compare("lt", _index(index), _index(dim))
+        condition = ok if condition is None else _binary("and", condition, ok)
+    return condition
 
 
 def _copy_regions(src, dst):
@@ -1645,32 +1704,14 @@ def _copy_regions(src, dst):
     if not shape:
         shape = [1]
 
-    def at(region, dims, coords):
-        indices = list(region.starts)
-        for d, coord in zip(dims, coords):
-            indices[d] = indices[d] + coord
-        return tuple(indices)
-
-    def inside(region, indices):
-        """The condition that `indices` lie in a global buffer (None for an
-        on-chip tile, whose slices the tracer checks)."""
-        if region.buffer.space is not None:
-            return None
-        condition = None
-        for index, dim, start, extent in zip(indices, region.buffer.dims,
-                                             region.starts, region.extents):
-            if isinstance(start, int) and start == 0 and extent == dim:
-                continue  # a whole static dimension: always inside
-            ok = _compare("lt", _index(index), _index(dim))
-            condition = ok if condition is None else _binary("and", condition, ok)
-        return condition
-
     for ivs in Parallel(*shape):
         ivs = ivs if isinstance(ivs, tuple) else (ivs,)
-        src_at, dst_at = at(src, s_dims, ivs), at(dst, d_dims, ivs)
+        src_at = _region_at(src, s_dims, ivs)
+        dst_at = _region_at(dst, d_dims, ivs)
         # As tile.copy's edges: reads past a global edge are zero, writes
         # past one are dropped.
-        dst_ok, src_ok = inside(dst, dst_at), inside(src, src_at)
+        dst_ok = _region_inside(dst, dst_at)
+        src_ok = _region_inside(src, src_at)
         store = (contextlib.nullcontext() if dst_ok is None
                  else _branch(dst_ok))
         with store:
@@ -1741,15 +1782,38 @@ def wait_wgmma(pending=0):
 
 
 def fill(buffer, value):
-    """Sets every element of a tile."""
+    """Sets every element of a tile, or of a slice of a buffer
+    (``T.fill(C_local[:, 0:32], 0)``: elementwise, nothing written past a
+    global edge)."""
+    if isinstance(buffer, _Region):
+        if buffer.buffer.space is not None and buffer.is_whole():
+            buffer = buffer.buffer
+        else:
+            _fill_region(buffer, value)
+            return
     _check_not_reducer(buffer, "T.fill")
     value = _convert(_as_expr(value, buffer.type), buffer.type)
     _builder().emit("tile.fill %s, %s : %s"
                     % (buffer.name, value.name, buffer.memref_type))
 
 
+def _fill_region(region, value):
+    _check_not_reducer(region.buffer, "T.fill")
+    dims, shape = _region_tile(region, "T.fill of a slice")
+    value = _convert(_as_expr(value, region.buffer.type), region.buffer.type)
+    for ivs in Parallel(*(shape or [1])):
+        ivs = ivs if isinstance(ivs, tuple) else (ivs,)
+        at = _region_at(region, dims, ivs)
+        ok = _region_inside(region, at)
+        with contextlib.nullcontext() if ok is None else _branch(ok):
+            region.buffer[at] = value
+
+
 def clear(buffer):
-    """Sets every element of a tile to zero."""
+    """Sets every element of a tile (or of a slice, as T.fill) to zero."""
+    if isinstance(buffer, _Region):
+        fill(buffer, 0)
+        return
     _check_not_reducer(buffer, "T.clear")
     _builder().emit("tile.clear %s : %s" % (buffer.name, buffer.memref_type))
 

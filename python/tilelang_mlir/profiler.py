@@ -222,7 +222,12 @@ class Profiler:
             inputs.append(data)
         return inputs
 
-    def run_once(self, inputs=None):
+    def run_once(self, func=None):
+        """Calls `func` (the kernel by default) once on fresh inputs and
+        returns what it returns (TileLang's Profiler.run_once)."""
+        return (func or self.kernel)(*self.supply_inputs())
+
+    def _run(self, inputs=None):
         inputs = self.supply_inputs() if inputs is None else inputs
         outputs = self.kernel(*inputs)
         return inputs, outputs
@@ -234,7 +239,7 @@ class Profiler:
         inputs (or `input_tensors`) and compares every output; as in TileLang,
         up to `max_mismatched_ratio` of the elements (1%) may be outside the
         tolerances."""
-        inputs, outputs = self.run_once(input_tensors)
+        inputs, outputs = self._run(input_tensors)
         expected = reference_program(*[
             x.clone() if hasattr(x, "clone") else
             x.copy() if isinstance(x, np.ndarray) else x for x in inputs])
