@@ -318,6 +318,10 @@ def test_dlpack_device_tensors_need_a_device_target():
         kernel(DLPackTensor(np.zeros((32, 16), np.float16), device=(7, 0)), b)
     with pytest.raises(tilelang_mlir.TileError, match="unsupported DLPack "
                                                       "dtype"):
+        kernel(DLPackTensor(np.zeros((32, 16), np.complex64)), b)
+    # An unsigned tensor is a known dtype, refused by the signature.
+    with pytest.raises(tilelang_mlir.TileError,
+                       match="expected element type f16, got ui16"):
         kernel(DLPackTensor(np.zeros((32, 16), np.uint16)), b)
 
 
