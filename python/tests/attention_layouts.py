@@ -115,11 +115,18 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, layout="bshd",
 
 
 def mla_decode(batch, heads, kv_heads, seqlen_kv, dim, pe_dim, block_N=32,
-               block_H=16, threads=128):
+               block_H=16, threads=128, num_stages=1, full_col=False,
+               probs_in_shared=False):
     """MLA decode: one query row per head; keys are KV (dim) and K_pe
     (pe_dim) of the head's KV head, values KV itself. Q [b, h, dim], Q_pe
     [b, h, pe_dim], KV [b, s, kv_heads, dim], K_pe [b, s, kv_heads, pe_dim],
-    Output [b, h, dim]; block_H heads per block."""
+    Output [b, h, dim]; block_H heads per block. TileLang's Hopper
+    configuration is block_N = block_H = 64, 256 threads, 2 stages, the
+    warps split by columns (full_col) and the probabilities staged in a
+    shared tile for the second gemm (probs_in_shared): with dim 512 and
+    pe_dim 64 its shared tiles only fit a block where the output tile
+    takes the bytes of tiles that are dead after the loop."""
+    policy = T.GemmWarpPolicy.FullCol if full_col else T.GemmWarpPolicy.FullRow
     scale = (1.0 / (dim + pe_dim)) ** 0.5 * 1.44269504
     group = heads // kv_heads
     valid = min(block_H, group)
@@ -137,7 +144,10 @@ def mla_decode(batch, heads, kv_heads, seqlen_kv, dim, pe_dim, block_N=32,
             K_pe_shared = T.alloc_shared((block_N, pe_dim), T.float16)
             O_shared = T.alloc_shared((valid, dim), T.float16)
             acc_s = T.alloc_fragment((block_H, block_N), T.float32)
-            acc_s_cast = T.alloc_fragment((block_H, block_N), T.float16)
+            if probs_in_shared:
+                acc_s_cast = T.alloc_shared((block_H, block_N), T.float16)
+            else:
+                acc_s_cast = T.alloc_fragment((block_H, block_N), T.float16)
             acc_o = T.alloc_fragment((block_H, dim), T.float32)
             state = OnlineSoftmax(block_H, scale)
             cur_kv_head = hid // (group // valid)
@@ -145,7 +155,8 @@ def mla_decode(batch, heads, kv_heads, seqlen_kv, dim, pe_dim, block_N=32,
             T.copy(Q[bid, hid * valid:(hid + 1) * valid, :], Q_shared)
             T.copy(Q_pe[bid, hid * valid:(hid + 1) * valid, :], Q_pe_shared)
             T.fill(acc_o, 0)
-            for k in T.Pipelined(T.ceildiv(seqlen_kv, block_N), num_stages=1):
+            for k in T.Pipelined(T.ceildiv(seqlen_kv, block_N),
+                                 num_stages=num_stages):
                 T.copy(KV[bid, k * block_N:(k + 1) * block_N, cur_kv_head, :],
                        KV_shared)
                 T.copy(K_pe[bid, k * block_N:(k + 1) * block_N, cur_kv_head,
@@ -154,13 +165,13 @@ def mla_decode(batch, heads, kv_heads, seqlen_kv, dim, pe_dim, block_N=32,
                     acc_s[i, j] = T.if_then_else(k * block_N + j < seqlen_kv,
                                                  0.0, -T.infinity(T.float32))
                 T.gemm(Q_shared, KV_shared, acc_s, transpose_B=True,
-                       policy=T.GemmWarpPolicy.FullRow)
+                       policy=policy)
                 T.gemm(Q_pe_shared, K_pe_shared, acc_s, transpose_B=True,
-                       policy=T.GemmWarpPolicy.FullRow)
+                       policy=policy)
                 state.update(acc_s, acc_o)
                 T.copy(acc_s, acc_s_cast)
                 T.gemm(acc_s_cast, KV_shared, acc_o,
-                       policy=T.GemmWarpPolicy.FullRow)
+                       policy=policy)
             state.normalize(acc_o)
             T.copy(acc_o[0:valid, :], O_shared)
             T.copy(O_shared, Output[bid, hid * valid:(hid + 1) * valid, :])

@@ -181,6 +181,45 @@ def test_mla_decode_layout():
                                rtol=2e-2, atol=2e-2)
 
 
+def _hopper_mla(batch, seq):
+    # TileLang's MLA decode configuration for Hopper: 64 heads x 64 keys per
+    # step, 256 threads, 2 stages, warps split by columns, probabilities
+    # staged in shared memory; DeepSeek's 512 + 64 dims, one KV head.
+    return attention_layouts.mla_decode(batch, 64, 1, seq, 512, 64,
+                                        block_N=64, block_H=64, threads=256,
+                                        num_stages=2, full_col=True,
+                                        probs_in_shared=True)
+
+
+def test_mla_decode_hopper_config():
+    batch, seq = 1, 150
+    kernel = tilelang_mlir.compile(_hopper_mla(batch, seq), out_idx=[4],
+                                   target="cpu")
+    rng = np.random.default_rng()
+    q = rng.standard_normal((batch, 64, 512)).astype(np.float16)
+    q_pe = rng.standard_normal((batch, 64, 64)).astype(np.float16)
+    kv = rng.standard_normal((batch, seq, 1, 512)).astype(np.float16)
+    k_pe = rng.standard_normal((batch, seq, 1, 64)).astype(np.float16)
+    out = kernel(q, q_pe, kv, k_pe)
+    np.testing.assert_allclose(out.astype(np.float64),
+                               _mla_reference(q, q_pe, kv, k_pe),
+                               rtol=2e-2, atol=2e-2)
+
+
+def test_mla_decode_hopper_config_fits_shared_memory():
+    # Q (64 KiB), Q_pe and the staged probabilities (8 KiB each), two
+    # stages of KV (128 KiB) and K_pe (16 KiB), the barriers and the
+    # cross-warp reduction's scratch (one column per warp, 2 KiB) make
+    # 231,456 bytes; the output tile (64 KiB) takes Q's bytes after the
+    # loop. A block may have 232,448 on sm_90a.
+    import re
+    loops = tilelang_mlir.compile(_hopper_mla(2, 8192), out_idx=[4],
+                                  target="sm_90a").get_kernel_source("loops")
+    sizes = [int(n) for n in re.findall(
+        r"dynamic_shared_memory_size %c(\d+)_i32", loops)]
+    assert sizes == [231456], sizes
+
+
 # -- the reproducer, through T.atomic_add too ---------------------------
 
 def test_bshd_round_trip_and_atomic_add():

@@ -229,7 +229,10 @@ def TilePlaceSharedMemory
     the launch's dynamic shared memory (`gpu.dynamic_shared_memory`). Each tile is aligned to 16 bytes, to 128 when its size is
     a multiple of 128 (what TMA writes into), and to at least one period
     of its swizzle (so the pattern relative to the tile is the one wgmma
-    and TMA apply to absolute addresses). The launch asks for the bytes the
+    and TMA apply to absolute addresses). Tiles are placed by decreasing
+    alignment, then decreasing size (first fit decreasing): barriers and
+    small scratch tiles go after the swizzled ones instead of padding them
+    to their next period. The launch asks for the bytes the
     tiles take; more than a block of the target may have (the chip's limit:
     227 KiB on sm_90, 163 KiB on sm_80, 64 KiB on AMD) is an error at the
     launch.

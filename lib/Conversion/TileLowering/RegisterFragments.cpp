@@ -616,10 +616,52 @@ struct ReduceRegisters : RegisterPattern<ReduceOp> {
   }
 
 private:
-  /// The results from the warps' partial results: every thread publishes
-  /// its partials in a shared scratch tile (result slot x thread), and
-  /// combines those of its group, in one order for the whole group (so that
-  /// every replica of a result is the same value).
+  /// `value` with the bits set in the constant `bits` removed and the bits
+  /// above them shifted down (x86's pext with the complement of `bits`).
+  static Value dropBits(OpBuilder &b, Location loc, Value value,
+                        int64_t bits) {
+    if (!bits)
+      return value;
+    Value result;
+    int64_t dropped = 0;
+    // Each run of kept bits [low, high), shifted down by the bits dropped
+    // below it.
+    for (int64_t low = 0; low < 63;) {
+      if (bits >> low & 1) {
+        ++dropped;
+        ++low;
+        continue;
+      }
+      int64_t high = low;
+      while (high < 63 && !(bits >> high & 1))
+        ++high;
+      Value run = value;
+      if (high < 63)
+        run = arith::AndIOp::create(
+            b, loc, run,
+            indexConstant(b, loc, ((int64_t(1) << high) - 1) &
+                                      ~((int64_t(1) << low) - 1)));
+      else if (low != dropped) // (Otherwise the shift clears the bits.)
+        run = arith::AndIOp::create(
+            b, loc, run, indexConstant(b, loc, ~((int64_t(1) << low) - 1)));
+      if (dropped)
+        run = arith::ShRUIOp::create(b, loc, run,
+                                     indexConstant(b, loc, dropped));
+      result = result ? arith::OrIOp::create(b, loc, result, run).getResult()
+                      : run;
+      low = high;
+    }
+    return result;
+  }
+
+  /// The results from the warps' partial results: the shuffles left every
+  /// lane of a shuffle group with the same partials, so one lane of each
+  /// group publishes them in a shared scratch tile (result slot x group,
+  /// the thread id without the shuffled bits), and every thread combines
+  /// those of its warps' groups, in one order for the whole group (so that
+  /// every replica of a result is the same value). The scratch is the
+  /// block's threads divided by the shuffle group's size: 2 KiB for eight
+  /// row slots in 256 threads reduced over quads, not 8 KiB.
   static SmallVector<Value> exchangeAcrossWarps(PatternRewriter &rewriter,
                                                 ReduceOp op,
                                                 const ReducePlan &plan,
@@ -630,8 +672,13 @@ private:
     auto launch = op->getParentOfType<gpu::LaunchOp>();
     // One scratch tile per shape for the whole kernel: reductions never
     // use theirs at the same time (each starts with a block barrier).
+    int64_t laneBits = 0;
+    for (int64_t m : plan.offsets)
+      laneBits |= m;
     auto scratchType = MemRefType::get(
-        {static_cast<int64_t>(partials.size()), *threads}, type, AffineMap(),
+        {static_cast<int64_t>(partials.size()),
+         *threads >> llvm::popcount(static_cast<uint64_t>(laneBits))},
+        type, AffineMap(),
         MemorySpaceAttr::get(op.getContext(), MemorySpace::Shared));
     StringRef marker = TileDialect::getReduceScratchAttrName();
     Value scratch;
@@ -651,15 +698,41 @@ private:
     Value tid = getBlockThreads(rewriter, op).threadId;
     // A later reduction (or loop iteration) may reuse the scratch bytes.
     gpu::BarrierOp::create(rewriter, loc);
-    for (auto [sd, partial] : llvm::enumerate(partials))
-      memref::StoreOp::create(rewriter, loc, partial, scratch,
-                              ValueRange{indexConstant(rewriter, loc, sd), tid});
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      if (laneBits) {
+        Value lead = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::eq,
+            arith::AndIOp::create(rewriter, loc, tid,
+                                  indexConstant(rewriter, loc, laneBits)),
+            indexConstant(rewriter, loc, 0));
+        auto ifOp = scf::IfOp::create(rewriter, loc, lead);
+        rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      }
+      Value group = dropBits(rewriter, loc, tid, laneBits);
+      for (auto [sd, partial] : llvm::enumerate(partials))
+        memref::StoreOp::create(
+            rewriter, loc, partial, scratch,
+            ValueRange{indexConstant(rewriter, loc, sd), group});
+    }
     gpu::BarrierOp::create(rewriter, loc);
     int64_t warpBits = 0;
     for (int64_t m : plan.warpOffsets)
       warpBits |= m;
     Value base = arith::AndIOp::create(
         rewriter, loc, tid, indexConstant(rewriter, loc, ~warpBits));
+    // The scratch column of thread base | member: the members' bits are
+    // warp bits, never shuffled ones, so that is base's column | member's.
+    Value baseGroup = dropBits(rewriter, loc, base, laneBits);
+    auto memberGroup = [&](int64_t member) {
+      int64_t group = 0;
+      for (int64_t bit = 0, to = 0; bit < 63; ++bit) {
+        if (laneBits >> bit & 1)
+          continue;
+        group |= (member >> bit & 1) << to++;
+      }
+      return group;
+    };
     SmallVector<int64_t> members = {0};
     for (int64_t m : plan.warpOffsets)
       for (int64_t i = 0, e = members.size(); i < e; ++i)
@@ -671,11 +744,12 @@ private:
     for (int64_t sd = 0, e = partials.size(); sd < e; ++sd) {
       Value acc;
       for (int64_t member : members) {
-        Value from = member ? arith::OrIOp::create(
-                                  rewriter, loc, base,
-                                  indexConstant(rewriter, loc, member))
-                                  .getResult()
-                            : base;
+        Value from =
+            member ? arith::OrIOp::create(
+                         rewriter, loc, baseGroup,
+                         indexConstant(rewriter, loc, memberGroup(member)))
+                         .getResult()
+                   : baseGroup;
         Value v = memref::LoadOp::create(
             rewriter, loc, scratch,
             ValueRange{indexConstant(rewriter, loc, sd), from});

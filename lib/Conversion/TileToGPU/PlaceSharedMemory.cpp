@@ -19,6 +19,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <limits>
+#include <numeric>
 
 namespace mlir {
 namespace tile {
@@ -163,28 +164,46 @@ static int64_t getTileAlignment(memref::AllocOp alloc) {
 
 /// Offsets of the shared tiles of `body` in dynamic shared memory: one after
 /// another, or, with `reuse`, first fit among the tiles whose lifetimes
-/// overlap. Returns the bytes needed.
+/// overlap. Tiles are placed by decreasing alignment, then decreasing size
+/// (first fit decreasing): the small 16-byte-aligned ones (barriers,
+/// reduction scratch) go after the swizzled and TMA tiles instead of
+/// pushing the next one to its swizzle period, and a large tile that lives
+/// after a loop finds the bytes of the loop's large tiles free. Returns the
+/// bytes needed.
 static int64_t assignOffsets(const Timeline &timeline,
                              MutableArrayRef<Placement> tiles, bool reuse) {
-  int64_t total = 0;
-  for (auto [i, tile] : llvm::enumerate(tiles)) {
+  SmallVector<int64_t> alignments;
+  for (Placement &tile : tiles) {
     tile.size = getTileSizeInBytes(tile.alloc.getType());
-    int64_t alignment = getTileAlignment(tile.alloc);
     tile.life = timeline.getLiveRange(tile.alloc.getResult());
+    alignments.push_back(getTileAlignment(tile.alloc));
+  }
+  SmallVector<int64_t> order(tiles.size());
+  std::iota(order.begin(), order.end(), 0);
+  llvm::sort(order, [&](int64_t a, int64_t b) {
+    return std::make_tuple(alignments[a], tiles[a].size, -a) >
+           std::make_tuple(alignments[b], tiles[b].size, -b);
+  });
+  int64_t total = 0;
+  for (auto [i, index] : llvm::enumerate(order)) {
+    Placement &tile = tiles[index];
+    int64_t alignment = alignments[index];
     int64_t offset = 0;
     if (reuse) {
-      // Lowest aligned offset clear of every earlier tile alive at the
-      // same time; retry after each collision.
+      // Lowest aligned offset clear of every tile placed before that is
+      // alive at the same time; retry after each collision.
       bool moved = true;
       while (moved) {
         moved = false;
-        for (const Placement &other : tiles.take_front(i))
+        for (int64_t placed : ArrayRef(order).take_front(i)) {
+          const Placement &other = tiles[placed];
           if (tile.overlapsInTime(other) &&
               offset < other.offset + other.size &&
               other.offset < offset + tile.size) {
             offset = llvm::alignTo(other.offset + other.size, alignment);
             moved = true;
           }
+        }
       }
     } else {
       offset = llvm::alignTo(total, alignment);
@@ -194,7 +213,6 @@ static int64_t assignOffsets(const Timeline &timeline,
   }
   return total;
 }
-
 
 /// Places the tiles convert-tile-to-gpu left in every gpu.launch (marked
 /// memref.allocs in workgroup memory) as views of its dynamic shared

@@ -33,7 +33,10 @@ func.func @scores(%Q: memref<32x32xf16>, %K: memref<32x32xf16>, %M: memref<32xf3
 // wave's tile column), four accumulators each; one k loop carries both,
 // the B fragment loaded once per k step for the two.
 // MFMA-LABEL: func.func @scores
-// MFMA: memref.view {{.*}} to memref<8x128xf32, #gpu.address_space<workgroup>>
+// The row reductions shuffle over the 16 lanes of a tile row and exchange
+// the 8 result slots of each thread through 8x8 scratch slots (one column
+// per 16-lane group, not one per thread).
+// MFMA: memref.view {{.*}} to memref<8x8xf32, #gpu.address_space<workgroup>>
 // MFMA: %[[S:.*]] = memref.alloca() : memref<8xf32>
 // MFMA: %[[M:.*]] = memref.alloca() : memref<8xf32>
 // MFMA: scf.for {{.*}} -> (vector<4xf32>, vector<4xf32>)

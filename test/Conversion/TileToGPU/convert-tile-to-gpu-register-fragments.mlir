@@ -175,8 +175,9 @@ func.func @stays_in_memory(%X: memref<8x1024xf32>, %Y: memref<8xf32>) {
 // columns 4t to 4t + 3, and 512 + 4t...): each thread folds its four
 // elements of each row, the lanes of each warp combine with five shuffles,
 // and the four warps' partial sums meet in a shared scratch tile (row x
-// thread), every thread adding those of threads t & ~96, | 32, | 64, | 96
-// in that order.
+// warp: after the shuffles every lane holds its warp's sums, so lane 0
+// publishes them), every thread adding those of warps (t & ~96) >> 5,
+// | 1, | 2, | 3 in that order.
 func.func @row_sums_across_warps(%X: memref<?x512xf32>, %Y: memref<?xf32>) {
   %c1 = arith.constant 1 : index
   tile.kernel grid(%c1) threads(128) -> (%bx) {
@@ -190,7 +191,7 @@ func.func @row_sums_across_warps(%X: memref<?x512xf32>, %Y: memref<?xf32>) {
   return
 }
 // CHECK-LABEL: func.func @row_sums_across_warps
-// CHECK: %[[SCRATCH:.*]] = memref.view {{.*}} to memref<2x128xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[SCRATCH:.*]] = memref.view {{.*}} to memref<2x4xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[X:.*]] = memref.alloca() : memref<8xf32>
 // CHECK: %[[S:.*]] = memref.alloca() : memref<2xf32>
 // CHECK: memref.load %[[X]][%c0
@@ -199,14 +200,20 @@ func.func @row_sums_across_warps(%X: memref<?x512xf32>, %Y: memref<?xf32>) {
 // CHECK: memref.load %[[X]][%c3
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: gpu.barrier
-// CHECK: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}, %[[TID:.*]]] :
-// CHECK: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}, %[[TID]]] :
+// CHECK: %[[LANE:.*]] = arith.andi %[[TID:.*]], %c31
+// CHECK: %[[LEAD:.*]] = arith.cmpi eq, %[[LANE]], %c0
+// CHECK: scf.if %[[LEAD]] {
+// CHECK: %[[WARP:.*]] = arith.shrui %[[TID]], %c5
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}, %[[WARP]]] :
+// CHECK: memref.store %{{.*}}, %[[SCRATCH]][%{{.*}}, %[[WARP]]] :
+// CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
 // CHECK: %[[BASE:.*]] = arith.andi %[[TID]], %c-97
-// CHECK: memref.load %[[SCRATCH]][%{{.*}}, %[[BASE]]]
-// CHECK: arith.ori %[[BASE]], %c32
-// CHECK: arith.ori %[[BASE]], %c64
-// CHECK: arith.ori %[[BASE]], %c96
+// CHECK: %[[FIRST_WARP:.*]] = arith.shrui %[[BASE]], %c5
+// CHECK: memref.load %[[SCRATCH]][%{{.*}}, %[[FIRST_WARP]]]
+// CHECK: arith.ori %[[FIRST_WARP]], %c1
+// CHECK: arith.ori %[[FIRST_WARP]], %c2
+// CHECK: arith.ori %[[FIRST_WARP]], %c3
 // CHECK: memref.store %{{.*}}, %[[S]][%c0
 // CHECK: memref.store %{{.*}}, %[[S]][%c1
 // Every thread holds both sums; only the first replica (thread 0) writes
@@ -236,8 +243,8 @@ func.func @two_reductions_one_scratch(%X: memref<?x512xf32>, %Y: memref<?xf32>, 
   return
 }
 // CHECK-LABEL: func.func @two_reductions_one_scratch
-// CHECK: %[[SCRATCH:.*]] = memref.view {{.*}} to memref<2x128xf32, #gpu.address_space<workgroup>>
-// CHECK-NOT: memref.view {{.*}} to memref<2x128xf32
+// CHECK: %[[SCRATCH:.*]] = memref.view {{.*}} to memref<2x4xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: memref.view {{.*}} to memref<2x4xf32
 // CHECK: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[SCRATCH]][
 // CHECK: arith.addf

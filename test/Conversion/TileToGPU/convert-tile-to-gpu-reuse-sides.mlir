@@ -7,19 +7,21 @@
 // lifetimes within the consumers' side: %out takes over %q's bytes once
 // the consumers are done with %q, after a barrier over the consumers' 256
 // threads alone (named barrier 1; a block barrier there would wait for the
-// producer, which never reaches it). 128 + 4 x 8192 bytes, not 128 + 5 x 8192
-// (tiles of 128-byte multiples are 128-byte aligned).
+// producer, which never reaches it). 4 x 8192 + 16 bytes, not 5 x 8192 + 16
+// (tiles of 128-byte multiples are 128-byte aligned and placed first; the
+// 16-byte barrier array after them).
 // CHECK-LABEL: func.func @sides
-// CHECK: %[[SIZE:.*]] = arith.constant 32896 : i32
+// CHECK: %[[SIZE:.*]] = arith.constant 32784 : i32
 // CHECK: gpu.launch
 // CHECK-SAME: dynamic_shared_memory_size %[[SIZE]]
 // CHECK: %[[DYN:.*]] = gpu.dynamic_shared_memory
-// CHECK: %[[Q_AT:.*]] = arith.constant 128 : index
+// CHECK: arith.constant 32768 : index
+// CHECK: %[[Q_AT:.*]] = arith.constant 0 : index
 // CHECK: %[[Q:.*]] = memref.view %[[DYN]][%[[Q_AT]]][] {{.*}} to memref<64x64xf16
-// CHECK: arith.constant 8320 : index
-// CHECK: arith.constant 16512 : index
-// CHECK: arith.constant 24704 : index
-// CHECK: %[[OUT_AT:.*]] = arith.constant 128 : index
+// CHECK: arith.constant 8192 : index
+// CHECK: arith.constant 16384 : index
+// CHECK: arith.constant 24576 : index
+// CHECK: %[[OUT_AT:.*]] = arith.constant 0 : index
 // CHECK: %[[OUT:.*]] = memref.view %[[DYN]][%[[OUT_AT]]][] {{.*}} to memref<64x64xf16
 // CHECK: } {tile.thread_range = array<i64: 256, 128, 24>}
 // CHECK: nvvm.setmaxregister{{ +}}increase 240

@@ -3,7 +3,8 @@
 // sm_90: a copy that arrives on a barrier. The host creates the tensor map
 // of the global buffer and box before the launch (uint8, 64 x 16 box, no
 // swizzle); the tile takes a 128-byte aligned place (TMA destinations must
-// be: after the 16-byte barrier array, at 128, not 16); thread 0 inits the
+// be: tiles are placed by decreasing alignment, the tile at 0, the 16-byte
+// barrier array after it at 1024); thread 0 inits the
 // barriers (then a fence and a block barrier, which also serves as the
 // copy's: nothing but address arithmetic between them); then, with a map, thread 0's expect_tx of the box's 1024 bytes
 // and the TMA transfer, else the block's copy and thread 0's arrival; the
@@ -11,8 +12,8 @@
 // CHECK-LABEL: func.func @tma
 // CHECK: %[[MAP:.*]] = call @tileTensorMapEncode(%{{.*}}, %c0_i64, %c2_i64, %{{.*}}, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %{{.*}}, %{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c64_i64, %c16_i64, %c1_i64{{.*}}, %c1_i64{{.*}}, %c1_i64{{.*}}, %c0_i64{{.*}})
 // CHECK: gpu.launch
-// CHECK: memref.view %{{.*}}[%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2xi64, #gpu.address_space<workgroup>>
-// CHECK: memref.view %{{.*}}[%c128{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x16xi8, #gpu.address_space<workgroup>>
+// CHECK: memref.view %{{.*}}[%c1024{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2xi64, #gpu.address_space<workgroup>>
+// CHECK: memref.view %{{.*}}[%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x16xi8, #gpu.address_space<workgroup>>
 // CHECK: scf.if
 // CHECK-COUNT-2: nvvm.mbarrier.init %{{.*}}, %c1_i32 : !llvm.ptr<3>, i32
 // CHECK-NEXT: nvvm.fence.mbarrier.init

@@ -30,11 +30,12 @@ func.func @tn(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: memref<64x128xf
   }
   return
 }
-// The swizzled operands start on whole 1024-byte swizzle periods.
+// The swizzled operands start on whole 1024-byte swizzle periods (the
+// larger, B, placed first).
 // CHECK-LABEL: func.func @tn
 // CHECK: %[[C:.*]] = memref.alloca() : memref<64xf32>
-// CHECK: memref.view %{{.*}}[%c0{{.*}}] : {{.*}} to memref<64x64xf16
-// CHECK: memref.view %{{.*}}[%c8192{{.*}}] : {{.*}} to memref<128x64xf16
+// CHECK: memref.view %{{.*}}[%c16384{{.*}}] : {{.*}} to memref<64x64xf16
+// CHECK: memref.view %{{.*}}[%c0{{.*}}] : {{.*}} to memref<128x64xf16
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: nvvm.wgmma.fence.aligned
 // CHECK-DAG: arith.constant 65536 : i32
