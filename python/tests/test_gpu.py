@@ -261,6 +261,30 @@ def test_mla_decode_layout_against_torch():
     torch.testing.assert_close(out.float(), ref, rtol=1e-2, atol=3e-3)
 
 
+def test_mla_decode_hopper_config_against_torch():
+    # TileLang's Hopper MLA configuration (64 heads x 64 keys per step,
+    # 256 threads, 2 stages, full_col warps, probabilities staged in shared
+    # memory, dims 512 + 64): its tiles take 231,456 of the 232,448 bytes a
+    # block may have. A ragged last key block (1000 keys).
+    torch = _needs_gpu()
+    from attention_layouts import mla_decode
+    b, h, s, d, pe = 3, 128, 1000, 512, 64
+    kernel = tilelang_mlir.compile(
+        mla_decode(b, h, 1, s, d, pe, block_N=64, block_H=64, threads=256,
+                   num_stages=2, full_col=True, probs_in_shared=True),
+        out_idx=[4], target=TARGET)
+    q = torch.randn(b, h, d, device="cuda", dtype=torch.float16)
+    q_pe = torch.randn(b, h, pe, device="cuda", dtype=torch.float16)
+    kv = torch.randn(b, s, 1, d, device="cuda", dtype=torch.float16)
+    k_pe = torch.randn(b, s, 1, pe, device="cuda", dtype=torch.float16)
+    out = kernel(q, q_pe, kv, k_pe)
+    keys = torch.cat([kv, k_pe], -1).float()[:, :, 0]
+    query = torch.cat([q, q_pe], -1).float()
+    scores = torch.einsum("bhd,bsd->bhs", query, keys) / (d + pe) ** 0.5
+    ref = torch.einsum("bhs,bsd->bhd", scores.softmax(-1), kv.float()[:, :, 0])
+    torch.testing.assert_close(out.float(), ref, rtol=1e-2, atol=3e-3)
+
+
 def test_copy_fuzzer_on_the_gpu():
     # The CPU suite's differential fuzzer of region copies, on the GPU with
     # torch CUDA tensors (in place), against its numpy reference.
