@@ -209,15 +209,22 @@ def test_mla_decode_hopper_config():
 def test_mla_decode_hopper_config_fits_shared_memory():
     # Q (64 KiB), Q_pe and the staged probabilities (8 KiB each), two
     # stages of KV (128 KiB) and K_pe (16 KiB), the barriers and the
-    # cross-warp reduction's scratch (one column per warp, 2 KiB) make
-    # 231,456 bytes; the output tile (64 KiB) takes Q's bytes after the
-    # loop. A block may have 232,448 on sm_90a.
+    # cross-warp reduction's scratch (the two warpgroups' partials of the
+    # 64 rows, 512 bytes) make 229,920 bytes; the output tile (64 KiB)
+    # takes Q's bytes after the loop. A block may have 232,448 on sm_90a.
+    # The gemms run on wgmma, the two warpgroups splitting N (64 rows of C
+    # are one m64 block).
     import re
     loops = tilelang_mlir.compile(_hopper_mla(2, 8192), out_idx=[4],
                                   target="sm_90a").get_kernel_source("loops")
     sizes = [int(n) for n in re.findall(
         r"dynamic_shared_memory_size %c(\d+)_i32", loops)]
-    assert sizes == [231456], sizes
+    assert sizes == [229920], sizes
+    ptx = tilelang_mlir.compile(_hopper_mla(2, 8192), out_idx=[4],
+                                target="sm_90a").get_kernel_source("ptx")
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n32k16") == 36
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n256k16") == 4
+    assert "mma.sync" not in ptx
 
 
 # -- the issue's reproducer, through T.atomic_add too ---------------------------

@@ -82,6 +82,52 @@ func.func @rows(%n: index) {
 
 // -----
 
+// Fewer 64-row blocks of C than warpgroups (TileLang's MLA decode: 64 heads
+// over 256 threads): the warpgroups split N too, each one wgmma of N / g
+// columns (g column groups), with A in shared memory: a K-major B (row
+// groups of 8); an MN-major B only blocked, each group's columns whole
+// 128-byte blocks; four warpgroups over 128 x 128: two row groups of two
+// column groups. A in registers keeps mma.sync (each column group would
+// need all of A's rows in its registers).
+// SM90-LABEL: func.func @column_groups
+// SM90: instruction = #tile.gemm_instruction<wgmma m64n32k16>
+// SM90: instruction = #tile.gemm_instruction<mma_sync m16n8k16>
+// SM90: instruction = #tile.gemm_instruction<wgmma m64n64k16>
+// SM90: instruction = #tile.gemm_instruction<mma_sync m16n8k16>
+// TALL-LABEL: func.func @column_groups
+// TALL: instruction = #tile.gemm_instruction<wgmma m64n32k16, blocked>
+// TALL: instruction = #tile.gemm_instruction<wgmma m64n256k16, blocked>
+// TALL: instruction = #tile.gemm_instruction<wgmma m64n64k16, blocked>
+// TALL: instruction = #tile.gemm_instruction<mma_sync m16n8k16, blocked>
+// MMA-LABEL: func.func @column_groups
+// MMA-COUNT-4: instruction = #tile.gemm_instruction<mma_sync m16n8k16>
+func.func @column_groups(%n: index) {
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c {transpose_b} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    %v = tile.alloc_shared : memref<64x512xf16, #tile.mem<shared>>
+    %o = tile.alloc_fragment : memref<64x512xf32, #tile.mem<fragment>>
+    tile.gemm %a, %v, %o : memref<64x64xf16, #tile.mem<shared>>, memref<64x512xf16, #tile.mem<shared>> -> memref<64x512xf32, #tile.mem<fragment>>
+  }
+  tile.kernel grid(%n) threads(512) -> (%bx) {
+    %a = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %c {transpose_b} : memref<128x64xf16, #tile.mem<shared>>, memref<128x64xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+  }
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    %f = tile.alloc_fragment : memref<64x64xf16, #tile.mem<fragment>>
+    %b = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    tile.gemm %f, %b, %c {transpose_b} : memref<64x64xf16, #tile.mem<fragment>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
 // What wgmma does not take: f32 and i8 NN operands (SIMT on NVIDIA; i8 TN
 // is mma.sync m16n8k32), an operand the kernel accesses element by
 // element (its swizzle would not survive), and a kernel whose block is

@@ -70,15 +70,25 @@ explainWgmmaMismatch(GemmOp gemm, GemmInstructionAttr instruction,
                                    "registers (register_a)"
                                  : "A is in shared memory: wgmma reads it "
                                    "through a descriptor, not registers");
-  if (instruction.getN() != gemm.getN() ||
-      instruction.getBlocks() * rows != gemm.getM())
+  // The warpgroups split N into column groups of one wgmma each, the rest
+  // of them split M.
+  int64_t groups = threads / kWarpgroupThreads;
+  int64_t columnGroups = getWgmmaColumnGroups(gemm, instruction);
+  bool columnsSplit = instruction.getN() > 0 &&
+                      gemm.getN() % instruction.getN() == 0 &&
+                      groups % columnGroups == 0;
+  if (!columnsSplit || instruction.getBlocks() * 64 * (groups / columnGroups) !=
+                           gemm.getM())
     return "a " + std::to_string(gemm.getM()) + "x" +
-           std::to_string(gemm.getN()) + " C over " +
-           std::to_string(threads / kWarpgroupThreads) +
+           std::to_string(gemm.getN()) + " C over " + std::to_string(groups) +
            " warpgroups is wgmma m64n" + std::to_string(gemm.getN()) + "k" +
            std::to_string(getWgmmaTileK(gemm)) + " with " +
            std::to_string(gemm.getM() / rows) +
-           " blocks, if any";
+           " blocks, if any, or, when M is less than 64 rows per warpgroup, "
+           "m64n(N/g) over g column groups of warpgroups";
+  if (columnGroups > 1 && (registerA || instruction.getBlocks() > 1))
+    return std::string("warpgroups split N only with A in shared memory and "
+                       "one m64 block each");
   if (instruction.getK() != getWgmmaTileK(gemm))
     return "wgmma takes these operands as m64nNk" +
            std::to_string(getWgmmaTileK(gemm));
@@ -92,13 +102,15 @@ explainWgmmaMismatch(GemmOp gemm, GemmInstructionAttr instruction,
                  isBlocked(gemm.getB());
   if (getWgmmaShapeMismatch(gemm) ||
       !fitsWgmma(gemm, threads, blocked,
-                 /*tallRows=*/instruction.getBlocks() > 1))
+                 /*tallRows=*/instruction.getBlocks() > 1, columnGroups))
     return std::string("wgmma does not take these types, transposes or "
                        "shapes (f16/bf16 -> f32, or FP8 -> f32 with A and B "
                        "K-major in shared memory; B in shared memory, K-major "
                        "shared rows of 32, 64 or 128 bytes or blocked wider "
                        "ones, N a multiple of 8 up to 256, K of 16, 32 for "
-                       "FP8)");
+                       "FP8; with warpgroups splitting N, an MN-major B "
+                       "blocked, each group's columns whole 128-byte "
+                       "blocks)");
   if (!keepsWgmmaSwizzles(gemm, instruction.getBlocked()))
     return std::string("a shared operand will not be in a swizzle wgmma "
                        "reads (a layout or an access that keeps it from "
@@ -248,14 +260,26 @@ public:
       if (candidate)
         out.push_back(candidate);
     };
-    if (options.wgmma && threads >= kWarpgroupThreads)
+    bool registerA = isInSpace(gemm.getA().getType(), MemorySpace::Fragment);
+    int64_t groups = threads / kWarpgroupThreads;
+    if (options.wgmma && groups >= 1) {
       consider(getValidGemmInstruction(
           ctx, GemmInstructionKind::Wgmma, 64, gemm.getN(),
-          getWgmmaTileK(gemm),
-          isInSpace(gemm.getA().getType(), MemorySpace::Fragment),
-          std::max<int64_t>(
-              1, gemm.getM() / (64 * (threads / kWarpgroupThreads))),
+          getWgmmaTileK(gemm), registerA,
+          std::max<int64_t>(1, gemm.getM() / (64 * groups)),
           options.sharedTiles));
+      // Fewer 64-row blocks than warpgroups (TileLang's MLA decode: 64
+      // heads over two warpgroups): the warpgroups split N as well, each
+      // a wgmma of N / g columns.
+      int64_t rowGroups = gemm.getM() / 64;
+      if (!registerA && gemm.getM() % 64 == 0 && rowGroups >= 1 &&
+          rowGroups < groups && groups % rowGroups == 0 &&
+          gemm.getN() % (groups / rowGroups) == 0)
+        consider(getValidGemmInstruction(
+            ctx, GemmInstructionKind::Wgmma, 64,
+            gemm.getN() / (groups / rowGroups), getWgmmaTileK(gemm),
+            /*registerA=*/false, /*blocks=*/1, options.sharedTiles));
+    }
     consider(getValidGemmInstruction(ctx, GemmInstructionKind::MmaSync, 16, 8,
                                      getMmaSyncTileK(gemm), /*registerA=*/false,
                                      /*blocks=*/1, options.sharedTiles));
@@ -344,10 +368,12 @@ public:
     if (!instruction.isTensorCore())
       return {};
     // wgmma's layout is the full_row mma.sync layout with 64 rows per
-    // warpgroup; with more, its m64 blocks.
-    return instruction.getBlocks() > 1
-               ? getWgmmaAccumulatorLayout(gemm, threads)
-               : getMmaAccumulatorLayout(gemm, threads);
+    // warpgroup; with more, its m64 blocks; with column groups, theirs.
+    if (instruction.getKind() == GemmInstructionKind::Wgmma &&
+        (instruction.getBlocks() > 1 ||
+         getWgmmaColumnGroups(gemm, instruction) > 1))
+      return getWgmmaAccumulatorLayout(gemm, threads, instruction.getN());
+    return getMmaAccumulatorLayout(gemm, threads);
   }
 
   FragmentLayoutAttr getOperandALayout(GemmOp gemm,
@@ -362,8 +388,14 @@ public:
   SwizzleAttr getOperandSwizzle(GemmOp gemm, GemmInstructionAttr instruction,
                                 int64_t threads, MemRefType type,
                                 TargetAttr target) const override {
-    // Shared operands that ldmatrix or wgmma's descriptors read.
-    if (!instruction.isTensorCore() || !getMmaAccumulatorLayout(gemm, threads))
+    // Shared operands that ldmatrix or wgmma's descriptors read (of a gemm
+    // whose C splits over the block as the instruction's lowering splits
+    // it).
+    if (!instruction.isTensorCore())
+      return {};
+    if (instruction.getKind() == GemmInstructionKind::Wgmma
+            ? !getWgmmaAccumulatorLayout(gemm, threads, instruction.getN())
+            : !getMmaAccumulatorLayout(gemm, threads))
       return {};
     return getWgmmaOperandSwizzle(type, instruction.getBlocked(),
                                   instruction.getPanels());

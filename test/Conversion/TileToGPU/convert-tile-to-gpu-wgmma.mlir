@@ -226,3 +226,57 @@ func.func @attention_gemms(%Q: memref<64x64xf16>, %K: memref<64x64xf16>, %V: mem
 // OFF-NOT: nvvm.wgmma
 // OFF-NOT: llvm.inline_asm
 // OFF: return
+
+// A 64-row C over two warpgroups (TileLang's MLA decode shape): they split
+// N, each a wgmma m64n32k16 of its 32 columns. Warpgroup g = tid / 128 is
+// row group g / 2 (A's rows from 64 x that: 512 16-byte units per row
+// group of 128-byte rows) and column group g mod 2, whose B (K-major, 128-
+// byte rows) starts 32 rows = 256 units further per group. Four k steps.
+// CHECK-LABEL: func.func @column_groups
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: %[[WG:.*]] = arith.divui %{{.*}}, %c128 : index
+// CHECK: %[[ROW_GROUP:.*]] = arith.divui %[[WG]], %c2{{.*}} : index
+// CHECK: %[[A_ROW:.*]] = arith.muli %[[ROW_GROUP]], %c64 : index
+// CHECK: %[[COLUMN_GROUP:.*]] = arith.remui %[[WG]], %c2{{.*}} : index
+// CHECK: %[[B_ROW:.*]] = arith.muli %[[COLUMN_GROUP]], %c32 : index
+// CHECK: arith.muli %[[B_ROW]], %c8{{.*}} : index
+// CHECK: arith.muli %[[A_ROW]], %c8{{.*}} : index
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
+// CHECK-COUNT-3: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 32, k = 16>
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// PTX-LABEL: .entry column_groups
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16
+func.func @column_groups(%A: memref<64x64xf16>, %B: memref<64x64xf16>, %C: memref<64x64xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    %c0 = arith.constant 0 : index
+    tile.copy %A[%c0, %c0] to %a : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.gemm %a, %b, %c {clear_accum, transpose_b, policy = #tile.policy<full_col>} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    tile.copy %c to %C[%c0, %c0] : memref<64x64xf32, #tile.mem<fragment>> to memref<64x64xf32>
+  }
+  return
+}
+
+// An MN-major B of 512 columns (the blocked layout tile-to-nvvm gives wide
+// operands) over two warpgroups: each a wgmma m64n256k16 of its 256
+// columns, four whole 128-byte blocks of B's rows further per group.
+// PTX-LABEL: .entry column_groups_mn
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
+func.func @column_groups_mn(%A: memref<64x64xf16>, %B: memref<64x512xf16>, %C: memref<64x512xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x512xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x512xf32, #tile.mem<fragment>>
+    %c0 = arith.constant 0 : index
+    tile.copy %A[%c0, %c0] to %a : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<64x512xf16> to memref<64x512xf16, #tile.mem<shared>>
+    tile.gemm %a, %b, %c {clear_accum, policy = #tile.policy<full_col>} : memref<64x64xf16, #tile.mem<shared>>, memref<64x512xf16, #tile.mem<shared>> -> memref<64x512xf32, #tile.mem<fragment>>
+    tile.copy %c to %C[%c0, %c0] : memref<64x512xf32, #tile.mem<fragment>> to memref<64x512xf32>
+  }
+  return
+}

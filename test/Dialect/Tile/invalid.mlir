@@ -1710,7 +1710,7 @@ func.func @gemm_instruction_split(%n: index) {
     %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
     %b = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
     %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
-    // expected-error @+1 {{a 64x64x32 gemm does not split into #tile.gemm_instruction<wgmma m64n128k16> (one wgmma covers all N columns)}}
+    // expected-error @+1 {{a 64x64x32 gemm does not split into #tile.gemm_instruction<wgmma m64n128k16> (one wgmma covers all N columns, or N / its column groups of warpgroups)}}
     tile.gemm %a, %b, %c {transpose_b, instruction = #tile.gemm_instruction<wgmma m64n128k16>} : memref<64x32xf16, #tile.mem<shared>>, memref<64x32xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
   }
   return

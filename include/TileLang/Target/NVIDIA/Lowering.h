@@ -192,17 +192,28 @@ FragmentLayoutAttr getMmaOperandALayout(GemmOp op, int64_t threads);
 /// (16-bit elements, stored in the blocked layout). The layouts (C in the
 /// full_row accumulator layout, the operands' swizzles) are checked where
 /// the gemm is lowered. With `tallRows`, C may have 128 rows per
-/// warpgroup too (two m64 blocks, A in shared memory, N <= 128).
+/// warpgroup too (two m64 blocks, A in shared memory, N <= 128). With
+/// `columnGroups` > 1 the warpgroups split N into that many column groups
+/// too (C's 64-row blocks of N / columnGroups columns, A in shared memory,
+/// each group's columns of B at a whole 8-row group of a K-major B or a
+/// whole 128-byte block of a blocked MN-major one).
 bool fitsWgmma(GemmOp op, int64_t threads, bool blockedRows = false,
-               bool tallRows = false);
+               bool tallRows = false, int64_t columnGroups = 1);
 
-/// The layout of C for a gemm on wgmma over `threads` threads: warpgroup g
-/// owns M / warpgroups consecutive rows as m64 blocks; in each block warp w
-/// of the group holds rows 16w.. as an m16n8 accumulator piece per 8
-/// columns (slots block after block, four per piece). With one block per
-/// warpgroup this is getMmaAccumulatorLayout's full_row layout. Null when
-/// the rows do not split into m64 blocks.
-FragmentLayoutAttr getWgmmaAccumulatorLayout(GemmOp op, int64_t threads);
+/// The layout of C for a gemm on wgmma over `threads` threads, one wgmma
+/// covering `instructionN` columns (0: all N): the warpgroups split C into
+/// N / instructionN column groups and the rest of them into row groups;
+/// warpgroup g = row group * column groups + column group owns its row
+/// group's consecutive rows as m64 blocks of its columns; in each block
+/// warp w of the group holds rows 16w.. as an m16n8 accumulator piece per
+/// 8 columns (slots block after block, four per piece). With one block and
+/// one column group per warpgroup this is getMmaAccumulatorLayout's
+/// full_row layout. Null when C does not split so.
+FragmentLayoutAttr getWgmmaAccumulatorLayout(GemmOp op, int64_t threads,
+                                             int64_t instructionN = 0);
+
+/// The column groups of a gemm on `instruction` (wgmma): N / its N.
+int64_t getWgmmaColumnGroups(GemmOp op, GemmInstructionAttr instruction);
 
 /// The swizzle of a shared gemm operand tile of `type`: with `blocked`, the
 /// blocked 128-byte swizzle for rows wider than 128 bytes of 16-bit

@@ -993,11 +993,13 @@ LogicalResult GemmOp::verify() {
     StringRef name = stringifyGemmInstructionKind(inst.getKind());
     bool wgmma = inst.getKind() == GemmInstructionKind::Wgmma;
     int64_t rows = inst.getM() * inst.getBlocks();
-    if (m % rows || n % inst.getN() || k % inst.getK() ||
-        (wgmma && n != inst.getN()))
+    if (m % rows || n % inst.getN() || k % inst.getK())
       return emitOpError("a ")
              << m << "x" << n << "x" << k << " gemm does not split into "
-             << inst << (wgmma ? " (one wgmma covers all N columns)" : "");
+             << inst
+             << (wgmma ? " (one wgmma covers all N columns, or N / its "
+                         "column groups of warpgroups)"
+                       : "");
     if (wgmma && inst.getRegisterA() != (*aPlace == Place::Fragment))
       return emitOpError("wgmma reads A from ")
              << (inst.getRegisterA() ? "registers (register_a)"

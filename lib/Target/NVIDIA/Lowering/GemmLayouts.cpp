@@ -162,8 +162,16 @@ SwizzleAttr mlir::tile::getWgmmaOperandSwizzle(MemRefType type,
                           panels);
 }
 
+int64_t mlir::tile::getWgmmaColumnGroups(GemmOp op,
+                                         GemmInstructionAttr instruction) {
+  if (!instruction || instruction.getN() <= 0 ||
+      op.getN() % instruction.getN())
+    return 1;
+  return op.getN() / instruction.getN();
+}
+
 bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads, bool blockedRows,
-                           bool tallRows) {
+                           bool tallRows, int64_t columnGroups) {
   MemRefType aType = op.getA().getType(), bType = op.getB().getType();
   Type element = aType.getElementType();
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
@@ -192,15 +200,32 @@ bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads, bool blockedRows,
   }
   // B: K-major (N x K) rows, or MN-major (K x N) rows that hold all of N
   // (one swizzle atom across).
-  int64_t n = op.getN();
-  if (!descriptorRow(op.getTransposeB() ? op.getK() * bytes : n * bytes))
+  if (!descriptorRow(op.getTransposeB() ? op.getK() * bytes
+                                        : op.getN() * bytes))
     return false;
-  if (threads % (4 * kWarpSize) || n % 8 || n > 256 ||
+  int64_t groups = threads / (4 * kWarpSize);
+  if (threads % (4 * kWarpSize) || columnGroups < 1 ||
+      op.getN() % columnGroups || groups % columnGroups ||
       op.getK() % getWgmmaTileK(op))
     return false;
-  // 64 rows per warpgroup; with tallRows 128 (two m64 blocks) when A is
-  // shared and both blocks' accumulators fit (2 N <= 256 registers).
-  int64_t rows = kTileM * (threads / kWarpSize);
+  // Each column group's N columns, one wgmma wide.
+  int64_t n = op.getN() / columnGroups;
+  if (n % 8 || n > 256)
+    return false;
+  if (columnGroups > 1) {
+    // A from shared memory (each column group reads all of its rows), one
+    // m64 block; a column group starts B at a whole 8-row group (K-major)
+    // or at a whole 128-byte block of a blocked row (MN-major).
+    if (getMemorySpace(aType) != MemorySpace::Shared || tallRows)
+      return false;
+    if (!op.getTransposeB() &&
+        (!blockedRows || op.getN() * bytes <= 128 || (n * bytes) % 128))
+      return false;
+  }
+  // 64 rows per warpgroup of a column; with tallRows 128 (two m64 blocks)
+  // when A is shared and both blocks' accumulators fit (2 N <= 256
+  // registers).
+  int64_t rows = 64 * (groups / columnGroups);
   return op.getM() == rows ||
          (tallRows && op.getM() == 2 * rows && 2 * n <= 256 &&
           getMemorySpace(aType) == MemorySpace::Shared);
@@ -244,11 +269,13 @@ mlir::tile::getWgmmaLoweringMismatch(GemmOp op, int64_t threads) {
   };
   GemmInstructionAttr instruction = op.getInstructionAttr();
   bool tallRows = instruction && instruction.getBlocks() > 1;
+  int64_t columnGroups = getWgmmaColumnGroups(op, instruction);
   if (!fitsWgmma(op, threads,
                  /*blockedRows=*/isBlocked(op.getA()) || isBlocked(op.getB()),
-                 tallRows))
+                 tallRows, columnGroups))
     return StringRef("shapes, types or transposes that wgmma does not take");
-  FragmentLayoutAttr accumulators = getWgmmaAccumulatorLayout(op, threads);
+  FragmentLayoutAttr accumulators = getWgmmaAccumulatorLayout(
+      op, threads, instruction ? instruction.getN() : 0);
   const FragmentTable *expected =
       accumulators ? FragmentTable::lookup(accumulators) : nullptr;
   if (!expected || !expected->placesLike(*c))
@@ -260,21 +287,33 @@ mlir::tile::getWgmmaLoweringMismatch(GemmOp op, int64_t threads) {
 }
 
 FragmentLayoutAttr mlir::tile::getWgmmaAccumulatorLayout(GemmOp op,
-                                                         int64_t threads) {
+                                                         int64_t threads,
+                                                         int64_t instructionN) {
   int64_t groups = threads / (4 * kWarpSize);
   int64_t m = op.getM(), n = op.getN();
-  if (threads % (4 * kWarpSize) || groups == 0 || m % (64 * groups) ||
-      n % 8)
+  int64_t width = instructionN > 0 ? instructionN : n;
+  if (threads % (4 * kWarpSize) || groups == 0 || n % width || width % 8)
     return {};
-  int64_t rows = m / groups; // per warpgroup: rows / 64 blocks of m64
+  int64_t columnGroups = n / width;
+  if (groups % columnGroups)
+    return {};
+  int64_t rowGroups = groups / columnGroups;
+  if (m % (64 * rowGroups))
+    return {};
+  int64_t rows = m / rowGroups; // per warpgroup: rows / 64 blocks of m64
   MLIRContext *ctx = op.getContext();
   AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
   // Warp 4g + w holds rows 16w.. of every m64 block of warpgroup g; the
   // lane and the four registers per 8 columns as in the m16n8 piece.
-  AffineExpr warp = i.floorDiv(rows) * 4 + (i % 64).floorDiv(kTileM);
+  AffineExpr group = i.floorDiv(rows);
+  if (columnGroups > 1)
+    group = group * columnGroups + j.floorDiv(width);
+  AffineExpr warp = group * 4 + (i % 64).floorDiv(kTileM);
   AffineExpr thread = warp * kWarpSize + (i % 8) * 4 + (j % 8).floorDiv(2);
-  AffineExpr slot = (i % rows).floorDiv(64) * (n / 2) + j.floorDiv(8) * 4 +
-                    (i % kTileM).floorDiv(8) * 2 + j % 2;
+  AffineExpr column = columnGroups > 1 ? j % width : j;
+  AffineExpr slot = (i % rows).floorDiv(64) * (width / 2) +
+                    column.floorDiv(8) * 4 + (i % kTileM).floorDiv(8) * 2 +
+                    j % 2;
   return FragmentLayoutAttr::get(
       ctx, op.getC().getType().getShape(), AffineMap::get(2, 0, thread),
       AffineMap::get(2, 0, slot), threads, /*replicate=*/1);

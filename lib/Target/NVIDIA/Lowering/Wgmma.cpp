@@ -121,10 +121,15 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     Value aArray = fragments.getArray(op.getA());
     bool registerA = isInSpace(op.getA().getType(), MemorySpace::Fragment);
     Type element = op.getA().getType().getElementType();
-    int64_t n = op.getN();
+    // The warpgroups split N into column groups of one wgmma of n columns
+    // each (one group: all N), and M into the rest.
+    int64_t columnGroups =
+        getWgmmaColumnGroups(op, op.getInstructionAttr());
+    int64_t n = op.getN() / columnGroups;
     // m64 blocks per warpgroup; C's registers are in the layout
     // getWgmmaAccumulatorLayout gives (the slots wgmma reads and writes).
-    int64_t blocks = op.getM() / (kTileM * (*threads / kWarpSize));
+    int64_t blocks =
+        op.getM() * columnGroups / (kTileM * (*threads / kWarpSize));
     // A in registers is in the mma operand layout (the selection kept it
     // there for this gemm only so), which is wgmma's register-A layout
     // with one warp per 16 rows.
@@ -152,8 +157,10 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     // In column panels (the blocked layout's other order), 8-row groups lie
     // 1 KiB apart, the 128-byte pieces of a row one panel (rows x 128
     // bytes) apart, and a row moves 128 bytes.
+    // `blockOffset` (optional) adds that many 128-byte blocks along the
+    // rows of a blocked tile (a column group's start in an MN-major B).
     auto descriptor = [&](Value tile, int64_t rowBytes, Value row,
-                          int64_t offset) -> Value {
+                          int64_t offset, Value blockOffset = {}) -> Value {
       bool blocked = rowBytes > 128;
       SwizzleAttr swizzle = getTileSwizzle(tile);
       bool panels = blocked && swizzle && swizzle.getPanels();
@@ -205,6 +212,13 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
           rewriter, loc,
           arith::MulIOp::create(rewriter, loc, row, index(rowStride / 16)),
           offset / 16);
+      if (blockOffset) {
+        assert(blocked && "column blocks of a blocked tile");
+        units = arith::AddIOp::create(
+            rewriter, loc, units,
+            arith::MulIOp::create(rewriter, loc, blockOffset,
+                                  index((panels ? panelBytes : 1024) / 16)));
+      }
       Value low = arith::AddIOp::create(
           rewriter, loc,
           arith::OrIOp::create(rewriter, loc, startField,
@@ -271,16 +285,27 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
         NVVM::SharedSpaceAttr::get(rewriter.getContext(),
                                    NVVM::SharedSpace::shared_cta));
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    // Warpgroup g reads rows 64 blocks g.. of a shared A, block b 64 rows
-    // further.
-    Value aRow;
+    // Warpgroup g (row group g / column groups) reads rows 64 blocks g..
+    // of a shared A, block b 64 rows further; its column group
+    // (g mod column groups) the n columns of B from n times that.
+    Value aRow, columnGroup;
+    Value warpgroup;
+    if (!registerA || columnGroups > 1)
+      warpgroup = arith::DivUIOp::create(
+          rewriter, loc, getBlockThreads(rewriter, op).threadId,
+          index(4 * kWarpSize));
     if (!registerA)
       aRow = arith::MulIOp::create(
           rewriter, loc,
-          arith::DivUIOp::create(rewriter, loc,
-                                 getBlockThreads(rewriter, op).threadId,
-                                 index(4 * kWarpSize)),
+          columnGroups > 1
+              ? arith::DivUIOp::create(rewriter, loc, warpgroup,
+                                       index(columnGroups))
+                    .getResult()
+              : warpgroup,
           index(64 * blocks));
+    if (columnGroups > 1)
+      columnGroup = arith::RemUIOp::create(rewriter, loc, warpgroup,
+                                           index(columnGroups));
     auto wgmmaType = [](Type t) {
       return t.isF16()                   ? NVVM::WGMMATypes::f16
              : t.isBF16()                ? NVVM::WGMMATypes::bf16
@@ -293,10 +318,25 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     StringRef nameB = NVVM::stringifyWGMMATypes(typeB);
     int64_t bytes = element.getIntOrFloatBitWidth() / 8;
     for (int64_t k0 = 0; k0 < op.getK(); k0 += tileK) {
-      // K-major B moves 16 elements along its rows, MN-major B 16 rows.
-      Value descriptorB =
-          transposeB ? descriptor(op.getB(), bRowBytes, index(k0), 0)
-                     : descriptor(op.getB(), bRowBytes, index(0), k0 * bytes);
+      // K-major B moves 16 elements along its rows, MN-major B 16 rows; a
+      // column group starts n rows (K-major) or n columns, whole 128-byte
+      // blocks (MN-major), further per group.
+      Value descriptorB;
+      if (transposeB)
+        descriptorB = descriptor(
+            op.getB(), bRowBytes, index(k0), 0,
+            columnGroup ? arith::MulIOp::create(rewriter, loc, columnGroup,
+                                                index(n * bytes / 128))
+                              .getResult()
+                        : Value());
+      else
+        descriptorB = descriptor(
+            op.getB(), bRowBytes,
+            columnGroup
+                ? arith::MulIOp::create(rewriter, loc, columnGroup, index(n))
+                      .getResult()
+                : index(0),
+            k0 * bytes);
       // With clear_if, the first k step's scale-d comes at run time.
       Value clear = k0 == 0 ? op.getClearIf() : Value();
       if (registerA) {

@@ -193,9 +193,13 @@ def Tile_GemmInstructionAttr
       tensor cores (sm_80 and newer), operands through ldmatrix, C in the
       accumulator layout of the warp grid the gemm's policy chooses.
     * `wgmma m64nNk16`: sm_90 warpgroup tensor cores; one instruction covers
-      all N columns of 64 rows. `register_a`: A is read from registers
-      (A is a fragment), else through a shared-memory descriptor.
-      `blocks = 2`: each warpgroup owns two m64 blocks of C (128 rows).
+      N columns of 64 rows: all of C's columns, or, when C has fewer m64
+      blocks than the block has warpgroups, C's N / g columns in g column
+      groups of warpgroups (TileLang's MLA decode: 64 rows over two
+      warpgroups, each m64n(N/2); A in shared memory). `register_a`: A is
+      read from registers (A is a fragment), else through a shared-memory
+      descriptor. `blocks = 2`: each warpgroup owns two m64 blocks of C
+      (128 rows).
     * `mfma m16n16k16` (CDNA, wave64) and `wmma m16n16k16` (gfx11, wave32):
       AMD matrix cores, one 16x16 C tile per wave at a time.
 
