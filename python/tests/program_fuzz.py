@@ -720,7 +720,9 @@ class Case:
         out = evaluate(self.tree, ops, leaves)
         scale = max(ops.scale, _magnitude(c))
         with np.errstate(all="ignore"):
-            r = blocks(out, self.bm, self.bn).sum(axis=3).reshape(rows, -1)
+            # Row sums wrap in the accumulator's type as the kernel's do
+            # (numpy would sum int32 in int64).
+            r = blocks(out, self.bm, self.bn).sum(axis=3).astype(self.acc).reshape(rows, -1)
             expected = [out.astype(self.out_dtype)[:self.M, :self.N],
                         r[:self.M] if self.rowsum else outputs[1]]
         return expected, scale * (self.bn if self.rowsum else 1)
