@@ -94,3 +94,26 @@ func.func @not_tma(%A: memref<?x?xf16>, %C: memref<?x?xf32>, %D: memref<?x?x?xf1
   }
   return
 }
+
+// -----
+
+// A static buffer whose rows are not 16-byte multiples apart (700 f16
+// columns) has no tensor map: loads and stores take the next engine.
+// STORE-LABEL: func.func @misaligned_rows
+// STORE: tile.copy {{.*}} arrive({{.*}}) {async, engine = #tile.copy_engine<vector>}
+// STORE: tile.copy {{.*}} {engine = #tile.copy_engine<vector>}
+// STORE: tile.copy {{.*}} arrive({{.*}}) {async, engine = #tile.copy_engine<tma>}
+// STORE: tile.copy {{.*}} {engine = #tile.copy_engine<tma>}
+func.func @misaligned_rows(%A: memref<1000x700xf16>, %B: memref<1000x704xf16>, %m: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%m) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+    %s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    tile.barrier_init %bars arrivals(1) : memref<1xi64, #tile.mem<shared>>
+    tile.copy %A[%bx, %c0] to %s arrive(%bars[%c0] : memref<1xi64, #tile.mem<shared>>) {async} : memref<1000x700xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %s to %A[%bx, %c0] : memref<64x64xf16, #tile.mem<shared>> to memref<1000x700xf16>
+    tile.copy %B[%bx, %c0] to %s arrive(%bars[%c0] : memref<1xi64, #tile.mem<shared>>) {async} : memref<1000x704xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %s to %B[%bx, %c0] : memref<64x64xf16, #tile.mem<shared>> to memref<1000x704xf16>
+  }
+  return
+}

@@ -389,6 +389,13 @@ static FailureOr<int64_t> getCopyVectorBytes(CopyOp op, std::string &why) {
     why = "destination rows not contiguous";
     return failure();
   }
+  // The source's strides and offset where its type fixes them (a static
+  // global matrix of 700 f16 columns has rows 1400 bytes apart: 8-byte
+  // vectors); dynamic ones are checked at run time (canCopyVectors).
+  SmallVector<int64_t> srcStrides;
+  int64_t srcOffset = 0;
+  if (failed(op.getSrc().getType().getStridesAndOffset(srcStrides, srcOffset)))
+    srcStrides.clear();
   SwizzleAttr swizzle = getTileSwizzle(op.getDst());
   for (int64_t bytes : {16, 8, 4}) {
     if (bytes < elementBytes || rowBytes % bytes)
@@ -396,6 +403,13 @@ static FailureOr<int64_t> getCopyVectorBytes(CopyOp op, std::string &why) {
     bool aligned = llvm::all_of(ArrayRef(strides).drop_back(), [&](int64_t s) {
       return ShapedType::isStatic(s) && (s * elementBytes) % bytes == 0;
     });
+    auto fits = [&](int64_t s) {
+      return ShapedType::isDynamic(s) || (s * elementBytes) % bytes == 0;
+    };
+    if (!srcStrides.empty() &&
+        (!llvm::all_of(ArrayRef(srcStrides).drop_back(), fits) ||
+         !fits(srcOffset)))
+      aligned = false;
     if (swizzle && (int64_t(1) << swizzle.getBase()) * elementBytes < bytes)
       aligned = false;
     if (aligned)

@@ -430,7 +430,8 @@ public:
                                           TargetAttr target) const override {
     int64_t rank = copy.getSrc().getType().getRank();
     if (target.getSmVersion() < 90 || rank < 2 || rank > 5 ||
-        tile.getRank() != 2)
+        tile.getRank() != 2 ||
+        getTensorMapStrideMismatch(copy.getSrc().getType()))
       return std::nullopt;
     std::optional<TmaBox> box =
         getTmaBox(tile.getShape(), tile.getElementType(), swizzle);

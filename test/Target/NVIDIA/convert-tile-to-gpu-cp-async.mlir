@@ -78,6 +78,25 @@ func.func @short_rows(%A: memref<?x?xf16>, %n: index) {
 
 // -----
 
+// A static source whose rows are 1400 bytes apart (700 f16 columns): whole
+// 16-byte vectors would straddle rows' alignment, so 8-byte ones (4
+// elements), 512 for the 64x32 tile, four per thread.
+// CHECK-LABEL: func.func @misaligned_rows
+// CHECK-COUNT-4: nvgpu.device_async_copy {{.*}}, 4, %{{.*}} :
+// CHECK-NOT: nvgpu.device_async_copy
+// CHECK: return
+func.func @misaligned_rows(%A: memref<1000x700xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>
+    tile.copy %A[%bx, %bx] to %s {async} : memref<1000x700xf16> to memref<64x32xf16, #tile.mem<shared>>
+    tile.async_commit
+    tile.async_wait pending(0)
+  }
+  return
+}
+
+// -----
+
 // A swizzled destination: each vector lands at its XOR-permuted column
 // (the column's 16-byte unit XOR bits 6-7 of the row-major offset, for
 // #tile.swizzle<2, 3, 3>), and the element-wise fallback permutes the same

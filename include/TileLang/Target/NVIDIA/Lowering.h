@@ -108,12 +108,20 @@ struct TmaBox {
 std::optional<TmaBox> getTmaBox(ArrayRef<int64_t> shape, Type elementType,
                                 SwizzleAttr swizzle);
 
+/// Why no tensor map can describe the global buffer of type `type`, as far
+/// as its type tells, or nullopt: a static stride other than the innermost
+/// that is not a multiple of 16 bytes (a 700-column f16 matrix's rows are
+/// 1400 bytes apart), or a static innermost stride other than 1. Dynamic
+/// strides are checked when the map is encoded, at run time.
+std::optional<std::string> getTensorMapStrideMismatch(MemRefType type);
+
 /// Why TMA cannot move `copy` (the `tma` engine), or nullopt: a copy that
 /// arrives on a barrier from a global region into a whole shared tile, or
 /// a synchronous copy of a whole row-major or swizzled shared tile into a
 /// global region, of one element type a tensor map takes; the global
 /// buffer of rank 2 to 5, addressed in all its dimensions, a kernel
-/// argument; the tile 2-D with its rows along the buffer's last dimension
+/// argument whose static strides a tensor map takes
+/// (getTensorMapStrideMismatch); the tile 2-D with its rows along the buffer's last dimension
 /// and, with `checkBox`, moved by boxes of getTmaBox in its current layout.
 std::optional<std::string> getTmaCopyMismatch(CopyOp copy, bool checkBox);
 

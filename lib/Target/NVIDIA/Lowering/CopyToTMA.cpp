@@ -192,6 +192,25 @@ Value mlir::tile::getSharedPointer(OpBuilder &b, Location loc, Value tile,
                                   toI64(b, loc, address));
 }
 
+std::optional<std::string>
+mlir::tile::getTensorMapStrideMismatch(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty())
+    return std::string("a tensor map needs a strided global buffer");
+  if (ShapedType::isStatic(strides.back()) && strides.back() != 1)
+    return std::string("a tensor map needs the buffer's last dimension "
+                       "contiguous");
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  for (int64_t stride : ArrayRef(strides).drop_back())
+    if (ShapedType::isStatic(stride) && (stride * bytes) % 16)
+      return ("a tensor map needs strides of 16-byte multiples; this "
+              "buffer's rows are " +
+              Twine(stride * bytes) + " bytes apart")
+          .str();
+  return std::nullopt;
+}
+
 std::optional<std::string> mlir::tile::getTmaCopyMismatch(CopyOp copy,
                                                           bool checkBox) {
   std::optional<TmaCopy> sides = getTmaCopy(copy);
@@ -211,6 +230,8 @@ std::optional<std::string> mlir::tile::getTmaCopyMismatch(CopyOp copy,
                        "global buffer's last dimension");
   if (!getTensorMapDataType(globalType.getElementType()))
     return std::string("tensor maps do not take this element type");
+  if (std::optional<std::string> why = getTensorMapStrideMismatch(globalType))
+    return why;
   auto kernel = copy->getParentOfType<KernelOp>();
   Value buffer = region.buffer;
   Operation *owner = buffer.getParentBlock()->getParentOp();
