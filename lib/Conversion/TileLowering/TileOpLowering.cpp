@@ -22,6 +22,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -60,8 +63,191 @@ static bool writesLocalTile(Operation *op) {
   return result.wasInterrupted();
 }
 
+/// How a tile.parallel runs `width` consecutive innermost iterations as
+/// one: its global accesses whose last index is the innermost coordinate
+/// plus a value the same for all of them (and whose other indices do not
+/// depend on it) become vector loads and stores.
+struct ParallelVectors {
+  int64_t width = 0;
+  /// The body's loads and stores that become vectors.
+  SmallVector<Operation *> accesses;
+};
+
+/// `op`'s vector plan in Block mode, or width 0: a body of straight-line
+/// code (no regions) whose only effects are memref loads and stores, with
+/// at least one vectorizable global access and no load of a buffer after
+/// a store to it (the vector path reads before the group's writes); the
+/// width is 16 bytes of the widest vectorizable element that divides the
+/// innermost extent.
+static ParallelVectors planParallelVectors(ParallelOp op) {
+  ParallelVectors plan;
+  Block &body = op.getBody().front();
+  Value inner = body.getArguments().back();
+  // Values that depend on the innermost coordinate, and those that are it
+  // plus an independent value.
+  DenseSet<Value> dependent{inner}, unit{inner};
+  DenseSet<Value> stored;
+  int64_t widest = 0;
+  for (Operation &inst : body.without_terminator()) {
+    if (inst.getNumRegions())
+      return {};
+    bool load = isa<memref::LoadOp>(inst), store = isa<memref::StoreOp>(inst);
+    if (!load && !store && !isMemoryEffectFree(&inst))
+      return {};
+    for (Value operand : inst.getOperands())
+      if (dependent.contains(operand))
+        dependent.insert(inst.result_begin(), inst.result_end());
+    if (auto add = dyn_cast<arith::AddIOp>(inst))
+      if ((unit.contains(add.getLhs()) && !dependent.contains(add.getRhs())) ||
+          (unit.contains(add.getRhs()) && !dependent.contains(add.getLhs())))
+        unit.insert(add.getResult());
+    if (!load && !store)
+      continue;
+    Value buffer = load ? cast<memref::LoadOp>(inst).getMemRef()
+                        : cast<memref::StoreOp>(inst).getMemRef();
+    ValueRange indices = load ? cast<memref::LoadOp>(inst).getIndices()
+                              : cast<memref::StoreOp>(inst).getIndices();
+    if (load && stored.contains(buffer))
+      return {};
+    if (store)
+      stored.insert(buffer);
+    auto type = cast<MemRefType>(buffer.getType());
+    unsigned bits = type.getElementTypeBitWidth();
+    if (!isGlobalBuffer(buffer) || indices.empty() || bits % 8 || bits > 64 ||
+        !unit.contains(indices.back()) ||
+        llvm::any_of(indices.drop_back(),
+                     [&](Value i) { return dependent.contains(i); }))
+      continue;
+    // The indices must be computable before the group (pure operations of
+    // the body, or values from outside it).
+    plan.accesses.push_back(&inst);
+    widest = std::max<int64_t>(widest, bits / 8);
+  }
+  if (plan.accesses.empty())
+    return {};
+  int64_t extent = op.getExtents().back();
+  for (int64_t width = 16 / widest; width >= 2; width /= 2)
+    if (extent % width == 0)
+      return plan.width = width, plan;
+  return {};
+}
+
+/// The loads and stores of `access`.
+static Value getAccessBuffer(Operation *access) {
+  if (auto load = dyn_cast<memref::LoadOp>(access))
+    return load.getMemRef();
+  return cast<memref::StoreOp>(access).getMemRef();
+}
+static ValueRange getAccessIndexValues(Operation *access) {
+  if (auto load = dyn_cast<memref::LoadOp>(access))
+    return load.getIndices();
+  return cast<memref::StoreOp>(access).getIndices();
+}
+
+/// One group of `plan.width` consecutive innermost iterations of `op`, at
+/// coordinates `coords` (the innermost one the group's first): when every
+/// vectorizable access is aligned for whole vectors (checked at run time,
+/// canAccessVectors), the body `width` times with those accesses merged
+/// into one vector load (where the first iteration loaded) or store (where
+/// the last stored); otherwise the body `width` times as it is.
+static void emitParallelVectorGroup(RewriterBase &rewriter, Location loc,
+                                    ParallelOp op,
+                                    const ParallelVectors &plan,
+                                    ValueRange coords) {
+  Block &body = op.getBody().front();
+  int64_t width = plan.width;
+  auto mappingAt = [&](int64_t e) {
+    IRMapping mapping;
+    SmallVector<Value> at(coords);
+    if (e)
+      at.back() = arith::AddIOp::create(rewriter, loc, coords.back(),
+                                        indexConst(rewriter, loc, e));
+    mapping.map(body.getArguments(), at);
+    return mapping;
+  };
+  // The accesses' indices at the group's first iteration: the pure ops of
+  // the body they are computed from, cloned before the check.
+  IRMapping first = mappingAt(0);
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> worklist;
+  for (Operation *access : plan.accesses)
+    llvm::append_range(worklist, getAccessIndexValues(access));
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != &body || !slice.insert(def))
+      continue;
+    llvm::append_range(worklist, def->getOperands());
+  }
+  for (Operation &inst : body.without_terminator())
+    if (slice.contains(&inst))
+      rewriter.clone(inst, first);
+  Value ok;
+  for (Operation *access : plan.accesses) {
+    TileRegion region;
+    region.buffer = first.lookupOrDefault(getAccessBuffer(access));
+    for (Value index : getAccessIndexValues(access))
+      region.offsets.push_back(first.lookupOrDefault(index));
+    region.tileDims = {region.getBufferRank() - 1};
+    Value aligned = canAccessVectors(rewriter, loc, region, width);
+    ok = ok ? arith::AndIOp::create(rewriter, loc, ok, aligned) : aligned;
+  }
+  auto ifOp = scf::IfOp::create(rewriter, loc, ok, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(rewriter);
+  // Misaligned: the iterations one by one.
+  rewriter.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  for (int64_t e = 0; e < width; ++e) {
+    IRMapping mapping = mappingAt(e);
+    for (Operation &inst : body.without_terminator())
+      rewriter.clone(inst, mapping);
+  }
+  // Aligned: the iterations with their vectorizable accesses merged.
+  rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  SmallVector<SmallVector<Operation *>> clones(plan.accesses.size());
+  for (int64_t e = 0; e < width; ++e) {
+    IRMapping mapping = mappingAt(e);
+    for (Operation &inst : body.without_terminator())
+      rewriter.clone(inst, mapping);
+    for (auto [i, access] : llvm::enumerate(plan.accesses))
+      clones[i].push_back(mapping.lookup(access));
+  }
+  for (auto [i, access] : llvm::enumerate(plan.accesses)) {
+    ArrayRef<Operation *> group = clones[i];
+    auto type = cast<MemRefType>(getAccessBuffer(access).getType());
+    auto vectorType = VectorType::get({width}, type.getElementType());
+    llvm::Align alignment(width * type.getElementTypeBitWidth() / 8);
+    if (auto load = dyn_cast<memref::LoadOp>(group.front())) {
+      rewriter.setInsertionPoint(load);
+      Value vector = vector::LoadOp::create(
+          rewriter, loc, vectorType, load.getMemRef(), load.getIndices(),
+          /*nontemporal=*/false, alignment);
+      for (auto [e, clone] : llvm::enumerate(group)) {
+        rewriter.setInsertionPoint(clone);
+        rewriter.replaceOp(clone, vector::ExtractOp::create(
+                                      rewriter, loc, vector, int64_t(e)));
+      }
+      continue;
+    }
+    auto firstStore = cast<memref::StoreOp>(group.front());
+    rewriter.setInsertionPoint(group.back());
+    SmallVector<Value> values;
+    for (Operation *clone : group)
+      values.push_back(cast<memref::StoreOp>(clone).getValueToStore());
+    Value vector =
+        vector::FromElementsOp::create(rewriter, loc, vectorType, values);
+    vector::StoreOp::create(rewriter, loc, vector, firstStore.getMemRef(),
+                            firstStore.getIndices(), /*nontemporal=*/false,
+                            alignment);
+    for (Operation *clone : group)
+      rewriter.eraseOp(clone);
+  }
+}
+
 /// tile.parallel -> a loop nest over its iterations (split over the block
-/// unless it writes local tiles).
+/// unless it writes local tiles). In Block mode, a body whose global
+/// accesses run along the innermost coordinate takes groups of
+/// consecutive iterations per thread, with vector accesses
+/// (planParallelVectors); the groups' loop has a constant trip count when
+/// the block's threads divide them, which the device compiler unrolls.
 struct ParallelLowering : TilePattern<ParallelOp> {
   using TilePattern::TilePattern;
 
@@ -71,6 +257,44 @@ struct ParallelLowering : TilePattern<ParallelOp> {
     withBarriers(rewriter, loc, mode, [&] {
       Distribution dist =
           getDistribution(rewriter, op, mode, writesLocalTile(op));
+      ParallelVectors plan;
+      if (dist.isSplit())
+        plan = planParallelVectors(op);
+      if (plan.width) {
+        SmallVector<int64_t> groups(op.getExtents());
+        groups.back() /= plan.width;
+        auto emitGroup = [&](ValueRange at) {
+          SmallVector<Value> coords(at);
+          coords.back() = arith::MulIOp::create(
+              rewriter, loc, coords.back(), indexConst(rewriter, loc, plan.width));
+          emitParallelVectorGroup(rewriter, loc, op, plan, coords);
+        };
+        int64_t total = ShapedType::getNumElements(groups);
+        std::optional<int64_t> threads = getStaticBlockThreads(op);
+        if (threads && total % *threads == 0) {
+          auto loop = scf::ForOp::create(
+              rewriter, loc, indexConst(rewriter, loc, 0),
+              indexConst(rewriter, loc, total / *threads),
+              indexConst(rewriter, loc, 1));
+          OpBuilder::InsertionGuard guard(rewriter);
+          rewriter.setInsertionPoint(loop.getBody()->getTerminator());
+          Value linear = arith::AddIOp::create(
+              rewriter, loc,
+              arith::MulIOp::create(rewriter, loc, loop.getInductionVar(),
+                                    indexConst(rewriter, loc, *threads)),
+              dist.threadId);
+          emitGroup(delinearize(rewriter, loc, groups, linear));
+        } else {
+          buildTileLoops(rewriter, loc, groups, dist,
+                         [&](OpBuilder &b, Location, ValueRange at) {
+                           OpBuilder::InsertionGuard guard(rewriter);
+                           rewriter.setInsertionPoint(b.getInsertionBlock(),
+                                                      b.getInsertionPoint());
+                           emitGroup(at);
+                         });
+        }
+        return;
+      }
       // Build an empty nest, then move the body into it.
       Block *inner = nullptr;
       SmallVector<Value> ivs;
