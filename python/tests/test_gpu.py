@@ -208,14 +208,17 @@ def test_sass_shows_wgmma_and_tma():
 def test_attention_layouts_against_torch_sdpa():
     # TileLang's BSHD FlashAttention (every copy a region over non-trailing
     # dimensions), BHSD, and grouped-query attention, in several block
-    # configurations (wgmma and mma.sync, TMA boxes of rank 4 with unit
-    # extents), on fresh inputs with edge tiles, against torch.
+    # configurations (wgmma with one or two m64 blocks per warpgroup and
+    # mma.sync, TMA boxes of rank 4 with unit extents), on fresh inputs with edge tiles, against torch.
     torch = _needs_gpu()
     import torch.nn.functional as F
     from attention_layouts import flash_attention
     configs = [("bshd", 1, 64, 64, 128, 1), ("bshd", 1, 128, 64, 128, 2),
                ("bshd", 1, 128, 128, 256, 2), ("bhsd", 1, 128, 64, 128, 2),
-               ("bshd", 4, 64, 64, 128, 2)]
+               ("bshd", 4, 64, 64, 128, 2),
+               # TileLang's example config: one warpgroup owns 128 rows (two
+               # m64 blocks per wgmma, P from registers).
+               ("bhsd", 1, 128, 128, 128, 1)]
     for layout, groups, bm, bn, threads, stages in configs:
         for causal in (False, True):
             b, h, s, d = 2, 8, 1000, 64

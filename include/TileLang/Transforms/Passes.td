@@ -142,7 +142,7 @@ def TileSelectInstructions
            "sm_90 pipeline's default)">,
     Option<"wgmmaTallRows", "wgmma-tall-rows", "bool", /*default=*/"false",
            "A warpgroup may own 128 rows of a wgmma gemm's C (two m64 "
-           "blocks, A in shared memory, N <= 128)">,
+           "blocks, N <= 128; A in shared memory or registers)">,
     Option<"tmaStore", "tma-store", "bool", /*default=*/"false",
            "On sm_90 targets, synchronous copies of whole shared tiles into "
            "global buffers are TMA stores">

@@ -382,6 +382,8 @@ public:
                                        TargetAttr target) const override {
     if (!instruction.isTensorCore())
       return {};
+    if (instruction.getKind() == GemmInstructionKind::Wgmma)
+      return getWgmmaOperandALayout(gemm, threads, instruction.getBlocks());
     return getMmaOperandALayout(gemm, threads);
   }
 

@@ -280,3 +280,37 @@ func.func @column_groups_mn(%A: memref<64x64xf16>, %B: memref<64x512xf16>, %C: m
   }
   return
 }
+
+// The attention's two gemms with one warpgroup owning 128 rows (TileLang's
+// example config, 128 threads): two m64 blocks per k step, Q's descriptors
+// 64 rows apart for S = Q K^T; P (S converted in place: the register
+// operand layout is the accumulator layout) feeds P V from registers,
+// block b's slots from b * K / 2. 4 k steps each.
+// PTX-LABEL: .entry tall_attention_gemms
+// PTX-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{[^;]*}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p,
+// PTX-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{[^;]*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p,
+// PTX-NOT: mma.sync
+// PTX-OFF-LABEL: .entry tall_attention_gemms
+// PTX-OFF-NOT: wgmma
+// PTX-OFF: ret;
+func.func @tall_attention_gemms(%Q: memref<128x64xf16>, %K: memref<64x64xf16>, %V: memref<64x64xf16>, %O: memref<128x64xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %q = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %k = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %v = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %s = tile.alloc_fragment : memref<128x64xf32, #tile.mem<fragment>>
+    %p = tile.alloc_fragment : memref<128x64xf16, #tile.mem<fragment>>
+    %o = tile.alloc_fragment : memref<128x64xf32, #tile.mem<fragment>>
+    %c0 = arith.constant 0 : index
+    tile.copy %Q[%c0, %c0] to %q : memref<128x64xf16> to memref<128x64xf16, #tile.mem<shared>>
+    tile.copy %K[%c0, %c0] to %k : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %V[%c0, %c0] to %v : memref<64x64xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.gemm %q, %k, %s {clear_accum, transpose_b, policy = #tile.policy<full_row>} : memref<128x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<128x64xf32, #tile.mem<fragment>>
+    tile.copy %s to %p : memref<128x64xf32, #tile.mem<fragment>> to memref<128x64xf16, #tile.mem<fragment>>
+    tile.clear %o : memref<128x64xf32, #tile.mem<fragment>>
+    tile.gemm %p, %v, %o {policy = #tile.policy<full_row>} : memref<128x64xf16, #tile.mem<fragment>>, memref<64x64xf16, #tile.mem<shared>> -> memref<128x64xf32, #tile.mem<fragment>>
+    tile.copy %o to %O[%c0, %c0] : memref<128x64xf32, #tile.mem<fragment>> to memref<128x64xf32>
+  }
+  return
+}

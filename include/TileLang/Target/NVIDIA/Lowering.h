@@ -200,7 +200,8 @@ FragmentLayoutAttr getMmaOperandALayout(GemmOp op, int64_t threads);
 /// (16-bit elements, stored in the blocked layout). The layouts (C in the
 /// full_row accumulator layout, the operands' swizzles) are checked where
 /// the gemm is lowered. With `tallRows`, C may have 128 rows per
-/// warpgroup too (two m64 blocks, A in shared memory, N <= 128). With
+/// warpgroup too (two m64 blocks, N <= 128; A in shared memory or 16-bit
+/// registers). With
 /// `columnGroups` > 1 the warpgroups split N into that many column groups
 /// too (C's 64-row blocks of N / columnGroups columns, A in shared memory,
 /// each group's columns of B at a whole 8-row group of a K-major B or a
@@ -219,6 +220,16 @@ bool fitsWgmma(GemmOp op, int64_t threads, bool blockedRows = false,
 /// full_row layout. Null when C does not split so.
 FragmentLayoutAttr getWgmmaAccumulatorLayout(GemmOp op, int64_t threads,
                                              int64_t instructionN = 0);
+
+/// The layout an A tile held in registers must have for a gemm on wgmma
+/// whose warpgroups each own `blocks` m64 blocks of rows (all N, no column
+/// groups): warpgroup g holds its 64 * blocks consecutive rows, warp w of
+/// it rows 16w.. of each block, as the m64k16 register operand (slots
+/// block after block, four per 8 columns: the accumulator layout of the
+/// same shape, so a C copied into A keeps its registers). Null for other
+/// shapes, transposed or non-16-bit A.
+FragmentLayoutAttr getWgmmaOperandALayout(GemmOp op, int64_t threads,
+                                          int64_t blocks);
 
 /// The column groups of a gemm on `instruction` (wgmma): N / its N.
 int64_t getWgmmaColumnGroups(GemmOp op, GemmInstructionAttr instruction);

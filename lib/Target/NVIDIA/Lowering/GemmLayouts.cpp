@@ -223,12 +223,35 @@ bool mlir::tile::fitsWgmma(GemmOp op, int64_t threads, bool blockedRows,
       return false;
   }
   // 64 rows per warpgroup of a column; with tallRows 128 (two m64 blocks)
-  // when A is shared and both blocks' accumulators fit (2 N <= 256
-  // registers).
+  // when both blocks' accumulators fit (2 N <= 256 registers), A shared or
+  // in registers (each block's rows its own registers).
   int64_t rows = 64 * (groups / columnGroups);
   return op.getM() == rows ||
-         (tallRows && op.getM() == 2 * rows && 2 * n <= 256 &&
-          getMemorySpace(aType) == MemorySpace::Shared);
+         (tallRows && op.getM() == 2 * rows && 2 * n <= 256);
+}
+
+FragmentLayoutAttr mlir::tile::getWgmmaOperandALayout(GemmOp op,
+                                                      int64_t threads,
+                                                      int64_t blocks) {
+  int64_t groups = threads / (4 * kWarpSize);
+  int64_t m = op.getM(), k = op.getK();
+  if (op.getTransposeA() ||
+      op.getA().getType().getElementTypeBitWidth() != 16 ||
+      threads % (4 * kWarpSize) || groups == 0 || blocks < 1 ||
+      m != 64 * blocks * groups || k % 16)
+    return {};
+  int64_t rows = 64 * blocks;
+  MLIRContext *ctx = op.getContext();
+  AffineExpr i = getAffineDimExpr(0, ctx), kk = getAffineDimExpr(1, ctx);
+  // As getWgmmaAccumulatorLayout with K for N: per 16 of K the registers
+  // a0..a7 are the accumulator slots of two 8-column pieces.
+  AffineExpr warp = i.floorDiv(rows) * 4 + (i % 64).floorDiv(kTileM);
+  AffineExpr thread = warp * kWarpSize + (i % 8) * 4 + (kk % 8).floorDiv(2);
+  AffineExpr slot = (i % rows).floorDiv(64) * (k / 2) + kk.floorDiv(8) * 4 +
+                    (i % kTileM).floorDiv(8) * 2 + kk % 2;
+  return FragmentLayoutAttr::get(
+      ctx, op.getA().getType().getShape(), AffineMap::get(2, 0, thread),
+      AffineMap::get(2, 0, slot), threads, /*replicate=*/1);
 }
 
 bool mlir::tile::isWgmmaOperandSwizzle(MemRefType type, SwizzleAttr swizzle) {

@@ -130,9 +130,8 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
     // getWgmmaAccumulatorLayout gives (the slots wgmma reads and writes).
     int64_t blocks =
         op.getM() * columnGroups / (kTileM * (*threads / kWarpSize));
-    // A in registers is in the mma operand layout (the selection kept it
-    // there for this gemm only so), which is wgmma's register-A layout
-    // with one warp per 16 rows.
+    // A in registers is in getWgmmaOperandALayout's layout (the selection
+    // kept it there for this gemm only so): per m64 block, K / 2 slots.
     bool transposeB = !op.getTransposeB();
     int64_t aRowBytes = registerA ? 0 : getWgmmaRowBytes(op.getA());
     int64_t bRowBytes = getWgmmaRowBytes(op.getB());
@@ -252,18 +251,20 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
       }
       accs.push_back(acc);
     }
-    // A registers: per 16 of K, eight 16-bit slots (a0..a7) packed in
-    // pairs, read before the fence (which orders these register writes
-    // before the asynchronous reads).
-    SmallVector<SmallVector<Value, 4>> aRegs;
+    // A registers: per m64 block and 16 of K, eight 16-bit slots (a0..a7)
+    // packed in pairs, read before the fence (which orders these register
+    // writes before the asynchronous reads).
+    SmallVector<SmallVector<Value, 4>> aRegs; // [block * K / 16 + k0 / 16]
     if (registerA) {
       auto pair = VectorType::get({2}, element);
+      for (int64_t blk = 0; blk < blocks; ++blk)
       for (int64_t k0 = 0; k0 < op.getK(); k0 += 16) {
         SmallVector<Value, 4> regs;
         for (int64_t r = 0; r < 4; ++r) {
           auto slot = [&](int64_t e) -> Value {
-            return memref::LoadOp::create(rewriter, loc, aArray,
-                                          index(k0 / 2 + 2 * r + e));
+            return memref::LoadOp::create(
+                rewriter, loc, aArray,
+                index(blk * op.getK() / 2 + k0 / 2 + 2 * r + e));
           };
           Value v = vector::FromElementsOp::create(
               rewriter, loc, pair, ValueRange{slot(0), slot(1)});
@@ -340,9 +341,11 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
       // With clear_if, the first k step's scale-d comes at run time.
       Value clear = k0 == 0 ? op.getClearIf() : Value();
       if (registerA) {
-        accs[0] = createInlineWgmma(rewriter, loc, structType, accs[0],
-                                    aRegs[k0 / 16], Value(), descriptorB, n,
-                                    tileK, nameA, nameB, transposeB, clear);
+        for (int64_t blk = 0; blk < blocks; ++blk)
+          accs[blk] = createInlineWgmma(
+              rewriter, loc, structType, accs[blk],
+              aRegs[blk * op.getK() / 16 + k0 / 16], Value(), descriptorB, n,
+              tileK, nameA, nameB, transposeB, clear);
         continue;
       }
       for (int64_t blk = 0; blk < blocks; ++blk) {
