@@ -237,7 +237,15 @@ std::string Param::describe() const {
     os << "memref<";
     for (int64_t dim : shape)
       os << (ShapedType::isDynamic(dim) ? "?" : std::to_string(dim)) << "x";
-    os << toString(dtype) << ">";
+    os << toString(dtype);
+    if (!strides.empty()) {
+      os << ", strided<[";
+      llvm::interleaveComma(strides, os, [&](int64_t stride) {
+        os << (ShapedType::isDynamic(stride) ? "?" : std::to_string(stride));
+      });
+      os << "]>";
+    }
+    os << ">";
   } else {
     os << (isConstexpr ? "constexpr " : "") << toString(dtype);
   }
@@ -496,11 +504,20 @@ static FailureOr<Param> getParam(func::FuncOp func, unsigned index) {
   Type type = arg.getType();
   if (auto memref = dyn_cast<MemRefType>(type)) {
     param.isBuffer = true;
-    if (!memref.getLayout().isIdentity() || getMemorySpace(memref).has_value())
+    // The descriptors point at the view's first element: a strided layout
+    // has offset 0.
+    auto strided = dyn_cast<StridedLayoutAttr>(memref.getLayout());
+    if ((!memref.getLayout().isIdentity() &&
+         !(strided && strided.getOffset() == 0)) ||
+        getMemorySpace(memref).has_value())
       return func.emitError() << "argument #" << index << " ('" << param.name
                               << "') has type " << type
                               << "; kernel buffers must be global memrefs "
-                                 "with the identity layout";
+                                 "with the identity layout or a strided "
+                                 "layout of offset 0";
+    if (strided)
+      param.strides.assign(strided.getStrides().begin(),
+                           strided.getStrides().end());
     param.shape.assign(memref.getShape().begin(), memref.getShape().end());
     type = memref.getElementType();
     param.isWritten = mayBeWritten(arg);
@@ -753,6 +770,30 @@ Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
       return llvm::createStringError(where() + ": the shape " +
                                      shapeString(buffer->shape) +
                                      " has more bytes than fit in 64 bits");
+    // A strided parameter takes any strides but those its type fixes.
+    if (!param.strides.empty() && !llvm::is_contained(buffer->shape, 0)) {
+      if (!buffer->strides.empty() &&
+          buffer->strides.size() != buffer->shape.size())
+        return llvm::createStringError(
+            where() + ": " + std::to_string(buffer->strides.size()) +
+            " strides for a rank-" + std::to_string(buffer->shape.size()) +
+            " buffer");
+      int64_t contiguous = 1;
+      for (int64_t d = buffer->shape.size() - 1; d >= 0; --d) {
+        int64_t actual =
+            buffer->strides.empty() ? contiguous : buffer->strides[d];
+        contiguous *= buffer->shape[d];
+        int64_t expected = param.strides[d];
+        if (ShapedType::isDynamic(expected) || expected == actual ||
+            buffer->shape[d] == 1)
+          continue;
+        return llvm::createStringError(
+            where() + ": dimension " + std::to_string(d) + " has stride " +
+            std::to_string(actual) + ", the kernel's layout fixes " +
+            std::to_string(expected));
+      }
+      continue;
+    }
     // A buffer without elements has no layout to check (numpy gives empty
     // arrays zero strides); the kernel reads and writes none of it.
     if (!buffer->strides.empty() && !llvm::is_contained(buffer->shape, 0)) {
@@ -892,8 +933,9 @@ Kernel::Impl::specialize(ArrayRef<KernelArg> args) {
         !llvm::any_of(param.shape, ShapedType::isDynamic))
       continue;
     auto dynamicType = cast<MemRefType>(value.getType());
-    auto staticType = MemRefType::get(std::get<BufferArg>(arg).shape,
-                                      dynamicType.getElementType());
+    auto staticType =
+        MemRefType::get(std::get<BufferArg>(arg).shape,
+                        dynamicType.getElementType(), dynamicType.getLayout());
     value.setType(staticType);
     argTypes[i] = staticType;
     auto cast = memref::CastOp::create(builder, loc, dynamicType, value);

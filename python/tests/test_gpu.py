@@ -520,6 +520,26 @@ def test_auto_target_and_device_branches_on_the_gpu():
                                   branches_reference(a.cpu().numpy(), 0.25))
 
 
+def test_strided_torch_views_in_place():
+    # T.StridedTensor: a torch view a[:, 3:3 + K] (offset, rows of the wide
+    # tensor's stride) is the operand as it is: elementwise, and a GEMM
+    # whose TMA map is encoded from the view's strides (wgmma).
+    torch = _needs_gpu()
+    from test_strided import _copy_with_stride, _gemm
+    kernel = tilelang_mlir.compile(_copy_with_stride(300, 200, T.dynamic("NN"), 64, 64),
+                                   out_idx=[1], target=TARGET)
+    wide = torch.randn(300, 264, device="cuda", dtype=torch.float16)
+    torch.testing.assert_close(kernel(wide[:, 8:208]), wide[:, 8:208], rtol=0, atol=0)
+    kernel = tilelang_mlir.compile(
+        _gemm(256, 256, 320, T.dynamic("KK"), 128, 128, 32, "float16"),
+        out_idx=[2], target=TARGET)
+    wide = torch.randn(256, 400, device="cuda", dtype=torch.float16)
+    b = torch.randn(320, 256, device="cuda", dtype=torch.float16)
+    a = wide[:, 8:328]  # rows 800 bytes apart, starting 16 bytes in
+    torch.testing.assert_close(kernel(a, b), a.float() @ b.float(),
+                               rtol=1e-2, atol=1e-2)
+
+
 if __name__ == "__main__":
     passed = failed = skipped = 0
     for name, test in sorted(globals().items()):

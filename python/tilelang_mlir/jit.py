@@ -88,6 +88,11 @@ class JITKernel:
         self._tensor_inputs = [
             (k, func.params[i][0], i) for k, i in enumerate(self._inputs)
             if isinstance(func.params[i][1], T.Tensor)]
+        # Strided parameters (T.StridedTensor) take numpy arrays of any
+        # strides as they are.
+        self._contiguous_inputs = [
+            (k, name, i) for k, name, i in self._tensor_inputs
+            if not isinstance(func.params[i][1], T.StridedTensor)]
         self._output_plans = [self._plan_output(i) for i in self.out_idx]
         self._output_types = [T._mlir_type(func.params[i][1].dtype)
                               for i in self.out_idx]
@@ -245,7 +250,7 @@ class JITKernel:
         # bindings refuse read-only ones it writes); a non-contiguous one
         # goes through a copy, copied back when the kernel writes it.
         write_back = []
-        for k, name, i in self._tensor_inputs:
+        for k, name, i in self._contiguous_inputs:
             value = args[k]
             if type(value) is np.ndarray and not value.flags.c_contiguous:
                 args = args[:k] + (self._host_array(

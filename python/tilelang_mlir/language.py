@@ -956,17 +956,33 @@ class ptr:  # noqa: N801 (TileLang's name)
         self.dtype = dtype
 
 
-class _StridedTensor:
-    def __init__(self, *args, **kwargs):
-        raise TileLangError("T.StridedTensor: tensors with strides other than "
-                            "the contiguous ones are not supported (kernels take "
-                            "contiguous tensors; the call refuses others)")
+class StridedTensor(Tensor):
+    """A parameter annotation for a tensor of any strides:
+    ``A: T.StridedTensor((M, N), (NN, 1), T.float16)`` (or
+    ``T.StridedTensor[[M, N], [NN, 1], T.float16]``). Each stride is an int
+    (the call refuses tensors whose stride there differs) or a
+    ``T.dynamic`` symbol (any stride, which the symbol takes as its value);
+    torch views such as ``a[:, :N]`` are used in place."""
+
+    def __init__(self, shape, strides, dtype=float32):
+        super().__init__(shape, dtype)
+        strides = tuple(strides) if isinstance(strides, (tuple, list)) else (strides,)
+        if len(strides) != len(self.shape):
+            raise TileLangError("T.StridedTensor: %d strides for a rank-%d "
+                                "tensor" % (len(strides), len(self.shape)))
+        for stride in strides:
+            if not isinstance(stride, (int, _Symbol)) or isinstance(stride, type(True)):
+                raise TileLangError("T.StridedTensor strides are ints or "
+                                    "T.dynamic() symbols, got %r" % (stride,))
+        self.strides = strides
 
     def __class_getitem__(cls, item):
-        return cls()
+        if isinstance(item, tuple) and len(item) == 3:
+            return cls(item[0], item[1], item[2])
+        raise TileLangError("T.StridedTensor[shape, strides, dtype]")
 
-
-StridedTensor = _StridedTensor
+    def __repr__(self):
+        return "T.StridedTensor(%r, %r, %r)" % (self.shape, self.strides, self.dtype)
 
 
 def _eager():
@@ -1042,7 +1058,7 @@ Buffer = Tensor  # TileLang's T.Buffer annotation
 class TileBuffer:
     """A global tensor or an on-chip tile inside a traced kernel."""
 
-    def __init__(self, name, shape, dtype, space=None):
+    def __init__(self, name, shape, dtype, space=None, strides=None):
         self.name = name
         self.dims = list(shape)  # ints or index Exprs
         self.dtype = dtype
@@ -1050,8 +1066,12 @@ class TileBuffer:
         self.space = space
         extents = "x".join(str(d) if isinstance(d, int) else "?"
                            for d in self.dims)
-        self.memref_type = "memref<%s%s%s%s>" % (
-            extents, "x" if extents else "", _ir(self.type),
+        # A strided global tensor (T.StridedTensor): static strides or ?.
+        layout = ", strided<[%s]>" % ", ".join(
+            str(st) if isinstance(st, int) else "?" for st in strides) \
+            if strides is not None else ""
+        self.memref_type = "memref<%s%s%s%s%s>" % (
+            extents, "x" if extents else "", _ir(self.type), layout,
             ", #tile.mem<%s>" % space if space else "")
 
     @property
@@ -1224,7 +1244,7 @@ def _trace(fn, params, call):
             if isinstance(spec, Tensor):
                 buffer = TileBuffer("%" + pname, [
                     d if isinstance(d, int) else None for d in spec.shape],
-                    spec.dtype)
+                    spec.dtype, strides=getattr(spec, "strides", None))
                 header.append('%s: %s {tile.name = "%s"%s}'
                               % (buffer.name, buffer.memref_type, pname,
                                  _unsigned_mark(buffer.type)))
@@ -1251,6 +1271,25 @@ def _trace(fn, params, call):
                     value.dims[axis] = dims[dim.symbol]
                 elif isinstance(dim, _SizeExpr):
                     value.dims[axis] = dim  # computed where it is used
+        # Symbolic strides of strided tensors (T.StridedTensor), read from
+        # the tensor's layout, where no dimension defined the symbol.
+        for value, spec in args:
+            strides = getattr(spec, "strides", None)
+            if not strides or not any(isinstance(st, _Symbol) and st.symbol not in dims
+                                      for st in strides):
+                continue
+            rank = len(strides)
+            names = [builder.fresh("s") for _ in range(rank)]
+            element = "memref<%s>" % _ir(value.type)
+            builder.emit("%s, %s, %s, %s = memref.extract_strided_metadata %s : "
+                         "%s -> %s, index%s%s" % (
+                             builder.fresh("base"), builder.fresh("off"),
+                             ", ".join(builder.fresh("sz") for _ in range(rank)),
+                             ", ".join(names), value.name, value.memref_type,
+                             element, ", index" * rank, ", index" * rank))
+            for stride, name in zip(strides, names):
+                if isinstance(stride, _Symbol) and stride.symbol not in dims:
+                    dims[stride.symbol] = Expr(name, "index")
         # A symbol that only appears in sizes like ``n * 4`` or ``n + 1``:
         # solved from the first tensor dimension that determines it.
         for value, spec in args:

@@ -104,6 +104,10 @@ struct Param {
   DType dtype = DType::F32;
   /// Buffer shape; ShapedType::kDynamic for dynamic dimensions.
   llvm::SmallVector<int64_t, 4> shape;
+  /// A buffer of a strided layout (`memref<..., strided<[s, 1]>>`, TileLang's
+  /// T.StridedTensor): its strides in elements, ShapedType::kDynamic for
+  /// those known at run time; empty for a contiguous row-major buffer.
+  llvm::SmallVector<int64_t, 4> strides;
   /// A scalar marked `tile.constexpr`: its value is compiled in.
   bool isConstexpr = false;
   /// A buffer the kernel may write (an op with a write effect on it or on a
@@ -111,7 +115,8 @@ struct Param {
   /// writable memory, and a caller that copies it must copy it back.
   bool isWritten = false;
 
-  /// "memref<?x64xf16>" / "f32" / "constexpr i32".
+  /// "memref<?x64xf16>" / "memref<64x64xf16, strided<[?, 1]>>" / "f32" /
+  /// "constexpr i32".
   std::string describe() const;
 };
 
