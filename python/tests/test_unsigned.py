@@ -256,3 +256,40 @@ def test_what_the_tile_ops_cannot_do_is_refused_at_the_users_line():
 
     with pytest.raises(T.TileLangError, match="T.gemm of unsigned integers"):
         trace(gemm)
+
+
+def test_reinterpret_keeps_the_bits():
+    # TileLang's float tricks (DeepSeek's act_quant and top-k selectors):
+    # a float's bits as an unsigned integer, changed, and read back.
+    @T.prim_func
+    def main(X: T.Tensor((64,), T.float32), B: T.Tensor((64,), T.uint32),
+             H: T.Tensor((64,), T.int16), Y: T.Tensor((64,), T.float32)):
+        with T.Kernel(1, threads=64) as _:
+            for i in T.Parallel(64):
+                bits = T.reinterpret(X[i], T.uint32)
+                B[i] = bits
+                H[i] = T.reinterpret(T.cast(X[i], T.float16), T.int16)
+                # Clearing the sign bit: |x|.
+                Y[i] = T.reinterpret(bits & T.uint32(0x7FFFFFFF), T.float32)
+
+    kernel = tilelang.compile(main, target="cpu")
+    x = np.random.default_rng().standard_normal(64).astype(np.float32)
+    x[:3] = [-0.0, np.inf, -np.inf]
+    b, h, y = poisoned("uint32", 64), poisoned("int16", 64), \
+        np.full(64, np.nan, np.float32)
+    kernel(x, b, h, y)
+    np.testing.assert_array_equal(b, x.view(np.uint32))
+    np.testing.assert_array_equal(h, x.astype(np.float16).view(np.int16))
+    np.testing.assert_array_equal(y, np.abs(x))
+
+
+def test_reinterpret_refuses_other_widths_and_handles():
+    with pytest.raises(T.TileLangError, match=r"test_unsigned.py:\d+: "
+                                              r"T.reinterpret keeps the bits"):
+        @T.prim_func
+        def main(X: T.Tensor((4,), T.float32), Y: T.Tensor((4,), T.int16)):
+            with T.Kernel(1, threads=4) as _:
+                for i in T.Parallel(4):
+                    Y[i] = T.reinterpret(X[i], T.int16)
+    with pytest.raises(T.TileLangError, match="no pointer values"):
+        T.reinterpret(T.uint64(0), dtype="handle")

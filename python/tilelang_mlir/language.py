@@ -46,7 +46,7 @@ __all__ = [
     "float16", "bfloat16", "float32", "float64", "int8",
     "int16", "int32", "int64", "bool", "floordiv", "floormod", "truncdiv",
     "truncmod", "assume", "func_attr", "sync_threads", "const", "empty",
-    "make_tensor", "ptr", "StridedTensor", "half", "double", "long", "short",
+    "make_tensor", "ptr", "StridedTensor", "reinterpret", "half", "double", "long", "short",
     "tfloat32", "float8_e4m3fn", "float8_e4m3", "float8_e5m2",
     "uint8", "uint16", "uint32", "uint64", "int4", "float8_e4m3fnuz",
     "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn",
@@ -3144,6 +3144,37 @@ def infinity(dtype):
 def cast(value, dtype):
     """`value` converted to `dtype`."""
     return _convert(_as_expr(value), _mlir_type(dtype))
+
+
+def _bit_width(type_):
+    if type_ in _FLOAT_WIDTH:
+        return _FLOAT_WIDTH[type_]
+    match = re.fullmatch(r"u?i(\d+)", type_)
+    return int(match.group(1)) if match else None
+
+
+def reinterpret(value, dtype):
+    """The bits of the scalar `value` read as `dtype` of the same width
+    (TileLang's T.reinterpret: ``T.reinterpret(x, T.uint32)`` of a float32
+    gives its bit pattern). A Python number is first the constant TileLang
+    makes of it (int32 or float32)."""
+    if dtype == "handle":
+        raise TileLangError("T.reinterpret to a 'handle' (a pointer) is not "
+                            "provided: this package has no pointer values")
+    value = _as_expr(value)
+    target = _mlir_type(dtype)
+    src_bits, dst_bits = _bit_width(value.type), _bit_width(target)
+    if src_bits is None or dst_bits is None or src_bits != dst_bits:
+        raise TileLangError("T.reinterpret keeps the bits: %s (%s bits) and "
+                            "%s (%s bits) differ in width" % (
+                                _dtype_name(value.type), src_bits,
+                                _dtype_name(target), dst_bits))
+    if _ir(value.type) == _ir(target):
+        return Expr(value.name, target)  # only the signedness changes
+    name = _builder().fresh()
+    _builder().emit("%s = arith.bitcast %s : %s to %s"
+                    % (name, value.name, _ir(value.type), _ir(target)))
+    return Expr(name, target)
 
 
 # TileLang's language is a package of submodules (tilelang.language.kernel,
