@@ -540,6 +540,18 @@ def test_strided_torch_views_in_place():
                                rtol=1e-2, atol=1e-2)
 
 
+def test_alloc_global_between_kernels_on_the_stream():
+    # T.alloc_global's buffer comes from torch's allocator on the call's
+    # stream and carries one kernel's partial sums to the next.
+    torch = _needs_gpu()
+    from test_alloc_global import split_row_sums
+    kernel = tilelang_mlir.compile(split_row_sums(T.dynamic("M"), 256, 8),
+                                   out_idx=[1], target=TARGET)
+    for m in (7, 64):
+        x = torch.randn(m, 256, device="cuda")
+        torch.testing.assert_close(kernel(x), x.sum(1), rtol=1e-4, atol=1e-3)
+
+
 if __name__ == "__main__":
     passed = failed = skipped = 0
     for name, test in sorted(globals().items()):

@@ -96,6 +96,10 @@ class JITKernel:
         self._output_plans = [self._plan_output(i) for i in self.out_idx]
         self._output_types = [T._mlir_type(func.params[i][1].dtype)
                               for i in self.out_idx]
+        # T.alloc_global buffers: allocated as outputs are, never returned.
+        self._workspaces = [
+            (spec, self._plan_shape(spec), T._mlir_type(spec.dtype))
+            for _, spec in func.workspaces]
 
     @property
     def params(self):
@@ -188,8 +192,12 @@ class JITKernel:
         extent or (k, d) for dimension d of the k-th input, which has the
         same symbol; None when some dimension needs solving (n * 4 from an
         input of size n), which _output_shape does."""
+        return self._plan_shape(self.func.params[index][1])
+
+    def _plan_shape(self, spec):
+        """_plan_output's plan of the tensor annotation `spec`."""
         plan = []
-        for dim in self.func.params[index][1].shape:
+        for dim in spec.shape:
             if isinstance(dim, int):
                 plan.append(dim)
                 continue
@@ -206,6 +214,10 @@ class JITKernel:
     def _output_shape(self, index, args):
         """The shape of output `index`, its dynamic dimensions taken from
         the inputs that share their symbols."""
+        return self._solve_shape(self.func.params[index], args)
+
+    def _solve_shape(self, param, args):
+        """_output_shape of the parameter `param` ((name, Tensor))."""
         sizes = {}
         for (name, spec), value in args:
             if isinstance(spec, T.Tensor):
@@ -225,14 +237,14 @@ class JITKernel:
                     if solved is not None:
                         sizes.setdefault(*solved)
         shape = []
-        for dim in self.func.params[index][1].shape:
+        for dim in param[1].shape:
             if isinstance(dim, int):
                 shape.append(dim)
                 continue
             missing = dim.symbols() - set(sizes)
             if missing:
                 raise ValueError("cannot size output %r: no input has "
-                                 "dimension %s" % (self.func.params[index][0],
+                                 "dimension %s" % (param[0],
                                                    ", ".join(sorted(missing))))
             shape.append(dim.evaluate(sizes))
         return tuple(shape)
@@ -255,7 +267,7 @@ class JITKernel:
             if type(value) is np.ndarray and not value.flags.c_contiguous:
                 args = args[:k] + (self._host_array(
                     i, name, value, write_back),) + args[k + 1:]
-        if not self.out_idx:
+        if not self.out_idx and not self._workspaces:
             if stream is None:
                 self._kernel.run(*args)
             else:
@@ -266,9 +278,8 @@ class JITKernel:
         like = next((args[k] for k, _, _ in self._tensor_inputs), None)
         if like is None:
             like = _default_device_tensor(self.target)
-        outputs = []
-        for index, plan, mlir_type in zip(self.out_idx, self._output_plans,
-                                          self._output_types):
+
+        def allocate(param, plan, mlir_type):
             try:
                 shape = tuple(d if type(d) is int else args[d[0]].shape[d[1]]
                               for d in plan)
@@ -277,18 +288,28 @@ class JITKernel:
                 # (or refused, saying why) from every input.
                 given = [(self.func.params[i], args[k])
                          for k, i in enumerate(self._inputs)]
-                shape = self._output_shape(index, given)
-            outputs.append(_empty(shape, mlir_type, like))
+                shape = self._solve_shape(param, given)
+            return _empty(shape, mlir_type, like)
+
+        outputs = [allocate(self.func.params[index], plan, mlir_type)
+                   for index, plan, mlir_type in zip(
+                       self.out_idx, self._output_plans, self._output_types)]
+        workspaces = [allocate((name, spec), plan, mlir_type)
+                      for (name, _), (spec, plan, mlir_type) in zip(
+                          self.func.workspaces, self._workspaces)]
         full = list(args)
         for index, out in zip(self.out_idx, outputs):
             full.insert(index, out)
+        full += workspaces
         if stream is None:
             self._kernel.run(*full)
         else:
             self._kernel.run(*full, stream=stream)
-            _record_stream(outputs, stream)
+            _record_stream(outputs + workspaces, stream)
         for original, copy in write_back:
             original[...] = copy
+        if not self.out_idx:
+            return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 

@@ -46,7 +46,7 @@ __all__ = [
     "float16", "bfloat16", "float32", "float64", "int8",
     "int16", "int32", "int64", "bool", "floordiv", "floormod", "truncdiv",
     "truncmod", "assume", "func_attr", "sync_threads", "const", "empty",
-    "make_tensor", "ptr", "StridedTensor", "reinterpret", "half", "double", "long", "short",
+    "make_tensor", "ptr", "StridedTensor", "reinterpret", "alloc_global", "half", "double", "long", "short",
     "tfloat32", "float8_e4m3fn", "float8_e4m3", "float8_e5m2",
     "uint8", "uint16", "uint32", "uint64", "int4", "float8_e4m3fnuz",
     "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn",
@@ -280,6 +280,7 @@ class _Builder:
         self.parallels = []  # the open T.Parallel loops (_ParallelFrame)
         self.reducers = []  # the T.alloc_reducer tiles of the open kernel
         self.dims = {}  # symbolic dimension name -> its index Expr
+        self.workspaces = []  # T.alloc_global buffers: (TileBuffer, Tensor)
 
     def fresh(self, hint="v"):
         self.count += 1
@@ -1201,10 +1202,13 @@ def _convert(value, type_):
 class PrimFunc:
     """A traced kernel function."""
 
-    def __init__(self, name, text, params):
+    def __init__(self, name, text, params, workspaces=()):
         self.name = name
         self.text = text
         self.params = params  # [(name, Tensor or dtype string)]
+        # [(name, Tensor)]: T.alloc_global buffers, the function's
+        # parameters after `params`, which every call allocates.
+        self.workspaces = list(workspaces)
 
     def script(self):
         """The module as MLIR text."""
@@ -1309,10 +1313,16 @@ def _trace(fn, params, call):
         result = call({pname: value for (pname, _), (value, _) in zip(params, args)})
     finally:
         _state.builder = previous
+    # T.alloc_global buffers: parameters after the user's.
+    for buffer, _ in builder.workspaces:
+        header.append('%s: %s {tile.name = "%s"%s}' % (
+            buffer.name, buffer.memref_type, buffer.name[1:],
+            _unsigned_mark(buffer.type)))
     text = "module {\n  func.func @%s(%s) {\n%s\n    return\n  } %s\n}\n" % (
         fn.__name__, ", ".join(header), "\n".join(builder.lines),
         _location_of_function(fn))
-    return PrimFunc(fn.__name__, text, params), result
+    return PrimFunc(fn.__name__, text, params,
+                    [(b.name[1:], spec) for b, spec in builder.workspaces]), result
 
 
 def _unsigned_mark(type_):
@@ -1502,6 +1512,33 @@ def alloc_shared(shape, dtype, scope="shared.dyn"):
 def alloc_fragment(shape, dtype, scope="local.fragment"):
     """A tile distributed over the block's threads (registers)."""
     return _alloc("alloc_fragment", "fragment", shape, dtype)
+
+
+def alloc_global(shape, dtype):
+    """TileLang's T.alloc_global: a global buffer of the prim_func, made
+    outside its kernels and shared by them (split-KV decoding's partial
+    results). Every call gets a fresh, uninitialized one (from torch's
+    caching allocator on the call's stream for torch tensors, numpy on the
+    CPU), sized from the parameters' dimensions; it is not returned. The
+    compiled function takes it as an extra parameter after the user's."""
+    builder = _builder()
+    if builder.kernel is not None or builder.opened:
+        raise TileLangError("T.alloc_global makes a buffer of the prim_func: "
+                            "call it outside T.Kernel and any loop")
+    spec = Tensor(shape, dtype)
+    buffer = TileBuffer("%%global_%d" % len(builder.workspaces),
+                        [d if isinstance(d, int) else None for d in spec.shape],
+                        dtype)
+    for axis, dim in enumerate(spec.shape):
+        if isinstance(dim, _Symbol):
+            if dim.symbol not in builder.dims:
+                raise TileLangError("T.alloc_global: the size %s is no "
+                                    "dimension of a parameter" % dim.symbol)
+            buffer.dims[axis] = builder.dims[dim.symbol]
+        elif isinstance(dim, _SizeExpr):
+            buffer.dims[axis] = dim  # computed where it is used
+    builder.workspaces.append((buffer, spec))
+    return buffer
 
 
 def alloc_local(shape, dtype, scope="local"):
