@@ -770,50 +770,37 @@ Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
       return llvm::createStringError(where() + ": the shape " +
                                      shapeString(buffer->shape) +
                                      " has more bytes than fit in 64 bits");
-    // A strided parameter takes any strides but those its type fixes.
-    if (!param.strides.empty() && !llvm::is_contained(buffer->shape, 0)) {
-      if (!buffer->strides.empty() &&
-          buffer->strides.size() != buffer->shape.size())
-        return llvm::createStringError(
-            where() + ": " + std::to_string(buffer->strides.size()) +
-            " strides for a rank-" + std::to_string(buffer->shape.size()) +
-            " buffer");
-      int64_t contiguous = 1;
-      for (int64_t d = buffer->shape.size() - 1; d >= 0; --d) {
-        int64_t actual =
-            buffer->strides.empty() ? contiguous : buffer->strides[d];
-        contiguous *= buffer->shape[d];
-        int64_t expected = param.strides[d];
-        if (ShapedType::isDynamic(expected) || expected == actual ||
-            buffer->shape[d] == 1)
-          continue;
+    // A buffer without elements has no layout to check (numpy gives empty
+    // arrays zero strides); the kernel reads and writes none of it.
+    if (llvm::is_contained(buffer->shape, 0))
+      continue;
+    if (!buffer->strides.empty() &&
+        buffer->strides.size() != buffer->shape.size())
+      return llvm::createStringError(
+          where() + ": " + std::to_string(buffer->strides.size()) +
+          " strides for a rank-" + std::to_string(buffer->shape.size()) +
+          " buffer");
+    // Contiguous row-major, unless the parameter is strided: then any
+    // strides but those its type fixes. (No strides: contiguous.)
+    int64_t contiguous = 1;
+    for (int64_t d = buffer->shape.size() - 1; d >= 0; --d) {
+      int64_t actual =
+          buffer->strides.empty() ? contiguous : buffer->strides[d];
+      int64_t expected = param.strides.empty() ? contiguous : param.strides[d];
+      contiguous *= buffer->shape[d];
+      if (ShapedType::isDynamic(expected) || expected == actual ||
+          buffer->shape[d] == 1)
+        continue;
+      if (!param.strides.empty())
         return llvm::createStringError(
             where() + ": dimension " + std::to_string(d) + " has stride " +
             std::to_string(actual) + ", the kernel's layout fixes " +
             std::to_string(expected));
-      }
-      continue;
-    }
-    // A buffer without elements has no layout to check (numpy gives empty
-    // arrays zero strides); the kernel reads and writes none of it.
-    if (!buffer->strides.empty() && !llvm::is_contained(buffer->shape, 0)) {
-      if (buffer->strides.size() != buffer->shape.size())
-        return llvm::createStringError(
-            where() + ": " + std::to_string(buffer->strides.size()) +
-            " strides for a rank-" + std::to_string(buffer->shape.size()) +
-            " buffer");
-      int64_t expected = 1;
-      for (int64_t d = buffer->shape.size() - 1; d >= 0; --d) {
-        if (buffer->shape[d] != 1 && buffer->strides[d] != expected)
-          return llvm::createStringError(
-              where() +
-              ": the buffer must be contiguous and row-major; "
-              "dimension " +
-              std::to_string(d) + " has stride " +
-              std::to_string(buffer->strides[d]) + ", expected " +
-              std::to_string(expected));
-        expected *= buffer->shape[d];
-      }
+      return llvm::createStringError(
+          where() + ": the buffer must be contiguous and row-major; "
+                    "dimension " +
+          std::to_string(d) + " has stride " + std::to_string(actual) +
+          ", expected " + std::to_string(expected));
     }
   }
   return Error::success();
