@@ -46,7 +46,7 @@ __all__ = [
     "float16", "bfloat16", "float32", "float64", "int8",
     "int16", "int32", "int64", "bool", "floordiv", "floormod", "truncdiv",
     "truncmod", "assume", "func_attr", "sync_threads", "const", "empty",
-    "make_tensor", "ptr", "StridedTensor", "reinterpret", "alloc_global", "half", "double", "long", "short",
+    "make_tensor", "ptr", "StridedTensor", "reinterpret", "alloc_global", "annotate_safe_value", "half", "double", "long", "short",
     "tfloat32", "float8_e4m3fn", "float8_e4m3", "float8_e5m2",
     "uint8", "uint16", "uint32", "uint64", "int4", "float8_e4m3fnuz",
     "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn",
@@ -281,6 +281,9 @@ class _Builder:
         self.reducers = []  # the T.alloc_reducer tiles of the open kernel
         self.dims = {}  # symbolic dimension name -> its index Expr
         self.workspaces = []  # T.alloc_global buffers: (TileBuffer, Tensor)
+        # T.annotate_safe_value: global buffer name -> (the kernel it was
+        # given in, the value its out-of-bounds element reads give).
+        self.safe_values = {}
 
     def fresh(self, hint="v"):
         self.count += 1
@@ -681,16 +684,51 @@ class _Access(Expr):
         if self._name is None:
             if not getattr(self, "internal", False):
                 _check_not_open_reducer(self.buffer, "read of")
+            builder = _builder()
+            safe = builder.safe_values.get(self.buffer.name)
+            if safe is not None and safe[0] is builder.kernel:
+                self._name = self._guarded_load(builder, safe[1])
+                return self._name
             for axis, (k, dim) in enumerate(zip(getattr(self, "static", ()),
                                                 self.buffer.dims)):
                 _check_static_index(k, dim, axis, element=True)
-            builder = _builder()
             self._name = builder.fresh()
             builder.emit("%s = memref.load %s[%s] : %s"
                          % (self._name, self.buffer.name,
                             ", ".join(i.name for i in self.indices),
                             self.buffer.memref_type))
         return self._name
+
+    def _guarded_load(self, builder, safe):
+        """The element, or `safe` where an index is outside the buffer
+        (T.annotate_safe_value)."""
+        inside = None
+        zero = _constant(0, "index")
+        for axis, index in enumerate(self.indices):
+            extent = builder.fresh("d")
+            position = _constant(axis, "index")
+            builder.emit("%s = memref.dim %s, %s : %s" % (
+                extent, self.buffer.name, position.name, self.buffer.memref_type))
+            for predicate, bound in (("sge", zero.name), ("slt", extent)):
+                test = builder.fresh()
+                builder.emit("%s = arith.cmpi %s, %s, %s : index"
+                             % (test, predicate, index.name, bound))
+                if inside is not None:
+                    both = builder.fresh()
+                    builder.emit("%s = arith.andi %s, %s : i1" % (both, inside, test))
+                    test = both
+                inside = test
+        name, loaded, type_ = builder.fresh(), builder.fresh(), _ir(self.buffer.type)
+        indent = "  " * builder.depth
+        builder.lines.append("%s%s = scf.if %s -> (%s) {" % (indent, name, inside, type_))
+        builder.emit("  %s = memref.load %s[%s] : %s" % (
+            loaded, self.buffer.name, ", ".join(i.name for i in self.indices),
+            self.buffer.memref_type))
+        builder.emit("  scf.yield %s : %s" % (loaded, type_))
+        builder.lines.append(indent + "} else {")
+        builder.emit("  scf.yield %s : %s" % (safe.name, type_))
+        builder.lines.append(indent + "} " + _location())
+        return name
 
 
 class _Region:
@@ -2584,6 +2622,22 @@ def annotate_layout(layouts):
         text = layout.attribute if isinstance(layout, Layout) else str(layout)
         builder.emit("tile.annotate_layout %s : %s layout %s"
                      % (buffer.name, buffer.memref_type, text))
+
+
+def annotate_safe_value(safe_values):
+    """``T.annotate_safe_value({A: v})`` (TileLang's): in this kernel, an
+    element read of the global buffer A outside its bounds gives v instead
+    of reading memory (T.copy's out-of-bounds reads give zeros whatever
+    this says)."""
+    builder = _builder()
+    if builder.kernel is None:
+        raise TileLangError("T.annotate_safe_value applies inside T.Kernel")
+    for buffer, value in safe_values.items():
+        if not isinstance(buffer, TileBuffer) or buffer.space is not None:
+            raise TileLangError("T.annotate_safe_value takes global tensors, "
+                                "got %r" % (buffer,))
+        value = _convert(_as_expr(value, buffer.type), buffer.type)
+        builder.safe_values[buffer.name] = (builder.kernel, value)
 
 
 def use_swizzle(panel_size, order="row", enable=True):
