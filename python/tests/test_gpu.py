@@ -552,6 +552,24 @@ def test_alloc_global_between_kernels_on_the_stream():
         torch.testing.assert_close(kernel(x), x.sum(1), rtol=1e-4, atol=1e-3)
 
 
+def test_gemm_on_regions_of_shared_tiles():
+    # T.gemm of views (A_shared[:, k:], a stage of a 3-D tile) on tensor
+    # cores: the views keep the tiles unswizzled, read through ldmatrix.
+    torch = _needs_gpu()
+    from test_gemm_views import offset_operands, staged_operands
+    a = torch.randn(256, 320, device="cuda", dtype=torch.float16)
+    b = torch.randn(320, 192, device="cuda", dtype=torch.float16)
+    kernel = tilelang_mlir.compile(offset_operands(256, 192, 320, 128, 64, 32),
+                                   out_idx=[2], target=TARGET)
+    torch.testing.assert_close(kernel(a, b).float(), a.float() @ b.float(),
+                               rtol=1e-2, atol=5e-2)
+    kernel = tilelang_mlir.compile(staged_operands(256, 192, 320, 128, 64, 32),
+                                   out_idx=[2], target=TARGET)
+    bt = b.t().contiguous()
+    torch.testing.assert_close(kernel(a, bt), a.float() @ b.float(),
+                               rtol=1e-2, atol=5e-2)
+
+
 if __name__ == "__main__":
     passed = failed = skipped = 0
     for name, test in sorted(globals().items()):

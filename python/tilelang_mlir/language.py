@@ -1850,9 +1850,50 @@ class GemmWarpPolicy(enum.Enum):
     FullCol = "full_col"
 
 
+def _shared_view(operand, what):
+    """`operand`, or for a region of a shared tile (``A_shared[:, k:]``,
+    ``A_shared[stage, :, :]``) a view of that tile's memory: a
+    memref.subview of its sliced dimensions at the region's offsets."""
+    if not isinstance(operand, _Region):
+        return operand
+    tile = operand.buffer
+    if tile.space != "shared":
+        raise TileLangError("%s takes regions of shared tiles only, got %s"
+                            % (what, operand.describe()))
+    if operand.is_whole():
+        return tile
+    if not builtins.all(isinstance(d, int) for d in tile.dims) or builtins.any(
+            s and e is None for e, s in zip(operand.extents, operand.sliced)):
+        raise TileLangError("%s of %s: the region's extents must be known "
+                            "while tracing" % (what, operand.describe()))
+    strides, stride = [], 1
+    for dim in reversed(tile.dims):
+        strides.insert(0, stride)
+        stride *= dim
+    offsets, total = [], 0
+    for start, dim_stride in zip(operand.starts, strides):
+        known = _known_difference(start, 0)
+        offsets.append(str(known) if known is not None else start.name)
+        total = None if total is None or known is None else total + known * dim_stride
+    shape = [e for e, s in zip(operand.extents, operand.sliced) if s]
+    kept = [st for st, s in zip(strides, operand.sliced) if s]
+    sizes = [e if s else 1 for e, s in zip(operand.extents, operand.sliced)]
+    view = TileBuffer(_builder().fresh("view"), shape, tile.dtype, space=tile.space)
+    view.memref_type = "memref<%s%s, strided<[%s], offset: %s>, #tile.mem<%s>>" % (
+        "x".join(map(str, shape)) + "x" if shape else "", _ir(view.type),
+        ", ".join(map(str, kept)), "?" if total is None else total, tile.space)
+    _builder().emit("%s = memref.subview %s[%s] [%s] [%s] : %s to %s" % (
+        view.name, tile.name, ", ".join(offsets), ", ".join(map(str, sizes)),
+        ", ".join("1" for _ in sizes), tile.memref_type, view.memref_type))
+    return view
+
+
 def gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
          clear_accum=False, k_pack=1, wg_wait=0):
-    """C (+)= op(A) @ op(B) on tiles."""
+    """C (+)= op(A) @ op(B) on tiles; A and B may be regions of shared
+    tiles (``T.gemm(A_shared[:, k:], B_shared[0:bk, 0:bn], C)``)."""
+    A = _shared_view(A, "T.gemm's A")
+    B = _shared_view(B, "T.gemm's B")
     attrs = []
     if transpose_A:
         attrs.append("transpose_a")
