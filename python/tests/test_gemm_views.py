@@ -46,8 +46,9 @@ def staged_operands(M, N, K, bm, bn, bk, stages=2):
             c = T.alloc_fragment((bm, bn), "float32")
             T.clear(c)
             for ko in T.serial(T.ceildiv(K, bk)):
-                T.copy(A[by * bm:(by + 1) * bm, ko * bk:(ko + 1) * bk],
-                       a[ko % stages, :, :])
+                # A head address into a stage (the region gives the shape),
+                # and slices on both sides.
+                T.copy(A[by * bm, ko * bk], a[ko % stages, :, :])
                 T.copy(B[bx * bn:(bx + 1) * bn, ko * bk:(ko + 1) * bk],
                        b[ko % stages, :, :])
                 T.gemm(a[ko % stages, :, :], b[ko % stages, :, :], c,

@@ -1714,6 +1714,20 @@ def copy(src, dst, *, coalesced_width=None, disable_tma=False,
         _copy_regions(_Region(s, s_at, [1] * len(s_at), [False] * len(s_at)),
                       _Region(d, d_at, [1] * len(d_at), [False] * len(d_at)))
         return
+    if isinstance(s_at, _Region) != isinstance(d_at, _Region) and \
+            isinstance(s_at, list) != isinstance(d_at, list) and \
+            s_at is not None and d_at is not None:
+        # A head address and a region (TileLang's T.copy(A[m, k],
+        # A_shared[stage, :, :])): the region's sliced extents are the tile,
+        # along the head address's trailing dimensions.
+        region = s_at if isinstance(s_at, _Region) else d_at
+        shape = [e for e, sl in zip(region.extents, region.sliced) if sl]
+        if builtins.any(e is None for e in shape) or not shape:
+            raise TileLangError(
+                "T.copy of a head address and %s: the region's extents must "
+                "be known while tracing" % region.describe())
+        _copy_regions(_side_region(s, s_at, shape), _side_region(d, d_at, shape))
+        return
     if s_at is not None and d_at is not None:
         raise TileLangError(
             "T.copy: both sides are head addresses (or one is); one side must "
