@@ -363,13 +363,25 @@ struct InferLayoutPass
             succeeded(ok) && operand && classes.contains(gemm.getA()))
           ok = classes.force(gemm.getA(), operand, gemm);
         // Shared operands get the swizzle its instruction reads them in
-        // best, unless the user chose one.
-        for (Value operand : {gemm.getA(), gemm.getB()})
-          if (auto shared = operand.getDefiningOp<AllocSharedOp>();
-              shared && !shared.getLayoutAttr())
-            if (SwizzleAttr swizzle = info.getOperandSwizzle(
-                    gemm, instruction, threads, shared.getType(), target))
-              shared.setLayoutAttr(swizzle);
+        // best, unless the user chose one; through views (a stage of a
+        // tile the kernel buffers by hand), the allocation does, where
+        // every access of it can apply the swizzle.
+        for (Value operand : {gemm.getA(), gemm.getB()}) {
+          Value root = operand;
+          while (auto view = root.getDefiningOp<memref::SubViewOp>())
+            root = view.getSource();
+          auto shared = root.getDefiningOp<AllocSharedOp>();
+          if (!shared || shared.getLayoutAttr() ||
+              !isa<MemRefType>(operand.getType()))
+            continue;
+          auto type = cast<MemRefType>(operand.getType());
+          SwizzleAttr swizzle = info.getOperandSwizzle(
+              gemm, instruction, threads,
+              MemRefType::get(type.getShape(), type.getElementType()),
+              target);
+          if (swizzle && (root == operand || appliesSwizzle(root, swizzle)))
+            shared.setLayoutAttr(swizzle);
+        }
       } else if (auto copy = dyn_cast<CopyOp>(op);
                  copy && sameFragments(copy.getSrc(), copy.getDst())) {
         ok = classes.join(copy.getSrc(), copy.getDst(), copy);

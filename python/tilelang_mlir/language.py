@@ -1706,6 +1706,13 @@ def copy(src, dst, *, coalesced_width=None, disable_tma=False,
     (s, s_at), (d, d_at) = _copy_side(src, "T.copy"), _copy_side(dst, "T.copy")
     _check_not_open_reducer(s, "read of")
     _check_not_open_reducer(d, "store to")
+    # A region of a shared tile along its trailing dimensions (a stage
+    # `A_shared[s, :, :]` of a hand-buffered tile) is a view of the tile: a
+    # tile copy, not an elementwise one.
+    if _is_trailing_shared_region(s_at):
+        s, s_at = _shared_view(s_at, "T.copy"), None
+    if _is_trailing_shared_region(d_at):
+        d, d_at = _shared_view(d_at, "T.copy"), None
     if isinstance(s_at, _Region) and isinstance(d_at, _Region):
         _copy_regions(s_at, d_at)
         return
@@ -1862,6 +1869,21 @@ class GemmWarpPolicy(enum.Enum):
     Square = "square"
     FullRow = "full_row"
     FullCol = "full_col"
+
+
+def _is_trailing_shared_region(at):
+    """Whether `at` is a region of a shared tile of static shape: indices
+    on its leading dimensions, its trailing ones whole."""
+    if not isinstance(at, _Region) or at.buffer.space != "shared" or at.is_whole():
+        return False
+    dims = at.buffer.dims
+    if not builtins.all(isinstance(d, int) for d in dims):
+        return False
+    kept = [i for i, sl in enumerate(at.sliced) if sl]
+    if not kept or kept != list(range(len(dims) - len(kept), len(dims))):
+        return False
+    return builtins.all(_known_difference(at.starts[i], 0) == 0 and
+                        at.extents[i] == dims[i] for i in kept)
 
 
 def _shared_view(operand, what):

@@ -74,3 +74,31 @@ func.func @tall(%n: index) {
   }
   return
 }
+
+// A gemm on stages of tiles the kernel buffers by hand (TileLang's
+// `A_shared[s, :, :]`: subviews at a leading index) on wgmma: the
+// allocations take the swizzle wgmma reads, each stage swizzled as the tile
+// alone would be. A view at a column offset (`A_shared[:, 32:]`) keeps its
+// tile unswizzled, and the gemm is not on wgmma.
+// CHECK-LABEL: func.func @stage_views
+// CHECK: tile.alloc_shared {layout = #tile.swizzle<2, 3, 3>} : memref<2x64x32xf16, #tile.mem<shared>>
+// CHECK: tile.alloc_shared {layout = #tile.swizzle<2, 3, 3>} : memref<2x64x32xf16, #tile.mem<shared>>
+// CHECK: tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+// CHECK: instruction = #tile.gemm_instruction<wgmma m64n64k16>
+// CHECK: instruction = #tile.gemm_instruction<mma_sync m16n8k16>
+// CHECK: return
+func.func @stage_views(%n: index, %s: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<2x64x32xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<2x64x32xf16, #tile.mem<shared>>
+    %w = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    %d = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    %va = memref.subview %a[%s, 0, 0] [1, 64, 32] [1, 1, 1] : memref<2x64x32xf16, #tile.mem<shared>> to memref<64x32xf16, strided<[32, 1], offset: ?>, #tile.mem<shared>>
+    %vb = memref.subview %b[%s, 0, 0] [1, 64, 32] [1, 1, 1] : memref<2x64x32xf16, #tile.mem<shared>> to memref<64x32xf16, strided<[32, 1], offset: ?>, #tile.mem<shared>>
+    tile.gemm %va, %vb, %c {transpose_b} : memref<64x32xf16, strided<[32, 1], offset: ?>, #tile.mem<shared>>, memref<64x32xf16, strided<[32, 1], offset: ?>, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    %vw = memref.subview %w[0, 32] [64, 32] [1, 1] : memref<64x64xf16, #tile.mem<shared>> to memref<64x32xf16, strided<[64, 1], offset: 32>, #tile.mem<shared>>
+    tile.gemm %vw, %vb, %d {transpose_b} : memref<64x32xf16, strided<[64, 1], offset: 32>, #tile.mem<shared>>, memref<64x32xf16, strided<[32, 1], offset: ?>, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+  }
+  return
+}
