@@ -87,3 +87,21 @@ def test_set_autotune_inputs_checks_and_times_on_the_given_arguments():
     np.testing.assert_allclose(kernel(a, b), reference(a, b), rtol=1e-2, atol=1e-2)
     with set_autotune_inputs([a]):  # a list, as TileLang takes it too
         assert get_autotune_inputs() == [a]
+
+
+@pytest.mark.parametrize("how", ["keyword", "position"])
+def test_given_tunable_parameters_skip_tuning(capsys, how):
+    # TileLang's rule (its FlashAttention examples call the tuned function
+    # with block_M=64, ...): a call that sets a tunable parameter compiles
+    # that kernel directly, untuned, instead of passing it twice.
+    tuned = make_tuned()
+    if how == "keyword":
+        kernel = tuned(32, 32, 16, block_M=16, block_N=32)
+    else:
+        kernel = tuned(32, 32, 16, 16, 32)
+    assert kernel.autotune_result is None and kernel.config is None
+    assert "[1/3]" not in capsys.readouterr().err
+    rng = np.random.default_rng()
+    a = rng.standard_normal((32, 16)).astype(np.float16)
+    b = rng.standard_normal((16, 32)).astype(np.float16)
+    np.testing.assert_allclose(kernel(a, b), reference(a, b), rtol=1e-3, atol=1e-3)

@@ -132,6 +132,14 @@ def autotune(configs, warmup=25, rep=100, ref_prog=None, rtol=1e-2, atol=1e-2,
 
         @functools.wraps(jit_fn)
         def tuned(*args, **kwargs):
+            given = _given_tunables(jit_fn, configs, args, kwargs)
+            if given:
+                # TileLang's rule: a caller that sets a tunable parameter
+                # itself gets that kernel, compiled directly, untuned.
+                kernel = jit_fn(*args, **kwargs)
+                kernel.config, kernel.latency = None, None
+                kernel.autotune_result = None
+                return kernel
             directory = _cache_dir() if cache else None
             path = None
             if directory is not None:
@@ -183,6 +191,18 @@ def autotune(configs, warmup=25, rep=100, ref_prog=None, rtol=1e-2, atol=1e-2,
         return tuned
 
     return decorate
+
+
+def _given_tunables(fn, configs, args, kwargs):
+    """The configurations' parameters that the call sets itself, by
+    keyword or by position."""
+    tunables = set().union(*(config.keys() for config in configs))
+    given = tunables & set(kwargs)
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return given
+    return given | (tunables & set(names[:len(args)]))
 
 
 def _tune_eager(jit_fn, configs, warmup, rep, supply_type, shapes, progress):
