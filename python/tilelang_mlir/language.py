@@ -284,6 +284,7 @@ class _Builder:
         # T.annotate_safe_value: global buffer name -> (the kernel it was
         # given in, the value its out-of-bounds element reads give).
         self.safe_values = {}
+        self.remaps = {}  # global tensor -> (kernel, forward fn, storage view)
 
     def fresh(self, hint="v"):
         self.count += 1
@@ -693,10 +694,11 @@ class _Access(Expr):
                                                 self.buffer.dims)):
                 _check_static_index(k, dim, axis, element=True)
             self._name = builder.fresh()
+            buffer, indices = _storage_of(self.buffer, self.indices)
             builder.emit("%s = memref.load %s[%s] : %s"
-                         % (self._name, self.buffer.name,
-                            ", ".join(i.name for i in self.indices),
-                            self.buffer.memref_type))
+                         % (self._name, buffer.name,
+                            ", ".join(i.name for i in indices),
+                            buffer.memref_type))
         return self._name
 
     def _guarded_load(self, builder, safe):
@@ -721,9 +723,12 @@ class _Access(Expr):
         name, loaded, type_ = builder.fresh(), builder.fresh(), _ir(self.buffer.type)
         indent = "  " * builder.depth
         builder.lines.append("%s%s = scf.if %s -> (%s) {" % (indent, name, inside, type_))
+        builder.depth += 1
+        buffer, indices = _storage_of(self.buffer, self.indices)
+        builder.depth -= 1
         builder.emit("  %s = memref.load %s[%s] : %s" % (
-            loaded, self.buffer.name, ", ".join(i.name for i in self.indices),
-            self.buffer.memref_type))
+            loaded, buffer.name, ", ".join(i.name for i in indices),
+            buffer.memref_type))
         builder.emit("  scf.yield %s : %s" % (loaded, type_))
         builder.lines.append(indent + "} else {")
         builder.emit("  scf.yield %s : %s" % (safe.name, type_))
@@ -1169,9 +1174,10 @@ class TileBuffer:
             _check_static_index(k, dim, axis, element=True)
         indices = [_index(k) for k in key]
         value = _convert(_as_expr(value, self.type), self.type)
+        buffer, indices = _storage_of(self, indices)
         _builder().emit("memref.store %s, %s[%s] : %s"
-                        % (value.name, self.name,
-                           ", ".join(i.name for i in indices), self.memref_type))
+                        % (value.name, buffer.name,
+                           ", ".join(i.name for i in indices), buffer.memref_type))
 
 
 def _convert(value, type_):
@@ -1751,8 +1757,9 @@ def copy(src, dst, *, coalesced_width=None, disable_tma=False,
         whole = lambda b: _Region(b, [0] * len(shape), shape, [True] * len(shape))
         _copy_regions(whole(s), whole(d))
         return
-    if not _tile_converts(s.type, d.type):
-        # A conversion tile.copy does not make (integers and floats, an
+    if not _tile_converts(s.type, d.type) or _is_remapped(s) or _is_remapped(d):
+        # A conversion tile.copy does not make (or a global tensor placed by
+        # T.Layout(shape, fn), whose elements are not a strided view) (integers and floats, an
         # unsigned integer widened): elementwise, as T.cast converts.
         _copy_regions(_side_region(s, s_at, shape),
                       _side_region(d, d_at, shape))
@@ -2328,6 +2335,9 @@ def atomic_add(dst, value, memory_order=None, return_prev=False):
                 "T.atomic_add of a %s tile to %s elements: the tile ops do not "
                 "make that conversion; T.copy the tile to a %s tile first"
                 % (value.dtype, buffer.dtype, buffer.dtype))
+        if _is_remapped(buffer):
+            _atomic_add_elements(_side_region(buffer, at, shape), value, shape)
+            return
         _builder().emit("tile.atomic_add %s to %s : %s to %s" % (
             value.name, _placed(buffer, at, shape, "T.atomic_add"),
             value.memref_type, buffer.memref_type))
@@ -2335,11 +2345,27 @@ def atomic_add(dst, value, memory_order=None, return_prev=False):
     if not isinstance(dst, _Access):
         raise TileLangError("T.atomic_add of a scalar adds to one element: "
                             "its destination is buffer[indices]")
-    offsets = ", ".join(i.name for i in dst.indices)
     value = _convert(_as_expr(value, dst.buffer.type), dst.buffer.type)
+    buffer, indices = _storage_of(dst.buffer, dst.indices)
     _builder().emit("tile.atomic_add %s to %s[%s] : %s to %s" % (
-        value.name, dst.buffer.name, offsets, _ir(value.type),
-        dst.buffer.memref_type))
+        value.name, buffer.name, ", ".join(i.name for i in indices),
+        _ir(value.type), buffer.memref_type))
+
+
+def _atomic_add_elements(region, tile, shape):
+    """T.atomic_add of a tile into a region, element by element (a global
+    tensor placed by T.Layout(shape, fn)); elements past the tensor's edge
+    are dropped, as tile.atomic_add drops them."""
+    dims, extents = _region_tile(region, "T.atomic_add")
+    if extents != list(shape):
+        raise TileLangError("T.atomic_add: the tile of shape %s does not match "
+                            "%s (%s)" % (list(shape), region.describe(), extents))
+    for ivs in Parallel(*shape):
+        ivs = ivs if isinstance(ivs, tuple) else (ivs,)
+        at = _region_at(region, dims, ivs)
+        inside = _region_inside(region, at)
+        with (contextlib.nullcontext() if inside is None else _branch(inside)):
+            atomic_add(region.buffer[at], tile[ivs])
 
 
 # --------------------------------------------------------------------------
@@ -2579,13 +2605,95 @@ def finalize_reducer(reducer, dst=None, batch=1, annotations=None):
 
 class Layout:
     """A layout for T.annotate_layout: a `#tile.swizzle` of a shared tile or
-    a `#tile.fragment` of a fragment, as MLIR attribute text."""
+    a `#tile.fragment` of a fragment, as MLIR attribute text; or TileLang's
+    ``T.Layout(shape, forward_fn)``, the place of element (i, j, ...) of a
+    global tensor given as coordinates of its storage (forward_fn returns
+    them; their bounds are the storage's shape)."""
 
-    def __init__(self, attribute):
-        self.attribute = attribute
+    def __init__(self, attribute, forward_fn=None):
+        if forward_fn is None:
+            self.attribute, self.shape, self.forward = attribute, None, None
+            return
+        shape = (attribute,) if isinstance(attribute, int) else tuple(attribute)
+        if not callable(forward_fn):
+            raise TileLangError("T.Layout(shape, forward_fn): forward_fn is a "
+                                "function of the %d coordinates, got %r"
+                                % (len(shape), forward_fn))
+        self.attribute, self.shape, self.forward = None, shape, forward_fn
+
+    def storage_shape(self, what):
+        """The extents of the storage coordinates forward_fn gives over the
+        layout's shape (interval bounds of its +, -, *, // and %)."""
+        if not builtins.all(isinstance(d, int) and d > 0 for d in self.shape):
+            raise TileLangError("%s: T.Layout(shape, fn) needs a static shape, "
+                                "got %r" % (what, list(self.shape)))
+        out = self.forward(*[_Bounds(0, d - 1) for d in self.shape])
+        out = out if isinstance(out, (tuple, list)) else (out,)
+        extents = []
+        for k, bounds in enumerate(out):
+            bounds = _Bounds.of(bounds)
+            if bounds.lo < 0:
+                raise TileLangError("%s: coordinate %d of the layout's storage "
+                                    "can be negative (%d)" % (what, k, bounds.lo))
+            extents.append(bounds.hi + 1)
+        return extents
 
     def __repr__(self):
+        if self.forward is not None:
+            return "T.Layout(%r, %r)" % (list(self.shape), self.forward)
         return "T.Layout(%r)" % self.attribute
+
+
+class _Bounds:
+    """Interval bounds [lo, hi] of a layout function's integer value."""
+
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+    @staticmethod
+    def of(value):
+        if isinstance(value, _Bounds):
+            return value
+        if isinstance(value, int) and not isinstance(value, type(True)):
+            return _Bounds(value, value)
+        raise TileLangError("layout functions combine coordinates with ints, "
+                            "got %r" % (value,))
+
+    def __add__(self, o):
+        o = _Bounds.of(o)
+        return _Bounds(self.lo + o.lo, self.hi + o.hi)
+
+    __radd__ = __add__
+
+    def __sub__(self, o):
+        o = _Bounds.of(o)
+        return _Bounds(self.lo - o.hi, self.hi - o.lo)
+
+    def __rsub__(self, o):
+        return _Bounds.of(o) - self
+
+    def __mul__(self, o):
+        o = _Bounds.of(o)
+        corners = [a * b for a in (self.lo, self.hi) for b in (o.lo, o.hi)]
+        return _Bounds(builtins.min(corners), builtins.max(corners))
+
+    __rmul__ = __mul__
+
+    def _divisor(self, o, op):
+        if not isinstance(o, int) or isinstance(o, type(True)) or o <= 0:
+            raise TileLangError("layout functions take %s by a positive int, "
+                                "got %r" % (op, o))
+        return o
+
+    def __floordiv__(self, o):
+        o = self._divisor(o, "//")
+        return _Bounds(self.lo // o, self.hi // o)
+
+    def __mod__(self, o):
+        o = self._divisor(o, "%")
+        if self.lo // o == self.hi // o:
+            return _Bounds(self.lo % o, self.hi % o)
+        return _Bounds(0, o - 1)
 
 
 class _AffineExpr:
@@ -2693,12 +2801,83 @@ def annotate_layout(layouts):
     T.make_swizzled_layout(A_shared)})``."""
     builder = _builder()
     for buffer, layout in layouts.items():
+        if isinstance(layout, Layout) and layout.forward is not None:
+            _remap_global(builder, buffer, layout)
+            continue
         if not isinstance(buffer, TileBuffer) or buffer.space is None:
             raise TileLangError("T.annotate_layout takes on-chip tiles, got %r"
                                 % (buffer,))
         text = layout.attribute if isinstance(layout, Layout) else str(layout)
         builder.emit("tile.annotate_layout %s : %s layout %s"
                      % (buffer.name, buffer.memref_type, text))
+
+
+def _remap_global(builder, buffer, layout):
+    """T.annotate_layout({dQ: T.Layout(dQ.shape, fn)}) of a global tensor
+    (TileLang's FlashAttention backward keeps dQ in the order of its
+    accumulator fragments): in this kernel, element (i, ...) of the tensor
+    is the element fn(i, ...) of its storage, a row-major view of the same
+    memory with the shape fn's bounds give. Kernels that annotate the same
+    layout agree on where each element is."""
+    name = buffer.name.lstrip("%") if isinstance(buffer, TileBuffer) else buffer
+    what = "T.annotate_layout of %s" % name
+    if not isinstance(buffer, TileBuffer) or buffer.space is not None:
+        raise TileLangError("%s: T.Layout(shape, forward_fn) places the elements "
+                            "of a global tensor; on-chip tiles take T.Fragment "
+                            "or a swizzle (T.make_swizzled_layout)" % what)
+    if builder.kernel is None:
+        raise TileLangError("%s: a global tensor's layout applies inside T.Kernel"
+                            % what)
+    if "strided<" in buffer.memref_type:
+        raise TileLangError("%s: a T.StridedTensor's elements are placed by its "
+                            "strides; T.Layout takes a contiguous tensor" % what)
+    dims = list(buffer.dims)
+    if list(layout.shape) != dims:
+        raise TileLangError("%s: the layout's shape %s is not the tensor's %s"
+                            % (what, list(layout.shape), dims))
+    storage = layout.storage_shape(what)
+    count, room = 1, 1
+    for d in dims:
+        count *= d
+    for d in storage:
+        room *= d
+    if room != count:
+        raise TileLangError(
+            "%s: the layout places the %d elements in a storage of shape %s "
+            "(%d elements); it must be a reordering of the tensor's elements"
+            % (what, count, storage, room))
+    flat = builder.fresh("flat")
+    view = builder.fresh("storage")
+    rank = len(dims)
+    flat_type = "memref<%dx%s>" % (count, _ir(buffer.type))
+    view_buffer = TileBuffer(view, storage, buffer.dtype)
+    builder.emit("%s = memref.collapse_shape %s [[%s]] : %s into %s" % (
+        flat, buffer.name, ", ".join(str(d) for d in range(rank)),
+        buffer.memref_type, flat_type))
+    builder.emit("%s = memref.expand_shape %s [[%s]] output_shape [%s] : %s into %s"
+                 % (view, flat, ", ".join(str(d) for d in range(len(storage))),
+                    ", ".join(str(d) for d in storage), flat_type,
+                    view_buffer.memref_type))
+    builder.remaps[buffer.name] = (builder.kernel, layout.forward, view_buffer)
+
+
+def _storage_of(buffer, indices):
+    """(buffer, indices) where element `indices` of `buffer` lives: its
+    annotated storage in this kernel (T.Layout(shape, fn)), else itself."""
+    builder = _builder()
+    remap = builder.remaps.get(buffer.name)
+    if remap is None or remap[0] is not builder.kernel:
+        return buffer, indices
+    _, forward, storage = remap
+    out = forward(*indices)
+    out = out if isinstance(out, (tuple, list)) else (out,)
+    return storage, [_index(k) for k in out]
+
+
+def _is_remapped(buffer):
+    builder = _builder()
+    remap = builder.remaps.get(getattr(buffer, "name", None))
+    return remap is not None and remap[0] is builder.kernel
 
 
 def annotate_safe_value(safe_values):
