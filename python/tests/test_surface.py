@@ -530,3 +530,22 @@ def test_variables_bound_by_let_and_copy_hints():
         def not_a_var(A: T.Tensor((M, K), "float32")):
             with T.Kernel(1, threads=64):
                 T.let(A[0, 0], 1.0)
+
+
+def test_utils_tensor_and_fp8_type_helpers():
+    from tilelang_mlir.utils.tensor import (TensorSupplyType, get_tensor_supply,
+                                            torch_assert_close)
+    from tilelang_mlir.language.fp8 import determine_fp8_type
+    supply = get_tensor_supply(TensorSupplyType.Integer)
+    ints = supply(T.Tensor((64, 3), "int32"))
+    assert ints.shape == (64, 3) and ints.dtype == np.int32
+    assert ints.min() >= -2 and ints.max() <= 2 and len(np.unique(ints)) > 1
+    ones = get_tensor_supply(TensorSupplyType.One)(T.Tensor((2, 2), "float16"))
+    np.testing.assert_array_equal(ones, np.ones((2, 2), np.float16))
+    with pytest.raises(ValueError, match="static shape"):
+        supply(T.Tensor((T.symbolic("n"),), "float32"))
+    torch_assert_close(np.ones(4), np.ones(4))
+    assert determine_fp8_type() == T.float8_e4m3fn
+    assert determine_fp8_type("e5m2") == T.float8_e5m2
+    with pytest.raises(ValueError, match="'e4m3' or 'e5m2'"):
+        determine_fp8_type("e3m4")

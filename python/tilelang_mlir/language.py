@@ -3524,13 +3524,30 @@ def reinterpret(value, dtype):
     return Expr(name, target)
 
 
+def determine_fp8_type(fp8_format="e4m3"):
+    """TileLang's FP8 dtype of a format for this platform: NVIDIA's OCP
+    types, ``float8_e4m3fn`` ("e4m3") and ``float8_e5m2`` ("e5m2") (the
+    compiler's FP8 runs on NVIDIA targets; ROCm's FNUZ types are not
+    provided)."""
+    if fp8_format not in ("e4m3", "e5m2"):
+        raise ValueError("determine_fp8_type: the format is 'e4m3' or 'e5m2', "
+                         "got %r" % (fp8_format,))
+    return float8_e4m3fn if fp8_format == "e4m3" else float8_e5m2
+
+
+def determine_torch_fp8_type(fp8_format="e4m3"):
+    """determine_fp8_type's dtype as torch's (torch.float8_e4m3fn, ...)."""
+    import torch
+    return getattr(torch, str(determine_fp8_type(fp8_format)))
+
+
 # TileLang's language is a package of submodules (tilelang.language.kernel,
 # .allocate, ...); here one module holds it all, entered under those names
 # too, so `from tilelang.language.kernel import ...` finds the same objects
 # (an empty __path__ makes the module a package whose submodules are these).
 __path__ = []
 for _submodule in ("allocate", "atomic", "builtin", "copy_op", "customize",
-                   "fill_op", "gemm_op", "kernel", "logical", "loop",
+                   "fill_op", "fp8", "gemm_op", "kernel", "logical", "loop",
                    "math_intrinsics", "proxy", "reduce_op", "utils", "v2"):
     sys.modules.setdefault("%s.%s" % (__name__, _submodule),
                            sys.modules[__name__])
