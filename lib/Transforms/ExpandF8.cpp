@@ -141,12 +141,79 @@ struct ExpandF8ExtF : OpRewritePattern<arith::ExtFOp> {
   }
 };
 
+/// Both operands of an 8-bit float binary op, widened exactly to f32
+/// (arith.extf, which ExpandF8ExtF then decodes).
+static std::pair<Value, Value> widenToF32(PatternRewriter &rewriter,
+                                          Location loc, Value lhs, Value rhs) {
+  Type f32 = rewriter.getF32Type();
+  if (auto vector = dyn_cast<VectorType>(lhs.getType()))
+    f32 = VectorType::get(vector.getShape(), f32, vector.getScalableDims());
+  return {arith::ExtFOp::create(rewriter, loc, f32, lhs),
+          arith::ExtFOp::create(rewriter, loc, f32, rhs)};
+}
+
+/// arith.cmpf of 8-bit floats: the same comparison of their exact f32
+/// values.
+struct ExpandF8CmpF : OpRewritePattern<arith::CmpFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::CmpFOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isF8(op.getLhs().getType()))
+      return failure();
+    auto [lhs, rhs] =
+        widenToF32(rewriter, op.getLoc(), op.getLhs(), op.getRhs());
+    rewriter.replaceOpWithNewOp<arith::CmpFOp>(op, op.getPredicate(), lhs,
+                                               rhs);
+    return success();
+  }
+};
+
+/// arith.maximumf / minimumf / maxnumf / minnumf of 8-bit floats: the op on
+/// the exact f32 values picks one of them (or a NaN); the result is the
+/// operand it picked, chosen by bits so that +0/-0 and NaNs come out as the
+/// f32 op decided, with no rounding back to 8 bits.
+template <typename Op, bool PropagatesNaN>
+struct ExpandF8MinMax : OpRewritePattern<Op> {
+  using OpRewritePattern<Op>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(Op op,
+                                PatternRewriter &rewriter) const override {
+    if (!isF8(op.getType()))
+      return failure();
+    Location loc = op.getLoc();
+    Value a = op.getLhs(), b = op.getRhs();
+    auto [wideA, wideB] = widenToF32(rewriter, loc, a, b);
+    Value picked = Op::create(rewriter, loc, wideA, wideB);
+    Type i32 = rewriter.getI32Type();
+    if (auto vector = dyn_cast<VectorType>(a.getType()))
+      i32 = VectorType::get(vector.getShape(), i32, vector.getScalableDims());
+    Value pickA = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq,
+        arith::BitcastOp::create(rewriter, loc, i32, picked),
+        arith::BitcastOp::create(rewriter, loc, i32, wideA));
+    if (PropagatesNaN) {
+      // A NaN result: a's when a is NaN (b's otherwise, as below).
+      Value aIsNaN = arith::CmpFOp::create(rewriter, loc,
+                                           arith::CmpFPredicate::UNO, wideA,
+                                           wideA);
+      pickA = arith::OrIOp::create(rewriter, loc, pickA, aIsNaN);
+    }
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, pickA, a, b);
+    return success();
+  }
+};
+
 struct ExpandF8Pass : public tile::impl::TileExpandF8Base<ExpandF8Pass> {
   using Base::Base;
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandF8ExtF>(&getContext());
+    patterns.add<ExpandF8ExtF, ExpandF8CmpF,
+                 ExpandF8MinMax<arith::MaximumFOp, true>,
+                 ExpandF8MinMax<arith::MinimumFOp, true>,
+                 ExpandF8MinMax<arith::MaxNumFOp, false>,
+                 ExpandF8MinMax<arith::MinNumFOp, false>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // What is left on 8-bit floats cannot be lowered: say so here, at the

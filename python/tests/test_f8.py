@@ -118,3 +118,92 @@ func.func @bad(%out: memref<4xf32>) {
     kernel = _tilelang.Kernel(source, "cpu")
     with pytest.raises(_tilelang.TileError, match=r"'arith.addf' op on 8-bit floats"):
         kernel.run(np.zeros(4, np.float32))
+
+
+PAIR_KERNEL = """
+func.func @pairs(%a: memref<65536xi8>, %b: memref<65536xi8>, %out: memref<65536xi8>,
+                 %lt: memref<65536xi8>) {{
+  %c256 = arith.constant 256 : index
+  tile.kernel grid(%c256) threads(256) -> (%bx) {{
+    tile.parallel (%i) in (256) {{
+      %c256i = arith.constant 256 : index
+      %base = arith.muli %bx, %c256i : index
+      %k = arith.addi %base, %i : index
+      %x8 = memref.load %a[%k] : memref<65536xi8>
+      %y8 = memref.load %b[%k] : memref<65536xi8>
+      %x = arith.bitcast %x8 : i8 to {f8}
+      %y = arith.bitcast %y8 : i8 to {f8}
+      %m = arith.{op} %x, %y : {f8}
+      %r = arith.bitcast %m : {f8} to i8
+      memref.store %r, %out[%k] : memref<65536xi8>
+      %c = arith.cmpf olt, %x, %y : {f8}
+      %ci = arith.extui %c : i1 to i8
+      memref.store %ci, %lt[%k] : memref<65536xi8>
+    }}
+  }}
+  return
+}}
+"""
+
+
+def _pick(op, a, b, fmt):
+    """The byte an IEEE max/min of bytes a and b gives, from the decoded
+    values: maximumf/minimumf return a NaN operand (a's first), maxnumf/
+    minnumf the other operand; -0 orders below +0."""
+    va, vb = reference(a, fmt), reference(b, fmt)
+    if math.isnan(va) or math.isnan(vb):
+        if op in ("maximumf", "minimumf"):
+            return a if math.isnan(va) else b
+        return b if math.isnan(va) else a
+    key = lambda v: (v, not math.copysign(1.0, v) < 0)   # -0 < +0
+    larger = a if key(va) >= key(vb) else b
+    smaller = b if larger == a else a
+    if key(va) == key(vb):
+        larger = smaller = a
+    return larger if op in ("maximumf", "maxnumf") else smaller
+
+
+@pytest.mark.parametrize("fmt", ["f8E4M3FN", "f8E5M2"])
+@pytest.mark.parametrize("op", ["maximumf", "minimumf", "maxnumf", "minnumf"])
+def test_max_min_and_comparisons_of_every_pair(fmt, op):
+    # T.max / T.min / T.clamp of FP8 values (TileLang's clamp test): the
+    # operand the f32 op picks, for all 65536 pairs of bytes.
+    kernel = _tilelang.Kernel(PAIR_KERNEL.format(f8=fmt, op=op), "cpu")
+    a, b = np.meshgrid(np.arange(256), np.arange(256), indexing="ij")
+    a, b = a.ravel().astype(np.uint8), b.ravel().astype(np.uint8)
+    out = np.full(65536, 0x55, np.uint8)
+    lt = np.full(65536, 7, np.uint8)
+    kernel.run(a.view(np.int8), b.view(np.int8), out.view(np.int8), lt.view(np.int8))
+    want = np.array([_pick(op, int(x), int(y), fmt) for x, y in zip(a, b)], np.uint8)
+    both_nan = np.array([math.isnan(reference(int(x), fmt)) and math.isnan(reference(int(y), fmt))
+                         for x, y in zip(a, b)])
+    got_nan = np.array([math.isnan(reference(int(v), fmt)) for v in out])
+    # +0 against -0: the f32 op's choice, which is the backend's (the CPU
+    # lowering of f32 maximumf does not order -0 below +0); either zero.
+    zeros = np.isin(a, (0, 0x80)) & np.isin(b, (0, 0x80)) & (a != b)
+    assert np.isin(out[zeros], (0, 0x80)).all()
+    exact = ~both_nan & ~zeros
+    np.testing.assert_array_equal(out[exact], want[exact])
+    assert got_nan[both_nan].all()
+    want_lt = np.array([reference(int(x), fmt) < reference(int(y), fmt)
+                        for x, y in zip(a, b)], np.uint8)
+    np.testing.assert_array_equal(lt, want_lt)
+
+
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float8_e5m2"])
+def test_max_min_clamp_of_fp8_values_compile_for_sm90(dtype):
+    # TileLang's FP8 clamp kernel: T.max, T.min and T.clamp of FP8 elements
+    # (refused as "cannot be lowered" before).
+    import tilelang_mlir
+    import tilelang_mlir.language as T
+
+    @T.prim_func
+    def main(A: T.Tensor((1024,), dtype), B: T.Tensor((1024,), dtype),
+             C: T.Tensor((1024,), dtype)):
+        with T.Kernel(8, threads=128) as bx:
+            for i in T.Parallel(128):
+                k = bx * 128 + i
+                C[k] = T.clamp(T.max(A[k], B[k]), T.cast(-1.0, dtype),
+                               T.cast(1.0, dtype))
+    ptx = tilelang_mlir.compile(main, target="sm_90a").get_kernel_source("ptx")
+    assert "max.NaN.f32" in ptx or "max.f32" in ptx

@@ -95,6 +95,47 @@ func.func @select(%c: i1, %x: f8E4M3FN) -> f8E4M3FN {
 
 // -----
 
+// Comparisons compare the exact f32 values.
+// CHECK-LABEL: func.func @compare
+// CHECK: %[[C:.*]] = arith.cmpf olt, %{{.*}}, %{{.*}} : f32
+// CHECK: return %[[C]]
+func.func @compare(%x: f8E4M3FN, %y: f8E4M3FN) -> i1 {
+  %c = arith.cmpf olt, %x, %y : f8E4M3FN
+  return %c : i1
+}
+
+// -----
+
+// max/min pick one operand: the f32 op decides, the operand it picked is
+// selected by bits (maximumf: a NaN operand is the result), nothing is
+// rounded back to 8 bits.
+// CHECK-LABEL: func.func @maximum
+// CHECK: %[[M:.*]] = arith.maximumf %[[WA:.*]], %{{.*}} : f32
+// CHECK: %[[MB:.*]] = arith.bitcast %[[M]] : f32 to i32
+// CHECK: %[[AB:.*]] = arith.bitcast %[[WA]] : f32 to i32
+// CHECK: %[[EQ:.*]] = arith.cmpi eq, %[[MB]], %[[AB]] : i32
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[WA]], %[[WA]] : f32
+// CHECK: %[[PICK:.*]] = arith.ori %[[EQ]], %[[NAN]] : i1
+// CHECK: arith.select %[[PICK]], %arg0, %arg1 : f8E4M3FN
+// CHECK-NOT: arith.truncf
+func.func @maximum(%a: f8E4M3FN, %b: f8E4M3FN) -> f8E4M3FN {
+  %m = arith.maximumf %a, %b : f8E4M3FN
+  return %m : f8E4M3FN
+}
+
+// -----
+
+// CHECK-LABEL: func.func @minnum_vector
+// CHECK: arith.minnumf %{{.*}}, %{{.*}} : vector<2xf32>
+// CHECK-NOT: arith.cmpf uno
+// CHECK: arith.select %{{.*}}, %arg0, %arg1 : vector<2xi1>, vector<2xf8E5M2>
+func.func @minnum_vector(%a: vector<2xf8E5M2>, %b: vector<2xf8E5M2>) -> vector<2xf8E5M2> {
+  %m = arith.minnumf %a, %b : vector<2xf8E5M2>
+  return %m : vector<2xf8E5M2>
+}
+
+// -----
+
 // ERR: error: 'arith.addf' op on 8-bit floats (f8E4M3FN, f8E5M2) cannot be lowered
 func.func @arith_on_f8(%x: f8E4M3FN) -> f8E4M3FN {
   %y = arith.addf %x, %x : f8E4M3FN

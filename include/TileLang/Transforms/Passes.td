@@ -612,6 +612,12 @@ def TileExpandF8 : Pass<"tile-expand-f8"> {
     * f8E4M3FN: bias 7, 3 mantissa bits, no infinities, NaN = S.1111.111.
     * f8E5M2: bias 15, 2 mantissa bits, infinities and NaNs at exponent 31.
 
+    Comparisons (`arith.cmpf`) compare the operands' exact f32 values;
+    `arith.maximumf`, `minimumf`, `maxnumf` and `minnumf` take the op of
+    the f32 values and select the operand it picked (by bits, so signed
+    zeros and NaNs follow the f32 op; a NaN picked by maximumf/minimumf is
+    the NaN operand), with no rounding back to 8 bits.
+
     Any other operation on 8-bit floats that remains (arithmetic on them,
     a truncation to them) is an error naming the operation: the pipelines
     cannot lower it and would otherwise fail with an internal error much
