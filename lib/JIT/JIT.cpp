@@ -246,6 +246,8 @@ std::string Param::describe() const {
       os << "]>";
     }
     os << ">";
+    if (!packedType.empty())
+      os << " (two " << packedType << " per byte)";
   } else {
     os << (isConstexpr ? "constexpr " : "") << toString(dtype);
   }
@@ -522,6 +524,19 @@ static FailureOr<Param> getParam(func::FuncOp func, unsigned index) {
     type = memref.getElementType();
     param.isWritten = mayBeWritten(arg);
   }
+  if (Attribute packed = func.getArgAttr(index, "tile.packed")) {
+    auto packedType = dyn_cast<TypeAttr>(packed);
+    if (!packedType ||
+        !isa<Float4E2M1FNType, IntegerType>(packedType.getValue()) ||
+        packedType.getValue().getIntOrFloatBitWidth() != 4 ||
+        !param.isBuffer || !type.isInteger(8))
+      return func.emitError()
+             << "argument #" << index << " ('" << param.name
+             << "'): `tile.packed` marks a memref of i8 whose bytes hold two "
+                "4-bit elements (f4E2M1FN or i4), got "
+             << packed << " on " << arg.getType();
+    llvm::raw_string_ostream(param.packedType) << packedType.getValue();
+  }
   bool isUnsigned = static_cast<bool>(func.getArgAttr(index, "tile.unsigned"));
   auto integer = dyn_cast<IntegerType>(type);
   if (isUnsigned && (!integer || integer.getWidth() < 8))
@@ -742,10 +757,14 @@ Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
     // null pointer): nothing of it is read or written.
     if (!buffer->data && !llvm::is_contained(buffer->shape, 0))
       return llvm::createStringError(where() + ": the buffer is null");
-    if (buffer->dtype != param.dtype)
-      return llvm::createStringError(where() + ": expected element type " +
-                                     toString(param.dtype) + ", got " +
-                                     toString(buffer->dtype));
+    bool bytes = buffer->dtype == DType::I8 || buffer->dtype == DType::U8;
+    bool packed = !param.packedType.empty();
+    if (packed ? !bytes : buffer->dtype != param.dtype)
+      return llvm::createStringError(
+          where() + ": expected " +
+          (packed ? "bytes of packed 4-bit elements (int8 or uint8)"
+                            : "element type " + toString(param.dtype).str()) +
+          ", got " + toString(buffer->dtype).str());
     if (buffer->shape.size() != param.shape.size())
       return llvm::createStringError(
           where() + ": expected rank " + std::to_string(param.shape.size()) +

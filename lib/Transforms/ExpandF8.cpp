@@ -10,6 +10,7 @@
 #include "TileLang/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -28,6 +29,12 @@ using namespace mlir::tile;
 
 static bool isF8(Type type) {
   return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
+}
+
+/// The floats this pass handles: the 8-bit ones and f4E2M1FN (whose
+/// conversions to and from f32 are MLIR's arith expansions).
+static bool isNarrowFloat(Type type) {
+  return isF8(type) || isa<Float4E2M1FNType>(getElementTypeOrSelf(type));
 }
 
 namespace {
@@ -141,6 +148,85 @@ struct ExpandF8ExtF : OpRewritePattern<arith::ExtFOp> {
   }
 };
 
+/// arith.truncf to f4E2M1FN: the code of the nearest value, ties to the
+/// even code (IEEE round to nearest even, as the hardware's cvt.rn does),
+/// magnitudes above 6 (and infinities) saturating at 6, the sign kept
+/// (-0.2 gives -0); a NaN gives +6. By comparisons against the midpoints
+/// between consecutive values, exact in every source float type.
+struct ExpandF4TruncF : OpRewritePattern<arith::TruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::TruncFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type result = op.getType();
+    if (!isa<Float4E2M1FNType>(getElementTypeOrSelf(result)))
+      return failure();
+    Value x = op.getIn();
+    Type source = x.getType();
+    auto vector = dyn_cast<VectorType>(source);
+    if (!vector && isa<ShapedType>(source))
+      return failure();
+    auto like = [&](Type element) -> Type {
+      return vector ? VectorType::get(vector.getShape(), element,
+                                      vector.getScalableDims())
+                    : element;
+    };
+    Location loc = op.getLoc();
+    auto floatType = cast<FloatType>(getElementTypeOrSelf(source));
+    Type i4 = like(rewriter.getIntegerType(4));
+    auto constant = [&](Type type, Attribute element) -> Value {
+      TypedAttr attr = cast<TypedAttr>(element);
+      if (auto shaped = dyn_cast<ShapedType>(type))
+        attr = SplatElementsAttr::get(shaped, attr);
+      return arith::ConstantOp::create(rewriter, loc, type, attr);
+    };
+    auto integer = [&](Type type, int64_t value) {
+      return constant(type, rewriter.getIntegerAttr(getElementTypeOrSelf(type),
+                                                    value));
+    };
+    unsigned width = floatType.getWidth();
+    Type bitsType = like(rewriter.getIntegerType(width));
+    Value bits = arith::BitcastOp::create(rewriter, loc, bitsType, x);
+    // |x|: the bits without the sign.
+    Value magnitude = arith::BitcastOp::create(
+        rewriter, loc, source,
+        arith::AndIOp::create(
+            rewriter, loc, bits,
+            integer(bitsType, (int64_t)(llvm::maxUIntN(width) >> 1))));
+    // Midpoints between the codes' magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6;
+    // a tie goes up where the upper code is even. Unordered compares: a
+    // NaN passes every one (code 7).
+    struct Step {
+      double midpoint;
+      bool tieUp;
+    } steps[] = {{0.25, false}, {0.75, true}, {1.25, false}, {1.75, true},
+                 {2.5, false},  {3.5, true},  {5.0, false}};
+    Value code = integer(i4, 0);
+    for (Step step : steps) {
+      Value bound =
+          constant(source, rewriter.getFloatAttr(floatType, step.midpoint));
+      Value above = arith::CmpFOp::create(
+          rewriter, loc,
+          step.tieUp ? arith::CmpFPredicate::UGE : arith::CmpFPredicate::UGT,
+          magnitude, bound);
+      code = arith::AddIOp::create(
+          rewriter, loc, code, arith::ExtUIOp::create(rewriter, loc, i4, above));
+    }
+    // The sign bit, from the bits (-0 is negative), where x is a number.
+    Value negative = arith::CmpIOp::create(rewriter, loc,
+                                           arith::CmpIPredicate::slt, bits,
+                                           integer(bitsType, 0));
+    Value isNumber =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::ORD, x, x);
+    Value signed_ = arith::AndIOp::create(rewriter, loc, negative, isNumber);
+    Value sign = arith::SelectOp::create(rewriter, loc, signed_,
+                                         integer(i4, 8), integer(i4, 0));
+    code = arith::OrIOp::create(rewriter, loc, code, sign);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, result, code);
+    return success();
+  }
+};
+
 /// Both operands of an 8-bit float binary op, widened exactly to f32
 /// (arith.extf, which ExpandF8ExtF then decodes).
 static std::pair<Value, Value> widenToF32(PatternRewriter &rewriter,
@@ -159,7 +245,7 @@ struct ExpandF8CmpF : OpRewritePattern<arith::CmpFOp> {
 
   LogicalResult matchAndRewrite(arith::CmpFOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isF8(op.getLhs().getType()))
+    if (!isNarrowFloat(op.getLhs().getType()))
       return failure();
     auto [lhs, rhs] =
         widenToF32(rewriter, op.getLoc(), op.getLhs(), op.getRhs());
@@ -179,7 +265,7 @@ struct ExpandF8MinMax : OpRewritePattern<Op> {
 
   LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const override {
-    if (!isF8(op.getType()))
+    if (!isNarrowFloat(op.getType()))
       return failure();
     Location loc = op.getLoc();
     Value a = op.getLhs(), b = op.getRhs();
@@ -214,6 +300,12 @@ struct ExpandF8Pass : public tile::impl::TileExpandF8Base<ExpandF8Pass> {
                  ExpandF8MinMax<arith::MinimumFOp, true>,
                  ExpandF8MinMax<arith::MaxNumFOp, false>,
                  ExpandF8MinMax<arith::MinNumFOp, false>>(&getContext());
+    // f4E2M1FN: extf to and truncf from f32 (round to nearest even,
+    // saturating at +-6).
+    // (MLIR's truncf expansion rounds ties away from zero and drops the
+    // sign of values that round to zero: ExpandF4TruncF comes first.)
+    patterns.add<ExpandF4TruncF>(&getContext(), /*benefit=*/2);
+    arith::populateExpandF4E2M1Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // What is left on 8-bit floats cannot be lowered: say so here, at the
@@ -229,6 +321,17 @@ struct ExpandF8Pass : public tile::impl::TileExpandF8Base<ExpandF8Pass> {
                              dialect))
         return WalkResult::advance();
       auto onF8 = [](Value v) { return isF8(v.getType()); };
+      auto onF4 = [](Value v) {
+        return isNarrowFloat(v.getType()) && !isF8(v.getType());
+      };
+      if (llvm::any_of(op->getOperands(), onF4) ||
+          llvm::any_of(op->getResults(), onF4)) {
+        op->emitOpError("on 4-bit floats (f4E2M1FN) cannot be lowered: "
+                        "only conversions to and from f32 (arith.extf, "
+                        "arith.truncf), comparisons, min/max and bitcasts of "
+                        "them are supported; extend to f32 first");
+        return WalkResult::interrupt();
+      }
       if (llvm::any_of(op->getOperands(), onF8) ||
           llvm::any_of(op->getResults(), onF8)) {
         op->emitOpError("on 8-bit floats (f8E4M3FN, f8E5M2) cannot be "

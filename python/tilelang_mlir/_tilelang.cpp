@@ -740,7 +740,10 @@ private:
         {"uint8", DType::U8},
         {"uint16", DType::U16},
         {"uint32", DType::U32},
-        {"uint64", DType::U64}};
+        {"uint64", DType::U64},
+        // Pairs of 4-bit floats, one per byte: the storage of a packed
+        // 4-bit parameter (`tile.packed`), taken as its bytes.
+        {"float4_e2m1fn_x2", DType::U8}};
     for (auto [name, dtype] : kUnsigned)
       if (py::hasattr(t, name))
         found.dtypes.push_back(

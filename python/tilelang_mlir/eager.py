@@ -348,6 +348,10 @@ class EagerJIT:
                     "(its dimension %d) or %s=..." % (name, self.__name__, param,
                                                       axis, name))
             shape = tuple(value.shape)
+            spec = found.annotations.get(param)
+            if isinstance(spec, T.Tensor):
+                from .jit import _elements
+                shape = _elements(spec, shape)  # packed 4-bit: elements
             if axis >= len(shape):
                 raise ValueError("argument %r of %s has rank %d; its annotation "
                                  "has rank %d" % (param, self.__name__, len(shape),

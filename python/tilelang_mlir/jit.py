@@ -46,6 +46,8 @@ _NUMPY_TYPES = {
     "f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8,
     "i16": np.int16, "i32": np.int32, "i64": np.int64, "i1": np.bool_,
     "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
+    # Packed 4-bit elements: their bytes.
+    "f4E2M1FN": np.int8, "i4": np.int8,
 }
 try:  # numpy's types of bfloat16 and FP8, where ml_dtypes is installed
     import ml_dtypes as _ml_dtypes
@@ -196,6 +198,9 @@ class JITKernel:
 
     def _plan_shape(self, spec):
         """_plan_output's plan of the tensor annotation `spec`."""
+        if _is_packed(spec) or any(_is_packed(self.func.params[i][1])
+                                   for _, _, i in self._tensor_inputs):
+            return None  # sized by _solve_shape (elements, not bytes)
         plan = []
         for dim in spec.shape:
             if isinstance(dim, int):
@@ -219,9 +224,11 @@ class JITKernel:
     def _solve_shape(self, param, args):
         """_output_shape of the parameter `param` ((name, Tensor))."""
         sizes = {}
+        shapes = {}
         for (name, spec), value in args:
             if isinstance(spec, T.Tensor):
-                shape = tuple(value.shape)
+                shape = _elements(spec, tuple(value.shape))
+                shapes[name] = shape
                 if len(shape) != len(spec.shape):
                     raise TileError(
                         "argument %r of %s: expected rank %d, got rank %d (shape %s)"
@@ -232,7 +239,7 @@ class JITKernel:
                         sizes.setdefault(dim.symbol, extent)
         for (name, spec), value in args:
             if isinstance(spec, T.Tensor):
-                for dim, extent in zip(spec.shape, value.shape):
+                for dim, extent in zip(spec.shape, shapes[name]):
                     solved = T._solve_size(dim, int(extent))
                     if solved is not None:
                         sizes.setdefault(*solved)
@@ -247,6 +254,12 @@ class JITKernel:
                                  "dimension %s" % (param[0],
                                                    ", ".join(sorted(missing))))
             shape.append(dim.evaluate(sizes))
+        if _is_packed(param[1]):
+            if shape and shape[-1] % 2:
+                raise ValueError("cannot size output %r: its last dimension "
+                                 "holds pairs of 4-bit elements, got %d"
+                                 % (param[0], shape[-1]))
+            shape[-1] //= 2  # the bytes
         return tuple(shape)
 
     def __call__(self, *args, stream=None):
@@ -311,6 +324,22 @@ class JITKernel:
         if not self.out_idx:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def _is_packed(spec):
+    """Whether the tensor annotation `spec` has 4-bit elements, which the
+    kernel takes packed two per byte."""
+    return isinstance(spec, T.Tensor) and \
+        T._mlir_type(spec.dtype) in T._PACKED_TYPES
+
+
+def _elements(spec, shape):
+    """The shape in elements of an argument of shape `shape` for the tensor
+    annotation `spec` (a packed one has two elements per byte of its last
+    dimension)."""
+    if _is_packed(spec) and shape:
+        return shape[:-1] + (2 * shape[-1],)
+    return shape
 
 
 def _check_writable(kernel, name, array):
@@ -394,7 +423,9 @@ def _torch_dtype(torch, mlir_type):
             "f32": torch.float32, "f64": torch.float64,
             "f8E4M3FN": torch.float8_e4m3fn, "f8E5M2": torch.float8_e5m2,
             "i8": torch.int8, "i16": torch.int16, "i32": torch.int32,
-            "i64": torch.int64, "i1": torch.bool})
+            "i64": torch.int64, "i1": torch.bool, "i4": torch.int8,
+            # Packed 4-bit floats: torch's pairs where it has them.
+            "f4E2M1FN": getattr(torch, "float4_e2m1fn_x2", torch.int8)})
         # uint16/32/64 are torch 2.3's.
         for bits in (8, 16, 32, 64):
             if hasattr(torch, "uint%d" % bits):

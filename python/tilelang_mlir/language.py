@@ -49,7 +49,7 @@ __all__ = [
     "make_tensor", "ptr", "StridedTensor", "reinterpret", "alloc_global", "annotate_safe_value", "half", "double", "long", "short",
     "tfloat32", "float8_e4m3fn", "float8_e4m3", "float8_e5m2",
     "uint8", "uint16", "uint32", "uint64", "int4", "float8_e4m3fnuz",
-    "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn",
+    "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn", "float4_e2m1fnx2",
     "alloc_reducer", "reducer_init", "reducer_update", "finalize_reducer",
     "reduce_bitand", "reduce_bitor", "reduce_bitxor", "get_thread_binding",
     "get_thread_bindings", "get_block_binding", "get_block_bindings",
@@ -92,17 +92,24 @@ _MLIR_TYPES = {
     # by the tracer's ops (divui, cmpi ult, extui, uitofp, ...) and marked
     # `tile.unsigned` on the entry's arguments.
     "uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64",
+    # 4-bit types: in global tensors, two elements per byte (_packed).
+    "float4_e2m1fn": "f4E2M1FN", "int4": "i4",
 }
-_FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2")
+_FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2", "f4E2M1FN")
 _FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "f8E4M3FN": 8,
-                "f8E5M2": 8}
+                "f8E5M2": 8, "f4E2M1FN": 4}
 _UNSUPPORTED_TYPES = {
     "float8_e4m3fnuz": "AMD's fnuz 8-bit floats", "float8_e5m2fnuz": "AMD's fnuz 8-bit floats",
-    "float8_e8m0fnu": "8-bit scale factors", "float4_e2m1fn": "4-bit floats",
-    "int4": "4-bit integers",
+    "float8_e8m0fnu": "8-bit scale factors",
+    "float4_e2m1fnx2": "pairs of 4-bit floats as one element",
 }
-_INT_WIDTH = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64,
+_INT_WIDTH = {"i1": 1, "i4": 4, "i8": 8, "i16": 16, "i32": 32, "i64": 64,
               "ui8": 8, "ui16": 16, "ui32": 32, "ui64": 64}
+# Types stored two per byte in global tensors: element j of a row is the low
+# nibble of byte j // 2 when j is even, the high nibble when odd (TileLang's
+# and torch's float4_e2m1fn_x2 order). The kernel's parameter is the byte
+# tensor (the last dimension halved), marked `tile.packed`.
+_PACKED_TYPES = ("f4E2M1FN", "i4")
 _SIGNLESS = {"ui8": "i8", "ui16": "i16", "ui32": "i32", "ui64": "i64"}
 
 
@@ -188,7 +195,13 @@ class dtype(str):
         return _FLOAT_WIDTH.get(type_) or _INT_WIDTH[type_]
 
     def as_torch(self):
+        """The torch dtype of tensors of this type; for the 4-bit types,
+        of their storage (float4_e2m1fn_x2 where torch has it, else int8)."""
         import torch
+        if str(self) in ("float4_e2m1fn", "float4_e2m1fnx2"):
+            return getattr(torch, "float4_e2m1fn_x2", torch.int8)
+        if str(self) == "int4":
+            return torch.int8
         return getattr(torch, _TORCH_NAMES.get(str(self), str(self)))
 
     def __call__(self, value=None):
@@ -216,13 +229,14 @@ float8_e4m3fn, float8_e4m3, float8_e5m2 = (dtype(n) for n in (
     "float8_e4m3fn", "float8_e4m3", "float8_e5m2"))
 uint8, uint16, uint32, uint64 = (dtype(n) for n in (
     "uint8", "uint16", "uint32", "uint64"))
+# 4-bit types: elements of global tensors, packed two per byte.
+int4, float4_e2m1fn = dtype("int4"), dtype("float4_e2m1fn")
 # TileLang's dtypes this package does not compile yet: names that exist (a
 # module may list them) and are a TileLangError saying so where a kernel
 # uses them.
-(int4, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu,
- float4_e2m1fn) = (dtype(n) for n in (
-    "int4", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
-    "float4_e2m1fn"))
+(float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu, float4_e2m1fnx2) = (
+    dtype(n) for n in ("float8_e4m3fnuz", "float8_e5m2fnuz",
+                       "float8_e8m0fnu", "float4_e2m1fnx2"))
 
 
 def _is_float(type_):
@@ -501,10 +515,24 @@ def _binary(kind, a, b):
     # Outside a trace (a tensor annotation), arithmetic on symbolic sizes
     # stays symbolic: evaluated where the kernel uses it, and from the
     # inputs' shapes where the JIT sizes an output.
-    if getattr(_state, "builder", None) is None and (
-            isinstance(a, _SizeExpr) or isinstance(b, _SizeExpr)):
+    # So does arithmetic on them outside a kernel in a traced body (an
+    # eager-style annotation ``x: T.Tensor[(m, n * 2), ...]``).
+    builder = getattr(_state, "builder", None)
+    if (isinstance(a, _SizeExpr) or isinstance(b, _SizeExpr)) and (
+            builder is None or (builder.kernel is None and kind in _SIZE_OPS
+                                and getattr(_state, "eager", None) is not None
+                                and builtins.all(
+                                    isinstance(x, (int, _SizeExpr))
+                                    and not isinstance(x, type(True))
+                                    for x in (a, b)))):
         return _SizeExpr(kind, a, b)
     a, b = _unify(a, b)
+    if _is_float(a.type) and _FLOAT_WIDTH[a.type] <= 8 and \
+            kind not in ("max", "min"):
+        # No arithmetic in 8- or 4-bit floats: as CUDA's operators on them
+        # do, it happens in f32 (storing the result rounds it back). Max
+        # and min choose an operand: they keep the type.
+        a, b = _convert(a, "f32"), _convert(b, "f32")
     if kind == "rem":
         if _is_unsigned(a.type):  # the floor's remainder is the remainder
             kind = "truncmod"
@@ -656,6 +684,8 @@ class Expr:
     def __ge__(self, other): return _compare("ge", self, other)
 
     def __neg__(self):
+        if _is_float(self.type) and _FLOAT_WIDTH[self.type] <= 8:
+            return -_convert(self, "f32")  # in f32, as _binary computes
         if _is_float(self.type):
             builder = _builder()
             name = builder.fresh()
@@ -695,6 +725,9 @@ class _Access(Expr):
                 _check_static_index(k, dim, axis, element=True)
             self._name = builder.fresh()
             buffer, indices = _storage_of(self.buffer, self.indices)
+            if buffer.packed:
+                _packed_load(buffer, indices, self._name)
+                return self._name
             builder.emit("%s = memref.load %s[%s] : %s"
                          % (self._name, buffer.name,
                             ", ".join(i.name for i in indices),
@@ -707,10 +740,7 @@ class _Access(Expr):
         inside = None
         zero = _constant(0, "index")
         for axis, index in enumerate(self.indices):
-            extent = builder.fresh("d")
-            position = _constant(axis, "index")
-            builder.emit("%s = memref.dim %s, %s : %s" % (
-                extent, self.buffer.name, position.name, self.buffer.memref_type))
+            extent = _extent(self.buffer, axis).name
             for predicate, bound in (("sge", zero.name), ("slt", extent)):
                 test = builder.fresh()
                 builder.emit("%s = arith.cmpi %s, %s, %s : index"
@@ -725,10 +755,13 @@ class _Access(Expr):
         builder.lines.append("%s%s = scf.if %s -> (%s) {" % (indent, name, inside, type_))
         builder.depth += 1
         buffer, indices = _storage_of(self.buffer, self.indices)
+        if buffer.packed:
+            _packed_load(buffer, indices, loaded)
         builder.depth -= 1
-        builder.emit("  %s = memref.load %s[%s] : %s" % (
-            loaded, buffer.name, ", ".join(i.name for i in indices),
-            buffer.memref_type))
+        if not buffer.packed:
+            builder.emit("  %s = memref.load %s[%s] : %s" % (
+                loaded, buffer.name, ", ".join(i.name for i in indices),
+                buffer.memref_type))
         builder.emit("  scf.yield %s : %s" % (loaded, type_))
         builder.lines.append(indent + "} else {")
         builder.emit("  scf.yield %s : %s" % (safe.name, type_))
@@ -1108,15 +1141,42 @@ class TileBuffer:
         self.dtype = dtype
         self.type = _mlir_type(dtype)
         self.space = space
-        extents = "x".join(str(d) if isinstance(d, int) else "?"
-                           for d in self.dims)
+        self.packed = self.type in _PACKED_TYPES
+        extents = [d if isinstance(d, int) else None for d in self.dims]
+        element = _ir(self.type)
+        if self.packed:
+            extents, strides = _packed_storage(self, extents, strides)
+            element = "i8"
+        extents = "x".join("?" if d is None else str(d) for d in extents)
         # A strided global tensor (T.StridedTensor): static strides or ?.
         layout = ", strided<[%s]>" % ", ".join(
             str(st) if isinstance(st, int) else "?" for st in strides) \
             if strides is not None else ""
-        self.memref_type = "memref<%s%s%s%s%s>" % (
-            extents, "x" if extents else "", _ir(self.type), layout,
+        self._memref_type = "memref<%s%s%s%s%s>" % (
+            extents, "x" if extents else "", element, layout,
             ", #tile.mem<%s>" % space if space else "")
+
+    @property
+    def memref_type(self):
+        """The buffer's memref type, as tile ops take it (a tensor of packed
+        4-bit elements has none: its storage is bytes)."""
+        if self.packed:
+            raise TileLangError(
+                "%s holds %s elements packed two per byte: only its elements "
+                "are read and written (%s[i, j]); tile ops (T.copy, T.fill, "
+                "T.gemm, T.reduce, ...) and views of it are not supported yet"
+                % (self.name.lstrip("%"), self.dtype, self.name.lstrip("%")))
+        return self._memref_type
+
+    @memref_type.setter
+    def memref_type(self, value):
+        self._memref_type = value
+
+    @property
+    def storage_type(self):
+        """The memref type of the buffer's memory (bytes for packed 4-bit
+        elements)."""
+        return self._memref_type
 
     @property
     def shape(self):
@@ -1175,9 +1235,126 @@ class TileBuffer:
         indices = [_index(k) for k in key]
         value = _convert(_as_expr(value, self.type), self.type)
         buffer, indices = _storage_of(self, indices)
+        if buffer.packed:
+            _packed_store(buffer, indices, value)
+            return
         _builder().emit("memref.store %s, %s[%s] : %s"
                         % (value.name, buffer.name,
                            ", ".join(i.name for i in indices), buffer.memref_type))
+
+
+def _packed_storage(buffer, extents, strides):
+    """The byte storage (extents, strides) of a global tensor of packed
+    4-bit elements of logical `extents` (ints or None) and `strides` (in
+    elements, or None for row-major)."""
+    name = buffer.name.lstrip("%")
+    if buffer.space is not None:
+        raise TileLangError(
+            "%s tiles of %s: 4-bit elements live in global tensors (packed "
+            "two per byte); on-chip tiles of them are not supported yet, use "
+            "an 8-bit or wider type" % (buffer.space, buffer.dtype))
+    if not extents:
+        raise TileLangError("%s: a tensor of %s elements needs a dimension to "
+                            "pack" % (name, buffer.dtype))
+    last = extents[-1]
+    if isinstance(last, int) and last % 2:
+        raise TileLangError(
+            "%s: the last dimension of a tensor of %s elements holds pairs "
+            "(two per byte), so it is even; got %d" % (name, buffer.dtype, last))
+    extents = extents[:-1] + [None if last is None else last // 2]
+    if strides is None:
+        return extents, None
+    if strides[-1] != 1:
+        raise TileLangError(
+            "%s: a tensor of packed %s elements has stride 1 along its last "
+            "dimension (its pairs share bytes), got %r" % (name, buffer.dtype,
+                                                            strides[-1]))
+    for axis, stride in enumerate(strides[:-1]):
+        if isinstance(stride, int) and stride % 2:
+            raise TileLangError(
+                "%s: stride %d of dimension %d does not start rows of packed "
+                "%s elements on a byte" % (name, stride, axis, buffer.dtype))
+    return extents, [st // 2 if isinstance(st, int) else None
+                     for st in strides[:-1]] + [1]
+
+
+def _extent(buffer, axis, name=None):
+    """The run-time extent of dimension `axis` of global tensor `buffer`
+    (an index Expr; of a packed tensor's last dimension, twice its bytes)."""
+    builder = _builder()
+    name = name or builder.fresh("d")
+    position = _as_expr(axis, "index")
+    if not buffer.packed or axis != len(buffer.dims) - 1:
+        builder.emit("%s = memref.dim %s, %s : %s" % (
+            name, buffer.name, position.name, buffer.storage_type))
+        return Expr(name, "index")
+    bytes_ = builder.fresh("d")
+    builder.emit("%s = memref.dim %s, %s : %s" % (
+        bytes_, buffer.name, position.name, buffer.storage_type))
+    two = _constant(2, "index")
+    builder.emit("%s = arith.muli %s, %s : index" % (name, bytes_, two.name))
+    return Expr(name, "index")
+
+
+def _packed_byte(buffer, indices):
+    """(byte indices, shift) of element `indices` of a packed tensor: the
+    byte's indices (the last one halved) and the element's bit offset in it
+    (an i8 Expr, 0 or 4)."""
+    builder = _builder()
+    last = indices[-1]
+    two = _constant(2, "index")
+    half, parity = builder.fresh(), builder.fresh()
+    builder.emit("%s = arith.divui %s, %s : index" % (half, last.name, two.name))
+    builder.emit("%s = arith.remui %s, %s : index" % (parity, last.name, two.name))
+    shift = _convert(Expr(parity, "index"), "i8")
+    four = _constant(4, "i8")
+    bits = builder.fresh()
+    builder.emit("%s = arith.muli %s, %s : i8" % (bits, shift.name, four.name))
+    return [i.name for i in indices[:-1]] + [half], Expr(bits, "i8")
+
+
+def _packed_load(buffer, indices, name):
+    """Loads element `indices` of a packed 4-bit tensor into `name`."""
+    builder = _builder()
+    where, shift = _packed_byte(buffer, indices)
+    byte, moved, nibble = builder.fresh(), builder.fresh(), builder.fresh()
+    mask = _constant(15, "i8")
+    builder.emit("%s = memref.load %s[%s] : %s" % (
+        byte, buffer.name, ", ".join(where), buffer.storage_type))
+    builder.emit("%s = arith.shrui %s, %s : i8" % (moved, byte, shift.name))
+    builder.emit("%s = arith.andi %s, %s : i8" % (nibble, moved, mask.name))
+    if buffer.type == "i4":
+        builder.emit("%s = arith.trunci %s : i8 to i4" % (name, nibble))
+        return
+    bits = builder.fresh()
+    builder.emit("%s = arith.trunci %s : i8 to i4" % (bits, nibble))
+    builder.emit("%s = arith.bitcast %s : i4 to %s" % (name, bits, buffer.type))
+
+
+def _packed_store(buffer, indices, value):
+    """Stores the Expr `value` (of the buffer's type) as element `indices`
+    of a packed 4-bit tensor: its nibble of the byte, by two atomic
+    read-modify-writes (clear, then set), so that threads writing the two
+    elements of one byte do not overwrite each other."""
+    builder = _builder()
+    where, shift = _packed_byte(buffer, indices)
+    bits = value.name
+    if buffer.type != "i4":
+        bits = builder.fresh()
+        builder.emit("%s = arith.bitcast %s : %s to i4" % (bits, value.name,
+                                                          buffer.type))
+    wide, placed = builder.fresh(), builder.fresh()
+    builder.emit("%s = arith.extui %s : i4 to i8" % (wide, bits))
+    builder.emit("%s = arith.shli %s, %s : i8" % (placed, wide, shift.name))
+    mask = _constant(15, "i8")
+    ones = _constant(-1, "i8")
+    spot, keep = builder.fresh(), builder.fresh()
+    builder.emit("%s = arith.shli %s, %s : i8" % (spot, mask.name, shift.name))
+    builder.emit("%s = arith.xori %s, %s : i8" % (keep, spot, ones.name))
+    at = "%s[%s]" % (buffer.name, ", ".join(where))
+    for kind, operand in (("andi", keep), ("ori", placed)):
+        builder.emit("%s = memref.atomic_rmw %s %s, %s : (i8, %s) -> i8" % (
+            builder.fresh(), kind, operand, at, buffer.storage_type))
 
 
 def _convert(value, type_):
@@ -1187,6 +1364,10 @@ def _convert(value, type_):
     if value.type == type_:
         return value
     src, dst = value.type, type_
+    if "f4E2M1FN" in (src, dst) and "f32" not in (src, dst):
+        # 4-bit floats convert to and from f32 only (every value of them is
+        # exact in f32; other types round once, to or from f32).
+        return _convert(_convert(value, "f32"), dst)
     builder = _builder()
     if dst == "i1":
         # True where nonzero (Python's bool(), numpy's astype(bool)), not the
@@ -1294,14 +1475,14 @@ def _trace(fn, params, call):
                     d if isinstance(d, int) else None for d in spec.shape],
                     spec.dtype, strides=getattr(spec, "strides", None))
                 header.append('%s: %s {tile.name = "%s"%s}'
-                              % (buffer.name, buffer.memref_type, pname,
-                                 _unsigned_mark(buffer.type)))
+                              % (buffer.name, buffer.storage_type, pname,
+                                 _arg_marks(buffer.type)))
                 args.append((buffer, spec))
             else:
                 scalar = Expr("%" + pname, _mlir_type(spec))
                 header.append('%s: %s {tile.name = "%s"%s}'
                               % (scalar.name, _ir(scalar.type), pname,
-                                 _unsigned_mark(scalar.type)))
+                                 _arg_marks(scalar.type)))
                 args.append((scalar, spec))
         # Dynamic dimensions: the first tensor that has one defines it.
         for value, spec in args:
@@ -1310,12 +1491,8 @@ def _trace(fn, params, call):
             for axis, dim in enumerate(spec.shape):
                 if isinstance(dim, _Symbol):
                     if dim.symbol not in dims:
-                        position = _as_expr(axis, "index")
-                        name = builder.fresh(dim.symbol.lower() + "_")
-                        builder.emit("%s = memref.dim %s, %s : %s"
-                                     % (name, value.name, position.name,
-                                        value.memref_type))
-                        dims[dim.symbol] = Expr(name, "index")
+                        dims[dim.symbol] = _extent(value, axis, builder.fresh(
+                            dim.symbol.lower() + "_"))
                     value.dims[axis] = dims[dim.symbol]
                 elif isinstance(dim, _SizeExpr):
                     value.dims[axis] = dim  # computed where it is used
@@ -1328,16 +1505,20 @@ def _trace(fn, params, call):
                 continue
             rank = len(strides)
             names = [builder.fresh("s") for _ in range(rank)]
-            element = "memref<%s>" % _ir(value.type)
+            element = "memref<%s>" % ("i8" if value.packed else _ir(value.type))
             builder.emit("%s, %s, %s, %s = memref.extract_strided_metadata %s : "
                          "%s -> %s, index%s%s" % (
                              builder.fresh("base"), builder.fresh("off"),
                              ", ".join(builder.fresh("sz") for _ in range(rank)),
-                             ", ".join(names), value.name, value.memref_type,
+                             ", ".join(names), value.name, value.storage_type,
                              element, ", index" * rank, ", index" * rank))
             for stride, name in zip(strides, names):
                 if isinstance(stride, _Symbol) and stride.symbol not in dims:
-                    dims[stride.symbol] = Expr(name, "index")
+                    stride_value = Expr(name, "index")
+                    if value.packed:
+                        # Bytes to elements (two per byte).
+                        stride_value = _binary("mul", stride_value, 2)
+                    dims[stride.symbol] = stride_value
         # A symbol that only appears in sizes like ``n * 4`` or ``n + 1``:
         # solved from the first tensor dimension that determines it.
         for value, spec in args:
@@ -1347,10 +1528,7 @@ def _trace(fn, params, call):
                 if isinstance(dim, _Symbol) or not isinstance(dim, _SizeExpr) \
                         or dim.symbols() <= set(dims):
                     continue
-                extent = Expr(builder.fresh("d"), "index")
-                position = _as_expr(axis, "index")
-                builder.emit("%s = memref.dim %s, %s : %s" % (
-                    extent.name, value.name, position.name, value.memref_type))
+                extent = _extent(value, axis)
                 solved = _solve_size(dim, extent)
                 if solved is not None:
                     dims[solved[0]] = solved[1]
@@ -1360,8 +1538,8 @@ def _trace(fn, params, call):
     # T.alloc_global buffers: parameters after the user's.
     for buffer, _ in builder.workspaces:
         header.append('%s: %s {tile.name = "%s"%s}' % (
-            buffer.name, buffer.memref_type, buffer.name[1:],
-            _unsigned_mark(buffer.type)))
+            buffer.name, buffer.storage_type, buffer.name[1:],
+            _arg_marks(buffer.type)))
     text = "module {\n  func.func @%s(%s) {\n%s\n    return\n  } %s\n}\n" % (
         fn.__name__, ", ".join(header), "\n".join(builder.lines),
         _location_of_function(fn))
@@ -1369,9 +1547,12 @@ def _trace(fn, params, call):
                     [(b.name[1:], spec) for b, spec in builder.workspaces]), result
 
 
-def _unsigned_mark(type_):
-    """The entry argument's attribute that says its integers are unsigned
-    (the JIT takes and makes unsigned arrays for it)."""
+def _arg_marks(type_):
+    """The entry argument's attributes for the JIT: its integers are
+    unsigned (`tile.unsigned`; the JIT takes and makes unsigned arrays for
+    it), or its bytes hold two 4-bit elements (`tile.packed`)."""
+    if type_ in _PACKED_TYPES:
+        return ', tile.packed = %s' % type_
     return ", tile.unsigned" if _is_unsigned(type_) else ""
 
 

@@ -1,4 +1,4 @@
-// The last case is an error; the others print their expansion.
+// The last two cases are errors; the others print their expansion.
 // RUN: not tile-opt %s --split-input-file --tile-expand-f8 2>/dev/null | FileCheck %s
 // RUN: not tile-opt %s --split-input-file --tile-expand-f8 2>&1 | FileCheck %s --check-prefix=ERR
 // The f8 gemm that failed with an internal error on every GPU pipeline
@@ -132,6 +132,66 @@ func.func @maximum(%a: f8E4M3FN, %b: f8E4M3FN) -> f8E4M3FN {
 func.func @minnum_vector(%a: vector<2xf8E5M2>, %b: vector<2xf8E5M2>) -> vector<2xf8E5M2> {
   %m = arith.minnumf %a, %b : vector<2xf8E5M2>
   return %m : vector<2xf8E5M2>
+}
+
+// -----
+
+// f32 -> f4E2M1FN: seven midpoint comparisons of |x| (ties up where the
+// upper code is even: uge; down: ugt), the sign from the bits where x is a
+// number, no float ops of MLIR's expansion (which rounds ties away).
+// CHECK-LABEL: func.func @trunc_f4
+// CHECK: %[[ABS:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK: arith.cmpf ugt, %[[ABS]], %{{.*}} : f32
+// CHECK: arith.cmpf uge, %[[ABS]], %{{.*}} : f32
+// CHECK-COUNT-5: arith.cmpf {{ugt|uge}}, %[[ABS]]
+// CHECK: arith.cmpi slt
+// CHECK: arith.cmpf ord
+// CHECK: %[[CODE:.*]] = arith.ori %{{.*}}, %{{.*}} : i4
+// CHECK: arith.bitcast %[[CODE]] : i4 to f4E2M1FN
+// CHECK-NOT: arith.truncf
+func.func @trunc_f4(%x: f32) -> f4E2M1FN {
+  %y = arith.truncf %x : f32 to f4E2M1FN
+  return %y : f4E2M1FN
+}
+
+// -----
+
+// From f16, compared in f16 (the midpoints are exact there), vectors too.
+// CHECK-LABEL: func.func @trunc_f4_vector
+// CHECK: arith.cmpf ugt, %{{.*}}, %{{.*}} : vector<4xf16>
+// CHECK: arith.bitcast %{{.*}} : vector<4xi4> to vector<4xf4E2M1FN>
+func.func @trunc_f4_vector(%x: vector<4xf16>) -> vector<4xf4E2M1FN> {
+  %y = arith.truncf %x : vector<4xf16> to vector<4xf4E2M1FN>
+  return %y : vector<4xf4E2M1FN>
+}
+
+// -----
+
+// f4E2M1FN -> f32 (MLIR's expansion): integer ops on the code.
+// CHECK-LABEL: func.func @ext_f4
+// CHECK: arith.bitcast %arg0 : f4E2M1FN to i4
+// CHECK-NOT: arith.extf
+func.func @ext_f4(%x: f4E2M1FN) -> f32 {
+  %y = arith.extf %x : f4E2M1FN to f32
+  return %y : f32
+}
+
+// -----
+
+// Comparisons of 4-bit floats compare their f32 values.
+// CHECK-LABEL: func.func @cmp_f4
+// CHECK: arith.cmpf olt, %{{.*}}, %{{.*}} : f32
+func.func @cmp_f4(%a: f4E2M1FN, %b: f4E2M1FN) -> i1 {
+  %c = arith.cmpf olt, %a, %b : f4E2M1FN
+  return %c : i1
+}
+
+// -----
+
+// ERR: error: 'arith.mulf' op on 4-bit floats (f4E2M1FN) cannot be lowered
+func.func @arith_on_f4(%x: f4E2M1FN) -> f4E2M1FN {
+  %y = arith.mulf %x, %x : f4E2M1FN
+  return %y : f4E2M1FN
 }
 
 // -----

@@ -110,6 +110,11 @@ struct Param {
   llvm::SmallVector<int64_t, 4> strides;
   /// A scalar marked `tile.constexpr`: its value is compiled in.
   bool isConstexpr = false;
+  /// A buffer of 4-bit elements (`tile.packed = f4E2M1FN` or `i4` on an i8
+  /// memref): each byte holds two, the low nibble the even element. Its
+  /// shape and strides are those of the bytes; it takes tensors of any
+  /// byte-sized integer type. Empty for other parameters.
+  std::string packedType;
   /// A buffer the kernel may write (an op with a write effect on it or on a
   /// view of it, or a use whose effects are unknown): such a buffer must be
   /// writable memory, and a caller that copies it must copy it back.

@@ -594,7 +594,8 @@ def TileContractFloatOps : Pass<"tile-contract-float-ops"> {
 }
 
 def TileExpandF8 : Pass<"tile-expand-f8"> {
-  let summary = "Expand conversions from 8-bit floats into integer arithmetic";
+  let summary = "Expand conversions of 8-bit and 4-bit floats into integer "
+                "arithmetic";
   let description = [{
     LLVM has no 8-bit float types: a memref of `f8E4M3FN` or `f8E5M2`
     lowers to bytes, and `arith.extf` from those types (what a gemm or
@@ -618,8 +619,14 @@ def TileExpandF8 : Pass<"tile-expand-f8"> {
     zeros and NaNs follow the f32 op; a NaN picked by maximumf/minimumf is
     the NaN operand), with no rounding back to 8 bits.
 
-    Any other operation on 8-bit floats that remains (arithmetic on them,
-    a truncation to them) is an error naming the operation: the pipelines
+    `f4E2M1FN` (OCP's 4-bit float: 2 exponent bits, 1 mantissa bit, no
+    infinities or NaNs; +-0, 0.5, 1, 1.5, 2, 3, 4, 6) converts with MLIR's
+    arith expansions: `arith.extf` to f32 exactly, `arith.truncf` from f32
+    rounding to nearest even and saturating at +-6. Its comparisons and
+    min/max are those of the 8-bit floats above.
+
+    Any other operation on 8-bit or 4-bit floats that remains (arithmetic
+    on them, a truncation to 8 bits) is an error naming the operation: the pipelines
     cannot lower it and would otherwise fail with an internal error much
     later. The pipelines run this pass before the arith-to-LLVM
     conversion.
