@@ -61,6 +61,7 @@ __all__ = [
     "get_warp_idx_sync", "get_warp_group_idx", "shuffle_elect", "parallel",
     "cummax", "cummin", "reshape", "any_of", "all_of", "Select", "Var",
     "disable_warp_group_reg_alloc", "view", "let", "align_up", "transpose",
+    "rng_init", "rng_rand", "rng_rand_float",
 ]
 
 def __getattr__(name):
@@ -3727,6 +3728,8 @@ def determine_torch_fp8_type(fp8_format="e4m3"):
 # too, so `from tilelang.language.kernel import ...` finds the same objects
 # (an empty __path__ makes the module a package whose submodules are these).
 __path__ = []
+from .rng import rng_init, rng_rand, rng_rand_float  # noqa: E402 (uses this module)
+
 for _submodule in ("allocate", "atomic", "builtin", "copy_op", "customize",
                    "fill_op", "fp8", "gemm_op", "kernel", "logical", "loop",
                    "math_intrinsics", "proxy", "reduce_op", "utils", "v2"):
