@@ -24,9 +24,19 @@ def test_dtype_objects():
     assert T.dtype("uint8") == T.uint8 and T.uint8.bits == 8 and T.int4.bits == 4
     assert T.float8_e8m0fnu.bits == 8 and T.float4_e2m1fn.bits == 4
     assert T.uint32(0xFFFFFFFF) == 0xFFFFFFFF and T.uint64.bits == 64
-    with pytest.raises(T.TileLangError, match="'float4_e2m1fn': 4-bit floats are not supported yet"):
+    assert T.float4_e2m1fnx2.bits == 4
+    with pytest.raises(T.TileLangError, match="'float8_e8m0fnu': 8-bit scale "
+                       "factors are not supported yet"):
         @T.prim_func
         def tile(A: T.Tensor((4,), T.float32)):
+            with T.Kernel(1, threads=32):
+                T.alloc_fragment((4,), T.float8_e8m0fnu)
+    # 4-bit types are elements of global tensors (test_packed4.py), not of
+    # on-chip tiles.
+    with pytest.raises(T.TileLangError, match="fragment tiles of float4_e2m1fn: "
+                       "4-bit elements live in global tensors"):
+        @T.prim_func
+        def fp4_tile(A: T.Tensor((4,), T.float32)):
             with T.Kernel(1, threads=32):
                 T.alloc_fragment((4,), T.float4_e2m1fn)
     with pytest.raises(T.TileLangError, match="unknown dtype 'float12'"):
@@ -378,10 +388,64 @@ def test_atomic_memory_orders():
         np.testing.assert_allclose(a, b.reshape(16, 4).sum(0), rtol=1e-5, atol=1e-5)
     with pytest.raises(T.TileLangError, match="seq_cst.*acq_rel"):
         build(memory_order="seq_cst")
-    with pytest.raises(T.TileLangError, match="return_prev=True"):
-        build(return_prev=True)
     with pytest.raises(ValueError, match="memory_order is one of"):
         build(memory_order="sequential")
+    with pytest.raises(T.TileLangError, match=r"return_prev=True\) returns the "
+                       "previous value of one element"):
+        @T.prim_func
+        def tile_form(A: T.Tensor((64,), T.float32)):
+            with T.Kernel(1, threads=64):
+                part = T.alloc_fragment((64,), T.float32)
+                T.fill(part, 1)
+                T.atomic_add(A[0:64], part, return_prev=True)
+
+
+def test_atomic_add_return_prev_compacts_a_stream():
+    # return_prev gives each positive element its own slot (a histogram's
+    # or a compaction's counter, TileLang's top-k selector): every slot
+    # below the final count filled once, with exactly the positive values;
+    # a float counter's previous values are the partial sums.
+    n = 512
+
+    @T.prim_func
+    def main(A: T.Tensor((n,), T.float32), Out: T.Tensor((n,), T.float32),
+             Count: T.Tensor((1,), T.int32), Seen: T.Tensor((n,), T.float32),
+             Total: T.Tensor((1,), T.float32)):
+        with T.Kernel(n // 64, threads=64) as bx:
+            for i in T.Parallel(64):
+                if A[bx * 64 + i] > 0:
+                    slot = T.atomic_add(Count[0], 1, return_prev=True)
+                    Out[slot] = A[bx * 64 + i]
+                Seen[bx * 64 + i] = T.atomic_add(Total[0], 1.0, return_prev=True)
+
+    a = np.random.default_rng().standard_normal(n).astype(np.float32)
+    out = np.full(n, np.nan, np.float32)
+    count = np.zeros(1, np.int32)
+    seen = np.full(n, -1, np.float32)
+    total = np.zeros(1, np.float32)
+    tilelang.compile(main, target="cpu")(a, out, count, seen, total)
+    positive = np.sort(a[a > 0])
+    assert count[0] == len(positive)
+    np.testing.assert_array_equal(np.sort(out[:count[0]]), positive)
+    assert np.isnan(out[count[0]:]).all()
+    assert total[0] == n
+    np.testing.assert_array_equal(np.sort(seen), np.arange(n, dtype=np.float32))
+
+
+def test_fill_of_one_element():
+    @T.prim_func
+    def main(A: T.Tensor((4,), T.int32)):
+        with T.Kernel(1, threads=32):
+            counts = T.alloc_shared((2,), T.int32)
+            T.fill(counts[1], 7)
+            T.fill(counts[0], 3)
+            A[0] = counts[0]
+            A[1] = counts[1]
+            T.fill(A[2], 9)
+
+    a = np.zeros(4, np.int32)
+    tilelang.compile(main, target="cpu")(a)
+    np.testing.assert_array_equal(a, [3, 7, 9, 0])
 
 
 def test_transpose_of_on_chip_tiles():

@@ -61,7 +61,7 @@ __all__ = [
     "get_warp_idx_sync", "get_warp_group_idx", "shuffle_elect", "parallel",
     "cummax", "cummin", "reshape", "any_of", "all_of", "Select", "Var",
     "disable_warp_group_reg_alloc", "view", "let", "align_up", "transpose",
-    "rng_init", "rng_rand", "rng_rand_float",
+    "rng_init", "rng_rand", "rng_rand_float", "thread_binding",
 ]
 
 def __getattr__(name):
@@ -1671,6 +1671,32 @@ def get_thread_binding(dim=0):
     return Expr(name, "index")
 
 
+_BINDINGS = {"threadIdx.x": ("thread", 0), "threadIdx.y": ("thread", 1),
+             "threadIdx.z": ("thread", 2), "blockIdx.x": ("block", 0),
+             "blockIdx.y": ("block", 1), "blockIdx.z": ("block", 2)}
+
+
+def thread_binding(begin, end=None, thread="threadIdx.x", annotations=None):
+    """``tx = T.thread_binding(0, threads, thread="threadIdx.x")`` (TVM's
+    binding of a variable to a thread or block index, as TileLang's kernels
+    write it): the index itself, when [begin, end) is the kernel's whole
+    extent along it (one argument: the extent)."""
+    if end is None:
+        begin, end = 0, begin
+    if thread not in _BINDINGS:
+        raise TileLangError("T.thread_binding: thread is one of %s, got %r"
+                            % (", ".join(_BINDINGS), thread))
+    kind, dim = _BINDINGS[thread]
+    extent = get_thread_extent(dim) if kind == "thread" else get_block_extent(dim)
+    if not (isinstance(begin, int) and begin == 0 and isinstance(end, int)
+            and isinstance(extent, int) and end == extent):
+        raise TileLangError(
+            "T.thread_binding(%r, %r, thread=%r): only the kernel's whole "
+            "extent along %s (0 to %r) is supported" % (begin, end, thread,
+                                                        thread, extent))
+    return get_thread_binding(dim) if kind == "thread" else get_block_binding(dim)
+
+
 def get_thread_bindings():
     return [get_thread_binding(d) for d in range(3)]
 
@@ -2171,6 +2197,10 @@ def fill(buffer, value):
         else:
             _fill_region(buffer, value)
             return
+    if isinstance(buffer, _Access) and buffer._name is None:
+        # One element (TileLang's T.fill(s_count[0], 0)): a store.
+        buffer.buffer[tuple(buffer.indices)] = value
+        return
     _check_not_reducer(buffer, "T.fill")
     value = _convert(_as_expr(value, buffer.type), buffer.type)
     _builder().emit("tile.fill %s, %s : %s"
@@ -2485,10 +2515,10 @@ _MEMORY_ORDERS = ("relaxed", "consume", "acquire", "release", "acq_rel",
                   "seq_cst")
 
 
-def _check_atomic_options(what, memory_order, return_prev):
+def _check_atomic_options(what, memory_order, return_prev, element=False):
     """The compiler's atomics are acq_rel read-modify-writes (what
-    memref.atomic_rmw lowers to) whose old value is not kept: a weaker
-    order is satisfied, seq_cst and return_prev are refused."""
+    memref.atomic_rmw lowers to): a weaker order is satisfied, seq_cst is
+    refused; the previous value is returned for one element."""
     if memory_order is not None:
         if memory_order not in _MEMORY_ORDERS:
             raise ValueError("%s: memory_order is one of %s, got %r"
@@ -2498,9 +2528,10 @@ def _check_atomic_options(what, memory_order, return_prev):
                 "%s(memory_order='seq_cst') is not supported: this compiler's "
                 "atomics are acq_rel (relaxed, acquire, release and acq_rel are "
                 "satisfied)" % what)
-    if return_prev:
-        raise TileLangError("%s(return_prev=True) is not supported yet: the "
-                            "atomic's previous value is not kept" % what)
+    if return_prev and not element:
+        raise TileLangError("%s(return_prev=True) returns the previous value "
+                            "of one element: its destination is "
+                            "buffer[indices] and its value a scalar" % what)
 
 
 def atomic_add(dst, value, memory_order=None, return_prev=False):
@@ -2508,7 +2539,9 @@ def atomic_add(dst, value, memory_order=None, return_prev=False):
     a tile placed as T.copy places it, ``T.atomic_add(C[by * 64, 0], frag)``
     or ``T.atomic_add(dQ[b, m0:m1, h, :], frag)``. `memory_order`: the
     atomics are acq_rel, which satisfies every order up to acq_rel."""
-    _check_atomic_options("T.atomic_add", memory_order, return_prev)
+    _check_atomic_options("T.atomic_add", memory_order, return_prev,
+                          element=isinstance(dst, _Access)
+                          and not isinstance(value, TileBuffer))
     if isinstance(value, TileBuffer):
         buffer, at = _copy_side(dst, "T.atomic_add")
         shape = _tile_shape(value, "T.atomic_add")
@@ -2529,6 +2562,19 @@ def atomic_add(dst, value, memory_order=None, return_prev=False):
                             "its destination is buffer[indices]")
     value = _convert(_as_expr(value, dst.buffer.type), dst.buffer.type)
     buffer, indices = _storage_of(dst.buffer, dst.indices)
+    if return_prev:
+        # The element's value before the addition (TileLang's return_prev,
+        # a histogram's slot): the read-modify-write's result.
+        if buffer.packed or dst.buffer.type == "i1":
+            raise TileLangError("T.atomic_add(return_prev=True) of %s elements "
+                                "is not supported" % dst.buffer.dtype)
+        builder = _builder()
+        old = builder.fresh()
+        builder.emit("%s = memref.atomic_rmw %s %s, %s[%s] : (%s, %s) -> %s" % (
+            old, "addf" if _is_float(value.type) else "addi", value.name,
+            buffer.name, ", ".join(i.name for i in indices), _ir(value.type),
+            buffer.memref_type, _ir(value.type)))
+        return Expr(old, value.type)
     _builder().emit("tile.atomic_add %s to %s[%s] : %s to %s" % (
         value.name, buffer.name, ", ".join(i.name for i in indices),
         _ir(value.type), buffer.memref_type))

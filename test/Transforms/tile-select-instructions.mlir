@@ -129,14 +129,14 @@ func.func @column_groups(%n: index) {
 // -----
 
 // What wgmma does not take: f32 and i8 NN operands (SIMT on NVIDIA; i8 TN
-// is mma.sync m16n8k32), an operand the kernel accesses element by
-// element (its swizzle would not survive), and a kernel whose block is
-// not whole warpgroups.
+// is mma.sync m16n8k32) and a kernel whose block is not whole warpgroups.
+// An operand the kernel writes element by element keeps its swizzle (the
+// element stores apply it) and runs on wgmma.
 // SM90-LABEL: func.func @others
 // SM90: instruction = #tile.gemm_instruction<simt>
 // SM90: instruction = #tile.gemm_instruction<mma_sync m16n8k32>
 // SM90: instruction = #tile.gemm_instruction<simt>
-// SM90: instruction = #tile.gemm_instruction<mma_sync m16n8k16>
+// SM90: instruction = #tile.gemm_instruction<wgmma m64n64k16>
 // SM90: instruction = #tile.gemm_instruction<mma_sync m16n8k16>
 // MFMA-LABEL: func.func @others
 // MFMA: instruction = #tile.gemm_instruction<simt>

@@ -212,12 +212,21 @@ Value combineReduction(OpBuilder &b, Location loc, ReduceKind kind,
 ReduceKind getMergeKind(ReduceKind kind);
 
 /// Drops the swizzle of every shared allocation under `root` that some
-/// access would not apply. Only the lowerings of tile.copy and tile.gemm
-/// apply swizzles, to the tile itself or to leading-slice views of it whose
-/// slices are whole periods of the swizzle; a tile also read or written
-/// element by element (tile.parallel, reductions) keeps the row-major
-/// placement.
+/// access would not apply. The lowerings of tile.copy and tile.gemm apply
+/// swizzles, and so do element loads and stores (swizzleElementAccesses),
+/// to the tile itself or to leading-slice views of it whose slices are
+/// whole periods of the swizzle; a tile that other tile ops (reductions,
+/// atomics) or other views touch keeps the row-major placement.
 void dropUnappliedSwizzles(Operation *root);
+
+/// Rewrites the indices of every memref.load and memref.store under `root`
+/// of a swizzled shared tile (or a leading-slice view of one) into the
+/// element's place in the swizzle (swizzleIndices): the element accesses a
+/// kernel writes (tile.parallel bodies, single elements) read and write
+/// what tile.copy and tile.gemm place there. Runs once, after
+/// dropUnappliedSwizzles and before the tile ops are lowered (whose own
+/// accesses apply the swizzle as they are made).
+void swizzleElementAccesses(Operation *root);
 
 /// How a global-to-shared copy moves its tile in vectors: the block's
 /// static thread count, the element size and the widest vector (16, 8 or 4

@@ -167,7 +167,8 @@ bool mlir::tile::appliesSwizzle(Value tile, SwizzleAttr swizzle) {
       (type.getNumElements() / type.getShape().back()) % 8)
     return false;
   for (Operation *user : tile.getUsers()) {
-    if (isa<CopyOp, GemmOp>(user))
+    // Element accesses apply it too (swizzleElementAccesses).
+    if (isa<CopyOp, GemmOp, memref::LoadOp, memref::StoreOp>(user))
       continue;
     auto view = dyn_cast<memref::SubViewOp>(user);
     if (!view || !isLeadingSliceView(view, swizzle) ||
@@ -183,4 +184,28 @@ void mlir::tile::dropUnappliedSwizzles(Operation *root) {
         swizzle && !tile::appliesSwizzle(alloc.getResult(), swizzle))
       alloc.removeLayoutAttr();
   });
+}
+
+void mlir::tile::swizzleElementAccesses(Operation *root) {
+  SmallVector<Operation *> accesses;
+  root->walk([&](Operation *op) {
+    if (isa<memref::LoadOp, memref::StoreOp>(op))
+      accesses.push_back(op);
+  });
+  OpBuilder b(root->getContext());
+  for (Operation *op : accesses) {
+    auto load = dyn_cast<memref::LoadOp>(op);
+    auto store = dyn_cast<memref::StoreOp>(op);
+    Value tile = load ? load.getMemRef() : store.getMemRef();
+    if (!getTileSwizzle(tile))
+      continue;
+    b.setInsertionPoint(op);
+    SmallVector<Value> indices = swizzleIndices(
+        b, op->getLoc(), tile,
+        load ? ValueRange(load.getIndices()) : ValueRange(store.getIndices()));
+    if (load)
+      load.getIndicesMutable().assign(indices);
+    else
+      store.getIndicesMutable().assign(indices);
+  }
 }

@@ -236,13 +236,29 @@ static LogicalResult placeAllocations(ModuleOp module, bool reuse,
         shared.push_back({alloc});
     Timeline timeline(body);
     int64_t total = assignOffsets(timeline, shared, reuse);
-    if (limit && total > limit)
-      return launch.emitError()
-             << "the kernel's shared tiles need " << total
-             << " bytes of shared memory" << (reuse ? " (with reuse)" : "")
-             << ", more than the " << limit << " bytes a block may use on "
-             << target.getChip()
-             << "; use smaller tiles or fewer pipeline stages";
+    if (limit && total > limit) {
+      InFlightDiagnostic error =
+          launch.emitError()
+          << "the kernel's shared tiles need " << total
+          << " bytes of shared memory" << (reuse ? " (with reuse)" : "")
+          << ", more than the " << limit << " bytes a block may use on "
+          << target.getChip() << "; use smaller tiles or fewer pipeline stages";
+      // Which tiles take the bytes, largest first (a pipeline's stages are
+      // one tile each, at the user's allocation).
+      SmallVector<Placement *> bySize;
+      for (Placement &tile : shared)
+        bySize.push_back(&tile);
+      llvm::stable_sort(bySize, [](const Placement *a, const Placement *b) {
+        return a->size > b->size;
+      });
+      for (Placement *tile : bySize)
+        error.attachNote(tile->alloc.getLoc())
+            << "a tile of " << tile->size << " bytes ("
+            << tile->alloc.getType() << ") at offset " << tile->offset
+            << ", live in ops " << tile->life.first << " to "
+            << tile->life.last << " of the kernel body";
+      return error;
+    }
 
     if (reuse && !shared.empty()) {
       // A tile that takes over bytes of a dead one waits until every thread

@@ -333,6 +333,7 @@ struct ConvertTileToGPUPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     dropUnappliedSwizzles(module);
+    swizzleElementAccesses(module);
 
     // Kernels and tile ops, with the tiles still in tile memory spaces
     // (the lowering tells global from on-chip buffers by them).

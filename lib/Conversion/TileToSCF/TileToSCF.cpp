@@ -85,6 +85,7 @@ struct ConvertTileToSCFPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     dropUnappliedSwizzles(module);
+    swizzleElementAccesses(module);
     // A producer runs beside the consumers it feeds: no sequential order.
     WalkResult producers = module.walk([](ProducerOp op) {
       op.emitOpError("runs concurrently with the kernel's threads: "

@@ -125,10 +125,13 @@ func.func @swizzled(%A: memref<?x?xf16>, %n: index) {
 
 // -----
 
-// A swizzle that some access would not apply (tile.parallel reads the tile
-// element by element) is dropped: the tile keeps the row-major placement.
+// Element accesses (a tile.parallel reading and writing the tile) apply
+// the swizzle too: their indices go through the XOR, as the copies' do.
 // CHECK-LABEL: func.func @unapplied_swizzle
-// CHECK-NOT: arith.xori
+// CHECK: arith.xori
+// CHECK: memref.load
+// CHECK: arith.xori
+// CHECK: memref.store
 // CHECK: return
 func.func @unapplied_swizzle(%A: memref<?x?xf16>, %n: index) {
   %c0 = arith.constant 0 : index
