@@ -51,11 +51,19 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("--seq", type=int, default=1000)
+    parser.add_argument("--all", action="store_true",
+                        help="every combination of the three choices")
     args = parser.parse_args()
     base = dict(block_N=64, block_H=64, threads=256)
-    variants = [dict(base, num_stages=st, full_col=fc, probs_in_shared=ps)
-                for st, fc, ps in itertools.product((2, 1), (True, False),
-                                                    (True, False))]
+    # TileLang's config first, then each of its three choices changed.
+    variants = [dict(base, num_stages=2, full_col=True, probs_in_shared=True),
+                dict(base, num_stages=1, full_col=True, probs_in_shared=True),
+                dict(base, num_stages=2, full_col=False, probs_in_shared=True),
+                dict(base, num_stages=2, full_col=True, probs_in_shared=False)]
+    if args.all:
+        variants = [dict(base, num_stages=st, full_col=fc, probs_in_shared=ps)
+                    for st, fc, ps in itertools.product(
+                        (2, 1), (True, False), (True, False))]
     variants.append(dict(block_N=32, block_H=16, threads=128))  # the default
     for cfg in variants:
         cfg = dict(cfg, seq=args.seq)

@@ -3460,14 +3460,18 @@ def func_attr(attrs):
 
 
 def sync_threads(barrier_id=None, arrive_count=None):
-    """``T.sync_threads()``: a block-wide barrier. The compiler places the
-    barriers every tile operation needs, so it adds nothing here; named
-    barriers over part of the block (`barrier_id`, `arrive_count`, TileLang's
-    hand-written warp specialization) are refused."""
+    """``T.sync_threads()``: a barrier of the block's threads (tile.sync_threads).
+    The tile ops synchronize themselves; per-thread code (element accesses
+    by T.get_thread_binding) needs it between one thread's write of shared
+    memory and another's read. Named barriers over part of the block
+    (`barrier_id`, `arrive_count`, TileLang's hand-written warp
+    specialization) are refused."""
     if barrier_id is not None or arrive_count is not None:
         raise TileLangError("T.sync_threads(barrier_id, count): named barriers over "
                             "part of the block are not supported (the compiler "
                             "specializes warps and places barriers itself)")
+    _current_kernel("T.sync_threads")
+    _builder().emit("tile.sync_threads")
 
 
 @contextlib.contextmanager

@@ -1242,6 +1242,21 @@ struct ThreadIdLowering : TilePattern<ThreadIdOp> {
   }
 };
 
+/// tile.sync_threads -> gpu.barrier (on a warp-specialized side, that
+/// side's named barrier: tile-nvvm-named-barriers); nothing where one
+/// thread runs the block.
+struct SyncThreadsLowering : TilePattern<SyncThreadsOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(SyncThreadsOp op,
+                                PatternRewriter &rewriter) const override {
+    if (mode == TileLoweringMode::Block)
+      gpu::BarrierOp::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
@@ -1251,7 +1266,7 @@ void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
            AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering,
            FillLowering, ClearLowering, GemmLowering, ReduceLowering,
            CumsumLowering, NextTileLowering, FinishTilesLowering,
-           ThreadIdLowering,
+           ThreadIdLowering, SyncThreadsLowering,
            EraseHint<AnnotateLayoutOp>, EraseHint<UseSwizzleOp>,
            // Synchronous gemms leave nothing to wait for, and
            // synchronous copies nothing to count.

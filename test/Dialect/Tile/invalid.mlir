@@ -662,6 +662,14 @@ func.func @thread_id_dim(%n: index) {
 
 // -----
 
+func.func @sync_threads_outside_kernel() {
+  // expected-error @+1 {{must be nested in a 'tile.kernel'}}
+  tile.sync_threads
+  return
+}
+
+// -----
+
 func.func @thread_id_outside_kernel() -> index {
   // expected-error @+1 {{must be nested in a 'tile.kernel'}}
   %t = tile.thread_id 0

@@ -706,6 +706,27 @@ def Tile_ThreadIdOp : Tile_Op<"thread_id", [Tile_InKernel, Pure]> {
   let assemblyFormat = "$dim attr-dict";
 }
 
+def Tile_SyncThreadsOp : Tile_Op<"sync_threads", [Tile_InKernel,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "A barrier of the block's threads";
+  let description = [{
+    TileLang's `T.sync_threads()`: every thread of the block waits here
+    until all have arrived, and what each wrote to shared or global memory
+    before is visible to all after. Per-thread code (element accesses that
+    depend on `tile.thread_id`) needs it between one thread's write and
+    another's read; the tile ops synchronize the threads that run them
+    themselves. Every thread must reach it: like the tile ops, it may depend
+    on the thread index through control flow only as a range of whole warps
+    (convert-tile-to-gpu), where it synchronizes those threads. Where a block
+    runs as one thread (the CPU target), there is nothing to wait for.
+
+    ```mlir
+    tile.sync_threads
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // tile.fill / tile.clear
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,74 @@
+"""T.sync_threads(): a barrier of the block's threads between per-thread
+writes and reads of shared memory (TileLang's hand-written scans, top-k
+histograms). It was accepted and did nothing: a thread could read an
+element before the thread that writes it had. Compiled for sm_90a (the
+barrier is there), run on the CPU (nothing to wait for) and, where a GPU
+is, against torch."""
+
+import numpy as np
+import pytest
+
+import tilelang_mlir as tilelang
+import tilelang_mlir.language as T
+
+
+def reverse_through_shared(n):
+    @T.prim_func
+    def main(A: T.Tensor((n,), T.int32), B: T.Tensor((n,), T.int32)):
+        with T.Kernel(1, threads=n):
+            tx = T.get_thread_binding()
+            s = T.alloc_shared((n,), T.int32)
+            s[tx] = A[tx] * 2
+            T.sync_threads()
+            B[tx] = s[n - 1 - tx]
+    return main
+
+
+def test_barrier_is_in_the_kernel():
+    ptx = tilelang.compile(reverse_through_shared(256),
+                           target="cuda -arch=sm_90a").get_kernel_source("ptx")
+    assert "bar.sync" in ptx or "barrier.sync" in ptx
+
+
+def test_sync_threads_on_the_cpu():
+    @T.prim_func
+    def main(A: T.Tensor((64,), T.float32), B: T.Tensor((64,), T.float32)):
+        with T.Kernel(1, threads=64):
+            s = T.alloc_shared((64,), T.float32)
+            T.copy(A, s)
+            T.sync_threads()
+            for i in T.Parallel(64):
+                B[i] = s[63 - i]
+
+    a = np.random.default_rng().standard_normal(64).astype(np.float32)
+    b = np.zeros(64, np.float32)
+    tilelang.compile(main, target="cpu")(a, b)
+    np.testing.assert_array_equal(b, a[::-1])
+
+
+def test_sync_threads_outside_a_kernel_and_named_barriers():
+    with pytest.raises(T.TileLangError, match="T.sync_threads"):
+        @T.prim_func
+        def outside(A: T.Tensor((4,), T.float32)):
+            T.sync_threads()
+            with T.Kernel(1, threads=32):
+                A[0] = 1.0
+    with pytest.raises(T.TileLangError, match="named barriers"):
+        @T.prim_func
+        def named(A: T.Tensor((4,), T.float32)):
+            with T.Kernel(1, threads=32):
+                T.sync_threads(3, 32)
+
+
+def test_reverse_through_shared_on_the_gpu():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    for n in (256, 1024):
+        kernel = tilelang.compile(reverse_through_shared(n), target="cuda")
+        a = torch.randint(-1000, 1000, (n,), device="cuda", dtype=torch.int32)
+        b = torch.zeros(n, device="cuda", dtype=torch.int32)
+        for _ in range(20):
+            kernel(a, b)
+            torch.cuda.synchronize()
+            assert torch.equal(b, (a * 2).flip(0))
