@@ -367,9 +367,19 @@ def test_hints_accepted_and_misuse_refused():
 
     with pytest.raises(T.TileLangError, match=r"test_control_flow.py:\d+: T.sync_threads"):
         @T.prim_func
-        def named(A: T.Tensor((32,), T.float32)):
+        def partial_warp(A: T.Tensor((32,), T.float32)):
             with T.Kernel(1, threads=32):
-                T.sync_threads(3, 128)
+                T.sync_threads(3, 16)
+
+    # A named barrier of more threads than the block has (the compile
+    # checks its count against the threads that run it).
+    @T.prim_func
+    def named(A: T.Tensor((32,), T.float32)):
+        with T.Kernel(1, threads=32):
+            T.sync_threads(3, 128)
+    with pytest.raises(tilelang_mlir.TileError, match="synchronizes 128 threads, but "
+                       "the block has 32"):
+        tilelang_mlir.compile(named, target="cuda -arch=sm_90a").get_kernel_source("ptx")
 
 
 def test_parallel_over_run_time_extents():

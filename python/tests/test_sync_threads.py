@@ -5,6 +5,8 @@ element before the thread that writes it had. Compiled for sm_90a (the
 barrier is there), run on the CPU (nothing to wait for) and, where a GPU
 is, against torch."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -53,17 +55,69 @@ def test_sync_threads_outside_a_kernel_and_named_barriers():
             T.sync_threads()
             with T.Kernel(1, threads=32):
                 A[0] = 1.0
-    with pytest.raises(T.TileLangError, match="named barriers"):
+    with pytest.raises(T.TileLangError, match="positive multiple of 32"):
         @T.prim_func
-        def named(A: T.Tensor((4,), T.float32)):
+        def odd(A: T.Tensor((4,), T.float32)):
             with T.Kernel(1, threads=32):
-                T.sync_threads(3, 32)
+                T.sync_threads(3, 48)
+
+    @T.prim_func
+    def wrong_count(A: T.Tensor((512,), T.int32)):
+        with T.Kernel(1, threads=512):
+            tx = T.get_thread_binding()
+            if tx < 256:
+                A[tx] = 1
+                T.sync_threads(3, 128)
+    with pytest.raises(tilelang.TileError, match="synchronizes 128 threads, but "
+                       "the range of threads it is in has 256"):
+        tilelang.compile(wrong_count, target="cuda -arch=sm_90a").get_kernel_source("ptx")
+
+
+def named_barrier_scan(n, part):
+    """A Hillis-Steele prefix sum over the first `part` threads of an
+    n-thread block, with TileLang's named barrier of those threads
+    (T.sync_threads(3, part) under if tx < part, as its top-k selector
+    writes it); the other threads copy their element through."""
+    @T.prim_func
+    def main(A: T.Tensor((n,), T.int32), B: T.Tensor((n,), T.int32)):
+        with T.Kernel(1, threads=n):
+            tx = T.get_thread_binding()
+            s = T.alloc_shared((n,), T.int32)
+            v = T.alloc_var(T.int32)
+            s[tx] = A[tx]
+            T.sync_threads()
+            if tx < part:
+                for i in T.serial(part.bit_length() - 1):
+                    offset = 1 << i
+                    v = s[tx]
+                    if tx >= offset:
+                        v = v + s[tx - offset]
+                    T.sync_threads(3, part)
+                    s[tx] = v
+                    T.sync_threads(3, part)
+            T.sync_threads()
+            B[tx] = s[tx]
+    return main
+
+
+def test_named_barrier_compiles_to_the_ranges_barrier():
+    ptx = tilelang.compile(named_barrier_scan(512, 256),
+                           target="cuda -arch=sm_90a").get_kernel_source("ptx")
+    # The range's own hardware barrier for 256 threads (not the block's).
+    assert re.search(r"bar(rier)?\.sync\s+1,\s*256;", ptx), \
+        [line for line in ptx.splitlines() if "bar" in line]
 
 
 def test_reverse_through_shared_on_the_gpu():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device")
+    kernel = tilelang.compile(named_barrier_scan(512, 256), target="cuda")
+    a = torch.randint(-100, 100, (512,), device="cuda", dtype=torch.int32)
+    b = torch.zeros(512, device="cuda", dtype=torch.int32)
+    kernel(a, b)
+    expected = torch.cat([a[:256].cumsum(0).int(), a[256:]])
+    assert torch.equal(b, expected)
     for n in (256, 1024):
         kernel = tilelang.compile(reverse_through_shared(n), target="cuda")
         a = torch.randint(-1000, 1000, (n,), device="cuda", dtype=torch.int32)

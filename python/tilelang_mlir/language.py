@@ -3463,15 +3463,23 @@ def sync_threads(barrier_id=None, arrive_count=None):
     """``T.sync_threads()``: a barrier of the block's threads (tile.sync_threads).
     The tile ops synchronize themselves; per-thread code (element accesses
     by T.get_thread_binding) needs it between one thread's write of shared
-    memory and another's read. Named barriers over part of the block
-    (`barrier_id`, `arrive_count`, TileLang's hand-written warp
-    specialization) are refused."""
-    if barrier_id is not None or arrive_count is not None:
-        raise TileLangError("T.sync_threads(barrier_id, count): named barriers over "
-                            "part of the block are not supported (the compiler "
-                            "specializes warps and places barriers itself)")
+    memory and another's read. ``T.sync_threads(barrier_id, n)``, TileLang's
+    named barrier of the n threads of an ``if tx < n:`` range: the barrier
+    of that range (the compiler numbers the hardware barriers; it checks n
+    is the range's thread count)."""
     _current_kernel("T.sync_threads")
-    _builder().emit("tile.sync_threads")
+    if arrive_count is None and barrier_id is not None:
+        raise TileLangError("T.sync_threads(barrier_id) needs the number of "
+                            "threads that arrive: T.sync_threads(id, n)")
+    if arrive_count is None:
+        _builder().emit("tile.sync_threads")
+        return
+    if not isinstance(arrive_count, int) or isinstance(arrive_count, builtins.bool) \
+            or arrive_count <= 0 or arrive_count % 32:
+        raise TileLangError("T.sync_threads(%r, %r): a named barrier's thread "
+                            "count is a positive multiple of 32 (whole warps)"
+                            % (barrier_id, arrive_count))
+    _builder().emit("tile.sync_threads threads(%d)" % arrive_count)
 
 
 @contextlib.contextmanager

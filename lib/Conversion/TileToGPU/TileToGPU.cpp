@@ -286,15 +286,70 @@ getNarrowedRange(scf::IfOp branch, TargetAttr target, std::string &why) {
 /// T.copy(...)`): it gets that range as its `tile.thread_range`, and the
 /// tile ops inside are spread over those threads, their barriers named
 /// barriers of that many threads.
+/// A tile.sync_threads that names how many threads arrive (TileLang's
+/// named barrier) must be in a range of that many threads, or outside
+/// ranges in a block of that many: its barrier is that range's.
+static LogicalResult checkBarrierThreads(ModuleOp module) {
+  WalkResult result = module.walk([](SyncThreadsOp op) {
+    std::optional<uint64_t> stated = op.getThreads();
+    if (!stated)
+      return WalkResult::advance();
+    int64_t actual = op->getParentOfType<KernelOp>().getNumThreads();
+    StringRef where = "the block";
+    for (Operation *parent = op->getParentOp(); !isa<KernelOp>(parent);
+         parent = parent->getParentOp())
+      if (auto range = parent->getAttrOfType<DenseI64ArrayAttr>(
+              TileDialect::getThreadRangeAttrName())) {
+        actual = range[1]; // [first, count]
+        where = "the range of threads it is in";
+        break;
+      }
+    if (static_cast<int64_t>(*stated) == actual)
+      return WalkResult::advance();
+    op.emitOpError() << "synchronizes " << *stated << " threads, but "
+                     << where << " has " << actual
+                     << " (a named barrier is the barrier of the whole warps "
+                        "that run it: if tx < n, n of them)";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 static LogicalResult narrowOrRefuse(ModuleOp module, TargetAttr target) {
   SetVector<Operation *> perThread;
   module.walk([&](ThreadIdOp op) {
     getForwardSlice(op.getOperation(), &perThread);
   });
+  // The values computed from a thread index (through operands, and through
+  // what regions yield to their op's results); the slice above also holds
+  // every op nested in a region of an op it holds.
+  DenseSet<Value> fromThreadId;
+  SmallVector<Value> worklist;
+  module.walk([&](ThreadIdOp op) { worklist.push_back(op.getResult()); });
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!fromThreadId.insert(value).second)
+      continue;
+    for (Operation *user : value.getUsers()) {
+      llvm::append_range(worklist, user->getResults());
+      if (user->hasTrait<::mlir::OpTrait::IsTerminator>())
+        llvm::append_range(worklist, user->getParentOp()->getResults());
+    }
+  }
+  auto perThreadValue = [&](Value value) {
+    return fromThreadId.contains(value);
+  };
   for (Operation *control : perThread) {
     if (control->getNumRegions() == 0 ||
         isa<TileDialect>(control->getDialect()) ||
         control->hasAttr(TileDialect::getThreadRangeAttrName()))
+      continue;
+    // A loop is in the slice when its body uses the thread index; every
+    // thread runs it the same number of times unless its bounds use it.
+    if (auto loop = dyn_cast<scf::ForOp>(control);
+        loop && !perThreadValue(loop.getLowerBound()) &&
+        !perThreadValue(loop.getUpperBound()) &&
+        !perThreadValue(loop.getStep()))
       continue;
     Operation *tileOp = nullptr;
     control->walk([&](Operation *inner) {
@@ -363,7 +418,8 @@ struct ConvertTileToGPUPass
     });
     if (atomics.wasInterrupted())
       return signalPassFailure();
-    if (failed(narrowOrRefuse(module, targetAttr)))
+    if (failed(narrowOrRefuse(module, targetAttr)) ||
+        failed(checkBarrierThreads(module)))
       return signalPassFailure();
     // Every gemm runs on its instruction and every copy on its engine;
     // those without one take the default choice.

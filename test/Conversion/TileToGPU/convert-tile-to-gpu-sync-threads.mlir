@@ -44,3 +44,66 @@ func.func @divergent(%out: memref<128xf32>) {
   }
   return
 }
+
+// -----
+
+// TileLang's named barrier of the threads of an `if tx < 256:` range, in a
+// loop of the same trip count on every thread (its bounds do not depend on
+// the thread index, though its body does): the range's barrier.
+// CHECK-LABEL: func.func @range_barrier_in_loop
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK: } {tile.thread_range = array<i64: 0, 256>}
+func.func @range_barrier_in_loop(%out: memref<512xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %one = arith.constant 1.0 : f32
+  tile.kernel grid(%c1) threads(512) -> (%bx) {
+    %tx = tile.thread_id 0
+    %low = arith.cmpi slt, %tx, %c256 : index
+    scf.if %low {
+      %c0 = arith.constant 0 : index
+      %c8 = arith.constant 8 : index
+      scf.for %i = %c0 to %c8 step %c1 {
+        memref.store %one, %out[%tx] : memref<512xf32>
+        tile.sync_threads threads(256)
+      }
+    }
+  }
+  return
+}
+
+// -----
+
+// A named barrier's thread count is the range's.
+func.func @wrong_count(%out: memref<512xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  tile.kernel grid(%c1) threads(512) -> (%bx) {
+    %tx = tile.thread_id 0
+    %low = arith.cmpi slt, %tx, %c256 : index
+    scf.if %low {
+      // expected-error @+1 {{synchronizes 128 threads, but the range of threads it is in has 256}}
+      tile.sync_threads threads(128)
+    }
+  }
+  return
+}
+
+// -----
+
+// A loop whose trip count depends on the thread index cannot hold one.
+func.func @divergent_loop(%out: memref<128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %tx = tile.thread_id 0
+    // expected-note @+1 {{the thread-dependent control flow}}
+    scf.for %i = %c0 to %tx step %c1 {
+      // expected-error @+1 {{synchronizes the threads that run it}}
+      tile.sync_threads
+    }
+  }
+  return
+}

@@ -670,6 +670,16 @@ func.func @sync_threads_outside_kernel() {
 
 // -----
 
+func.func @sync_threads_count(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{attribute 'threads' failed to satisfy constraint}}
+    tile.sync_threads threads(0)
+  }
+  return
+}
+
+// -----
+
 func.func @thread_id_outside_kernel() -> index {
   // expected-error @+1 {{must be nested in a 'tile.kernel'}}
   %t = tile.thread_id 0

@@ -189,6 +189,8 @@ func.func @fill_reduce_cumsum(%n: index, %x: f32) {
     %tz = tile.thread_id 2
     // CHECK: tile.sync_threads
     tile.sync_threads
+    // CHECK: tile.sync_threads threads(128)
+    tile.sync_threads threads(128)
     // CHECK: tile.reduce <sum> %{{.*}} to %{{.*}} dim 1 {clear = false} : memref<64x128xf32, #tile.mem<fragment>> to memref<64x1xf32, #tile.mem<fragment>>
     tile.reduce <sum> %s to %k dim 1 {clear = false} : memref<64x128xf32, #tile.mem<fragment>> to memref<64x1xf32, #tile.mem<fragment>>
     // CHECK: tile.reduce <min>

@@ -720,11 +720,19 @@ def Tile_SyncThreadsOp : Tile_Op<"sync_threads", [Tile_InKernel,
     (convert-tile-to-gpu), where it synchronizes those threads. Where a block
     runs as one thread (the CPU target), there is nothing to wait for.
 
+    `threads(n)` states how many threads arrive (TileLang's named barrier
+    `T.sync_threads(id, n)` under `if tx < n:`): convert-tile-to-gpu checks
+    that n is the thread count of the range the op is in (of the block
+    outside ranges); the hardware barrier is the range's own.
+
     ```mlir
     tile.sync_threads
+    tile.sync_threads threads(256)
     ```
   }];
-  let assemblyFormat = "attr-dict";
+  let arguments = (ins
+      OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>:$threads);
+  let assemblyFormat = "(`threads` `(` $threads^ `)`)? attr-dict";
 }
 
 //===----------------------------------------------------------------------===//
