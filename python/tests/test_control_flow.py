@@ -454,3 +454,78 @@ def test_any_of_all_of_guard_block_sparse_gemm(kind):
                         A[i*bM:(i+1)*bM, k*bK:(k+1)*bK].astype(np.float32)
                         @ B[k*bK:(k+1)*bK, j*bN:(j+1)*bN].astype(np.float32))
     np.testing.assert_allclose(C, want, rtol=1e-3, atol=1e-3)
+
+
+def test_break_and_continue_in_kernel_loops():
+    # break/continue under device conditions in T.serial (an scf.for traced
+    # once: flags in per-thread variables), a nested loop's break leaving
+    # only that loop, and a Python loop's own break.
+    @T.prim_func
+    def main(A: T.Tensor((16,), T.int32), B: T.Tensor((4,), T.int32)):
+        with T.Kernel(1, threads=1):
+            total = T.alloc_var(T.int32, 0)
+            for i in T.serial(16):
+                if A[i] < 0:
+                    break
+                if A[i] == 0:
+                    continue
+                total += A[i]
+            B[0] = total
+            pairs = T.alloc_var(T.int32, 0)
+            for i in T.serial(4):
+                for j in T.serial(4):
+                    if j > i:
+                        break
+                    pairs += 1
+            B[1] = pairs
+            count = T.alloc_var(T.int32, 0)
+            for i in range(16):
+                if i == 5:
+                    break
+                count += 1
+            B[2] = count
+            last = T.alloc_var(T.int32, -1)
+            for i in T.serial(16):
+                last = i
+                if A[i] > 6:
+                    break
+            B[3] = last
+
+    rng = np.random.default_rng()
+    for _ in range(5):
+        a = rng.integers(-3, 9, 16).astype(np.int32)
+        b = run(main, a, np.zeros(4, np.int32))
+        total = 0
+        for x in a:
+            if x < 0:
+                break
+            if x == 0:
+                continue
+            total += x
+        big = np.flatnonzero(a > 6)
+        expected = [total, 10, 5, big[0] if len(big) else 15]
+        np.testing.assert_array_equal(b, expected)
+
+
+def test_bitwise_not_and_names_rebound_after_a_branch():
+    @T.prim_func
+    def main(A: T.Tensor((8,), T.int32), U: T.Tensor((8,), T.uint8),
+             B: T.Tensor((8,), T.int32), V: T.Tensor((8,), T.uint8)):
+        with T.Kernel(1, threads=1):
+            for i in T.serial(8):
+                offset = 0
+                if A[i] > 0:
+                    offset = 1  # read nowhere else: rebound below first
+                    B[i] = ~A[i] + offset
+                offset = 2
+                if A[i] <= 0:
+                    B[i] = ~A[i] * offset
+                V[i] = ~U[i]
+
+    a = np.arange(-4, 4, dtype=np.int32)
+    u = np.arange(0, 256, 32, dtype=np.uint8)
+    b = np.zeros(8, np.int32)
+    v = np.zeros(8, np.uint8)
+    tilelang_mlir.compile(main, target="cpu")(a, u, b, v)
+    np.testing.assert_array_equal(b, np.where(a > 0, ~a + 1, ~a * 2))
+    np.testing.assert_array_equal(v, ~u)

@@ -368,3 +368,35 @@ def test_non_contiguous_inputs_keep_their_strides():
         np.float32)
     for view in (base[:8, ::2], base[:16, :8].T, base[::2, 1::2]):
         np.testing.assert_array_equal(kernel(view), view)
+
+
+def _elementwise_copy_in_parallel(M, N, bm, bn):
+    @T.prim_func
+    def main(A: T.Tensor((M, N), T.float16), B: T.Tensor((M, N), T.float16)):
+        with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), threads=128) as (bx, by):
+            for i, j in T.Parallel(bm, bn):
+                T.copy(A[by * bm + i, bx * bn + j], B[by * bm + i, bx * bn + j])
+    return main
+
+
+def test_copy_of_one_element_inside_parallel_runs_in_the_thread():
+    # TileLang's T.copy(A[i, j], B[i, j]) in a T.Parallel body: the copy's
+    # own loop runs in the thread that runs the iteration (it was a
+    # tile.parallel nested in the body, which the GPU spread over the block
+    # again: most elements were never written).
+    func = _elementwise_copy_in_parallel(200, 136, 64, 64)
+    assert func.script().count("tile.parallel") == 1
+    a = np.random.default_rng().standard_normal((200, 136)).astype(np.float16)
+    b = np.full_like(a, np.nan)
+    tilelang_mlir.compile(func, target="cpu")(a, b)
+    np.testing.assert_array_equal(b, a)
+    try:
+        import torch
+    except ImportError:
+        return
+    if not torch.cuda.is_available():
+        return
+    a_t = torch.randn(200, 136, device="cuda", dtype=torch.float16)
+    b_t = torch.full_like(a_t, float("nan"))
+    tilelang_mlir.compile(func, target="cuda")(a_t, b_t)
+    assert torch.equal(b_t, a_t)

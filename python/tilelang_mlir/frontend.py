@@ -24,6 +24,14 @@ trace, ``rewrite`` parses the function's source and rewrites
 * ``v = e`` and ``v += e`` where ``v`` names a ``T.alloc_var``: a store
   into it (``v = T.alloc_var(...)`` again declares a new one);
 * ``range(...)`` over device values: ``T.serial``;
+* ``break`` and ``continue`` in a loop the kernel runs (``T.serial``,
+  ``T.Pipelined``, ``range`` over device values), under a device or Python
+  condition: per-thread flags (_LoopExit), the body and what follows a
+  statement that may leave the iteration running only while neither is
+  set; a loop Python runs keeps Python's own;
+* a name bound in a device branch may be read after it where a plain
+  assignment after the branch precedes every read (``offset = ...`` in
+  each of two branches);
 * ``while c`` (without ``else``): an ``scf.while`` whose condition is
   traced in its before-region when ``c`` is a device value (its body
   traced once; ``break``, ``continue`` and ``return`` in it are refused, and
@@ -172,6 +180,10 @@ class _Runtime:
                              "iteration; fold it into the condition" % what)
 
     @staticmethod
+    def loop_exit():
+        return _LoopExit()
+
+    @staticmethod
     def range_(*args):
         if any(_traced(a) for a in args):
             return T.serial(*args)
@@ -195,6 +207,88 @@ class _Runtime:
 
 
 _UNSET = object()
+
+
+class _LoopExit:
+    """``break``/``continue`` of a loop the kernel runs (T.serial,
+    T.Pipelined, range over device values: an scf.for traced once): flags
+    in per-thread variables; the body runs under ``not (broke or
+    continued)``, the rest of an iteration after a statement that may leave
+    it under the same test, and ``break``/``continue`` set the flag. A
+    loop Python runs (range over Python ints) keeps Python's own."""
+
+    def __init__(self):
+        self.device = False
+        self.broke = self.continued = None
+
+    def start(self, iterable):
+        self.device = inspect.isgenerator(iterable)
+        if self.device:
+            # Set before the loop: the stores precede its scf.for.
+            self.broke = T.alloc_var("bool", False)
+            self.continued = T.alloc_var("bool", False)
+        return iterable
+
+    def begin(self):
+        self.continued.store(False)
+
+    def running(self):
+        return T._binary("xor", T._binary("or", self.broke[0], self.continued[0]),
+                         T._constant(True, "i1"))
+
+    def break_(self):
+        self.broke.store(True)
+
+    def continue_(self):
+        self.continued.store(True)
+
+
+def _exits(node):
+    """Whether `node` holds a break or continue of the enclosing loop (not
+    one of a nested loop or function)."""
+    if isinstance(node, (ast.Break, ast.Continue)):
+        return True
+    if isinstance(node, (ast.For, ast.While, ast.AsyncFor, ast.FunctionDef,
+                         ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        return False
+    return any(_exits(child) for child in ast.iter_child_nodes(node))
+
+
+def _guard_exits(statements, flag):
+    """`statements` of a loop body with its break/continue turned into
+    flag stores (_LoopExit) and what follows a statement that may leave
+    the iteration run only while the loop is still running."""
+    out = []
+    for index, statement in enumerate(statements):
+        if isinstance(statement, (ast.Break, ast.Continue)):
+            method = "break_" if isinstance(statement, ast.Break) else "continue_"
+            out.append(ast.copy_location(ast.Expr(ast.Call(
+                func=ast.Attribute(value=ast.Name(flag, ast.Load()), attr=method,
+                                   ctx=ast.Load()), args=[], keywords=[])), statement))
+            return out  # the rest of the list is never reached
+        if not _exits(statement):
+            out.append(statement)
+            continue
+        statement = copy.copy(statement)
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(statement, field, None), list):
+                setattr(statement, field, _guard_exits(getattr(statement, field), flag))
+        out.append(statement)
+        rest = _guard_exits(statements[index + 1:], flag)
+        if rest:
+            out.append(_running_if(flag, rest))
+        return out
+    return out
+
+
+def _running_if(flag, body):
+    """``if flag.running(): body``, spanning the lines of `body`."""
+    node = ast.If(test=ast.Call(func=ast.Attribute(
+        value=ast.Name(flag, ast.Load()), attr="running", ctx=ast.Load()),
+        args=[], keywords=[]), body=body, orelse=[])
+    ast.copy_location(node, body[0])
+    node.end_lineno = max(getattr(n, "end_lineno", n.lineno) for n in body)
+    return node
 
 
 def _call(attr, *args):
@@ -244,15 +338,42 @@ class _Leaves(ast.NodeVisitor):
     visit_While = visit_For
 
 
+def _collect_loads(node, before, loads):
+    """Records every Name load under `node` in `loads` (name -> [(line,
+    lines of the assignments that precede it)]); `before` holds, per name,
+    the lines of the plain assignments (``name = ...`` as a statement of a
+    list) that come before `node` in its statement list and the enclosing
+    ones."""
+    for field, value in ast.iter_fields(node):
+        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+            running = {k: list(v) for k, v in before.items()}
+            for statement in value:
+                _collect_loads(statement, running, loads)
+                if isinstance(statement, (ast.Assign, ast.AnnAssign)):
+                    targets = statement.targets if isinstance(statement, ast.Assign) \
+                        else [statement.target]
+                    for target in targets:
+                        if isinstance(target, ast.Name):
+                            running.setdefault(target.id, []).append(statement.lineno)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.AST):
+                    _collect_loads(item, before, loads)
+        elif isinstance(value, ast.AST):
+            _collect_loads(value, before, loads)
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        loads.setdefault(node.id, []).append((node.lineno, before.get(node.id, [])))
+
+
 class _Rewriter(ast.NodeTransformer):
     def __init__(self, function, eager=False):
         self.eager = eager
         self.count = 0
-        # Where each name is read: (line, end line) of every load.
+        # Where each name is read: (line of the load, lines of the plain
+        # assignments to it that precede the load in its statement list or
+        # an enclosing one, so that every path to the load passes them).
         self.loads = {}
-        for node in ast.walk(function):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                self.loads.setdefault(node.id, []).append(node.lineno)
+        _collect_loads(function, {}, self.loads)
         self.branch = None  # the device if being rewritten: (first, last line)
 
     def _fresh(self, hint):
@@ -321,8 +442,11 @@ class _Rewriter(ast.NodeTransformer):
         if self.branch is None:
             return value
         first, last = self.branch
-        used_after = any(line < first or line > last
-                         for line in self.loads.get(name, ()))
+        # A read outside the branch sees the branch's binding unless a plain
+        # assignment after the branch precedes it on every path.
+        used_after = any((line < first or line > last) and
+                         not any(last < at < line for at in assigned)
+                         for line, assigned in self.loads.get(name, ()))
         return _call("assign_in_branch", _previous(name), value, ast.Constant(name),
                      ast.Constant(used_after), ast.Constant(node.lineno))
 
@@ -349,6 +473,37 @@ class _Rewriter(ast.NodeTransformer):
             node.value), node)
         return ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())],
                                             value=value), node)
+
+    def visit_For(self, node):
+        """A loop whose body may break or continue: the kernel's loop
+        (a generator, T.serial and the like) runs the body with _LoopExit's
+        flags, Python's loop its own; other loops as they are."""
+        if node.orelse or getattr(node, "tl_exits", False) or \
+                not any(_exits(statement) for statement in node.body):
+            self.generic_visit(node)
+            return node
+        flag = self._fresh("x")
+        device = [ast.Expr(ast.Call(func=ast.Attribute(
+            value=ast.Name(flag, ast.Load()), attr="begin", ctx=ast.Load()),
+            args=[], keywords=[])),
+            _running_if(flag, _guard_exits(copy.deepcopy(node.body), flag))]
+        for statement in device:
+            ast.copy_location(statement, node.body[0])
+        body = ast.If(test=ast.Attribute(value=ast.Name(flag, ast.Load()),
+                                         attr="device", ctx=ast.Load()),
+                      body=device, orelse=copy.deepcopy(node.body))
+        ast.copy_location(body, node.body[0])
+        loop = ast.For(target=node.target,
+                       iter=ast.Call(func=ast.Attribute(
+                           value=ast.Name(flag, ast.Load()), attr="start",
+                           ctx=ast.Load()), args=[node.iter], keywords=[]),
+                       body=[body], orelse=[])
+        loop.tl_exits = True  # rewritten once
+        made = ast.Assign(targets=[ast.Name(flag, ast.Store())],
+                          value=_call("loop_exit"))
+        for statement in (loop, made):
+            ast.copy_location(statement, node)
+        return self._statements([made, loop])
 
     def visit_While(self, node):
         """``while c: body`` (no else): a loop over __tl.while_loop, which

@@ -694,6 +694,18 @@ class Expr:
             return Expr(name, self.type)
         return _binary("sub", 0, self)
 
+    def __invert__(self):
+        """~x: every bit flipped (C's ~ of an integer; of a bool, not)."""
+        if _is_float(self.type):
+            raise TileLangError("~ of a %s value: bitwise not takes integers"
+                                % self.type)
+        if self.type == "i1":
+            return _binary("xor", self, _constant(True, "i1"))
+        return _binary("xor", self, _constant(-1 if not _is_unsigned(self.type)
+                                              else (1 << _INT_WIDTH[self.type]) - 1,
+                                              self.type if self.type != "index"
+                                              else "index"))
+
     def __bool__(self):
         raise TileLangError("a traced value has no Python truth value; use "
                             "T.if_then_else, or a Python value to choose "
@@ -1826,7 +1838,7 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
               "__rfloordiv__", "__mod__", "__rmod__", "__and__", "__rand__",
               "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__",
               "__rlshift__", "__rshift__", "__rrshift__", "__lt__", "__le__",
-              "__gt__", "__ge__", "__neg__"):
+              "__gt__", "__ge__", "__neg__", "__invert__"):
     setattr(_Var, _name, _delegate_to_value(_name))
 
 
@@ -3180,6 +3192,13 @@ def _dynamic_parallel(extents):
 
 def _static_parallel(extents):
     builder = _builder()
+    if builder.parallels:
+        # Inside a T.Parallel body (a thread's iteration): the nested loop's
+        # iterations run in that thread, in order (a tile.parallel there
+        # would be spread over the block again, each thread running the
+        # iterations it owns of its own copy: most never run).
+        yield from _serial_nest(extents)
+        return
     ivs = [builder.fresh("i") for _ in extents]
     depth = builder.depth
     builder.open("tile.parallel (%s) in (%s)" % (
@@ -3193,6 +3212,19 @@ def _static_parallel(extents):
     builder.close()
     for site in frame.sites.values():
         site.combine()
+
+
+def _serial_nest(extents):
+    """One iteration per point of `extents`, as nested sequential loops
+    (yielding the induction variables as T.Parallel does)."""
+    loops = [serial(e) for e in extents]
+    values = []
+    for loop in loops:
+        values.append(next(loop))
+    yield values[0] if len(values) == 1 else tuple(values)
+    for loop in reversed(loops):
+        for _ in loop:  # closes the scf.for
+            pass
 
 
 class _ParallelFrame:
