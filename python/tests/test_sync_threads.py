@@ -126,3 +126,41 @@ def test_reverse_through_shared_on_the_gpu():
             kernel(a, b)
             torch.cuda.synchronize()
             assert torch.equal(b, (a * 2).flip(0))
+
+
+def histogram(n, bins):
+    """Per-thread code: each thread adds its element's bin to a shared
+    histogram (T.atomic_add of one element, under a condition on the
+    thread index), then a barrier, then the first threads write it out."""
+    @T.prim_func
+    def main(A: T.Tensor((n,), T.int32), H: T.Tensor((bins,), T.int32)):
+        with T.Kernel(1, threads=n):
+            tx = T.get_thread_binding()
+            hist = T.alloc_shared((bins,), T.int32)
+            if tx < bins:
+                hist[tx] = 0
+            T.sync_threads()
+            if A[tx] >= 0:
+                T.atomic_add(hist[A[tx] % bins], 1)
+            T.sync_threads()
+            if tx < bins:
+                H[tx] = hist[tx]
+    return main
+
+
+def test_per_thread_atomics_compile_for_sm90():
+    ptx = tilelang.compile(histogram(256, 16),
+                           target="cuda -arch=sm_90a").get_kernel_source("ptx")
+    assert "atom.shared.add" in ptx or "red.shared.add" in ptx
+
+
+def test_per_thread_histogram_on_the_gpu():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    kernel = tilelang.compile(histogram(256, 16), target="cuda")
+    a = torch.randint(-5, 100, (256,), device="cuda", dtype=torch.int32)
+    h = torch.full((16,), -1, device="cuda", dtype=torch.int32)
+    kernel(a, h)
+    kept = a[a >= 0].long() % 16
+    assert torch.equal(h.long(), torch.bincount(kept, minlength=16))

@@ -443,9 +443,12 @@ class _Rewriter(ast.NodeTransformer):
             return value
         first, last = self.branch
         # A read outside the branch sees the branch's binding unless a plain
-        # assignment after the branch precedes it on every path.
+        # assignment precedes it on every path: after the branch for a read
+        # after it; any for a read before it (reached from the branch only
+        # through a loop's next iteration, which passes that assignment).
         used_after = any((line < first or line > last) and
-                         not any(last < at < line for at in assigned)
+                         not any(at < line and (line < first or at > last)
+                                 for at in assigned)
                          for line, assigned in self.loads.get(name, ()))
         return _call("assign_in_branch", _previous(name), value, ast.Constant(name),
                      ast.Constant(used_after), ast.Constant(node.lineno))

@@ -155,7 +155,10 @@ def TileLowerParallelAtomics
     points. This pass rewrites each such op, before convert-tile-to-gpu,
     into the add itself: bounds-checked exactly like the op (an index
     outside the buffer adds nothing), a `memref.atomic_rmw` (`addf` or
-    `addi`) on the global or shared destination. Element atomics
+    `addi`) on the global or shared destination. So does an element atomic
+    of per-thread code (its operands computed from a `tile.thread_id`, or
+    under control flow that is: a histogram's `T.atomic_add(hist[bin(tx)],
+    1)`): each thread that reaches it adds. Other element atomics
     outside `tile.parallel` (added once by the block) and whole-tile atomics
     stay for convert-tile-to-gpu, which refuses element atomics left
     inside a `tile.parallel` (they would be added once per block). The GPU

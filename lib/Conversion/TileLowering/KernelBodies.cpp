@@ -19,11 +19,49 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::lowering;
 
+/// The values computed from a thread index under `root` (through operands,
+/// and through what regions yield to their op's results).
+static DenseSet<Value> getThreadDependentValues(Operation *root) {
+  DenseSet<Value> values;
+  SmallVector<Value> worklist;
+  root->walk([&](ThreadIdOp op) { worklist.push_back(op.getResult()); });
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!values.insert(value).second)
+      continue;
+    for (Operation *user : value.getUsers()) {
+      llvm::append_range(worklist, user->getResults());
+      if (user->hasTrait<::mlir::OpTrait::IsTerminator>())
+        llvm::append_range(worklist, user->getParentOp()->getResults());
+    }
+  }
+  return values;
+}
+
+/// Whether the element atomic `op` (outside tile.parallel) is per-thread
+/// code: its operands computed from a thread index, or under control flow
+/// whose operands are (`if tx < 128:` too: each of those threads adds).
+static bool isPerThread(AtomicAddOp op, const DenseSet<Value> &fromThreadId) {
+  auto dependent = [&](Operation *of) {
+    return llvm::any_of(of->getOperands(),
+                        [&](Value v) { return fromThreadId.contains(v); });
+  };
+  if (dependent(op))
+    return true;
+  for (Operation *parent = op->getParentOp(); parent && !isa<KernelOp>(parent);
+       parent = parent->getParentOp())
+    if (dependent(parent))
+      return true;
+  return false;
+}
+
 void mlir::tile::lowerParallelElementAtomics(Operation *root,
                                              TileLoweringMode mode) {
   SmallVector<AtomicAddOp> atomics;
+  DenseSet<Value> fromThreadId = getThreadDependentValues(root);
   root->walk([&](AtomicAddOp op) {
-    if (!op.isTileForm() && op->getParentOfType<ParallelOp>())
+    if (!op.isTileForm() && (op->getParentOfType<ParallelOp>() ||
+                             isPerThread(op, fromThreadId)))
       atomics.push_back(op);
   });
   for (AtomicAddOp op : atomics) {

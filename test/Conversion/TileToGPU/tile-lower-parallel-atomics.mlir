@@ -42,3 +42,30 @@ func.func @atomics(%out: memref<?xf32>, %n: index, %w: f32) {
   }
   return
 }
+
+// Per-thread code (a histogram: the bin computed from the thread index,
+// under a condition on it): each thread that reaches the atomic adds,
+// outside any tile.parallel. An atomic of the kernel body that does not
+// depend on a thread index stays (added once by the block).
+// CHECK-LABEL: func.func @per_thread
+// CHECK: %[[TX:.*]] = tile.thread_id 0
+// CHECK: scf.if
+// CHECK: memref.atomic_rmw addi %{{.*}}, %{{.*}}[%{{.*}}] : (i32, memref<256xi32, #tile.mem<shared>>) -> i32
+// CHECK: memref.atomic_rmw addf %{{.*}}, %{{.*}}[%{{.*}}] : (f32, memref<?xf32>) -> f32
+// CHECK: tile.atomic_add %{{.*}} to %{{.*}}[%{{.*}}] : f32 to memref<?xf32>
+func.func @per_thread(%out: memref<?xf32>, %n: index, %w: f32) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %hist = tile.alloc_shared : memref<256xi32, #tile.mem<shared>>
+    %tx = tile.thread_id 0
+    %c100 = arith.constant 100 : index
+    %one = arith.constant 1 : i32
+    %low = arith.cmpi ult, %tx, %c100 : index
+    scf.if %low {
+      %c0 = arith.constant 0 : index
+      tile.atomic_add %one to %hist[%c0] : i32 to memref<256xi32, #tile.mem<shared>>
+    }
+    tile.atomic_add %w to %out[%tx] : f32 to memref<?xf32>
+    tile.atomic_add %w to %out[%bx] : f32 to memref<?xf32>
+  }
+  return
+}
