@@ -68,3 +68,36 @@ def test_misuse_is_refused_at_the_line():
             with T.Kernel(1, threads=32) as _:
                 s = T.alloc_shared((4,), "float32")
                 T.annotate_safe_value({s: 0})
+
+
+def test_copies_past_the_edge_read_the_safe_value():
+    # TileLang's copy tests: a region copy from A (70x75) into a padded B
+    # whose blocks run past A's edge fills the outside with the annotated
+    # value, converted to B's type (zero without an annotation); so does a
+    # copy into a shared tile.
+    M, N, bm, bn = 70, 75, 32, 32
+    pm, pn = 96, 96
+
+    def build(pad, dst_dtype, through_shared):
+        @T.prim_func
+        def main(A: T.Tensor((M, N), T.float32), B: T.Tensor((pm, pn), dst_dtype)):
+            with T.Kernel(pn // bn, pm // bm, threads=128) as (bx, by):
+                if pad is not None:
+                    T.annotate_safe_value({A: pad})
+                if through_shared:
+                    tile = T.alloc_shared((bm, bn), T.float32)
+                    T.copy(A[by * bm, bx * bn], tile)
+                    T.copy(tile, B[by * bm, bx * bn])
+                else:
+                    T.copy(A[by * bm:(by + 1) * bm, bx * bn:(bx + 1) * bn],
+                           B[by * bm:(by + 1) * bm, bx * bn:(bx + 1) * bn])
+        return main
+
+    a = np.random.default_rng().standard_normal((M, N)).astype(np.float32)
+    for pad, dtype, shared in [(-99, "float32", False), (None, "float32", False),
+                               (-99, "float16", False), (7, "float32", True)]:
+        b = np.full((pm, pn), np.nan, dtype)
+        tilelang_mlir.compile(build(pad, dtype, shared), target="cpu")(a, b)
+        expected = np.full((pm, pn), 0 if pad is None else pad, dtype)
+        expected[:M, :N] = a.astype(dtype)
+        np.testing.assert_array_equal(b, expected)

@@ -1977,7 +1977,10 @@ def copy(src, dst, *, coalesced_width=None, disable_tma=False,
         whole = lambda b: _Region(b, [0] * len(shape), shape, [True] * len(shape))
         _copy_regions(whole(s), whole(d))
         return
-    if not _tile_converts(s.type, d.type) or _is_remapped(s) or _is_remapped(d):
+    if not _tile_converts(s.type, d.type) or _is_remapped(s) or _is_remapped(d) \
+            or _has_safe_value(s):
+        # (A source with T.annotate_safe_value: its reads past the edge give
+        # that value, which the tile copies' zero fill would not.)
         # A conversion tile.copy does not make (or a global tensor placed by
         # T.Layout(shape, fn), whose elements are not a strided view) (integers and floats, an
         # unsigned integer widened): elementwise, as T.cast converts.
@@ -2085,8 +2088,13 @@ def _copy_regions(src, dst):
                     value = _as_expr(src.buffer[src_at])
                     dst.buffer[dst_at] = _convert(value, dst.buffer.type)
                     branch.else_()
-                    dst.buffer[dst_at] = _convert(_as_expr(0, src.buffer.type),
-                                                  dst.buffer.type)
+                    # Past the source's edge: zero, or the value
+                    # T.annotate_safe_value gives its reads in this kernel.
+                    builder = _builder()
+                    safe = builder.safe_values.get(src.buffer.name)
+                    pad = safe[1] if safe is not None and safe[0] is builder.kernel \
+                        else _as_expr(0, src.buffer.type)
+                    dst.buffer[dst_at] = _convert(pad, dst.buffer.type)
 
 
 class GemmWarpPolicy(enum.Enum):
@@ -3120,11 +3128,17 @@ def _is_remapped(buffer):
     return remap is not None and remap[0] is builder.kernel
 
 
+def _has_safe_value(buffer):
+    builder = _builder()
+    safe = builder.safe_values.get(getattr(buffer, "name", None))
+    return safe is not None and safe[0] is builder.kernel
+
+
 def annotate_safe_value(safe_values):
-    """``T.annotate_safe_value({A: v})`` (TileLang's): in this kernel, an
-    element read of the global buffer A outside its bounds gives v instead
-    of reading memory (T.copy's out-of-bounds reads give zeros whatever
-    this says)."""
+    """``T.annotate_safe_value({A: v})`` (TileLang's): in this kernel, a
+    read of the global buffer A outside its bounds gives v instead of
+    reading memory: element reads, and T.copy's reads past its edge (those
+    copies run element by element)."""
     builder = _builder()
     if builder.kernel is None:
         raise TileLangError("T.annotate_safe_value applies inside T.Kernel")
