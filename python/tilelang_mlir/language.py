@@ -2371,15 +2371,20 @@ def _scan_region(kind, src, dst, dim, reverse, what):
             full[dim] = k
             return full
 
+        # The running value is the destination's previous element (this
+        # thread wrote it): a per-thread variable here would make the
+        # parallel loop run whole on every thread (a body that writes a
+        # local tile does), every thread scanning every line in place.
         first = length - 1 if reverse else 0
-        acc = alloc_var(dtype)
-        acc.store(_as_expr(s_region.buffer[at(s_region, s_dims, coords(first))]))
-        d_region.buffer[at(d_region, d_dims, coords(first))] = acc[0]
+        d_region.buffer[at(d_region, d_dims, coords(first))] = _as_expr(
+            s_region.buffer[at(s_region, s_dims, coords(first))])
         for step in serial(length - 1):
             k = (length - 2 - step) if reverse else (step + 1)
+            previous = (k + 1) if reverse else (k - 1)
             value = s_region.buffer[at(s_region, s_dims, coords(k))]
-            acc.store(_binary(combine, acc[0], value))
-            d_region.buffer[at(d_region, d_dims, coords(k))] = acc[0]
+            running = _as_expr(d_region.buffer[at(d_region, d_dims, coords(previous))])
+            d_region.buffer[at(d_region, d_dims, coords(k))] = _binary(
+                combine, _convert(running, s_region.buffer.type), value)
 
 
 def _scan(kind, src, dst, dim, reverse, what):
