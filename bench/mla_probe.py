@@ -24,9 +24,10 @@ import tilelang_mlir
 from attention_layouts import mla_decode
 cfg = json.loads(sys.argv[1])
 b, h, s, d, pe = 3, 128, cfg.pop("seq"), 512, 64
+configs = cfg.pop("pass_configs", None)
 t0 = time.time()
 kernel = tilelang_mlir.compile(mla_decode(b, h, 1, s, d, pe, **cfg), out_idx=[4],
-                               target="cuda")
+                               target="cuda", pass_configs=configs)
 t1 = time.time()
 torch.manual_seed(0)
 q = torch.randn(b, h, d, device="cuda", dtype=torch.float16)
@@ -59,7 +60,11 @@ def main():
     variants = [dict(base, num_stages=2, full_col=True, probs_in_shared=True),
                 dict(base, num_stages=1, full_col=True, probs_in_shared=True),
                 dict(base, num_stages=2, full_col=False, probs_in_shared=True),
-                dict(base, num_stages=2, full_col=True, probs_in_shared=False)]
+                dict(base, num_stages=2, full_col=True, probs_in_shared=False),
+                # TileLang's config without warp specialization (the
+                # 1-stage kernel has none).
+                dict(base, num_stages=2, full_col=True, probs_in_shared=True,
+                     pass_configs={"tl.disable_warp_specialized": True})]
     if args.all:
         variants = [dict(base, num_stages=st, full_col=fc, probs_in_shared=ps)
                     for st, fc, ps in itertools.product(

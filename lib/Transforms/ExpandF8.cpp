@@ -37,6 +37,23 @@ static bool isNarrowFloat(Type type) {
   return isF8(type) || isa<Float4E2M1FNType>(getElementTypeOrSelf(type));
 }
 
+/// `element` in the shape of `shaped` (a vector of it when `shaped` is a
+/// vector: the patterns below are elementwise).
+static Type withElement(Type shaped, Type element) {
+  if (auto vector = dyn_cast<VectorType>(shaped))
+    return VectorType::get(vector.getShape(), element,
+                           vector.getScalableDims());
+  return element;
+}
+
+/// A constant of `type` (a scalar, or a vector every element of which is
+/// `value`).
+static Value splat(OpBuilder &b, Location loc, Type type, TypedAttr value) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    value = SplatElementsAttr::get(shaped, value);
+  return arith::ConstantOp::create(b, loc, type, value);
+}
+
 namespace {
 /// arith.extf from an 8-bit float: decode the byte.
 struct ExpandF8ExtF : OpRewritePattern<arith::ExtFOp> {
@@ -51,19 +68,12 @@ struct ExpandF8ExtF : OpRewritePattern<arith::ExtFOp> {
     auto vector = dyn_cast<VectorType>(source);
     if (!vector && isa<ShapedType>(source))
       return failure();
-    auto like = [&](Type element) -> Type {
-      return vector ? VectorType::get(vector.getShape(), element,
-                                      vector.getScalableDims())
-                    : element;
-    };
+    auto like = [&](Type element) { return withElement(source, element); };
     Location loc = op.getLoc();
     Type i8 = like(rewriter.getI8Type()), i32 = like(rewriter.getI32Type());
-    auto constant = [&](Type type, int64_t value) -> Value {
-      Type element = getElementTypeOrSelf(type);
-      TypedAttr attr = rewriter.getIntegerAttr(element, value);
-      if (auto shaped = dyn_cast<ShapedType>(type))
-        attr = SplatElementsAttr::get(shaped, attr);
-      return arith::ConstantOp::create(rewriter, loc, type, attr);
+    auto constant = [&](Type type, int64_t value) {
+      return splat(rewriter, loc, type,
+                   rewriter.getIntegerAttr(getElementTypeOrSelf(type), value));
     };
     Value byte = arith::BitcastOp::create(rewriter, loc, i8, op.getIn());
     // Both formats: 1 sign bit, E exponent bits (bias B), M mantissa bits.
@@ -166,19 +176,12 @@ struct ExpandF4TruncF : OpRewritePattern<arith::TruncFOp> {
     auto vector = dyn_cast<VectorType>(source);
     if (!vector && isa<ShapedType>(source))
       return failure();
-    auto like = [&](Type element) -> Type {
-      return vector ? VectorType::get(vector.getShape(), element,
-                                      vector.getScalableDims())
-                    : element;
-    };
+    auto like = [&](Type element) { return withElement(source, element); };
     Location loc = op.getLoc();
     auto floatType = cast<FloatType>(getElementTypeOrSelf(source));
     Type i4 = like(rewriter.getIntegerType(4));
-    auto constant = [&](Type type, Attribute element) -> Value {
-      TypedAttr attr = cast<TypedAttr>(element);
-      if (auto shaped = dyn_cast<ShapedType>(type))
-        attr = SplatElementsAttr::get(shaped, attr);
-      return arith::ConstantOp::create(rewriter, loc, type, attr);
+    auto constant = [&](Type type, Attribute element) {
+      return splat(rewriter, loc, type, cast<TypedAttr>(element));
     };
     auto integer = [&](Type type, int64_t value) {
       return constant(type, rewriter.getIntegerAttr(getElementTypeOrSelf(type),

@@ -73,13 +73,9 @@ def test_element_accesses_of_swizzled_tiles(M, N, stages, device):
     np.testing.assert_array_equal(c, (a[rows].astype(np.float32) + 1).astype(np.float16))
 
 
-def test_gather_into_a_wgmma_operand():
+def gather_gemm(H=64, BI=64, D=128):
     """The sparse-MLA pattern: keys gathered row by row into a shared tile
-    that a gemm reads; the operand keeps its swizzle, so the gemm runs on
-    wgmma for sm_90a (it fell to mma.sync with the accumulators in shared
-    memory); on the CPU against numpy."""
-    H, BI, D = 64, 64, 128
-
+    that a gemm reads as B."""
     @T.prim_func
     def main(Q: T.Tensor((H, D), T.float16), KV: T.Tensor((1024, D), T.float16),
              Idx: T.Tensor((BI,), T.int32), S: T.Tensor((H, BI), T.float32)):
@@ -93,42 +89,33 @@ def test_gather_into_a_wgmma_operand():
             T.clear(acc)
             T.gemm(Q_s, K_s, acc, transpose_B=True)
             T.copy(acc, S)
+    return main
 
+
+def test_gather_into_a_wgmma_operand():
+    """The gathered operand keeps its swizzle, so the gemm runs on wgmma
+    for sm_90a (it fell to mma.sync with the accumulators in shared
+    memory); on the CPU against numpy."""
+    main = gather_gemm()
     kernel = tilelang.compile(main, target="cuda -arch=sm_90a")
     assert "wgmma" in kernel.get_kernel_source("selected")
     assert "wgmma.mma_async" in kernel.get_kernel_source("ptx")
-    q = RNG.standard_normal((H, D)).astype(np.float16)
-    kv = RNG.standard_normal((1024, D)).astype(np.float16)
-    idx = RNG.choice(1024, BI, replace=False).astype(np.int32)
+    q = RNG.standard_normal((64, 128)).astype(np.float16)
+    kv = RNG.standard_normal((1024, 128)).astype(np.float16)
+    idx = RNG.choice(1024, 64, replace=False).astype(np.int32)
     expected = q.astype(np.float32) @ kv[idx].astype(np.float32).T
-    s = np.full((H, BI), np.nan, np.float32)
+    s = np.full((64, 64), np.nan, np.float32)
     tilelang.compile(main, target="cpu")(q, kv, idx, s)
     np.testing.assert_allclose(s, expected, rtol=2e-3, atol=2e-3)
 
 
 def test_gather_into_a_wgmma_operand_on_the_gpu():
     torch = _cuda_torch()
-    H, BI, D = 64, 64, 128
-
-    @T.prim_func
-    def main(Q: T.Tensor((H, D), T.float16), KV: T.Tensor((1024, D), T.float16),
-             Idx: T.Tensor((BI,), T.int32), S: T.Tensor((H, BI), T.float32)):
-        with T.Kernel(1, threads=256):
-            Q_s = T.alloc_shared((H, D), T.float16)
-            K_s = T.alloc_shared((BI, D), T.float16)
-            acc = T.alloc_fragment((H, BI), T.float32)
-            T.copy(Q, Q_s)
-            for i, d in T.Parallel(BI, D):
-                K_s[i, d] = KV[Idx[i], d]
-            T.clear(acc)
-            T.gemm(Q_s, K_s, acc, transpose_B=True)
-            T.copy(acc, S)
-
-    kernel = tilelang.compile(main, target="cuda")
-    q = torch.randn(H, D, device="cuda", dtype=torch.float16)
-    kv = torch.randn(1024, D, device="cuda", dtype=torch.float16)
-    idx = torch.randperm(1024, device="cuda", dtype=torch.int32)[:BI].contiguous()
-    s = torch.full((H, BI), float("nan"), device="cuda")
+    kernel = tilelang.compile(gather_gemm(), target="cuda")
+    q = torch.randn(64, 128, device="cuda", dtype=torch.float16)
+    kv = torch.randn(1024, 128, device="cuda", dtype=torch.float16)
+    idx = torch.randperm(1024, device="cuda", dtype=torch.int32)[:64].contiguous()
+    s = torch.full((64, 64), float("nan"), device="cuda")
     kernel(q, kv, idx, s)
     torch.testing.assert_close(s, q.float() @ kv[idx.long()].float().T,
                                rtol=2e-3, atol=2e-3)

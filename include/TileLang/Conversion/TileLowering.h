@@ -14,6 +14,7 @@
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Alignment.h"
 
 #include <optional>
@@ -273,6 +274,11 @@ void forEachThreadVector(OpBuilder &b, Location loc, CopyOp op,
 SmallVector<Value> getVectorCoords(OpBuilder &b, Location loc,
                                    ArrayRef<int64_t> shape, Value vector,
                                    int64_t vectorElements);
+
+/// The values computed from a tile.thread_id under `root`: through
+/// operands, and through what a region yields to its op's results (not
+/// through memory).
+DenseSet<Value> getThreadDependentValues(Operation *root);
 
 /// True when every access to the shared tile `tile` would apply `swizzle`
 /// (what dropUnappliedSwizzles keeps).

@@ -19,9 +19,7 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::lowering;
 
-/// The values computed from a thread index under `root` (through operands,
-/// and through what regions yield to their op's results).
-static DenseSet<Value> getThreadDependentValues(Operation *root) {
+DenseSet<Value> mlir::tile::getThreadDependentValues(Operation *root) {
   DenseSet<Value> values;
   SmallVector<Value> worklist;
   root->walk([&](ThreadIdOp op) { worklist.push_back(op.getResult()); });

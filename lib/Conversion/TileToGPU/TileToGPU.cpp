@@ -320,22 +320,7 @@ static LogicalResult narrowOrRefuse(ModuleOp module, TargetAttr target) {
   module.walk([&](ThreadIdOp op) {
     getForwardSlice(op.getOperation(), &perThread);
   });
-  // The values computed from a thread index (through operands, and through
-  // what regions yield to their op's results); the slice above also holds
-  // every op nested in a region of an op it holds.
-  DenseSet<Value> fromThreadId;
-  SmallVector<Value> worklist;
-  module.walk([&](ThreadIdOp op) { worklist.push_back(op.getResult()); });
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    if (!fromThreadId.insert(value).second)
-      continue;
-    for (Operation *user : value.getUsers()) {
-      llvm::append_range(worklist, user->getResults());
-      if (user->hasTrait<::mlir::OpTrait::IsTerminator>())
-        llvm::append_range(worklist, user->getParentOp()->getResults());
-    }
-  }
+  DenseSet<Value> fromThreadId = getThreadDependentValues(module);
   auto perThreadValue = [&](Value value) {
     return fromThreadId.contains(value);
   };
