@@ -294,6 +294,7 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
     // redux.sync exists from sm_80 on.
     device.hasRedux = parseSmVersion(options.chip) >= 80;
     kernels.addPass(createConvertGpuOpsToNVVMOps(device));
+    kernels.addPass(createTileNVVMExternDynamicShared());
   };
   buildTileToGPUPipeline(pm, options,
                          {"cuda",

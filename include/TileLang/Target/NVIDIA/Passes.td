@@ -73,6 +73,32 @@ def TileNVVMFlushDenormals
 }
 
 
+def TileNVVMExternDynamicShared
+    : Pass<"tile-nvvm-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare an NVVM GPU module's dynamic shared memory as "
+                "external, of unknown size";
+  let description = [{
+    The GPU-to-NVVM conversion defines the kernels' dynamic shared memory
+    as an internal global of zero bytes (`llvm.mlir.global internal
+    @__dynamic_shmem__0() {addr_space = 3} : !llvm.array<0 x i8>`) and
+    addresses it through `inbounds` GEPs. To LLVM an object of zero bytes
+    has no element an in-bounds access may reach: its alias analysis may
+    then assume that a store and a later load of the same shared element
+    do not overlap, and forward the value the load had before the store (a
+    thread's in-place scan down a column of a shared tile read its old
+    elements). This pass makes each such global an external declaration,
+    as CUDA's `extern __shared__ char smem[];` is: its size is unknown, and
+    NVPTX emits `.extern .shared .align 16 .b8 __dynamic_shmem__0[];`.
+    Modules without an NVVM target are left alone. `tile-to-nvvm` runs it
+    after the conversion of the GPU ops to NVVM.
+
+    ```
+    tile-opt --pass-pipeline='builtin.module(gpu.module(tile-nvvm-extern-dynamic-shared))'
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def TileNVVMWarpSpecialize
     : Pass<"tile-nvvm-warp-specialize", "::mlir::ModuleOp"> {
   let summary = "Split each kernel with a tile.producer into a producer "

@@ -1,0 +1,52 @@
+//===- NVVMExternDynamicShared.cpp - Dynamic shared memory of unknown size -===//
+//
+// Part of TileLang-MLIR.
+//
+// tile-nvvm-extern-dynamic-shared: the dynamic shared memory symbol of an
+// NVVM GPU module becomes an external declaration, as CUDA's `extern
+// __shared__` array is (see Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileLang/Target/NVIDIA/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+namespace mlir {
+namespace tile {
+#define GEN_PASS_DEF_TILENVVMEXTERNDYNAMICSHARED
+#include "TileLang/Target/NVIDIA/Passes.h.inc"
+} // namespace tile
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+struct NVVMExternDynamicSharedPass
+    : public tile::impl::TileNVVMExternDynamicSharedBase<
+          NVVMExternDynamicSharedPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    gpu::GPUModuleOp module = getOperation();
+    ArrayAttr targets = module.getTargetsAttr();
+    if (!targets || !llvm::any_of(targets, llvm::IsaPred<NVVM::NVVMTargetAttr>))
+      return;
+    for (auto global : module.getOps<LLVM::GlobalOp>()) {
+      auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
+      if (global.getAddrSpace() !=
+              static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared) ||
+          !array || array.getNumElements() != 0 ||
+          global.getLinkage() != LLVM::Linkage::Internal ||
+          global.getValueOrNull() || global.getInitializerBlock())
+        continue;
+      global.setLinkage(LLVM::Linkage::External);
+    }
+  }
+};
+
+} // namespace
