@@ -33,8 +33,7 @@ struct NVVMExternDynamicSharedPass
 
   void runOnOperation() override {
     gpu::GPUModuleOp module = getOperation();
-    ArrayAttr targets = module.getTargetsAttr();
-    if (!targets || !llvm::any_of(targets, llvm::IsaPred<NVVM::NVVMTargetAttr>))
+    if (!hasNVVMTarget(module))
       return;
     for (auto global : module.getOps<LLVM::GlobalOp>()) {
       auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());

@@ -24,6 +24,11 @@ namespace tile {
 using namespace mlir;
 using namespace mlir::tile;
 
+bool mlir::tile::hasNVVMTarget(gpu::GPUModuleOp module) {
+  ArrayAttr targets = module.getTargetsAttr();
+  return targets && llvm::any_of(targets, llvm::IsaPred<NVVM::NVVMTargetAttr>);
+}
+
 namespace {
 
 /// The flag libdevice's `__nvvm_reflect("__CUDA_FTZ")` reads.
@@ -35,8 +40,7 @@ struct NVVMFlushDenormalsPass
 
   void runOnOperation() override {
     gpu::GPUModuleOp module = getOperation();
-    ArrayAttr targets = module.getTargetsAttr();
-    if (!targets || !llvm::any_of(targets, llvm::IsaPred<NVVM::NVVMTargetAttr>))
+    if (!hasNVVMTarget(module))
       return;
     MLIRContext *ctx = &getContext();
     auto flag = LLVM::ModuleFlagAttr::get(

@@ -38,8 +38,7 @@ struct NVVMMinBlocksPass
           << static_cast<int64_t>(blocks);
       return signalPassFailure();
     }
-    ArrayAttr targets = module.getTargetsAttr();
-    if (!targets || !llvm::any_of(targets, llvm::IsaPred<NVVM::NVVMTargetAttr>))
+    if (!hasNVVMTarget(module))
       return;
     StringRef name = NVVM::NVVMDialect::getMinctasmAttrName();
     auto value = IntegerAttr::get(IntegerType::get(&getContext(), 32), blocks);

@@ -20,6 +20,10 @@ namespace tile {
 #define GEN_PASS_REGISTRATION
 #include "TileLang/Target/NVIDIA/Passes.h.inc"
 
+/// Whether `module` is compiled for an NVVM target (the passes over GPU
+/// modules leave the others alone).
+bool hasNVVMTarget(gpu::GPUModuleOp module);
+
 } // namespace tile
 } // namespace mlir
 
