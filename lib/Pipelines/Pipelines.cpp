@@ -277,6 +277,9 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
     nvvmTarget.features = options.features;
     nvvmTarget.optLevel = options.optLevel;
     pm.addPass(createGpuNVVMAttachTarget(nvvmTarget));
+    // (With the target known, before tile-expand-f8: conversions to 8-bit
+    // floats the chip does in one instruction.)
+    pm.addNestedPass<gpu::GPUModuleOp>(createTileNVVMConvertF8());
   };
   auto prepareKernels = [&](OpPassManager &pm) {
     pm.addPass(createTileNVVMWarpSpecialize());

@@ -230,6 +230,132 @@ struct ExpandF4TruncF : OpRewritePattern<arith::TruncFOp> {
   }
 };
 
+/// arith.truncf to f8E4M3FN or f8E5M2 from f16, bf16, f32 or f64: the
+/// code of the nearest value, ties to the even code, as CUDA's
+/// __nv_cvt_float_to_fp8(x, __NV_SATFINITE, ...) and PTX's
+/// cvt.rn.satfinite do (TileLang's T.cast): magnitudes past the largest
+/// finite value (448, 57344) and infinities saturate to it, the sign is
+/// kept (also on values that round to zero), a NaN gives 0x7F. Integer
+/// arithmetic on the source's bits, exact for every input.
+struct ExpandF8TruncF : OpRewritePattern<arith::TruncFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::TruncFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type result = op.getType();
+    if (!isF8(result))
+      return failure();
+    Value x = op.getIn();
+    Type source = x.getType();
+    auto vector = dyn_cast<VectorType>(source);
+    if (!vector && isa<ShapedType>(source))
+      return failure();
+    auto floatType = cast<FloatType>(getElementTypeOrSelf(source));
+    if (!isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(floatType))
+      return failure();
+    auto like = [&](Type element) { return withElement(source, element); };
+    Location loc = op.getLoc();
+    // Source: W bits, Ms mantissa bits, bias Bs. Destination: M mantissa
+    // bits, bias Bd, largest finite code.
+    unsigned width = floatType.getWidth();
+    int64_t sourceMantissa = floatType.getFPMantissaWidth() - 1;
+    int64_t sourceBias = 1 - llvm::APFloat::semanticsMinExponent(
+                                 floatType.getFloatSemantics());
+    bool e5m2 = isa<Float8E5M2Type>(getElementTypeOrSelf(result));
+    int64_t mantissa = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7;
+    int64_t maxCode = e5m2 ? 0x7B : 0x7E;
+    int64_t drop = sourceMantissa - mantissa;
+    Type intType = like(rewriter.getIntegerType(width));
+    auto constant = [&](int64_t value) {
+      return splat(rewriter, loc, intType,
+                   rewriter.getIntegerAttr(rewriter.getIntegerType(width),
+                                           value));
+    };
+    auto shl = [&](Value a, Value b) {
+      return arith::ShLIOp::create(rewriter, loc, a, b);
+    };
+    auto shr = [&](Value a, Value b) {
+      return arith::ShRUIOp::create(rewriter, loc, a, b);
+    };
+    auto and_ = [&](Value a, Value b) {
+      return arith::AndIOp::create(rewriter, loc, a, b);
+    };
+    auto add = [&](Value a, Value b) {
+      return arith::AddIOp::create(rewriter, loc, a, b);
+    };
+    auto sub = [&](Value a, Value b) {
+      return arith::SubIOp::create(rewriter, loc, a, b);
+    };
+    auto cmp = [&](arith::CmpIPredicate predicate, Value a, Value b) {
+      return arith::CmpIOp::create(rewriter, loc, predicate, a, b);
+    };
+    auto select = [&](Value c, Value a, Value b) {
+      return arith::SelectOp::create(rewriter, loc, c, a, b);
+    };
+    Value one = constant(1);
+    Value bits = arith::BitcastOp::create(rewriter, loc, intType, x);
+    Value magnitude =
+        and_(bits, constant((int64_t)(llvm::maxUIntN(width) >> 1)));
+    Value exponent = shr(magnitude, constant(sourceMantissa));
+    // Normal in the destination (exponent + Bd - Bs >= 1): rebias the
+    // exponent field in place, then round off `drop` mantissa bits to
+    // nearest even (a carry out of the mantissa steps the exponent up,
+    // which is the right rounding).
+    Value rebiased =
+        sub(magnitude, constant((sourceBias - bias) << sourceMantissa));
+    Value lsb = and_(shr(rebiased, constant(drop)), one);
+    Value normal =
+        shr(add(add(rebiased, constant((int64_t(1) << (drop - 1)) - 1)), lsb),
+            constant(drop));
+    // Subnormal in the destination: the significand (implicit bit where
+    // the source is normal) shifted right by drop + 1 - (exponent + Bd -
+    // Bs), clamped to Ms + 2 (which leaves nothing), rounded to nearest
+    // even by the round bit, the bits below it and the result's low bit.
+    Value isSourceNormal = cmp(arith::CmpIPredicate::ne, exponent, constant(0));
+    Value significand = arith::OrIOp::create(
+        rewriter, loc,
+        and_(magnitude, constant((int64_t(1) << sourceMantissa) - 1)),
+        select(isSourceNormal, constant(int64_t(1) << sourceMantissa),
+               constant(0)));
+    Value effectiveExponent =
+        arith::MaxUIOp::create(rewriter, loc, exponent, constant(1));
+    // shift = drop + 1 + Bs - Bd - exponent, in [drop + 1, ...) here.
+    Value shift = sub(constant(drop + 1 + sourceBias - bias), effectiveExponent);
+    // (Clamped below at 1 too: the normal path's inputs, which do not use
+    // this value, would shift by a negative amount.)
+    shift = arith::MinSIOp::create(
+        rewriter, loc,
+        arith::MaxSIOp::create(rewriter, loc, shift, one),
+        constant(sourceMantissa + 2));
+    Value truncated = shr(significand, shift);
+    Value roundBit = and_(shr(significand, sub(shift, one)), one);
+    Value below = and_(significand, sub(shl(one, sub(shift, one)), one));
+    Value sticky = arith::ExtUIOp::create(
+        rewriter, loc, intType,
+        arith::OrIOp::create(
+            rewriter, loc, cmp(arith::CmpIPredicate::ne, below, constant(0)),
+            cmp(arith::CmpIPredicate::ne, and_(truncated, one), constant(0))));
+    Value subnormal = add(truncated, and_(roundBit, sticky));
+    Value isNormal = cmp(arith::CmpIPredicate::uge, exponent,
+                         constant(sourceBias - bias + 1));
+    Value code = select(isNormal, normal, subnormal);
+    // Saturate (also infinities), then NaN, then the sign.
+    code = arith::MinUIOp::create(rewriter, loc, code, constant(maxCode));
+    Value isNaN =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, x, x);
+    Value negative =
+        cmp(arith::CmpIPredicate::slt, bits, constant(0));
+    code = arith::OrIOp::create(
+        rewriter, loc, code,
+        select(negative, constant(0x80), constant(0)));
+    code = select(isNaN, constant(0x7F), code);
+    Value byte = arith::TruncIOp::create(rewriter, loc,
+                                         like(rewriter.getI8Type()), code);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, result, byte);
+    return success();
+  }
+};
+
 /// Both operands of an 8-bit float binary op, widened exactly to f32
 /// (arith.extf, which ExpandF8ExtF then decodes).
 static std::pair<Value, Value> widenToF32(PatternRewriter &rewriter,
@@ -298,7 +424,7 @@ struct ExpandF8Pass : public tile::impl::TileExpandF8Base<ExpandF8Pass> {
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ExpandF8ExtF, ExpandF8CmpF,
+    patterns.add<ExpandF8ExtF, ExpandF8TruncF, ExpandF8CmpF,
                  ExpandF8MinMax<arith::MaximumFOp, true>,
                  ExpandF8MinMax<arith::MinimumFOp, true>,
                  ExpandF8MinMax<arith::MaxNumFOp, false>,
@@ -338,9 +464,10 @@ struct ExpandF8Pass : public tile::impl::TileExpandF8Base<ExpandF8Pass> {
       if (llvm::any_of(op->getOperands(), onF8) ||
           llvm::any_of(op->getResults(), onF8)) {
         op->emitOpError("on 8-bit floats (f8E4M3FN, f8E5M2) cannot be "
-                        "lowered: only loads, stores, copies and conversions "
-                        "to wider floats (arith.extf) of them are supported; "
-                        "extend to f16 or f32 first");
+                        "lowered: only loads, stores, copies, conversions "
+                        "(arith.extf, arith.truncf from f16, bf16, f32 or "
+                        "f64), comparisons and min/max of them are "
+                        "supported; compute in f32 and convert");
         return WalkResult::interrupt();
       }
       return WalkResult::advance();

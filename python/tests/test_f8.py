@@ -207,3 +207,175 @@ def test_max_min_clamp_of_fp8_values_compile_for_sm90(dtype):
                                T.cast(1.0, dtype))
     ptx = tilelang_mlir.compile(main, target="sm_90a").get_kernel_source("ptx")
     assert "max.NaN.f32" in ptx or "max.f32" in ptx
+
+
+# arith.truncf to an 8-bit float (TileLang's T.cast to FP8): round to the
+# nearest value, ties to the even code, saturate at the largest finite value
+# (CUDA's __NV_SATFINITE), keep the sign, NaN -> 0x7F.
+TRUNC_KERNEL = """
+func.func @encode(%in: memref<{n}x{load}>, %out: memref<{n}xi8>) {{
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {{
+    tile.parallel (%i) in ({n}) {{
+      %v = memref.load %in[%i] : memref<{n}x{load}>
+      {convert}
+      %y = arith.truncf %x : {src} to {f8}
+      %b = arith.bitcast %y : {f8} to i8
+      memref.store %b, %out[%i] : memref<{n}xi8>
+    }}
+  }}
+  return
+}}
+"""
+
+# The same through tile.copy from an f32 fragment to an f8 one (the
+# vectorized truncf of a T.copy with a cast).
+TRUNC_COPY_KERNEL = """
+func.func @encode(%in: memref<{n}xf32>, %out: memref<{n}xi8>) {{
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {{
+    %f = tile.alloc_fragment : memref<{n}xf32, #tile.mem<fragment>>
+    %e = tile.alloc_fragment : memref<{n}x{f8}, #tile.mem<fragment>>
+    %t = tile.alloc_fragment : memref<{n}xi8, #tile.mem<fragment>>
+    tile.copy %in[%bx] to %f : memref<{n}xf32> to memref<{n}xf32, #tile.mem<fragment>>
+    tile.copy %f to %e : memref<{n}xf32, #tile.mem<fragment>> to memref<{n}x{f8}, #tile.mem<fragment>>
+    tile.parallel (%i) in ({n}) {{
+      %x = memref.load %e[%i] : memref<{n}x{f8}, #tile.mem<fragment>>
+      %b = arith.bitcast %x : {f8} to i8
+      memref.store %b, %t[%i] : memref<{n}xi8, #tile.mem<fragment>>
+    }}
+    tile.copy %t to %out[%bx] : memref<{n}xi8, #tile.mem<fragment>> to memref<{n}xi8>
+  }}
+  return
+}}
+"""
+
+
+def encode_reference(values, fmt):
+    """The byte of each value by search over the format's codes (decoded
+    by `reference`): the nearest finite code, the even one of two equally
+    near, the largest finite one for magnitudes at or past it."""
+    top = 0x7E if fmt == "f8E4M3FN" else 0x7B
+    table = np.array([reference(c, fmt) for c in range(top + 1)], np.float64)
+    out = np.empty(len(values), np.uint8)
+    for k, v in enumerate(values):
+        v = float(v)
+        if math.isnan(v):
+            out[k] = 0x7F
+            continue
+        a = abs(v)
+        if a >= table[-1]:
+            code = top
+        else:
+            hi = int(np.searchsorted(table, a))          # table[hi] >= a
+            lo = max(hi - 1, 0)
+            dl, dh = a - table[lo], table[hi] - a
+            code = lo if dl < dh else hi if dh < dl else (lo if lo % 2 == 0 else hi)
+        out[k] = code | (0x80 if math.copysign(1.0, v) < 0 else 0)
+    return out
+
+
+def _trunc_inputs(fmt, rng):
+    """Every finite value of the format and both signs, the midpoints
+    between neighbours (ties) and the floats on either side of them,
+    around and past the largest value, specials and random magnitudes."""
+    top = 0x7E if fmt == "f8E4M3FN" else 0x7B
+    values = np.array([reference(c, fmt) for c in range(top + 1)], np.float64)
+    mids = (values[:-1] + values[1:]) / 2
+    step = values[-1] - values[-2]
+    extra = [values[-1] + step / 2, values[-1] + step, 1e6, 1e30, math.inf,
+             math.nan, 0.0, values[1] / 2, values[1] / 4, values[1] * 0.75,
+             1e-30, 1e-45]
+    base = np.concatenate([values, mids, extra])
+    base = np.concatenate([base, -base])
+    f32 = base.astype(np.float32)
+    near = np.concatenate([np.nextafter(f32, np.float32(np.inf)),
+                           np.nextafter(f32, np.float32(-np.inf))])
+    rand = (rng.standard_normal(2000) * 10.0 ** rng.integers(-8, 6, 2000))
+    return np.concatenate([f32, near, rand.astype(np.float32)])
+
+
+@pytest.mark.parametrize("fmt", ["f8E4M3FN", "f8E5M2"])
+@pytest.mark.parametrize("src", ["f32", "f16", "bf16", "f64"])
+def test_truncf_to_f8_rounds_to_nearest_even_and_saturates(fmt, src):
+    rng = np.random.default_rng()
+    x = _trunc_inputs(fmt, rng)
+    if src == "f16":
+        with np.errstate(over="ignore"):
+            x = x.astype(np.float16)
+        data, load, convert = x, "f16", "%x = arith.addf %v, %v : f16"
+    elif src == "bf16":
+        # bf16 has no numpy type: the top halves of the f32s (truncated),
+        # loaded as i16 and bitcast.
+        top = (x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+        x = (top.astype(np.uint32) << 16).view(np.float32)
+        data, load, convert = top.view(np.int16), "i16", "%x = arith.bitcast %v : i16 to bf16"
+    elif src == "f64":
+        x = x.astype(np.float64)
+        data, load, convert = x, "f64", None
+    else:
+        data, load, convert = x.astype(np.float32), "f32", None
+    if convert is None:
+        convert = "%x = arith.addf %v, %v : {}".format(src)
+    # (%v + %v doubles exactly: the kernel encodes 2x.)
+    if src == "bf16":
+        want = encode_reference(x.astype(np.float64), fmt)
+    else:
+        want = encode_reference(x.astype(np.float64) * 2, fmt)
+    n = len(data)
+    kernel = _tilelang.Kernel(TRUNC_KERNEL.format(
+        n=n, load=load, convert=convert, src=src, f8=fmt), "cpu")
+    out = np.full(n, 0x55, np.uint8)
+    kernel.run(np.ascontiguousarray(data), out.view(np.int8))
+    bad = np.nonzero(out != want)[0]
+    assert len(bad) == 0, [(float(x[k]), hex(out[k]), hex(want[k])) for k in bad[:8]]
+
+
+@pytest.mark.parametrize("fmt", ["f8E4M3FN", "f8E5M2"])
+def test_copy_to_f8_fragment_encodes(fmt):
+    x = _trunc_inputs(fmt, np.random.default_rng())
+    n = 1024 * (len(x) // 1024)
+    x = x[:n]
+    kernel = _tilelang.Kernel(TRUNC_COPY_KERNEL.format(n=n, f8=fmt), "cpu")
+    out = np.full(n, 0x55, np.uint8)
+    kernel.run(x, out.view(np.int8))
+    np.testing.assert_array_equal(out, encode_reference(x.astype(np.float64), fmt))
+
+
+def test_per_token_group_cast_to_f8_through_the_front_end():
+    # TileLang's FP8 quantization: a group's absmax, the scaled values
+    # stored into an FP8 fragment (the conversion of a store), read back as
+    # bytes; against the search reference on the same f32 products.
+    import tilelang_mlir
+    import tilelang_mlir.language as T
+
+    M, N, G, R = 16, 256, 128, 4
+
+    @T.prim_func
+    def quant(X: T.Tensor((M, N), "float32"), Q: T.Tensor((M, N), "uint8"),
+              S: T.Tensor((M, N // G), "float32")):
+        with T.Kernel(M // R, N // G, threads=128) as (bx, by):
+            x = T.alloc_fragment((R, G), "float32")
+            amax = T.alloc_fragment((R,), "float32")
+            q = T.alloc_fragment((R, G), "float8_e4m3fn")
+            T.copy(X[bx * R, by * G], x)
+            T.reduce_absmax(x, amax, dim=1)
+            for i, j in T.Parallel(R, G):
+                q[i, j] = T.cast(x[i, j] * (448.0 / T.max(amax[i], 1e-4)),
+                                 "float8_e4m3fn")
+            for i in T.Parallel(R):
+                S[bx * R + i, by] = T.max(amax[i], 1e-4) / 448.0
+            for i, j in T.Parallel(R, G):
+                Q[bx * R + i, by * G + j] = T.reinterpret(q[i, j], "uint8")
+
+    kernel = tilelang_mlir.compile(quant, target="cpu")
+    rng = np.random.default_rng()
+    x = (rng.standard_normal((M, N)) * 10.0 ** rng.integers(-3, 4, (M, 1))).astype(np.float32)
+    q = np.full((M, N), 0x55, np.uint8)
+    s = np.full((M, N // G), np.nan, np.float32)
+    kernel(x, q, s)
+    amax = np.maximum(np.abs(x).reshape(M, N // G, G).max(-1), np.float32(1e-4))
+    scaled = x.reshape(M, N // G, G) * (np.float32(448.0) / amax[..., None])
+    want = encode_reference(scaled.astype(np.float64).ravel(), "f8E4M3FN")
+    np.testing.assert_array_equal(q, want.reshape(M, N))
+    np.testing.assert_allclose(s, amax / np.float32(448.0), rtol=1e-6)

@@ -354,6 +354,34 @@ def test_f8_bytes_decode_on_the_gpu():
         assert (np.signbit(result) == np.signbit(want)).all(), fmt
 
 
+def test_f8_encodings_on_the_gpu():
+    # Conversions to FP8 in device code: cvt.rn.satfinite on sm_89 and newer
+    # (tile-nvvm-convert-f8), scalar and through a vectorized fragment copy,
+    # against the search reference of test_f8.py (ties, saturation, signed
+    # zeros, NaN) on the same inputs.
+    _needs_gpu()
+    import test_f8
+    from tilelang_mlir import _tilelang
+    rng = np.random.default_rng()
+    for fmt in ("f8E4M3FN", "f8E5M2"):
+        x = test_f8._trunc_inputs(fmt, rng)
+        want = test_f8.encode_reference(x.astype(np.float64) * 2, fmt)
+        source = test_f8.TRUNC_KERNEL.format(
+            n=len(x), load="f32", convert="%x = arith.addf %v, %v : f32",
+            src="f32", f8=fmt)
+        out = np.full(len(x), 0x55, np.uint8)
+        _tilelang.Kernel(source, TARGET).run(x, out.view(np.int8))
+        bad = np.nonzero(out != want)[0]
+        assert len(bad) == 0, (fmt, [(float(x[k]), hex(out[k]), hex(want[k]))
+                                     for k in bad[:8]])
+        n = 1024 * (len(x) // 1024)
+        out = np.full(n, 0x55, np.uint8)
+        _tilelang.Kernel(test_f8.TRUNC_COPY_KERNEL.format(n=n, f8=fmt),
+                         TARGET).run(x[:n], out.view(np.int8))
+        np.testing.assert_array_equal(
+            out, test_f8.encode_reference(x[:n].astype(np.float64), fmt))
+
+
 def test_fp8_tensors_at_the_boundary_and_an_fp8_gemm():
     # torch float8 tensors pass through DLPack as themselves: an e4m3 GEMM
     # (wgmma on sm_90a) with an f32 output, and e5m2 values widened; the

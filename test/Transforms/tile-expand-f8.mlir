@@ -136,6 +136,42 @@ func.func @minnum_vector(%a: vector<2xf8E5M2>, %b: vector<2xf8E5M2>) -> vector<2
 
 // -----
 
+// f32 -> f8E4M3FN: integer code on the bits (exponent rebiased by
+// 120 << 23, 20 mantissa bits rounded off to nearest even; subnormals by a
+// variable shift), saturating at 0x7E, the sign from the bits, NaN 0x7F.
+// CHECK-LABEL: func.func @trunc_e4m3
+// CHECK-DAG: arith.constant 1006632960 : i32
+// CHECK-DAG: arith.constant 126 : i32
+// CHECK-DAG: arith.constant 127 : i32
+// CHECK: %[[BITS:.*]] = arith.bitcast %arg0 : f32 to i32
+// CHECK: arith.minui %{{.*}}, %{{.*}} : i32
+// CHECK: arith.cmpf uno, %arg0, %arg0 : f32
+// CHECK: arith.cmpi slt, %[[BITS]], %{{.*}} : i32
+// CHECK: %[[BYTE:.*]] = arith.trunci %{{.*}} : i32 to i8
+// CHECK: arith.bitcast %[[BYTE]] : i8 to f8E4M3FN
+// CHECK-NOT: arith.truncf
+func.func @trunc_e4m3(%x: f32) -> f8E4M3FN {
+  %y = arith.truncf %x : f32 to f8E4M3FN
+  return %y : f8E4M3FN
+}
+
+// -----
+
+// From f16 to f8E5M2 (the same bias: no rebias constant), in i16, vectors
+// too; saturating at 0x7B (57344), infinities included.
+// CHECK-LABEL: func.func @trunc_e5m2_vector
+// CHECK: arith.bitcast %arg0 : vector<2xf16> to vector<2xi16>
+// CHECK: arith.minui %{{.*}}, %{{.*}} : vector<2xi16>
+// CHECK: arith.trunci %{{.*}} : vector<2xi16> to vector<2xi8>
+// CHECK: arith.bitcast %{{.*}} : vector<2xi8> to vector<2xf8E5M2>
+// CHECK-NOT: arith.truncf
+func.func @trunc_e5m2_vector(%x: vector<2xf16>) -> vector<2xf8E5M2> {
+  %y = arith.truncf %x : vector<2xf16> to vector<2xf8E5M2>
+  return %y : vector<2xf8E5M2>
+}
+
+// -----
+
 // f32 -> f4E2M1FN: seven midpoint comparisons of |x| (ties up where the
 // upper code is even: uge; down: ugt), the sign from the bits where x is a
 // number, no float ops of MLIR's expansion (which rounds ties away).

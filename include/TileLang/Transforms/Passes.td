@@ -613,6 +613,15 @@ def TileExpandF8 : Pass<"tile-expand-f8"> {
     * f8E4M3FN: bias 7, 3 mantissa bits, no infinities, NaN = S.1111.111.
     * f8E5M2: bias 15, 2 mantissa bits, infinities and NaNs at exponent 31.
 
+    `arith.truncf` to f8E4M3FN or f8E5M2 from f16, bf16, f32 or f64
+    rounds to the nearest value, ties to the even code, and saturates:
+    magnitudes past the largest finite value (448; 57344) and infinities
+    give it, with their sign; values that round to zero keep their sign; a
+    NaN gives 0x7F. These are CUDA's `__nv_cvt_float_to_fp8(x,
+    __NV_SATFINITE, ...)` and PTX's `cvt.rn.satfinite` (what TileLang's
+    `T.cast` emits), computed in integers on the source's bits so that
+    every backend gives the same bytes.
+
     Comparisons (`arith.cmpf`) compare the operands' exact f32 values;
     `arith.maximumf`, `minimumf`, `maxnumf` and `minnumf` take the op of
     the f32 values and select the operand it picked (by bits, so signed
@@ -626,7 +635,7 @@ def TileExpandF8 : Pass<"tile-expand-f8"> {
     min/max are those of the 8-bit floats above.
 
     Any other operation on 8-bit or 4-bit floats that remains (arithmetic
-    on them, a truncation to 8 bits) is an error naming the operation: the pipelines
+    on them) is an error naming the operation: the pipelines
     cannot lower it and would otherwise fail with an internal error much
     later. The pipelines run this pass before the arith-to-LLVM
     conversion.

@@ -73,6 +73,36 @@ def TileNVVMFlushDenormals
 }
 
 
+def TileNVVMConvertF8
+    : Pass<"tile-nvvm-convert-f8", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Convert to 8-bit floats with PTX's cvt.rn.satfinite in an "
+                "NVVM GPU module for sm_89 and newer";
+  let description = [{
+    Rewrites `arith.truncf` to `f8E4M3FN` or `f8E5M2` (scalars and
+    vectors) from f32, and from f16 or bf16 through an exact `arith.extf`
+    to f32, into `nvvm.convert.f32x2.to.f8x2` with round-to-nearest-even
+    and `satfinite`: one `cvt.rn.satfinite.e4m3x2.f32` per two elements
+    instead of `tile-expand-f8`'s ~40 integer operations per element. The
+    results are those of `tile-expand-f8` (TileLang's `T.cast`, CUDA's
+    `__nv_cvt_float_to_fp8(x, __NV_SATFINITE, ...)`): nearest, ties to
+    even, magnitudes past the largest finite value and infinities give it
+    with their sign, NaN gives 0x7F. A scalar converts its value twice
+    (the instruction takes a pair) and keeps the low byte; vectors convert
+    pairs of elements. Modules without an NVVM target, or whose chip is
+    older than sm_89 (no such instruction), are left to `tile-expand-f8`;
+    conversions from f64 too (a detour through f32 would round twice).
+    `tile-to-nvvm` runs it before `tile-expand-f8`.
+
+    ```
+    tile-opt --pass-pipeline='builtin.module(gpu.module(tile-nvvm-convert-f8))'
+    ```
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+
 def TileNVVMExternDynamicShared
     : Pass<"tile-nvvm-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Declare an NVVM GPU module's dynamic shared memory as "
