@@ -84,6 +84,11 @@ inline constexpr llvm::StringLiteral kNextTileHandoffNVIDIAOnly =
 void populateTileOpLoweringPatterns(RewritePatternSet &patterns,
                                     TileLoweringMode mode);
 
+/// Marks (TileDialect::getInTurnAttrName) the gemms of the tile.take_turns
+/// `op`, whose body its lowering inlines: their lowerings then know they are
+/// in a turn (no block barrier may be placed there).
+void markGemmsInTurn(TakeTurnsOp op, RewriterBase &rewriter);
+
 /// Moves the ops of a tile region (kernel, parallel, pipelined body) in
 /// front of `dest`'s terminator with `args` for its block arguments, and
 /// drops its tile.yield.

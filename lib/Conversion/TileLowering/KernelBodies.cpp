@@ -81,6 +81,14 @@ void mlir::tile::inlineTileBody(RewriterBase &rewriter, Region &region,
   rewriter.inlineBlockBefore(&body, dest->getTerminator(), args);
 }
 
+void mlir::tile::markGemmsInTurn(TakeTurnsOp op, RewriterBase &rewriter) {
+  for (GemmOp gemm : op.getBody().front().getOps<GemmOp>())
+    rewriter.modifyOpInPlace(gemm, [&] {
+      gemm->setAttr(TileDialect::getInTurnAttrName(),
+                    UnitAttr::get(gemm.getContext()));
+    });
+}
+
 /// (tile.use_swizzle) Replaces the first two block ids with their rasterized order: the
 /// launch's blocks, numbered x fastest, walk the grid in panels of
 /// `panel` rows (columns for the column order), down one column of the

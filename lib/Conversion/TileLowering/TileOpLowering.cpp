@@ -335,6 +335,7 @@ struct TakeTurnsLowering : TilePattern<TakeTurnsOp> {
   LogicalResult matchAndRewrite(TakeTurnsOp op,
                                 PatternRewriter &rewriter) const override {
     Block &body = op.getBody().front();
+    markGemmsInTurn(op, rewriter);
     rewriter.eraseOp(body.getTerminator());
     rewriter.inlineBlockBefore(&body, op);
     rewriter.eraseOp(op);

@@ -368,7 +368,8 @@ struct WarpTiles {
 /// synchronously. Asynchronous copies do not count: what they write is
 /// visible only after a tile.async_wait, which synchronizes the block.
 bool writesOnChipSynchronously(Operation *op,
-                               const RegisterFragments *fragments) {
+                               const RegisterFragments *fragments,
+                               function_ref<bool(Value)> mayBeTo = nullptr) {
   auto classify = [](Operation *inner) {
     // Asynchronous copies, before and after their lowering (whose
     // misaligned fallback writes synchronously, but before the wait).
@@ -392,28 +393,82 @@ bool writesOnChipSynchronously(Operation *op,
       return EffectCheck::Ignore;
     return EffectCheck::Check;
   };
-  // An effect on a tile-memory buffer (not a fragment kept in registers),
-  // or on no value.
+  // An effect on a tile-memory buffer (not a fragment kept in registers;
+  // one `mayBeTo` accepts, when given), or on no value.
   return mayWriteMemory(
       op, classify, [&](const MemoryEffects::EffectInstance &effect) {
         Value value = effect.getValue();
         return !value || (getMemorySpace(cast<MemRefType>(value.getType())) &&
-                          !(fragments && fragments->getArray(value)));
+                          !(fragments && fragments->getArray(value)) &&
+                          (!mayBeTo || mayBeTo(value)));
       });
+}
+
+/// The allocation `value` is a view of (through subviews, casts and other
+/// views), or null when it is not one the block allocates (an argument, a
+/// value of unknown origin).
+static Operation *getTileAllocation(Value value) {
+  while (value) {
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return nullptr;
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
+      value = view.getViewSource();
+      continue;
+    }
+    return isa<AllocSharedOp, AllocFragmentOp>(def) ? def : nullptr;
+  }
+  return nullptr;
+}
+
+/// The on-chip tiles the gemm `op` (or every gemm of the tile.take_turns
+/// `op`) reads as A and B, by their allocations; false when one is not a
+/// tile of known allocation (then every on-chip write may be to it).
+static bool getOperandTiles(Operation *op,
+                            SmallPtrSetImpl<Operation *> &tiles) {
+  bool known = true;
+  auto add = [&](GemmOp gemm) {
+    for (Value operand : {gemm.getA(), gemm.getB()}) {
+      if (Operation *alloc = getTileAllocation(operand))
+        tiles.insert(alloc);
+      else
+        known = false;
+    }
+  };
+  if (auto gemm = dyn_cast<GemmOp>(op))
+    add(gemm);
+  else
+    op->walk(add);
+  return known;
 }
 
 /// The barriers a gemm in a pipelined body needs: before it, unless the
 /// body waited for its asynchronous copies (a block barrier) since the last
-/// synchronous on-chip write; after it, unless nothing after it in the body
-/// writes on-chip memory synchronously and the body starts with such a wait
-/// (so the next iteration's writes come after a barrier).
+/// synchronous on-chip write to its A or B tiles; after it, unless nothing
+/// after it in the body writes those tiles synchronously and the body
+/// starts with such a wait (so the next iteration's writes come after a
+/// barrier). Writes to other tiles do not concern the gemm: each op that
+/// makes them fences its own accesses (withBarriers; the copies' and
+/// reductions' lowerings).
 std::pair<bool, bool> getGemmBarriers(Operation *op, Block &body,
                                       const RegisterFragments *fragments) {
-  // Nothing in the body writes on-chip memory synchronously (its copies
+  SmallPtrSet<Operation *, 4> tiles;
+  bool known = getOperandTiles(op, tiles);
+  // A write to a tile of unknown allocation may be to the operands.
+  auto mayBeOperand = [&](Value value) {
+    Operation *alloc = getTileAllocation(value);
+    return !alloc || tiles.contains(alloc);
+  };
+  auto writesOperands = [&](Operation *inner) {
+    return writesOnChipSynchronously(
+        inner, fragments,
+        known ? function_ref<bool(Value)>(mayBeOperand) : nullptr);
+  };
+  // Nothing in the body writes the operands synchronously (its copies
   // arrive on barriers, which synchronize the block before they write):
   // nothing to fence.
   if (llvm::none_of(body, [&](Operation &inner) {
-        return writesOnChipSynchronously(&inner, fragments);
+        return writesOperands(&inner);
       }))
     return {false, false};
   // A wait is a block barrier, lowered (gpu.barrier) or not.
@@ -426,17 +481,17 @@ std::pair<bool, bool> getGemmBarriers(Operation *op, Block &body,
       before = false;
       break;
     }
-    if (writesOnChipSynchronously(prev, fragments))
+    if (writesOperands(prev))
       break;
   }
   bool after = true;
   auto firstWait = llvm::find_if(body, [&](Operation &inner) {
-    return isWait(&inner) || writesOnChipSynchronously(&inner, fragments);
+    return isWait(&inner) || writesOperands(&inner);
   });
   if (firstWait != body.end() && isWait(&*firstWait)) {
     after = false;
     for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
-      if (writesOnChipSynchronously(next, fragments))
+      if (writesOperands(next))
         after = true;
   }
   return {before, after};
@@ -550,6 +605,8 @@ std::pair<bool, bool> getBarriersAround(GemmOp op,
   // Taking turns: the barriers the loop body needs around the whole turn
   // (the lowering refuses them: a warpgroup waiting for its turn would
   // never reach a block barrier inside it).
+  // (Once the turn is inlined, the gemm is where the turn was, next to
+  // the turn's other gemms, which write no on-chip memory.)
   Operation *position = op;
   if (isa<TakeTurnsOp>(op->getParentOp()))
     position = op->getParentOp();
@@ -743,7 +800,9 @@ nvidia::chooseWarpGrid(GemmPolicy policy, int64_t warps, int64_t tilesM,
 FailureOr<bool> nvidia::emitBarrierBefore(GemmOp op, PatternRewriter &rewriter,
                                          const RegisterFragments &fragments) {
   auto [barrierBefore, barrierAfter] = getBarriersAround(op, fragments);
-  if ((barrierBefore || barrierAfter) && isa<TakeTurnsOp>(op->getParentOp()))
+  if ((barrierBefore || barrierAfter) &&
+      (isa<TakeTurnsOp>(op->getParentOp()) ||
+       op->hasAttr(TileDialect::getInTurnAttrName())))
     return op.emitOpError(
         "needs a block barrier, which warpgroups taking turns never reach "
         "together (tile.take_turns)");

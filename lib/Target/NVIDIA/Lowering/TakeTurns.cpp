@@ -78,6 +78,7 @@ struct TakeTurnsWithNamedBarriers : OpRewritePattern<TakeTurnsOp> {
                               i32(rewriter, kFirstTurnBarrier)),
         pair, /*reductionOp=*/{}, /*reductionPredicate=*/Value());
     Block &body = op.getBody().front();
+    markGemmsInTurn(op, rewriter);
     rewriter.eraseOp(body.getTerminator());
     rewriter.inlineBlockBefore(&body, op);
     Value next = arith::RemUIOp::create(

@@ -98,6 +98,12 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getArrivedOperandsAttrName() {
       return ::llvm::StringLiteral("tile.arrived_operands");
     }
+    /// Unit attribute the lowerings of `tile.take_turns` put on the gemms of
+    /// the turn they inline: a gemm with it is still in a turn, where a
+    /// block barrier would deadlock the block (an error instead).
+    static constexpr ::llvm::StringLiteral getInTurnAttrName() {
+      return ::llvm::StringLiteral("tile.in_turn");
+    }
     /// Unit attribute on a `tile.copy` that becomes a TMA store in a loop:
     /// the wait for TMA to read its shared tile was placed before the
     /// tile's next write (deferTmaStoreReadWaits), not after the store.
