@@ -356,6 +356,63 @@ struct ExpandF8TruncF : OpRewritePattern<arith::TruncFOp> {
   }
 };
 
+/// arith.sitofp / uitofp to an 8-bit float: the integer clamped to
+/// +-2^17 (past every format's largest value, so the result saturates the
+/// same), converted exactly to f32, then arith.truncf (ExpandF8TruncF).
+template <typename Op, bool Signed>
+struct ExpandIntToF8 : OpRewritePattern<Op> {
+  using OpRewritePattern<Op>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(Op op,
+                                PatternRewriter &rewriter) const override {
+    if (!isF8(op.getType()))
+      return failure();
+    Value x = op.getIn();
+    Type source = x.getType();
+    auto vector = dyn_cast<VectorType>(source);
+    if (!vector && isa<ShapedType>(source))
+      return failure();
+    Location loc = op.getLoc();
+    unsigned width = getElementTypeOrSelf(source).getIntOrFloatBitWidth();
+    if (width > 18) {
+      auto bound = [&](int64_t value) {
+        return splat(rewriter, loc, source,
+                     rewriter.getIntegerAttr(getElementTypeOrSelf(source),
+                                             value));
+      };
+      if (Signed)
+        x = arith::MaxSIOp::create(
+            rewriter, loc,
+            arith::MinSIOp::create(rewriter, loc, x, bound(1 << 17)),
+            bound(-(1 << 17)));
+      else
+        x = arith::MinUIOp::create(rewriter, loc, x, bound(1 << 17));
+    }
+    Type f32 = withElement(source, rewriter.getF32Type());
+    Value wide = Op::create(rewriter, loc, f32, x);
+    rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, op.getType(), wide);
+    return success();
+  }
+};
+
+/// arith.fptosi / fptoui from an 8-bit float: from its exact f32 value.
+template <typename Op>
+struct ExpandF8ToInt : OpRewritePattern<Op> {
+  using OpRewritePattern<Op>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(Op op,
+                                PatternRewriter &rewriter) const override {
+    Type source = op.getIn().getType();
+    if (!isF8(source))
+      return failure();
+    Value wide = arith::ExtFOp::create(
+        rewriter, op.getLoc(), withElement(source, rewriter.getF32Type()),
+        op.getIn());
+    rewriter.replaceOpWithNewOp<Op>(op, op.getType(), wide);
+    return success();
+  }
+};
+
 /// Both operands of an 8-bit float binary op, widened exactly to f32
 /// (arith.extf, which ExpandF8ExtF then decodes).
 static std::pair<Value, Value> widenToF32(PatternRewriter &rewriter,
@@ -428,7 +485,11 @@ struct ExpandF8Pass : public tile::impl::TileExpandF8Base<ExpandF8Pass> {
                  ExpandF8MinMax<arith::MaximumFOp, true>,
                  ExpandF8MinMax<arith::MinimumFOp, true>,
                  ExpandF8MinMax<arith::MaxNumFOp, false>,
-                 ExpandF8MinMax<arith::MinNumFOp, false>>(&getContext());
+                 ExpandF8MinMax<arith::MinNumFOp, false>,
+                 ExpandIntToF8<arith::SIToFPOp, true>,
+                 ExpandIntToF8<arith::UIToFPOp, false>,
+                 ExpandF8ToInt<arith::FPToSIOp>,
+                 ExpandF8ToInt<arith::FPToUIOp>>(&getContext());
     // f4E2M1FN: extf to and truncf from f32 (round to nearest even,
     // saturating at +-6).
     // (MLIR's truncf expansion rounds ties away from zero and drops the
@@ -465,9 +526,9 @@ struct ExpandF8Pass : public tile::impl::TileExpandF8Base<ExpandF8Pass> {
           llvm::any_of(op->getResults(), onF8)) {
         op->emitOpError("on 8-bit floats (f8E4M3FN, f8E5M2) cannot be "
                         "lowered: only loads, stores, copies, conversions "
-                        "(arith.extf, arith.truncf from f16, bf16, f32 or "
-                        "f64), comparisons and min/max of them are "
-                        "supported; compute in f32 and convert");
+                        "(to and from other floats and integers), "
+                        "comparisons and min/max of them are supported; "
+                        "compute in f32 and convert");
         return WalkResult::interrupt();
       }
       return WalkResult::advance();

@@ -141,6 +141,9 @@ public:
   /// Fails with a diagnostic at the loop when the staged tiles alone need
   /// more shared memory than a block may use on `target` (or overflow).
   LogicalResult checkSharedMemory(TargetAttr target);
+  /// Whether every shared tile of the kernel, the staged ones with one
+  /// more stage, fits the block's shared memory.
+  bool fitsOneMoreStage();
   void rewrite();
 
 private:
@@ -316,10 +319,59 @@ bool Planner::analyze() {
       if (gemm.getWgWaitAttr().getInt() < 0)
         waitAcrossIterations.push_back(gemm);
   }
-  // With three buffers, copies would run only one iteration ahead.
+  // With three buffers, copies would run only one iteration ahead of
+  // overlapped gemms (S - 2): a 3-stage loop whose gemms can stay in flight
+  // gets a fourth buffer where the kernel's shared memory has room, so
+  // that its copies keep the two iterations ahead its num_stages asks for
+  // (TileLang's Hopper NN GEMM config, 3 stages: 0.80x TileLang waiting
+  // for every k tile; its 4-stage TN config overlapped: 1.00-1.05x).
+  if (!lastInFlight && overlapGemms && loop.getNumStages() == 3 &&
+      !findOverlappableGemms().empty() && fitsOneMoreStage()) {
+    loop.setNumStages(4);
+    for (StagedCopy &s : staged) {
+      SmallVector<int64_t> shape(s.stagedType.getShape());
+      shape[0] = 4;
+      s.stagedType = MemRefType::get(shape, s.stagedType.getElementType(),
+                                     AffineMap(),
+                                     s.stagedType.getMemorySpace());
+    }
+  }
   if (!lastInFlight && overlapGemms && loop.getNumStages() >= 4)
     overlapped = findOverlappableGemms();
   return true;
+}
+
+bool Planner::fitsOneMoreStage() {
+  int64_t limit = getMaxSharedMemoryPerBlock(target);
+  if (!limit)
+    return false;
+  // Every shared tile of the kernel as if none shared bytes (the planner
+  // of tile-place-shared-memory may reuse some: an upper bound), the
+  // staged ones with one more stage, and room for the barriers and the
+  // scratch tiles later passes add.
+  auto kernel = loop->getParentOfType<KernelOp>();
+  int64_t total = 4096;
+  bool known = true;
+  auto add = [&](MemRefType type) {
+    std::optional<int64_t> bytes = getCheckedByteSize(
+        type.getShape(), (type.getElementTypeBitWidth() + 7) / 8);
+    if (!bytes || !type.hasStaticShape())
+      known = false;
+    else
+      total += *bytes;
+  };
+  kernel.walk([&](AllocSharedOp alloc) {
+    bool isStaged = llvm::any_of(
+        staged, [&](StagedCopy &s) { return s.alloc == alloc; });
+    if (!isStaged)
+      add(alloc.getType());
+  });
+  for (StagedCopy &s : staged) {
+    SmallVector<int64_t> shape(s.stagedType.getShape());
+    shape[0] += 1;
+    add(MemRefType::get(shape, s.stagedType.getElementType()));
+  }
+  return known && total <= limit;
 }
 
 SmallVector<GemmOp> Planner::findOverlappableGemms() {

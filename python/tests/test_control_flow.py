@@ -529,3 +529,55 @@ def test_bitwise_not_and_names_rebound_after_a_branch():
     tilelang_mlir.compile(main, target="cpu")(a, u, b, v)
     np.testing.assert_array_equal(b, np.where(a > 0, ~a + 1, ~a * 2))
     np.testing.assert_array_equal(v, ~u)
+
+
+def _mask(i, j, block, diagonal):
+    # A helper the front end does not rewrite (TileLang's examples build
+    # masks this way): == and != of device values, and of a device value
+    # with a Python number, are device comparisons.
+    same_block = T.if_then_else(i // block == j // block, 1, 0)
+    below = T.if_then_else(i // block != j // block, T.if_then_else(i > j, 1, 0), 0)
+    return T.if_then_else(diagonal == 1, same_block, below)
+
+
+def test_equality_in_helper_functions_compares_on_the_device():
+    # Before, Expr had no __eq__: `diagonal == 1` was Python's identity test
+    # (False), so T.if_then_else silently took its else branch (TileLang's
+    # block-causal attention example masked the wrong keys).
+    n, block = 32, 4
+
+    @T.prim_func
+    def main(D: T.Tensor((n,), T.int32), B: T.Tensor((n, n), T.float32)):
+        with T.Kernel(1, threads=32):
+            for i, j in T.Parallel(n, n):
+                B[i, j] = T.cast(_mask(i, j, block, D[i]), T.float32)
+
+    d = RNG.integers(0, 2, n).astype(np.int32)
+    out = run(main, d, np.zeros((n, n), np.float32))
+    want = np.zeros((n, n), np.float32)
+    for i in range(n):
+        for j in range(n):
+            if d[i] == 1:
+                want[i, j] = i // block == j // block
+            else:
+                want[i, j] = i // block != j // block and i > j
+    np.testing.assert_array_equal(out, want)
+
+
+def test_equality_of_device_values_as_python_truth_is_identity():
+    # Containers of traced values keep working: `x in [...]` and == as a
+    # Python truth value say whether both sides are the same value.
+    seen = {}
+
+    @T.prim_func
+    def main(A: T.Tensor((4,), T.float32)):
+        with T.Kernel(1, threads=4) as bx:
+            values = [bx, bx + 1]
+            seen["in"] = values[1] in values
+            seen["same"] = bool(values[0] == values[0])
+            seen["other"] = bool(values[0] == values[1])
+            seen["ne"] = bool(values[0] != values[1])
+            A[0] = 1.0
+
+    tilelang_mlir.compile(main, target="cpu")
+    assert seen == {"in": True, "same": True, "other": False, "ne": True}

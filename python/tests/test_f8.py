@@ -379,3 +379,52 @@ def test_per_token_group_cast_to_f8_through_the_front_end():
     want = encode_reference(scaled.astype(np.float64).ravel(), "f8E4M3FN")
     np.testing.assert_array_equal(q, want.reshape(M, N))
     np.testing.assert_allclose(s, amax / np.float32(448.0), rtol=1e-6)
+
+
+INT_KERNEL = """
+func.func @convert(%in: memref<{n}xi32>, %out: memref<{n}xi8>, %back: memref<256xi32>) {{
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {{
+    tile.parallel (%i) in ({n}) {{
+      %v = memref.load %in[%i] : memref<{n}xi32>
+      %y = arith.{op} %v : i32 to {f8}
+      %b = arith.bitcast %y : {f8} to i8
+      memref.store %b, %out[%i] : memref<{n}xi8>
+    }}
+    tile.parallel (%i) in (256) {{
+      %i32 = arith.index_cast %i : index to i32
+      %b = arith.trunci %i32 : i32 to i8
+      %x = arith.bitcast %b : i8 to {f8}
+      %k = arith.{back} %x : {f8} to i32
+      memref.store %k, %back[%i] : memref<256xi32>
+    }}
+  }}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("fmt", ["f8E4M3FN", "f8E5M2"])
+@pytest.mark.parametrize("signed", [True, False])
+def test_integers_to_and_from_f8(fmt, signed):
+    # T.cast(i, "float8_e4m3fn") of integers (exact through f32 up to the
+    # clamp at 2^17, saturating past it) and T.cast(x8, "int32") (toward
+    # zero from the exact value).
+    rng = np.random.default_rng()
+    ints = np.concatenate([np.arange(-600, 600), rng.integers(-2**31, 2**31 - 1, 500),
+                           [2**31 - 1, -2**31, 57344, 61439, 61440, 61441, 131072,
+                            131073, 448, 464, 465, 480, -464]]).astype(np.int64)
+    if not signed:
+        ints = ints[ints >= 0]
+    n = len(ints)
+    kernel = _tilelang.Kernel(INT_KERNEL.format(
+        n=n, f8=fmt, op="sitofp" if signed else "uitofp",
+        back="fptosi" if signed else "fptoui"), "cpu")
+    out = np.full(n, 0x55, np.uint8)
+    back = np.full(256, -7, np.int32)
+    kernel.run(ints.astype(np.int64).astype(np.uint32).view(np.int32), out.view(np.int8), back)
+    np.testing.assert_array_equal(out, encode_reference(ints.astype(np.float64), fmt))
+    for byte in range(256):
+        value = reference(byte, fmt)
+        if math.isfinite(value) and (signed or value >= 0):
+            assert back[byte] == int(value), (hex(byte), value, back[byte])

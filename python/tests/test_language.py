@@ -82,6 +82,46 @@ def test_swizzled_layout_annotation():
         rtol=1e-3, atol=1e-3)
 
 
+def test_mma_swizzle_layout_of_tilelang_cuda_intrinsics():
+    # tilelang.cuda.intrinsics.make_mma_swizzle_layout (TileLang's name for
+    # the ldmatrix swizzle): the compiler's swizzle for rows of a multiple
+    # of 64 bytes, no permutation for others or with is_smooth; the tile's
+    # values are the same either way.
+    import tilelang_mlir.cuda
+    from tilelang_mlir.cuda.intrinsics import make_mma_swizzle_layout
+    from tilelang_mlir.cuda.intrinsics.layout.mma_layout import (
+        make_mma_swizzle_layout as same)
+    assert same is make_mma_swizzle_layout
+    shared = lambda shape, dtype: T.TileBuffer("%s", shape, dtype, "shared")
+    assert make_mma_swizzle_layout(shared([128, 32], T.float32)).attribute == \
+        T.make_swizzled_layout(shared([128, 32], T.float32)).attribute
+    assert make_mma_swizzle_layout(shared([64, 24], T.float16)).attribute == \
+        "#tile.swizzle<0, 3, 3>"
+    assert make_mma_swizzle_layout(shared([64, 64], T.float16),
+                                   is_smooth=True).attribute == "#tile.swizzle<0, 3, 3>"
+    with pytest.raises(T.TileLangError, match="takes a shared tile"):
+        make_mma_swizzle_layout(T.TileBuffer("%s", [8, 8], T.float16))
+    with pytest.raises(ModuleNotFoundError):
+        import tilelang_mlir.cuda.intrinsics.macro  # noqa: F401 (TVM emitters)
+
+    for cols in (32, 24):
+        @T.prim_func
+        def main(A: T.Tensor((128, cols), T.float32), B: T.Tensor((128, cols), T.float32)):
+            with T.Kernel(1, threads=128):
+                A_s = T.alloc_shared((128, cols), T.float32)
+                T.annotate_layout({A_s: make_mma_swizzle_layout(A_s)})
+                for i, j in T.Parallel(128, cols):
+                    A_s[i, j] = A[i, j] * 2.0
+                T.copy(A_s, B)
+
+        kernel = tilelang_mlir.compile(main, target="cpu")
+        a = np.random.default_rng().standard_normal((128, cols)).astype(np.float32)
+        b = np.full_like(a, np.nan)
+        kernel(a, b)
+        np.testing.assert_array_equal(b, a * 2)
+        tilelang_mlir.compile(main, target="sm_90a").get_kernel_source("ptx")
+
+
 def test_gemm_wg_wait_and_wait_wgmma():
     # TileLang's Hopper idiom: leave the gemm's work in flight, wait before
     # the epilogue. On the CPU gemms are synchronous and the result is the

@@ -160,7 +160,7 @@ class _Runtime:
     @staticmethod
     def compare(kind, a, b):
         if _traced(a) or _traced(b):
-            return T._compare(kind, a, b)
+            return T._Equality.compare(kind, a, b)
         return a == b if kind == "eq" else a != b
 
     @staticmethod

@@ -23,6 +23,7 @@ loops become IR loops, and conditions on traced values use
 """
 
 import builtins
+import numbers
 import contextlib
 import enum
 import inspect
@@ -684,6 +685,14 @@ class Expr:
     def __gt__(self, other): return _compare("gt", self, other)
     def __ge__(self, other): return _compare("ge", self, other)
 
+    # == and != of device values are device comparisons too (TileLang's
+    # PrimExpr): a helper function the front end does not rewrite, writing
+    # `T.if_then_else(x == 1, a, b)`, compares at run time, not the Python
+    # objects (which silently chose b). As a Python truth value (`in`, a
+    # dict lookup) the result says whether both sides are the same value.
+    def __eq__(self, other): return _Equality.of("eq", self, other)
+    def __ne__(self, other): return _Equality.of("ne", self, other)
+
     def __neg__(self):
         if _is_float(self.type) and _FLOAT_WIDTH[self.type] <= 8:
             return -_convert(self, "f32")  # in f32, as _binary computes
@@ -710,6 +719,31 @@ class Expr:
         raise TileLangError("a traced value has no Python truth value; use "
                             "T.if_then_else, or a Python value to choose "
                             "what to trace")
+
+    __hash__ = object.__hash__
+
+
+class _Equality(Expr):
+    """`a == b` / `a != b` of traced values: the i1 of their comparison on
+    the device; its Python truth value is whether a and b are the same
+    value (TVM's EqualOp), so that containers of Exprs keep working."""
+
+    @staticmethod
+    def of(kind, a, b):
+        if not isinstance(b, (Expr, _Var, numbers.Number)) or getattr(_state, "builder", None) is None:
+            return NotImplemented
+        return _Equality.compare(kind, a, b)
+
+    @staticmethod
+    def compare(kind, a, b):
+        """The traced `a == b` (kind "eq") or `a != b` ("ne")."""
+        result = _compare(kind, a, b)
+        equality = _Equality(result.name, result.type)
+        equality.same = (a is b) == (kind == "eq")
+        return equality
+
+    def __bool__(self):
+        return self.same
 
     __hash__ = object.__hash__
 

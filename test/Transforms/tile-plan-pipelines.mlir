@@ -279,9 +279,10 @@ func.func @not_pipelined(%A: memref<?x?xf16>, %F: memref<?x?xf32>, %I: memref<?x
 // buffer of iteration i - 1 may still be read): two stages in the prologue,
 // one group pending at the wait, iteration i + 2 into buffer (i + 2) mod 4;
 // after the loop the gemm's work completes before the epilogue reads C.
-// The second loop reads C inside the body, the third has three stages, the
-// fourth's gemm does not fit wgmma (B stored K x N with 256-byte rows): all
-// keep the plain schedule. Before sm_90 (no wgmma) nothing overlaps.
+// The second loop reads C inside the body, the third has three stages (and
+// no room left for a fourth: the loops before took it), the fourth's gemm
+// does not fit wgmma (B stored K x N with 256-byte rows): all keep the
+// plain schedule. Before sm_90 (no wgmma) nothing overlaps.
 // OVERLAP-LABEL: func.func @overlapped_gemm
 // OVERLAP-COUNT-2: tile.async_commit
 // OVERLAP-NEXT: tile.pipelined
@@ -766,6 +767,67 @@ func.func @misaligned_rows(%A: memref<1000x700xf16>, %B: memref<700x1024xf16>, %
       tile.copy %B[%koff, %c0] to %b : memref<700x1024xf16> to memref<32x64xf16, #tile.mem<shared>>
       tile.gemm %a, %b, %c : memref<64x32xf16, #tile.mem<shared>>, memref<32x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
     }
+  }
+  return
+}
+
+// -----
+
+// A 3-stage loop whose gemm can stay in flight gets a fourth buffer where
+// the kernel's shared memory has room: its copies then run the two
+// iterations ahead the three stages ask for (overlapped gemms read the
+// buffer of iteration i - 1). With no room (a 64 KiB staging tile for the
+// epilogue besides: 4 x 48 KiB of stages would pass 227 KiB) it keeps
+// three buffers and waits for each gemm.
+// OVERLAP-LABEL: func.func @three_stages
+// OVERLAP: tile.alloc_shared {{.*}} : memref<4x128x64xf16, #tile.mem<shared>>
+// OVERLAP: tile.alloc_shared {{.*}} : memref<4x256x64xf16, #tile.mem<shared>>
+// OVERLAP: tile.pipelined {{.*}} num_stages = 4
+// OVERLAP: tile.gemm {{.*}} wg_wait = 1 : i64}
+// OVERLAP: arith.remui %{{.*}}, %c4
+// OVERLAP: tile.gemm_wait pending(0)
+// OVERLAP-LABEL: func.func @three_stages_no_room
+// OVERLAP: tile.alloc_shared {{.*}} : memref<3x128x64xf16, #tile.mem<shared>>
+// OVERLAP: tile.pipelined {{.*}} num_stages = 3
+// OVERLAP-NOT: wg_wait
+// OVERLAP: return
+func.func @three_stages(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>, %kt: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<256x64xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<128x256xf32, #tile.mem<fragment>>
+    tile.clear %c : memref<128x256xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 3 {
+      %kk = arith.muli %k, %c64 : index
+      tile.copy %A[%c0, %kk] to %a : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
+      tile.copy %B[%c0, %kk] to %b : memref<?x?xf16> to memref<256x64xf16, #tile.mem<shared>>
+      tile.gemm %a, %b, %c {transpose_b, policy = #tile.policy<full_row>} : memref<128x64xf16, #tile.mem<shared>>, memref<256x64xf16, #tile.mem<shared>> -> memref<128x256xf32, #tile.mem<fragment>>
+    }
+    tile.copy %c to %C[%c0, %c0] : memref<128x256xf32, #tile.mem<fragment>> to memref<?x?xf16>
+  }
+  return
+}
+func.func @three_stages_no_room(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>, %kt: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<128x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<256x64xf16, #tile.mem<shared>>
+    %o = tile.alloc_shared : memref<128x256xf16, #tile.mem<shared>>
+    %c = tile.alloc_fragment : memref<128x256xf32, #tile.mem<fragment>>
+    tile.clear %c : memref<128x256xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 3 {
+      %kk = arith.muli %k, %c64 : index
+      tile.copy %A[%c0, %kk] to %a : memref<?x?xf16> to memref<128x64xf16, #tile.mem<shared>>
+      tile.copy %B[%c0, %kk] to %b : memref<?x?xf16> to memref<256x64xf16, #tile.mem<shared>>
+      tile.gemm %a, %b, %c {transpose_b, policy = #tile.policy<full_row>} : memref<128x64xf16, #tile.mem<shared>>, memref<256x64xf16, #tile.mem<shared>> -> memref<128x256xf32, #tile.mem<fragment>>
+    }
+    tile.copy %c to %o : memref<128x256xf32, #tile.mem<fragment>> to memref<128x256xf16, #tile.mem<shared>>
+    tile.copy %o to %C[%c0, %c0] : memref<128x256xf16, #tile.mem<shared>> to memref<?x?xf16>
   }
   return
 }

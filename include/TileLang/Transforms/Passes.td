@@ -620,7 +620,11 @@ def TileExpandF8 : Pass<"tile-expand-f8"> {
     NaN gives 0x7F. These are CUDA's `__nv_cvt_float_to_fp8(x,
     __NV_SATFINITE, ...)` and PTX's `cvt.rn.satfinite` (what TileLang's
     `T.cast` emits), computed in integers on the source's bits so that
-    every backend gives the same bytes.
+    every backend gives the same bytes. Integers convert through f32
+    (`arith.sitofp`/`uitofp` to an 8-bit float: the integer clamped to
+    +-2^17, exact in f32 and past every largest value, then this
+    truncation; `arith.fptosi`/`fptoui` from one: from its exact f32
+    value).
 
     Comparisons (`arith.cmpf`) compare the operands' exact f32 values;
     `arith.maximumf`, `minimumf`, `maxnumf` and `minnumf` take the op of
