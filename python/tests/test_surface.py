@@ -43,6 +43,17 @@ def test_dtype_objects():
         T.dtype("float12")
 
 
+def test_tensor_subscript_takes_any_dtype_object():
+    # T.Tensor[shape, dtype] with the dtype as a name, T.dtype, or a numpy /
+    # torch dtype object (TileLang's tests parametrize by torch dtypes);
+    # T.Tensor[M, N] is a 2-D f32 tensor.
+    for dtype in ("uint8", T.uint8, np.uint8, np.dtype("uint8")):
+        tensor = T.Tensor[(64,), dtype]
+        assert tensor.shape == (64,) and T.dtype(tensor.dtype) == "uint8", dtype
+    assert T.Tensor[64, 32].shape == (64, 32)
+    assert T.Tensor[[8, 4], T.float16].shape == (8, 4)
+
+
 def test_dtype_objects_and_torch():
     torch = pytest.importorskip("torch")
     assert T.float16.as_torch() is torch.float16 and T.tfloat32.as_torch() is torch.float32

@@ -1063,7 +1063,11 @@ class Tensor:
                                     "or arithmetic on them, got %r" % (dim,))
 
     def __class_getitem__(cls, item):
-        if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], str):
+        # T.Tensor[shape, dtype]: the dtype by name, T.dtype, torch or numpy
+        # dtype; T.Tensor[shape] alone is f32.
+        if isinstance(item, tuple) and len(item) == 2 and \
+                isinstance(_dtype_name(item[1]), str) and \
+                isinstance(item[0], (tuple, list, int, _SizeExpr)):
             return cls(item[0], item[1])
         return cls(item)
 
