@@ -249,3 +249,75 @@ def test_repeated_calls_reuse_their_specialization():
     assert scale_and_shift._call_key((x, 2.0), {"shift": [1]}) is None
     with pytest.raises(T.TileLangError, match=r"cannot use \[1\] \(list\)"):
         scale_and_shift(x, 2.0, shift=[1])
+
+
+def test_eager_style_prim_func_returns_its_outputs():
+    # TileLang's eager style in a plain @T.prim_func: parameters annotated
+    # in the body, T.empty outputs returned; the PrimFunc's last parameters
+    # are the outputs, attrs["tilelang_out_idx"] names them and compile
+    # takes it as its out_idx.
+    @T.prim_func
+    def kernel(A, s: T.float32):
+        A: T.Tensor[[64, 32], T.float32]
+        B = T.empty([64, 32], T.float32)
+        C = T.empty([32], T.float32)
+        with T.Kernel(1, threads=32):
+            for i, j in T.Parallel(64, 32):
+                B[i, j] = A[i, j] * s
+            for j in T.Parallel(32):
+                C[j] = A[0, j] + 1.0
+        return C, B
+
+    assert [name for name, _ in kernel.params][:2] == ["A", "s"] and len(kernel.params) == 4
+    assert kernel.attrs["tilelang_out_idx"] == [-2, -1]
+    compiled = tilelang.compile(kernel, target="cpu")
+    a = np.random.default_rng().standard_normal((64, 32)).astype(np.float32)
+    c, b = compiled(a, 3.0)
+    np.testing.assert_allclose(b, a * 3.0, rtol=1e-6)
+    np.testing.assert_allclose(c, a[0] + 1.0, rtol=1e-6)
+
+
+def test_prim_func_attrs_pass_configs_compile_flags_and_out_idx_conflict():
+    # T.annotate_pass_configs / T.annotate_compile_flags record the kernel's
+    # own options (compile applies them under the caller's); a PrimFunc that
+    # returns its outputs refuses a second out_idx.
+    @T.prim_func
+    def kernel(A, B):
+        A: T.Tensor[[32], T.float32]
+        B: T.Tensor[[32], T.float32]
+        T.annotate_pass_configs({tilelang.PassConfigKey.TL_DISABLE_TMA_LOWER: True})
+        T.annotate_compile_flags(["--use_fast_math"])
+        with T.Kernel(1, threads=32):
+            for i in T.Parallel(32):
+                B[i] = T.exp(A[i])
+
+    assert "tilelang_out_idx" not in kernel.attrs
+    assert kernel.attrs["tilelang_compile_flags"] == ["--use_fast_math"]
+    configs = kernel.attrs["tilelang_pass_configs"]
+    assert configs[tilelang.PassConfigKey.TL_DISABLE_TMA_LOWER] is True
+    assert configs["tl.enable_fast_math"] is True
+    compiled = tilelang.compile(kernel, out_idx=[-1], target="cpu")
+    assert compiled.pass_configs  # the kernel's own options reached compile
+    a = RNG.standard_normal(32).astype(np.float32)
+    np.testing.assert_allclose(compiled(a), np.exp(a), rtol=1e-5)
+    with pytest.warns(RuntimeWarning, match="nvcc"):
+        @T.prim_func
+        def flagged(A: T.Tensor((4,), T.float32)):
+            T.annotate_compile_flags(["-lineinfo"])
+            with T.Kernel(1, threads=4):
+                for i in T.Parallel(4):
+                    A[i] = 0.0
+
+    @T.prim_func
+    def returns():
+        out = T.empty((8,), T.float32)
+        with T.Kernel(1, threads=8):
+            for i in T.Parallel(8):
+                out[i] = T.cast(i, T.float32)
+        return out
+
+    assert returns.attrs["tilelang_out_idx"] == [-1]
+    np.testing.assert_array_equal(tilelang.compile(returns, target="cpu")(),
+                                  np.arange(8, dtype=np.float32))
+    with pytest.raises(ValueError, match="Out index conflict"):
+        tilelang.compile(returns, out_idx=[-1], target="cpu")

@@ -151,6 +151,28 @@ def _eager_state():
     return getattr(T._state, "eager", None)
 
 
+def declares_outputs(fn):
+    """Whether `fn`'s own body calls T.empty (declares an output)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    function = tree.body[0]
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                             ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "empty":
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
 def is_eager(fn):
     """Whether `fn` is written in the eager style: its own body (not a
     nested function) opens a T.Kernel, calls T.const or T.empty, or

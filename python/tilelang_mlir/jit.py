@@ -66,7 +66,10 @@ class JITKernel:
             raise TypeError("expected a @T.prim_func, got %r" % (func,))
         self.func = func
         self.target = determine_target(target)
-        self.pass_configs = normalize_pass_configs(pass_configs)
+        # The kernel's own (T.annotate_pass_configs), under the caller's.
+        merged = dict(func.attrs.get("tilelang_pass_configs", {}))
+        merged.update(pass_configs or {})
+        self.pass_configs = normalize_pass_configs(merged or None)
         source = func.script()
         try:
             self._kernel = Kernel(source, self.target,
@@ -74,8 +77,13 @@ class JITKernel:
         except TileError as error:
             raise TileError(_at_user_lines(source, str(error))) from None
         count = len(func.params)
+        declared = func.attrs.get("tilelang_out_idx")
+        if out_idx is not None and declared is not None:
+            raise ValueError(
+                "Out index conflict: %s returns its outputs (T.empty, out_idx "
+                "%s); compile it without out_idx" % (func.name, declared))
         if out_idx is None:
-            out_idx = []
+            out_idx = declared or []
         elif isinstance(out_idx, int):
             out_idx = [out_idx]
         self.out_idx = sorted(i + count if i < 0 else i for i in out_idx)

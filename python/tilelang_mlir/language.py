@@ -297,6 +297,7 @@ class _Builder:
         self.reducers = []  # the T.alloc_reducer tiles of the open kernel
         self.dims = {}  # symbolic dimension name -> its index Expr
         self.workspaces = []  # T.alloc_global buffers: (TileBuffer, Tensor)
+        self.attrs = {}  # the PrimFunc's attrs (T.annotate_pass_configs, ...)
         # T.annotate_safe_value: global buffer name -> (the kernel it was
         # given in, the value its out-of-bounds element reads give).
         self.safe_values = {}
@@ -1481,6 +1482,9 @@ class PrimFunc:
     def __init__(self, name, text, params, workspaces=()):
         self.name = name
         self.text = text
+        # TileLang's function attributes that mean something here:
+        # "tilelang_out_idx" (the outputs of an eager-style @T.prim_func).
+        self.attrs = {}
         self.params = params  # [(name, Tensor or dtype string)]
         # [(name, Tensor)]: T.alloc_global buffers, the function's
         # parameters after `params`, which every call allocates.
@@ -1496,7 +1500,20 @@ class PrimFunc:
 
 def prim_func(fn):
     """Traces `fn` (parameters annotated with T.Tensor or a dtype) into a
-    PrimFunc."""
+    PrimFunc. In TileLang's eager style (parameters annotated in the body,
+    ``B = T.empty(...)`` outputs returned), the outputs are the PrimFunc's
+    last parameters and ``attrs["tilelang_out_idx"]`` names them, which
+    ``compile`` takes as its out_idx."""
+    from . import eager
+    if (any(p.annotation is inspect.Parameter.empty
+            for p in inspect.signature(fn).parameters.values()) or
+            eager.declares_outputs(fn)) and eager.is_eager(fn):
+        def prepare(func, outputs):
+            count = len(func.params)
+            if outputs:
+                func.attrs["tilelang_out_idx"] = [i - count for i in outputs]
+            return func
+        return eager.EagerJIT(fn, prepare).compile()
     from .frontend import rewrite
     fn = rewrite(fn)
     params = []
@@ -1594,8 +1611,53 @@ def _trace(fn, params, call):
     text = "module {\n  func.func @%s(%s) {\n%s\n    return\n  } %s\n}\n" % (
         fn.__name__, ", ".join(header), "\n".join(builder.lines),
         _location_of_function(fn))
-    return PrimFunc(fn.__name__, text, params,
-                    [(b.name[1:], spec) for b, spec in builder.workspaces]), result
+    func = PrimFunc(fn.__name__, text, params,
+                    [(b.name[1:], spec) for b, spec in builder.workspaces])
+    func.attrs.update(builder.attrs)
+    return func, result
+
+
+def annotate_pass_configs(configs):
+    """Compile options of this kernel (TileLang's
+    ``T.annotate_pass_configs({PassConfigKey.TL_ENABLE_FAST_MATH: True})``,
+    in the body before the first T.Kernel): kept in the PrimFunc's
+    ``attrs["tilelang_pass_configs"]``; ``compile`` applies them, under
+    the ones its caller gives."""
+    if not isinstance(configs, dict):
+        raise TileLangError("T.annotate_pass_configs takes a dict of pass "
+                            "configs, got %r" % (configs,))
+    builder = getattr(_state, "builder", None)
+    if builder is not None:  # (eager discovery traces nothing)
+        builder.attrs.setdefault("tilelang_pass_configs", {}).update(configs)
+
+
+def annotate_compile_flags(flags):
+    """Device-compiler flags of this kernel (TileLang's
+    ``T.annotate_compile_flags(["--use_fast_math"])``), kept in
+    ``attrs["tilelang_compile_flags"]``. There is no nvcc here: "--use_fast_math"
+    (and "-use_fast_math") is TL_ENABLE_FAST_MATH; the others are ignored with
+    a one-time warning naming them."""
+    if isinstance(flags, str):
+        flags = [flags]
+    if not isinstance(flags, (list, tuple)) or not builtins.all(
+            isinstance(f, str) for f in flags):
+        raise TileLangError("T.annotate_compile_flags takes a list of strings, "
+                            "got %r" % (flags,))
+    builder = getattr(_state, "builder", None)
+    if builder is None:
+        return
+    builder.attrs.setdefault("tilelang_compile_flags", []).extend(flags)
+    for flag in flags:
+        if flag.lstrip("-") == "use_fast_math":
+            builder.attrs.setdefault("tilelang_pass_configs", {}).setdefault(
+                "tl.enable_fast_math", True)
+        else:
+            if "compile_flag:" + flag not in _hints_warned:
+                _hints_warned.add("compile_flag:" + flag)
+                import warnings
+                warnings.warn("T.annotate_compile_flags: %r is a flag of nvcc, "
+                              "which this compiler does not use; ignored" % flag,
+                              RuntimeWarning, stacklevel=2)
 
 
 def _arg_marks(type_):
