@@ -624,3 +624,26 @@ def test_utils_tensor_and_fp8_type_helpers():
     assert determine_fp8_type("e5m2") == T.float8_e5m2
     with pytest.raises(ValueError, match="'e4m3' or 'e5m2'"):
         determine_fp8_type("e3m4")
+
+
+def test_evaluate_is_an_expression_statement():
+    # T.evaluate(0) as an empty body, T.evaluate(expr) of a traced value:
+    # nothing more than the expression itself.
+    import tilelang_mlir
+
+    @T.prim_func
+    def main(A: T.Tensor((8,), T.float32)):
+        with T.Kernel(1, threads=8):
+            T.evaluate(0)
+            for i in T.Parallel(8):
+                T.evaluate(A[i] + 1.0)
+                A[i] = 2.0
+
+    out = np.zeros(8, np.float32)
+    tilelang_mlir.compile(main, target="cpu")(out)
+    np.testing.assert_array_equal(out, np.full(8, 2.0, np.float32))
+    with pytest.raises(T.TileLangError, match="T.evaluate takes an expression"):
+        @T.prim_func
+        def bad(A: T.Tensor((8,), T.float32)):
+            with T.Kernel(1, threads=8):
+                T.evaluate("x")

@@ -3874,6 +3874,16 @@ def disable_warp_group_reg_alloc():
                       RuntimeWarning, stacklevel=2)
 
 
+def evaluate(value):
+    """TileLang's expression statement (``T.evaluate(0)`` as an empty body,
+    ``T.evaluate(expr)`` for its effect): a traced value's operations are
+    already in the kernel where it was built, a Python number is nothing."""
+    if isinstance(value, (Expr, _Var, numbers.Number)) or value is None:
+        return None
+    raise TileLangError("T.evaluate takes an expression (a traced value or a "
+                        "number), got %r" % (value,))
+
+
 def infinity(dtype):
     """+inf of a float dtype (use -T.infinity(...) for -inf)."""
     return _constant(float("inf"), _mlir_type(dtype))
