@@ -288,3 +288,44 @@ def test_mixed_types_promote_as_in_tilelang():
             with T.Kernel(1, threads=8) as bx:
                 for i in T.Parallel(8):
                     X[i] = X[i] + Y[i]
+
+
+@pytest.mark.parametrize("kind", ["max", "sum", "absmax"])
+def test_reduce_into_a_tile_of_another_type(kind):
+    # TileLang reduces an f16 tile into an f32 result (split-KV decoding's
+    # log-sum-exp merge): the values are converted first, the reduction
+    # (a sum's accumulation too) happens in f32.
+    S, M = 8, 64
+
+    @T.prim_func
+    def main(A: T.Tensor((S, M), T.float16), B: T.Tensor((M,), T.float32)):
+        with T.Kernel(1, threads=64):
+            a = T.alloc_fragment((S, M), T.float16)
+            b = T.alloc_fragment((M,), T.float32)
+            T.copy(A, a)
+            getattr(T, "reduce_" + kind)(a, b, dim=0)
+            T.copy(b, B)
+
+    x = np.random.default_rng().standard_normal((S, M)).astype(np.float16) * 100
+    out = np.full(M, np.nan, np.float32)
+    tilelang_mlir.compile(main, target="cpu")(x, out)
+    wide = x.astype(np.float32)
+    want = {"max": wide.max(0), "sum": wide.sum(0), "absmax": np.abs(wide).max(0)}[kind]
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    tilelang_mlir.compile(main, target="sm_90a").get_kernel_source("ptx")
+
+
+def test_atomic_add_of_a_tile_accepts_use_tma():
+    # TileLang's use_tma=True (issue a tile's add as a TMA reduction) chooses
+    # how the adds are issued, not what they add.
+    @T.prim_func
+    def main(A: T.Tensor((64, 32), T.float32), B: T.Tensor((64, 32), T.float32)):
+        with T.Kernel(2, threads=64) as bx:
+            f = T.alloc_fragment((64, 32), T.float32)
+            T.copy(A, f)
+            T.atomic_add(B[0, 0], f, use_tma=True)
+
+    a = np.random.default_rng().standard_normal((64, 32)).astype(np.float32)
+    b = np.ones((64, 32), np.float32)
+    tilelang_mlir.compile(main, target="cpu")(a, b)
+    np.testing.assert_allclose(b, 1 + 2 * a, rtol=1e-5, atol=1e-6)

@@ -2369,6 +2369,13 @@ def _reduce(kind, src, dst, dim, clear, nan_propagate=False):
     _check_unsigned_tile_op("T.reduce_%s" % kind, kind, src, dst)
     rank = len(src.dims)
     dim = dim + rank if dim < 0 else dim
+    if src.type != dst.type and not src.packed and not dst.packed:
+        # Into a tile of another type (TileLang reduces f16 values into an
+        # f32 result): the values converted to the result's type first, so
+        # that the reduction computes there (a sum accumulates in f32).
+        converted = alloc_fragment(list(src.dims), dst.dtype)
+        copy(src, converted)
+        src = converted
     attrs = [] if clear else ["clear = false"]
     if nan_propagate:
         attrs.append("nan_propagate = true")
@@ -2659,11 +2666,14 @@ def _check_atomic_options(what, memory_order, return_prev, element=False):
                             "buffer[indices] and its value a scalar" % what)
 
 
-def atomic_add(dst, value, memory_order=None, return_prev=False):
+def atomic_add(dst, value, memory_order=None, return_prev=False, use_tma=False):
     """dst += value atomically: an element ``T.atomic_add(C[i, j], v)``, or
     a tile placed as T.copy places it, ``T.atomic_add(C[by * 64, 0], frag)``
     or ``T.atomic_add(dQ[b, m0:m1, h, :], frag)``. `memory_order`: the
-    atomics are acq_rel, which satisfies every order up to acq_rel."""
+    atomics are acq_rel, which satisfies every order up to acq_rel.
+    `use_tma` (TileLang: a tile's add as a TMA reduction) chooses only how
+    the adds are issued, not their result: accepted, the compiler issues
+    them itself."""
     _check_atomic_options("T.atomic_add", memory_order, return_prev,
                           element=isinstance(dst, _Access)
                           and not isinstance(value, TileBuffer))
