@@ -329,6 +329,7 @@ void mlir::tile::buildTileToROCDLPipeline(OpPassManager &pm,
     device.chipset = options.chip;
     device.runtime = gpu::amd::Runtime::HIP;
     kernels.addPass(createConvertGpuOpsToROCDLOps(device));
+    kernels.addPass(createTileROCDLExternDynamicShared());
     // "auto": on wave32 chips, kernels with matrix cores schedule for
     // fewer registers (their accumulators take half a lane's registers).
     std::string strategy = options.schedStrategy;

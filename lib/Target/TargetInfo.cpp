@@ -6,6 +6,8 @@
 
 #include "TileLang/Target/TargetInfo.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -129,4 +131,18 @@ bool mlir::tile::isGlobalToSharedTileCopy(CopyOp copy) {
          copy.getDstOffsets().empty() &&
          copy.getSrc().getType().getElementType() ==
              copy.getDst().getType().getElementType();
+}
+
+void mlir::tile::externalizeDynamicSharedMemory(Operation *module,
+                                                unsigned addrSpace) {
+  for (Region &region : module->getRegions())
+    for (auto global : region.getOps<LLVM::GlobalOp>()) {
+      auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
+      if (global.getAddrSpace() != addrSpace || !array ||
+          array.getNumElements() != 0 ||
+          global.getLinkage() != LLVM::Linkage::Internal ||
+          global.getValueOrNull() || global.getInitializerBlock())
+        continue;
+      global.setLinkage(LLVM::Linkage::External);
+    }
 }

@@ -151,26 +151,36 @@ def _eager_state():
     return getattr(T._state, "eager", None)
 
 
-def declares_outputs(fn):
-    """Whether `fn`'s own body calls T.empty (declares an output)."""
+def _own_nodes(fn):
+    """The AST nodes of `fn`'s own body (outside nested functions, classes
+    and lambdas), or None where its source cannot be read."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
-        return False
+        return None
     function = tree.body[0]
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    stack = list(ast.iter_child_nodes(function))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
-                             ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                and node.func.attr == "empty":
-            return True
-        stack.extend(ast.iter_child_nodes(node))
-    return False
+        return None
+
+    def own(node):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                  ast.ClassDef, ast.Lambda)):
+                continue
+            yield child
+            yield from own(child)
+
+    return own(function)
+
+
+def _calls(node, names):
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        and node.func.attr in names
+
+
+def declares_outputs(fn):
+    """Whether `fn`'s own body calls T.empty (declares an output)."""
+    return any(_calls(node, ("empty",)) for node in _own_nodes(fn) or ())
 
 
 def is_eager(fn):
@@ -182,10 +192,12 @@ def is_eager(fn):
     if any(_is_runtime_annotation(p.annotation)
            for p in inspect.signature(fn).parameters.values()):
         return True
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    except (OSError, TypeError, SyntaxError):
-        return False
+    for node in _own_nodes(fn) or ():
+        if isinstance(node, ast.AnnAssign) and node.value is None:
+            return True
+        if _calls(node, ("Kernel", "const", "empty", "make_tensor")):
+            return True
+    return False
     function = tree.body[0]
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False

@@ -299,6 +299,14 @@ GemmInstructionAttr getValidGemmInstruction(MLIRContext *ctx,
 /// tile of the same element type (what cp.async and buffer loads take).
 bool isGlobalToSharedTileCopy(CopyOp copy);
 
+/// Makes each zero-element internal global of address space `addrSpace`
+/// in `module` (the dynamic shared memory symbol the GPU-to-NVVM and
+/// GPU-to-ROCDL conversions define) an external declaration of unknown
+/// size, as CUDA's and HIP's `extern __shared__` arrays are: LLVM's alias
+/// analysis may assume that in-bounds accesses of a zero-byte object never
+/// overlap. Globals with a value or an initializer are left alone.
+void externalizeDynamicSharedMemory(Operation *module, unsigned addrSpace);
+
 } // namespace tile
 } // namespace mlir
 

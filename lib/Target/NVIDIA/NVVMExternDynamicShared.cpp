@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileLang/Target/NVIDIA/Passes.h"
+#include "TileLang/Target/TargetInfo.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -35,16 +36,8 @@ struct NVVMExternDynamicSharedPass
     gpu::GPUModuleOp module = getOperation();
     if (!hasNVVMTarget(module))
       return;
-    for (auto global : module.getOps<LLVM::GlobalOp>()) {
-      auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
-      if (global.getAddrSpace() !=
-              static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared) ||
-          !array || array.getNumElements() != 0 ||
-          global.getLinkage() != LLVM::Linkage::Internal ||
-          global.getValueOrNull() || global.getInitializerBlock())
-        continue;
-      global.setLinkage(LLVM::Linkage::External);
-    }
+    externalizeDynamicSharedMemory(
+        module, static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
   }
 };
 

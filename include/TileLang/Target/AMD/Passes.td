@@ -51,4 +51,29 @@ def TileROCDLSchedStrategy
 }
 
 
+def TileROCDLExternDynamicShared
+    : Pass<"tile-rocdl-extern-dynamic-shared", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare a ROCDL GPU module's dynamic shared memory (LDS) as "
+                "external, of unknown size";
+  let description = [{
+    The GPU-to-ROCDL conversion, like the NVVM one, defines the kernels'
+    dynamic shared memory as an internal global of zero bytes in address
+    space 3 addressed through `inbounds` GEPs, which lets LLVM's alias
+    analysis assume that a store and a later load of the same LDS element
+    by one thread do not overlap (on NVIDIA an in-place column scan read
+    stale elements: tile-nvvm-extern-dynamic-shared). This pass makes each
+    such global an external declaration, as HIP's
+    `extern __shared__ char smem[];` is, which the AMDGPU backend's LDS
+    lowering allocates as the kernel's dynamic LDS. Modules without a
+    ROCDL target are left alone. `tile-to-rocdl` runs it after the
+    conversion of the GPU ops to ROCDL.
+
+    ```
+    tile-opt --pass-pipeline='builtin.module(gpu.module(tile-rocdl-extern-dynamic-shared))'
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+
 #endif // TILELANG_TARGET_AMD_PASSES_TD
