@@ -1067,8 +1067,7 @@ class Tensor:
         # T.Tensor[shape, dtype]: the dtype by name, T.dtype, torch or numpy
         # dtype; T.Tensor[shape] alone is f32.
         if isinstance(item, tuple) and len(item) == 2 and \
-                isinstance(_dtype_name(item[1]), str) and \
-                isinstance(item[0], (tuple, list, int, _SizeExpr)):
+                isinstance(_dtype_name(item[1]), str):
             return cls(item[0], item[1])
         return cls(item)
 
