@@ -647,3 +647,23 @@ def test_evaluate_is_an_expression_statement():
         def bad(A: T.Tensor((8,), T.float32)):
             with T.Kernel(1, threads=8):
                 T.evaluate("x")
+
+
+def test_kernel_without_grid_extents_is_one_block():
+    # TileLang's T.Kernel(threads=n): a grid of one block.
+    import tilelang_mlir
+
+    @T.prim_func
+    def main(A: T.Tensor((64,), T.float32)):
+        with T.Kernel(threads=64):
+            for i in T.Parallel(64):
+                A[i] = T.cast(i, T.float32)
+
+    out = np.full(64, np.nan, np.float32)
+    tilelang_mlir.compile(main, target="cpu")(out)
+    np.testing.assert_array_equal(out, np.arange(64, dtype=np.float32))
+    with pytest.raises(T.TileLangError, match="1 to 3 grid extents"):
+        @T.prim_func
+        def bad(A: T.Tensor((64,), T.float32)):
+            with T.Kernel(1, 1, 1, 1, threads=64):
+                A[0] = 1.0

@@ -1697,10 +1697,13 @@ def _normalize_threads(threads):
 
 
 class Kernel:
-    """``with T.Kernel(gx, gy, threads=128) as (bx, by):``"""
+    """``with T.Kernel(gx, gy, threads=128) as (bx, by):``; with no grid
+    extents (``T.Kernel(threads=128)``) one block."""
 
     def __init__(self, *grid, threads=128, cluster=None):
-        if not 1 <= len(grid) <= 3:
+        if not grid:
+            grid = (1,)
+        if len(grid) > 3:
             raise TileLangError("T.Kernel takes 1 to 3 grid extents, got %d"
                                 % len(grid))
         self.grid = grid
