@@ -198,26 +198,6 @@ def is_eager(fn):
         if _calls(node, ("Kernel", "const", "empty", "make_tensor")):
             return True
     return False
-    function = tree.body[0]
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-
-    def own(node):
-        """The nodes of `node` outside nested functions and classes."""
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                  ast.ClassDef, ast.Lambda)):
-                continue
-            yield child
-            yield from own(child)
-
-    for node in own(function):
-        if isinstance(node, ast.AnnAssign) and node.value is None:
-            return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr in ("Kernel", "const", "empty", "make_tensor"):
-            return True
-    return False
 
 
 def _freeze(value):
