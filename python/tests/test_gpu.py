@@ -615,3 +615,26 @@ if __name__ == "__main__":
             print("FAIL", name, "-", type(error).__name__, error)
     print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
     sys.exit(1 if failed else 0)
+
+
+def test_parallel_loop_with_local_scratch_updates_each_element_once():
+    # A T.Parallel that writes an alloc_local scratch and global memory is
+    # split over the threads (TileLang's partition): B[i] += 2 A[i] + 1
+    # happens once per element, not once per thread.
+    _needs_gpu()
+
+    @T.prim_func
+    def main(A: T.Tensor((1024,), T.float32), B: T.Tensor((1024,), T.float32)):
+        with T.Kernel(4, threads=128) as bx:
+            loc = T.alloc_local((2,), T.float32)
+            for i in T.Parallel(256):
+                loc[0] = A[bx * 256 + i] * 2.0
+                loc[1] = loc[0] + 1.0
+                B[bx * 256 + i] = B[bx * 256 + i] + loc[1]
+
+    kernel = tilelang_mlir.compile(main, target=TARGET)
+    a = np.random.default_rng().standard_normal(1024).astype(np.float32)
+    b = np.random.default_rng().standard_normal(1024).astype(np.float32)
+    want = b + 2 * a + 1
+    kernel(a, b)
+    np.testing.assert_allclose(b, want, rtol=1e-6, atol=1e-6)

@@ -44,23 +44,35 @@ struct TilePattern : OpRewritePattern<Op> {
   TileLoweringMode mode;
 };
 
-/// True when the body of `op` writes a local tile: it then runs whole on
-/// every thread (each owns its copy).
-static bool writesLocalTile(Operation *op) {
-  WalkResult result = op->walk([](Operation *inner) {
+/// True when the body of `op` writes local tiles and nothing else: it then
+/// runs whole on every thread (each owns its copy; a per-thread array
+/// filled over the loop's range is whole in every thread). A body that
+/// also writes global, shared or fragment memory (or memory it does not
+/// name) is split over the threads as TileLang partitions every parallel
+/// loop: each thread's local tile is then the scratch of its iterations,
+/// and the other writes happen once per iteration, not once per thread
+/// (`B[i] = B[i] + t` would otherwise add every thread's t).
+static bool writesOnlyLocalTiles(Operation *op) {
+  bool local = false, other = false;
+  op->walk([&](Operation *inner) {
+    if (inner == op)
+      return;
     auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
     if (!effects)
-      return WalkResult::advance();
+      return;
     SmallVector<MemoryEffects::EffectInstance> instances;
     effects.getEffects(instances);
-    for (auto &effect : instances)
-      if (isa<MemoryEffects::Write>(effect.getEffect()))
-        if (Value value = effect.getValue();
-            value && isa<MemRefType>(value.getType()) && isLocal(value))
-          return WalkResult::interrupt();
-    return WalkResult::advance();
+    for (auto &effect : instances) {
+      if (!isa<MemoryEffects::Write>(effect.getEffect()))
+        continue;
+      Value value = effect.getValue();
+      if (value && isa<MemRefType>(value.getType()) && isLocal(value))
+        local = true;
+      else
+        other = true;
+    }
   });
-  return result.wasInterrupted();
+  return local && !other;
 }
 
 /// How a tile.parallel runs `width` consecutive innermost iterations as
@@ -243,7 +255,7 @@ static void emitParallelVectorGroup(RewriterBase &rewriter, Location loc,
 }
 
 /// tile.parallel -> a loop nest over its iterations (split over the block
-/// unless it writes local tiles). In Block mode, a body whose global
+/// unless it writes only local tiles). In Block mode, a body whose global
 /// accesses run along the innermost coordinate takes groups of
 /// consecutive iterations per thread, with vector accesses
 /// (planParallelVectors); the groups' loop has a constant trip count when
@@ -256,7 +268,7 @@ struct ParallelLowering : TilePattern<ParallelOp> {
     Location loc = op.getLoc();
     withBarriers(rewriter, loc, mode, [&] {
       Distribution dist =
-          getDistribution(rewriter, op, mode, writesLocalTile(op));
+          getDistribution(rewriter, op, mode, writesOnlyLocalTiles(op));
       ParallelVectors plan;
       if (dist.isSplit())
         plan = planParallelVectors(op);

@@ -126,6 +126,35 @@ func.func @local(%n: index, %x: f32) {
 
 // -----
 
+// A parallel loop that writes a local tile and global memory is split over
+// the threads as TileLang partitions it: the local tile is each thread's
+// scratch for its iterations, and B[i] is updated once per iteration (run
+// whole on every thread, B[i] = B[i] + t added every thread's t).
+// CHECK-LABEL: func.func @local_scratch
+// CHECK: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
+// CHECK: %[[L:.*]] = memref.alloca() : memref<1xf32>
+// CHECK: scf.for %[[I:.*]] = %[[TX]] to %c128 step %c64 {
+// CHECK:   memref.store %{{.*}}, %[[L]][%c0]
+// CHECK:   memref.store %{{.*}}, %arg0[%[[I]]]
+func.func @local_scratch(%B: memref<128xf32>, %x: f32) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    %l = tile.alloc_local : memref<1xf32, #tile.mem<local>>
+    tile.parallel (%i) in (128) {
+      %c0 = arith.constant 0 : index
+      %t = arith.mulf %x, %x : f32
+      memref.store %t, %l[%c0] : memref<1xf32, #tile.mem<local>>
+      %v = memref.load %B[%i] : memref<128xf32>
+      %u = memref.load %l[%c0] : memref<1xf32, #tile.mem<local>>
+      %w = arith.addf %v, %u : f32
+      memref.store %w, %B[%i] : memref<128xf32>
+    }
+  }
+  return
+}
+
+// -----
+
 // atomic_add: the element form is done once per block (thread 0); the tile
 // form by every thread on its elements; both with atomic_rmw.
 // CHECK-LABEL: func.func @atomic_add
