@@ -321,3 +321,24 @@ def test_prim_func_attrs_pass_configs_compile_flags_and_out_idx_conflict():
                                   np.arange(8, dtype=np.float32))
     with pytest.raises(ValueError, match="Out index conflict"):
         tilelang.compile(returns, out_idx=[-1], target="cpu")
+
+
+def test_output_sized_by_a_scalar_parameter():
+    # T.empty([m + 1]) with m: T.int32 a runtime scalar: each call sizes
+    # the output from the argument's value (one compiled kernel).
+    @tilelang.jit(target="cpu")
+    def ramp(A, m: T.int32):
+        n = T.dynamic("n")
+        A: T.Tensor[[n], T.float32]
+        B = T.empty([m * 2 + 1], T.float32)
+        with T.Kernel(1, threads=1):
+            for i in T.serial(m * 2 + 1):
+                B[i] = T.cast(i, T.float32) + A[i % n]
+        return B
+
+    a = RNG.standard_normal(5).astype(np.float32)
+    for m in (0, 3, 11):
+        b = ramp(a, m)
+        assert b.shape == (2 * m + 1,)
+        idx = np.arange(2 * m + 1)
+        np.testing.assert_allclose(b, idx + a[idx % 5], rtol=1e-6)

@@ -70,6 +70,19 @@ class _Param:
         return "<runtime parameter %s>" % self.name
 
 
+class _ScalarSize(T._Symbol):
+    """A scalar runtime parameter of an integer dtype while discovering:
+    usable in the sizes of outputs (``T.empty([m + 1])``), which a call
+    takes from the argument's value."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.parameter = name
+
+    def __repr__(self):
+        return "<runtime scalar %s>" % self.parameter
+
+
 class _Const(T._Symbol):
     """A T.const size while discovering."""
 
@@ -302,16 +315,29 @@ class EagerJIT:
             if name in arguments:
                 value = arguments[name]
                 if annotated or _is_tensor(value) or _is_placeholder(value):
-                    values[name] = _Param(name)
+                    values[name] = self._placeholder(name, parameter)
                     continue
             elif parameter.default is not parameter.empty and not annotated:
                 value = parameter.default
             else:
-                values[name] = _Param(name)
+                values[name] = self._placeholder(name, parameter)
                 continue
             values[name] = value
             key.append((name, _freeze(value)))
         return values, tuple(key)
+
+    @staticmethod
+    def _placeholder(name, parameter):
+        """A runtime parameter's value while discovering: a size symbol
+        for a scalar of an integer dtype (annotated in the signature),
+        else a _Param."""
+        dtype = _dtype_annotation(parameter.annotation) \
+            if not isinstance(parameter.annotation, (T.Tensor, T.ptr)) and \
+            parameter.annotation is not T.ptr else None
+        if dtype is not None and T._mlir_type(dtype) in T._INT_WIDTH and \
+                T._mlir_type(dtype) != "i1":
+            return _ScalarSize(name)
+        return _Param(name)
 
     def _specialize(self, args, kwargs):
         """The kernel for these arguments (compiled once per compile-time
@@ -325,7 +351,7 @@ class EagerJIT:
                 found = self._discoveries[key] = _Discovery(self._discover(values))
         runtime = self._runtime_params(found)
         for name, value in values.items():
-            if isinstance(value, _Param) and name not in runtime:
+            if isinstance(value, (_Param, _ScalarSize)) and name not in runtime:
                 if name in arguments:
                     raise TypeError(
                         "%s: argument %r is a tensor, but parameter %r has no "

@@ -27,6 +27,7 @@ it is a torch tensor, numpy arrays otherwise.
 
 import functools
 import inspect
+import numbers
 import re
 import sys
 
@@ -251,6 +252,12 @@ class JITKernel:
                     solved = T._solve_size(dim, int(extent))
                     if solved is not None:
                         sizes.setdefault(*solved)
+        # An eager kernel's scalar parameter in an output's sizes
+        # (T.empty([m + 1]) with m: T.int32): the argument's value.
+        for (name, spec), value in args:
+            if not isinstance(spec, T.Tensor) and isinstance(value, numbers.Integral) \
+                    and not isinstance(value, bool):
+                sizes.setdefault(name, int(value))
         shape = []
         for dim in param[1].shape:
             if isinstance(dim, int):

@@ -1155,6 +1155,10 @@ def empty(*shape, dtype=None):
         shape = tuple(shape[0])
     if not shape:
         raise TileLangError("T.empty needs a shape (0-d outputs are not supported)")
+    if state.mode == "trace":
+        # The output is the kernel parameter its discovery declared (whose
+        # sizes may name scalar parameters, traced values here).
+        return state.empty(None)
     return state.empty(Tensor(shape, dtype or float32))
 
 
