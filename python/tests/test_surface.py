@@ -667,3 +667,12 @@ def test_kernel_without_grid_extents_is_one_block():
         def bad(A: T.Tensor((64,), T.float32)):
             with T.Kernel(1, 1, 1, 1, threads=64):
                 A[0] = 1.0
+
+
+def test_language_dtypes_resolves_torch_storage_dtypes():
+    # tilelang.language.dtypes.resolve_torch_storage_dtype: a type's own
+    # storage, int8 bytes for int4 (two elements per byte).
+    from tilelang_mlir.language.dtypes import resolve_torch_storage_dtype
+    assert resolve_torch_storage_dtype(T.float16) == T.float16
+    assert resolve_torch_storage_dtype("bfloat16") == T.bfloat16
+    assert resolve_torch_storage_dtype(T.int4) == T.int8

@@ -3965,8 +3965,22 @@ def determine_torch_fp8_type(fp8_format="e4m3"):
 __path__ = []
 from .rng import rng_init, rng_rand, rng_rand_float  # noqa: E402 (uses this module)
 
+def resolve_torch_storage_dtype(value):
+    """The dtype of the torch tensors that hold elements of `value`
+    (TileLang's tilelang.language.dtypes.resolve_torch_storage_dtype): the
+    type itself, or for the 4-bit types their storage (float4_e2m1fnx2
+    where torch has float4_e2m1fn_x2, else int8)."""
+    value = dtype(value)
+    if str(value) == "int4":
+        return int8
+    if str(value) in ("float4_e2m1fn", "float4_e2m1fnx2"):
+        import torch
+        return dtype("float4_e2m1fnx2") if hasattr(torch, "float4_e2m1fn_x2") else int8
+    return value
+
+
 for _submodule in ("allocate", "atomic", "builtin", "copy_op", "customize",
-                   "fill_op", "fp8", "gemm_op", "kernel", "logical", "loop",
+                   "dtypes", "fill_op", "fp8", "gemm_op", "kernel", "logical", "loop",
                    "math_intrinsics", "proxy", "reduce_op", "utils", "v2"):
     sys.modules.setdefault("%s.%s" % (__name__, _submodule),
                            sys.modules[__name__])
