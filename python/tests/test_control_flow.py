@@ -581,3 +581,27 @@ def test_equality_of_device_values_as_python_truth_is_identity():
 
     tilelang_mlir.compile(main, target="cpu")
     assert seen == {"in": True, "same": True, "other": False, "ne": True}
+
+
+def _pick(v, a, b):
+    # A helper comparing a T.alloc_var with == and != (not rewritten).
+    return T.if_then_else(v == 1, a, T.if_then_else(v != 2, b, a + b))
+
+
+def test_equality_of_alloc_vars_in_helpers_compares_on_the_device():
+    n = 32
+
+    @T.prim_func
+    def main(D: T.Tensor((n,), T.int32), A: T.Tensor((n,), T.float32),
+             B: T.Tensor((n,), T.float32)):
+        with T.Kernel(1, threads=32):
+            v = T.alloc_var(T.int32)
+            for i in T.serial(n):
+                v = D[i]
+                B[i] = _pick(v, A[i], 10.0)
+
+    d = RNG.integers(0, 4, n).astype(np.int32)
+    a = RNG.standard_normal(n).astype(np.float32)
+    out = run(main, d, a, np.zeros(n, np.float32))
+    want = np.where(d == 1, a, np.where(d != 2, 10.0, a + 10.0)).astype(np.float32)
+    np.testing.assert_allclose(out, want, rtol=1e-6)

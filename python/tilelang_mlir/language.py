@@ -1929,6 +1929,23 @@ class _Var(TileBuffer):
         raise TileLangError("a T.alloc_var has no Python truth value; compare "
                             "it (v > 0) to branch on it")
 
+    # == and != compare its value on the device, as for other traced values
+    # (in a helper the front end does not rewrite, `v == 1` was Python's
+    # identity test); as a Python truth value: the same variable?
+    def __eq__(self, other):
+        return self._equality("eq", other)
+
+    def __ne__(self, other):
+        return self._equality("ne", other)
+
+    def _equality(self, kind, other):
+        if not isinstance(other, (Expr, _Var, numbers.Number)) or \
+                getattr(_state, "builder", None) is None:
+            return NotImplemented
+        result = _Equality.compare(kind, self[0], other)
+        result.same = (self is other) == (kind == "eq")
+        return result
+
     __hash__ = object.__hash__
 
 
