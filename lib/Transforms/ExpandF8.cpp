@@ -46,6 +46,12 @@ static Type withElement(Type shaped, Type element) {
   return element;
 }
 
+/// Whether the patterns below (elementwise) take a value of `type`: a
+/// scalar or a vector, not another shaped type.
+static bool isScalarOrVector(Type type) {
+  return isa<VectorType>(type) || !isa<ShapedType>(type);
+}
+
 /// A constant of `type` (a scalar, or a vector every element of which is
 /// `value`).
 static Value splat(OpBuilder &b, Location loc, Type type, TypedAttr value) {
@@ -65,9 +71,9 @@ struct ExpandF8ExtF : OpRewritePattern<arith::ExtFOp> {
     if (!isF8(source))
       return failure();
     // Scalars and vectors alike: every op below is elementwise.
-    auto vector = dyn_cast<VectorType>(source);
-    if (!vector && isa<ShapedType>(source))
+    if (!isScalarOrVector(source))
       return failure();
+    bool vector = isa<VectorType>(source);
     auto like = [&](Type element) { return withElement(source, element); };
     Location loc = op.getLoc();
     Type i8 = like(rewriter.getI8Type()), i32 = like(rewriter.getI32Type());
@@ -173,8 +179,7 @@ struct ExpandF4TruncF : OpRewritePattern<arith::TruncFOp> {
       return failure();
     Value x = op.getIn();
     Type source = x.getType();
-    auto vector = dyn_cast<VectorType>(source);
-    if (!vector && isa<ShapedType>(source))
+    if (!isScalarOrVector(source))
       return failure();
     auto like = [&](Type element) { return withElement(source, element); };
     Location loc = op.getLoc();
@@ -247,8 +252,7 @@ struct ExpandF8TruncF : OpRewritePattern<arith::TruncFOp> {
       return failure();
     Value x = op.getIn();
     Type source = x.getType();
-    auto vector = dyn_cast<VectorType>(source);
-    if (!vector && isa<ShapedType>(source))
+    if (!isScalarOrVector(source))
       return failure();
     auto floatType = cast<FloatType>(getElementTypeOrSelf(source));
     if (!isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(floatType))
@@ -369,8 +373,7 @@ struct ExpandIntToF8 : OpRewritePattern<Op> {
       return failure();
     Value x = op.getIn();
     Type source = x.getType();
-    auto vector = dyn_cast<VectorType>(source);
-    if (!vector && isa<ShapedType>(source))
+    if (!isScalarOrVector(source))
       return failure();
     Location loc = op.getLoc();
     unsigned width = getElementTypeOrSelf(source).getIntOrFloatBitWidth();
