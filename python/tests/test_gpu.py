@@ -638,3 +638,31 @@ def test_parallel_loop_with_local_scratch_updates_each_element_once():
     want = b + 2 * a + 1
     kernel(a, b)
     np.testing.assert_allclose(b, want, rtol=1e-6, atol=1e-6)
+
+
+def test_both_branches_of_a_warp_range_run_tile_ops():
+    # `if tx < 128: T.copy(...) else: T.copy(...)`: each branch is a range of
+    # 128 threads of its own (the else becomes an if on tx >= 128).
+    _needs_gpu()
+
+    @T.prim_func
+    def main(A: T.Tensor((256,), T.float32), B: T.Tensor((256,), T.float32),
+             C: T.Tensor((512,), T.float32)):
+        with T.Kernel(1, threads=256):
+            s = T.alloc_shared((256,), T.float32)
+            t = T.alloc_shared((256,), T.float32)
+            tx = T.get_thread_binding()
+            if tx < 128:
+                T.copy(A, s)
+            else:
+                T.copy(B, t)
+            T.copy(s, C[0:256])
+            T.copy(t, C[256:512])
+
+    kernel = tilelang_mlir.compile(main, target=TARGET)
+    assert kernel.get_kernel_source("loops").count("tile.thread_range") == 2
+    a = np.random.default_rng().standard_normal(256).astype(np.float32)
+    b = np.random.default_rng().standard_normal(256).astype(np.float32)
+    c = np.full(512, np.nan, np.float32)
+    kernel(a, b, c)
+    np.testing.assert_array_equal(c, np.concatenate([a, b]))

@@ -315,7 +315,59 @@ static LogicalResult checkBarrierThreads(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
+/// `if tid < c {A} else {B}` with tile ops in B (TileLang's `if tx < 128:
+/// ... else: ...` splitting a block's warps): B moves into a second if on
+/// the complementary comparison, right after, so that each branch is a
+/// range of threads of its own. Only result-less ifs on one comparison
+/// of the thread index with a constant (its complement is one range too).
+static void splitThreadRangeElses(ModuleOp module) {
+  SmallVector<scf::IfOp> branches;
+  module.walk([&](scf::IfOp branch) {
+    if (branch.getNumResults() || branch.getElseRegion().empty())
+      return;
+    bool elseTileOps = false;
+    branch.getElseRegion().walk([&](Operation *op) {
+      elseTileOps |= isa<TileDialect>(op->getDialect()) && !isa<YieldOp>(op);
+    });
+    auto cmp = branch.getCondition().getDefiningOp<arith::CmpIOp>();
+    auto tid = cmp ? cmp.getLhs().getDefiningOp<ThreadIdOp>() : ThreadIdOp();
+    if (elseTileOps && tid && tid.getDim() == 0 &&
+        matchPattern(cmp.getRhs(), m_Constant()))
+      branches.push_back(branch);
+  });
+  for (scf::IfOp branch : branches) {
+    auto cmp = branch.getCondition().getDefiningOp<arith::CmpIOp>();
+    std::optional<arith::CmpIPredicate> inverse;
+    switch (cmp.getPredicate()) {
+    case arith::CmpIPredicate::slt: inverse = arith::CmpIPredicate::sge; break;
+    case arith::CmpIPredicate::sge: inverse = arith::CmpIPredicate::slt; break;
+    case arith::CmpIPredicate::sle: inverse = arith::CmpIPredicate::sgt; break;
+    case arith::CmpIPredicate::sgt: inverse = arith::CmpIPredicate::sle; break;
+    case arith::CmpIPredicate::ult: inverse = arith::CmpIPredicate::uge; break;
+    case arith::CmpIPredicate::uge: inverse = arith::CmpIPredicate::ult; break;
+    case arith::CmpIPredicate::ule: inverse = arith::CmpIPredicate::ugt; break;
+    case arith::CmpIPredicate::ugt: inverse = arith::CmpIPredicate::ule; break;
+    default: break;
+    }
+    if (!inverse)
+      continue;
+    OpBuilder b(branch->getContext());
+    b.setInsertionPointAfter(branch);
+    Value other = arith::CmpIOp::create(b, cmp.getLoc(), *inverse,
+                                        cmp.getLhs(), cmp.getRhs());
+    auto second = scf::IfOp::create(b, branch.getLoc(), other,
+                                    /*withElseRegion=*/false);
+    // The else block's ops (its yield too) replace the new then block's.
+    Block &from = branch.getElseRegion().front();
+    Block &to = second.getThenRegion().front();
+    to.getOperations().clear();
+    to.getOperations().splice(to.end(), from.getOperations());
+    branch.getElseRegion().getBlocks().clear();
+  }
+}
+
 static LogicalResult narrowOrRefuse(ModuleOp module, TargetAttr target) {
+  splitThreadRangeElses(module);
   SetVector<Operation *> perThread;
   module.walk([&](ThreadIdOp op) {
     getForwardSlice(op.getOperation(), &perThread);

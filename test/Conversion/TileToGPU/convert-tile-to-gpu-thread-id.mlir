@@ -51,6 +51,37 @@ func.func @narrowed_copy(%in: memref<1024xf32>, %out: memref<1024xf32>) {
 
 // -----
 
+// Both branches of a range of whole warps hold tile ops (TileLang's `if tx <
+// 128: ... else: ...`): the else moves into an if on the complementary
+// comparison, and each branch runs on its own range of 128 threads.
+// CHECK-LABEL: func.func @split_branches
+// CHECK: scf.if %{{.*}} {
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128
+// CHECK: } {tile.thread_range = array<i64: 0, 128>}
+// CHECK: scf.if %{{.*}} {
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128
+// CHECK: } {tile.thread_range = array<i64: 128, 128>}
+func.func @split_branches(%in: memref<1024xf32>, %out: memref<1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
+    %s = tile.alloc_shared : memref<1024xf32, #tile.mem<shared>>
+    %t = tile.alloc_shared : memref<1024xf32, #tile.mem<shared>>
+    %tx = tile.thread_id 0
+    %low = arith.cmpi slt, %tx, %c128 : index
+    scf.if %low {
+      tile.copy %in[%c0] to %s : memref<1024xf32> to memref<1024xf32, #tile.mem<shared>>
+    } else {
+      tile.copy %in[%c0] to %t : memref<1024xf32> to memref<1024xf32, #tile.mem<shared>>
+    }
+    tile.copy %s to %out[%c0] : memref<1024xf32, #tile.mem<shared>> to memref<1024xf32>
+  }
+  return
+}
+
+// -----
+
 // Anything else may not depend on the thread index through control flow.
 func.func @divergent_copy(%in: memref<128xf32>, %out: memref<128xf32>) {
   %c0 = arith.constant 0 : index
