@@ -329,3 +329,27 @@ def test_atomic_add_of_a_tile_accepts_use_tma():
     b = np.ones((64, 32), np.float32)
     tilelang_mlir.compile(main, target="cpu")(a, b)
     np.testing.assert_allclose(b, 1 + 2 * a, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("lanes", [2, 4])
+def test_atomic_add_of_consecutive_elements(lanes):
+    # TileLang's T.atomic_addx2/x4(B[i, j], A[i, j]): the `lanes` elements
+    # from j each added atomically, once per parallel iteration.
+    M, N = 8, 32
+
+    @T.prim_func
+    def main(A: T.Tensor((M, N), T.float32), B: T.Tensor((M, N), T.float32)):
+        with T.Kernel(2, threads=64) as bx:
+            for i, j in T.Parallel(M, N // lanes):
+                getattr(T, "atomic_addx%d" % lanes)(B[i, j * lanes], A[i, j * lanes])
+
+    a = np.random.default_rng().standard_normal((M, N)).astype(np.float32)
+    b = np.ones((M, N), np.float32)
+    tilelang_mlir.compile(main, target="cpu")(a, b)
+    np.testing.assert_allclose(b, 1 + 2 * a, rtol=1e-5, atol=1e-6)
+    tilelang_mlir.compile(main, target="sm_90a").get_kernel_source("ptx")
+    with pytest.raises(T.TileLangError, match="takes elements"):
+        @T.prim_func
+        def bad(A: T.Tensor((M, N), T.float32), B: T.Tensor((M, N), T.float32)):
+            with T.Kernel(1, threads=64):
+                T.atomic_addx2(B[0, 0], 1.0)

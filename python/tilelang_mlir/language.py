@@ -2689,6 +2689,34 @@ def _check_atomic_options(what, memory_order, return_prev, element=False):
                             "buffer[indices] and its value a scalar" % what)
 
 
+def _atomic_add_lanes(name, lanes, dst, value, memory_order):
+    """TileLang's T.atomic_addx2/x4: the `lanes` consecutive elements from
+    dst's (along its last dimension) each get the element as far from
+    value's, atomically, element by element."""
+    for what, operand in (("destination", dst), ("value", value)):
+        if not isinstance(operand, _Access) or not operand.indices:
+            raise TileLangError(
+                "T.%s takes elements (the first of %d consecutive ones) as "
+                "its %s, got %r" % (name, lanes, what, operand))
+    for k in range(lanes):
+        shifted = [tuple(operand.indices[:-1]) + (operand.indices[-1] + k,)
+                   for operand in (dst, value)]
+        atomic_add(dst.buffer[shifted[0]], value.buffer[shifted[1]],
+                   memory_order=memory_order)
+
+
+def atomic_addx2(dst, value, memory_order=None):
+    """dst[..., j:j+2] += value[..., j:j+2] atomically (TileLang's paired
+    atomic add of two consecutive elements)."""
+    _atomic_add_lanes("atomic_addx2", 2, dst, value, memory_order)
+
+
+def atomic_addx4(dst, value, memory_order=None):
+    """dst[..., j:j+4] += value[..., j:j+4] atomically (four consecutive
+    elements)."""
+    _atomic_add_lanes("atomic_addx4", 4, dst, value, memory_order)
+
+
 def atomic_add(dst, value, memory_order=None, return_prev=False, use_tma=False):
     """dst += value atomically: an element ``T.atomic_add(C[i, j], v)``, or
     a tile placed as T.copy places it, ``T.atomic_add(C[by * 64, 0], frag)``
