@@ -227,6 +227,14 @@ LogicalResult Planner::checkSharedMemory(TargetAttr target) {
   return diag << "; use fewer stages or smaller tiles";
 }
 
+/// The staged type `staged` ([stages, tile...]) with `stages` stages.
+static MemRefType withStages(MemRefType staged, int64_t stages) {
+  SmallVector<int64_t> shape(staged.getShape());
+  shape[0] = stages;
+  return MemRefType::get(shape, staged.getElementType(), AffineMap(),
+                         staged.getMemorySpace());
+}
+
 bool Planner::analyze() {
   if (loop.getNumStages() < 2 || loop.getOrder() || loop.getStage())
     return false;
@@ -325,19 +333,16 @@ bool Planner::analyze() {
   // that its copies keep the two iterations ahead its num_stages asks for
   // (TileLang's Hopper NN GEMM config, 3 stages: 0.80x TileLang waiting
   // for every k tile; its 4-stage TN config overlapped: 1.00-1.05x).
-  if (!lastInFlight && overlapGemms && loop.getNumStages() == 3 &&
-      !findOverlappableGemms().empty() && fitsOneMoreStage()) {
-    loop.setNumStages(4);
-    for (StagedCopy &s : staged) {
-      SmallVector<int64_t> shape(s.stagedType.getShape());
-      shape[0] = 4;
-      s.stagedType = MemRefType::get(shape, s.stagedType.getElementType(),
-                                     AffineMap(),
-                                     s.stagedType.getMemorySpace());
+  if (!lastInFlight && overlapGemms && loop.getNumStages() >= 3) {
+    SmallVector<GemmOp> gemms = findOverlappableGemms();
+    if (!gemms.empty() && loop.getNumStages() == 3 && fitsOneMoreStage()) {
+      loop.setNumStages(4);
+      for (StagedCopy &s : staged)
+        s.stagedType = withStages(s.stagedType, 4);
     }
+    if (loop.getNumStages() >= 4)
+      overlapped = std::move(gemms);
   }
-  if (!lastInFlight && overlapGemms && loop.getNumStages() >= 4)
-    overlapped = findOverlappableGemms();
   return true;
 }
 
@@ -366,11 +371,8 @@ bool Planner::fitsOneMoreStage() {
     if (!isStaged)
       add(alloc.getType());
   });
-  for (StagedCopy &s : staged) {
-    SmallVector<int64_t> shape(s.stagedType.getShape());
-    shape[0] += 1;
-    add(MemRefType::get(shape, s.stagedType.getElementType()));
-  }
+  for (StagedCopy &s : staged)
+    add(withStages(s.stagedType, s.stagedType.getDimSize(0) + 1));
   return known && total <= limit;
 }
 

@@ -297,7 +297,11 @@ def test_prim_func_attrs_pass_configs_compile_flags_and_out_idx_conflict():
     assert configs[tilelang.PassConfigKey.TL_DISABLE_TMA_LOWER] is True
     assert configs["tl.enable_fast_math"] is True
     compiled = tilelang.compile(kernel, out_idx=[-1], target="cpu")
-    assert compiled.pass_configs  # the kernel's own options reached compile
+    # The kernel's own options reached compile (TMA off; fast math: ftz),
+    # under the caller's.
+    assert compiled.pass_configs == {"tma": False, "tma_store": False, "ftz": True}
+    assert tilelang.compile(kernel, out_idx=[-1], target="cpu", pass_configs={
+        "tma": True}).pass_configs["tma"] is True
     a = RNG.standard_normal(32).astype(np.float32)
     np.testing.assert_allclose(compiled(a), np.exp(a), rtol=1e-5)
     with pytest.warns(RuntimeWarning, match="nvcc"):

@@ -108,10 +108,16 @@ def test_named_barrier_compiles_to_the_ranges_barrier():
         [line for line in ptx.splitlines() if "bar" in line]
 
 
-def test_reverse_through_shared_on_the_gpu():
+def _cuda_torch():
+    """torch, when it and a CUDA device are here (else the test skips)."""
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("no CUDA device")
+    return torch
+
+
+def test_reverse_through_shared_on_the_gpu():
+    torch = _cuda_torch()
     kernel = tilelang.compile(named_barrier_scan(512, 256), target="cuda")
     a = torch.randint(-100, 100, (512,), device="cuda", dtype=torch.int32)
     b = torch.zeros(512, device="cuda", dtype=torch.int32)
@@ -155,9 +161,7 @@ def test_per_thread_atomics_compile_for_sm90():
 
 
 def test_per_thread_histogram_on_the_gpu():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device")
+    torch = _cuda_torch()
     kernel = tilelang.compile(histogram(256, 16), target="cuda")
     a = torch.randint(-5, 100, (256,), device="cuda", dtype=torch.int32)
     h = torch.full((16,), -1, device="cuda", dtype=torch.int32)

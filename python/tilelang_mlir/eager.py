@@ -331,9 +331,7 @@ class EagerJIT:
         """A runtime parameter's value while discovering: a size symbol
         for a scalar of an integer dtype (annotated in the signature),
         else a _Param."""
-        dtype = _dtype_annotation(parameter.annotation) \
-            if not isinstance(parameter.annotation, (T.Tensor, T.ptr)) and \
-            parameter.annotation is not T.ptr else None
+        dtype = _dtype_annotation(parameter.annotation)
         if dtype is not None and T._mlir_type(dtype) in T._INT_WIDTH and \
                 T._mlir_type(dtype) != "i1":
             return _ScalarSize(name)

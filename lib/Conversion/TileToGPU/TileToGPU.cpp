@@ -184,6 +184,16 @@ static void materializeTileAllocations(ModuleOp module) {
   }
 }
 
+/// Whether `region` holds tile ops (their yields aside).
+static bool holdsTileOps(Region &region) {
+  WalkResult found = region.walk([](Operation *op) {
+    return isa<TileDialect>(op->getDialect()) && !isa<YieldOp>(op)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
 /// The threads [first, first + count) of a one-dimensional block of
 /// `threads` for which `cond` holds, when it is `tid < c`, `tid >= c` (or
 /// `<=`, `>`) of tile.thread_id 0 and a constant, or two of them joined by
@@ -259,10 +269,7 @@ getNarrowedRange(scf::IfOp branch, TargetAttr target, std::string &why) {
           ") are not whole warps";
     return failure();
   }
-  bool elseTileOps = false, fragments = false;
-  branch.getElseRegion().walk([&](Operation *op) {
-    elseTileOps |= isa<TileDialect>(op->getDialect()) && !isa<YieldOp>(op);
-  });
+  bool elseTileOps = holdsTileOps(branch.getElseRegion()), fragments = false;
   branch.getThenRegion().walk([&](Operation *op) {
     for (Value operand : op->getOperands())
       if (auto type = dyn_cast<MemRefType>(operand.getType()))
@@ -325,10 +332,7 @@ static void splitThreadRangeElses(ModuleOp module) {
   module.walk([&](scf::IfOp branch) {
     if (branch.getNumResults() || branch.getElseRegion().empty())
       return;
-    bool elseTileOps = false;
-    branch.getElseRegion().walk([&](Operation *op) {
-      elseTileOps |= isa<TileDialect>(op->getDialect()) && !isa<YieldOp>(op);
-    });
+    bool elseTileOps = holdsTileOps(branch.getElseRegion());
     auto cmp = branch.getCondition().getDefiningOp<arith::CmpIOp>();
     auto tid = cmp ? cmp.getLhs().getDefiningOp<ThreadIdOp>() : ThreadIdOp();
     if (elseTileOps && tid && tid.getDim() == 0 &&
@@ -337,24 +341,11 @@ static void splitThreadRangeElses(ModuleOp module) {
   });
   for (scf::IfOp branch : branches) {
     auto cmp = branch.getCondition().getDefiningOp<arith::CmpIOp>();
-    std::optional<arith::CmpIPredicate> inverse;
-    switch (cmp.getPredicate()) {
-    case arith::CmpIPredicate::slt: inverse = arith::CmpIPredicate::sge; break;
-    case arith::CmpIPredicate::sge: inverse = arith::CmpIPredicate::slt; break;
-    case arith::CmpIPredicate::sle: inverse = arith::CmpIPredicate::sgt; break;
-    case arith::CmpIPredicate::sgt: inverse = arith::CmpIPredicate::sle; break;
-    case arith::CmpIPredicate::ult: inverse = arith::CmpIPredicate::uge; break;
-    case arith::CmpIPredicate::uge: inverse = arith::CmpIPredicate::ult; break;
-    case arith::CmpIPredicate::ule: inverse = arith::CmpIPredicate::ugt; break;
-    case arith::CmpIPredicate::ugt: inverse = arith::CmpIPredicate::ule; break;
-    default: break;
-    }
-    if (!inverse)
-      continue;
     OpBuilder b(branch->getContext());
     b.setInsertionPointAfter(branch);
-    Value other = arith::CmpIOp::create(b, cmp.getLoc(), *inverse,
-                                        cmp.getLhs(), cmp.getRhs());
+    Value other = arith::CmpIOp::create(
+        b, cmp.getLoc(), arith::invertPredicate(cmp.getPredicate()),
+        cmp.getLhs(), cmp.getRhs());
     auto second = scf::IfOp::create(b, branch.getLoc(), other,
                                     /*withElseRegion=*/false);
     // The else block's ops (its yield too) replace the new then block's.

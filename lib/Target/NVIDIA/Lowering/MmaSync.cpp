@@ -36,6 +36,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -408,17 +409,11 @@ bool writesOnChipSynchronously(Operation *op,
 /// views), or null when it is not one the block allocates (an argument, a
 /// value of unknown origin).
 static Operation *getTileAllocation(Value value) {
-  while (value) {
-    Operation *def = value.getDefiningOp();
-    if (!def)
-      return nullptr;
-    if (auto view = dyn_cast<ViewLikeOpInterface>(def)) {
-      value = view.getViewSource();
-      continue;
-    }
-    return isa<AllocSharedOp, AllocFragmentOp>(def) ? def : nullptr;
-  }
-  return nullptr;
+  auto memref = dyn_cast<TypedValue<MemRefType>>(value);
+  if (!memref)
+    return nullptr;
+  Operation *def = memref::skipViewLikeOps(memref).getDefiningOp();
+  return isa_and_nonnull<AllocSharedOp, AllocFragmentOp>(def) ? def : nullptr;
 }
 
 /// The on-chip tiles the gemm `op` (or every gemm of the tile.take_turns
