@@ -442,15 +442,25 @@ GROUPS = {"gemm": gemm_cases, "attention": attention_cases, "mla": mla_cases,
 # ---------------------------------------------------------------------------
 
 
-def compilers(with_peer):
+def compilers(with_peer, variants=()):
+    """(name, compiler, language, target, pass_configs) of every side: ours,
+    ours with other compile options (`variants`: "name:key=value,..."), and
+    real TileLang."""
     import tilelang_mlir
     import tilelang_mlir.language as TM
-    sides = [("ours", tilelang_mlir, TM, "sm_90a")]
+    sides = [("ours", tilelang_mlir, TM, "sm_90a", None)]
+    for variant in variants:
+        name, _, settings = variant.partition(":")
+        configs = {}
+        for setting in filter(None, settings.split(",")):
+            key, _, value = setting.partition("=")
+            configs[key] = int(value) if value.lstrip("-").isdigit() else value
+        sides.append(("ours " + name, tilelang_mlir, TM, "sm_90a", configs))
     if with_peer:
         try:
             import tilelang
             import tilelang.language as TL
-            sides.append(("TileLang", tilelang, TL, "cuda"))
+            sides.append(("TileLang", tilelang, TL, "cuda", None))
         except Exception as error:  # noqa: BLE001 (reported; the rest goes on)
             print("real TileLang unavailable: %s" % error, file=sys.stderr)
     return sides
@@ -462,10 +472,12 @@ def run_case(case, sides, timing, rounds, caller):
     want = case.reference(*args)
     torch.cuda.synchronize()
     calls, row = {}, {"case": case.name, "group": case.group, "errors": {}}
-    for side, compiler, T, target in sides:
+    for side, compiler, T, target, configs in sides:
         start = time.time()
         try:
-            kernel = compiler.compile(case.build(T), out_idx=case.out_idx, target=target)
+            options = {"pass_configs": configs} if configs else {}
+            kernel = compiler.compile(case.build(T), out_idx=case.out_idx,
+                                      target=target, **options)
             row.setdefault("compile_s", {})[side] = round(time.time() - start, 2)
             out = kernel(*args)
             torch.cuda.synchronize()
@@ -524,6 +536,9 @@ def main():
     parser.add_argument("--caller", action="store_true",
                         help="also time what a Python caller sees (bench_ms)")
     parser.add_argument("--no-tilelang", action="store_true")
+    parser.add_argument("--variant", action="append", default=[],
+                        help="another side: ours with compile options, "
+                             "NAME:key=value,... (e.g. plain:overlap_gemm_chains=0)")
     parser.add_argument("--compile-only", action="store_true",
                         help="compile our side of every case for sm_90a (no GPU)")
     parser.add_argument("--json")
@@ -544,7 +559,7 @@ def main():
                 print("FAILED %s: %s" % (case.name, error))
         sys.exit(1 if failed else 0)
     timing = import_timing()
-    sides = compilers(not args.no_tilelang)
+    sides = compilers(not args.no_tilelang, args.variant)
     rows = []
     for case in cases:
         row = run_case(case, sides, timing, args.rounds, args.caller)

@@ -165,6 +165,8 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   GPUPipelineStage stop = options.stopAfter;
   if (stop == GPUPipelineStage::Selected)
     return;
+  if (values.pipelineCopies && values.wgmma && values.overlapGemmChains)
+    pm.addPass(createTileOverlapGemmChains());
   if (values.pipelineCopies) {
     // wgmma gemms keep a k tile of work in flight across iterations.
     TilePlanPipelinesOptions plan;

@@ -244,6 +244,44 @@ def test_attention_layouts_against_torch_sdpa():
                     layout, groups, bm, bn, threads, causal, m))
 
 
+
+def test_softmax_under_p_v_against_torch_sdpa():
+    # TileLang's Hopper FlashAttention configuration (128x128 tiles, 256
+    # threads, 2 stages), whose loop tile-overlap-gemm-chains rotates (S_k
+    # issued with P_{k-1} V_{k-1}, the first S and the last P V outside the
+    # loop, guarded for run-time trip counts): head dims 64 and 128, causal
+    # or not, a static and a symbolic sequence length, sequences of one key
+    # tile (the loop runs zero times), of a partial last tile and of several
+    # tiles, against torch and against the same program without the
+    # rotation.
+    torch = _needs_gpu()
+    import torch.nn.functional as F
+    from attention_layouts import flash_attention
+    for d in (64, 128):
+        for causal in (False, True):
+            for seq in (T.symbolic("S"), 1000):
+                func = flash_attention(2, 4, seq, d, causal, layout="bhsd",
+                                       block_M=128, block_N=128, threads=256,
+                                       num_stages=2)
+                kernel = tilelang_mlir.compile(func, out_idx=[3], target=TARGET)
+                plain = tilelang_mlir.compile(
+                    func, out_idx=[3], target=TARGET,
+                    pass_configs={"overlap_gemm_chains": False})
+                assert "gemm_wait pending(1)" in kernel.get_kernel_source(
+                    "pipelined")
+                for s in ((100, 1000, 1024) if not isinstance(seq, int)
+                          else (seq,)):
+                    q, k, v = (torch.randn(2, 4, s, d, device="cuda",
+                                           dtype=torch.float16) for _ in range(3))
+                    ref = F.scaled_dot_product_attention(
+                        q.float(), k.float(), v.float(), is_causal=causal)
+                    out = kernel(q, k, v)
+                    torch.testing.assert_close(
+                        out.float(), ref, rtol=1e-2, atol=3e-3,
+                        msg=lambda m: "d%d s%d causal=%s: %s" % (d, s, causal, m))
+                    torch.testing.assert_close(out, plain(q, k, v), rtol=1e-2,
+                                               atol=2e-3)
+
 def test_mla_decode_layout_against_torch():
     torch = _needs_gpu()
     from attention_layouts import mla_decode

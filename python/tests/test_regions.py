@@ -400,3 +400,30 @@ def test_copy_of_one_element_inside_parallel_runs_in_the_thread():
     b_t = torch.full_like(a_t, float("nan"))
     tilelang_mlir.compile(func, target="cuda")(a_t, b_t)
     assert torch.equal(b_t, a_t)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("seq", [1000, T.symbolic("S")])
+def test_attention_softmax_under_p_v(causal, seq):
+    # TileLang's Hopper FlashAttention configuration (128x128 tiles, 256
+    # threads, 2 stages) compiled for sm_90a: the loop issues S = Q K^T with
+    # the previous tile's P V and waits for S alone before its softmax
+    # (tile-overlap-gemm-chains); the first tile's S and the last P V come
+    # out of it, guarded when the trip count is a run-time value. Off with
+    # the option. (The numbers are checked on the GPU: test_gpu.py.)
+    func = attention_layouts.flash_attention(2, 4, seq, 128, causal,
+                                             layout="bshd", block_M=128,
+                                             block_N=128, threads=256,
+                                             num_stages=2)
+    kernel = tilelang_mlir.compile(func, out_idx=[3], target="sm_90a")
+    pipelined = kernel.get_kernel_source("pipelined")
+    # (The consumer warpgroups take turns issuing the two: ping-pong.)
+    assert re.search(r"wg_wait = -1 : i64\}.*\n.*wg_wait = -1 : i64\}.*\n"
+                     r"(\s*\}\n)?\s*tile.gemm_wait pending\(1\)",
+                     pipelined), pipelined
+    assert pipelined.count("tile.gemm_wait pending(0)") >= 1
+    guarded = re.search(r"scf.if .*\{\n\s*tile.gemm ", pipelined) is not None
+    assert guarded == (causal or not isinstance(seq, int))
+    off = tilelang_mlir.compile(func, out_idx=[3], target="sm_90a",
+                                pass_configs={"overlap_gemm_chains": False})
+    assert "gemm_wait" not in off.get_kernel_source("pipelined")

@@ -391,6 +391,72 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileOverlapGemmChains
+    : Pass<"tile-overlap-gemm-chains", "::mlir::ModuleOp"> {
+  let summary = "Overlap a pipelined loop's two chained wgmma gemms across "
+                "iterations (FlashAttention-3's softmax under P V)";
+  let description = [{
+    A `tile.pipelined` loop (step 1, no hand-fixed schedule) whose body has
+    exactly two gemms, both on wgmma (`instruction`, from
+    tile-select-instructions) and synchronous (`wg_wait = 0`), where the
+    second reads its A from a register fragment `P` and its B from a shared
+    tile `V` that one copy of the body fills from global memory:
+
+    ```
+    pre_k; S = Q K_k^T; mid_k (softmax of S, rescale O, P = S, copy V_k);
+    O += P V_k; post_k
+    ```
+
+    is rotated so that iteration k issues its S and the previous
+    iteration's `O += P_{k-1} V_{k-1}` together, computes the softmax while
+    the tensor cores work, and only then waits for P V and runs what
+    touches O or P:
+
+    ```
+    pre_lb; S = Q K_lb^T; mid_lb minus the copy of V; post_lb  (iteration lb)
+    tile.pipelined k = lb + 1 to ub {
+      pre_k; copy V_{k-1}
+      S = Q K_k^T {wg_wait = -1}; O += P V_{k-1} {wg_wait = -1}
+      tile.gemm_wait pending(1)          // S is done
+      mid_k ops that touch neither O nor P; post_k
+      tile.gemm_wait pending(0)          // P V is done
+      mid_k ops that touch O or P (rescale O, P = S)
+    }
+    copy V_{ub-1}; O += P V_{ub-1}                         (iteration ub - 1)
+    ```
+
+    O sees the same operations in the same order (O += P_{k-1} V_{k-1},
+    O *= scale_k, O += P_k V_k, ...). The first iteration and the last P V
+    run outside the loop, under `lb < ub` unless the bounds are constants;
+    their copies run unconditionally (`lb` must be a constant >= 0; reads
+    past a global edge read zeros), so tile-prefetch-copies may issue them
+    early; the last V lands in the first iteration's tile of the first
+    gemm's B when the types agree (K_0 is dead by then: no more shared
+    memory). tile-plan-pipelines then stages the rotated loop's copies.
+
+    Left as they are (with `remarks`, a remark on the loop says why): loops whose body
+    writes global memory, has ops of unknown effects or in-flight gemms
+    already; where pre, the first gemm or post touch O or P, or where moving
+    the ops that touch O or P after the others would reorder a conflicting
+    pair; and where S (f32), P and O together would need more than
+    `max-registers` registers per thread of the block (the 128-row tiles
+    of a 128-thread block: 320), which would spill.
+  }];
+  let options = [
+    Option<"maxRegisters", "max-registers", "int64_t", /*default=*/"192",
+           "The most 32-bit registers per thread that S, P and O may take "
+           "together for the rotation to apply">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark on each pipelined loop left as it is, saying "
+           "why">
+  ];
+  let dependentDialects = [
+    "::mlir::tile::TileDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def TileVersionParallel : Pass<"tile-version-parallel", "::mlir::ModuleOp"> {
   let summary = "Version tile.parallel ops on the block-wide outcome of "
                 "their conditions";
