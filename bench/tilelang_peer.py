@@ -454,7 +454,10 @@ def compilers(with_peer, variants=()):
         configs = {}
         for setting in filter(None, settings.split(",")):
             key, _, value = setting.partition("=")
-            configs[key] = int(value) if value.lstrip("-").isdigit() else value
+            configs[key] = ({"true": True, "false": False}.get(value.lower())
+                            if value.lower() in ("true", "false")
+                            else int(value) if value.lstrip("-").isdigit()
+                            else value)
         sides.append(("ours " + name, tilelang_mlir, TM, "sm_90a", configs))
     if with_peer:
         try:
@@ -538,7 +541,7 @@ def main():
     parser.add_argument("--no-tilelang", action="store_true")
     parser.add_argument("--variant", action="append", default=[],
                         help="another side: ours with compile options, "
-                             "NAME:key=value,... (e.g. plain:overlap_gemm_chains=0)")
+                             "NAME:key=value,... (e.g. plain:overlap_gemm_chains=false)")
     parser.add_argument("--compile-only", action="store_true",
                         help="compile our side of every case for sm_90a (no GPU)")
     parser.add_argument("--json")
