@@ -102,6 +102,17 @@ bool isOnChip(Value tile) {
   return def && isa<AllocSharedOp, AllocFragmentOp, AllocLocalOp>(def);
 }
 
+/// The shared tile that `op` fills whole from global memory, if it is such
+/// a copy (the copies tile-plan-pipelines stages).
+Value getFilledSharedTile(Operation *op) {
+  auto copy = dyn_cast<CopyOp>(op);
+  if (!copy || !copy.getDstOffsets().empty() ||
+      isOnChip(getAllocation(copy.getSrc())))
+    return {};
+  Value tile = getAllocation(copy.getDst());
+  return isa_and_nonnull<AllocSharedOp>(tile.getDefiningOp()) ? tile : Value();
+}
+
 bool isWgmma(GemmOp gemm) {
   GemmInstructionAttr instruction = gemm.getInstructionAttr();
   return instruction &&
@@ -215,12 +226,10 @@ bool Rotation::analyze(int64_t maxRegisters) {
     if (llvm::any_of(found.writes, [](Value tile) { return !isOnChip(tile); }))
       return refuse("the body writes global memory");
     if (found.writes.contains(tileV)) {
-      auto copy = dyn_cast<CopyOp>(op);
-      if (copyOfV || !copy || getAllocation(copy.getDst()) != tileV ||
-          !copy.getDstOffsets().empty() || isOnChip(getAllocation(copy.getSrc())))
+      if (copyOfV || getFilledSharedTile(&op) != tileV)
         return refuse("V is written by more than one whole-tile copy from "
                       "global memory");
-      copyOfV = copy;
+      copyOfV = cast<CopyOp>(op);
       continue;
     }
     accesses[&op] = std::move(found);
@@ -284,11 +293,8 @@ bool Rotation::fitsSharedMemory() {
   // for barriers.
   llvm::SmallPtrSet<Value, 4> staged;
   for (Operation &op : loop.getBody().front())
-    if (auto copy = dyn_cast<CopyOp>(op))
-      if (isa_and_nonnull<AllocSharedOp>(
-              getAllocation(copy.getDst()).getDefiningOp()) &&
-          !isOnChip(getAllocation(copy.getSrc())))
-        staged.insert(getAllocation(copy.getDst()));
+    if (Value tile = getFilledSharedTile(&op))
+      staged.insert(tile);
   int64_t total = 1024;
   auto kernel = loop->getParentOfType<KernelOp>();
   kernel.walk([&](AllocSharedOp alloc) {
@@ -342,16 +348,8 @@ void Rotation::rewrite() {
       return;
     }
     auto ifOp = scf::IfOp::create(outer, loc, nonEmpty, /*withElse=*/false);
-    OpBuilder inner = OpBuilder::atBlockBegin(ifOp.thenBlock());
-    inner.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    OpBuilder inner(ifOp.thenBlock()->getTerminator());
     build(inner);
-  };
-  auto isCopyIntoShared = [](Operation *op) {
-    auto copy = dyn_cast<CopyOp>(op);
-    return copy && copy.getDstOffsets().empty() &&
-           isa_and_nonnull<AllocSharedOp>(
-               getAllocation(copy.getDst()).getDefiningOp()) &&
-           !isOnChip(getAllocation(copy.getSrc()));
   };
 
   // Iteration lb, without its P V: its copies into shared tiles first,
@@ -367,9 +365,9 @@ void Rotation::rewrite() {
   // (A copy goes first only when no op before it touches its tile.)
   llvm::SmallPtrSet<Operation *, 4> early;
   for (auto [i, op] : llvm::enumerate(firstOps)) {
-    if (!isCopyIntoShared(op))
+    Value tile = getFilledSharedTile(op);
+    if (!tile)
       continue;
-    Value tile = getAllocation(cast<CopyOp>(op).getDst());
     if (llvm::none_of(ArrayRef(firstOps).take_front(i), [&](Operation *other) {
           return collectAccesses(other).touches(tile);
         }))
