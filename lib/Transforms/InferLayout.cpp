@@ -311,7 +311,10 @@ struct InferLayoutPass
   }
 
   LogicalResult inferKernel(KernelOp kernel, TargetAttr target) {
-    int64_t threads = kernel.getNumThreads();
+    // A gemm in a range of the block's threads (TileLang's `T.ws(0)`, `if
+    // tx < 128:`) runs on that range's, and a fragment every use of which
+    // is in one range is laid out over its threads.
+    auto threadsOf = [](Operation *op) { return getThreadsOf(op); };
     const TargetInfo &info = getTargetInfo(kernel->getContext(), target);
     // The user's annotations move onto the allocations they name (as the
     // canonicalizer would move them).
@@ -354,6 +357,7 @@ struct InferLayoutPass
       if (gemm) {
         // The layouts the lowering of the gemm's instruction holds its
         // accumulators and register operand in.
+        int64_t threads = threadsOf(gemm);
         if (FragmentLayoutAttr acc = info.getAccumulatorLayout(
                 gemm, instruction, threads, target);
             acc && classes.contains(gemm.getC()))
@@ -399,7 +403,7 @@ struct InferLayoutPass
       FragmentLayoutAttr layout = classes.getForced(fragment);
       if (!layout) {
         layout = getDefaultLayout(cast<MemRefType>(fragment.getType()),
-                                  threads);
+                                  getFragmentThreads(fragment));
         (void)classes.force(fragment, layout, fragment.getDefiningOp());
       }
       return layout;

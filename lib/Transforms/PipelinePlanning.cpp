@@ -241,6 +241,20 @@ bool Planner::analyze() {
   auto kernel = loop->getParentOfType<KernelOp>();
   if (!kernel || mayWriteGlobalMemory(loop))
     return false;
+  // A loop the user synchronizes with barriers of their own (TileLang's
+  // T.tma_copy, T.barrier_arrive, T.barrier_wait) runs as written: its
+  // phases name the barriers of one buffer per tile, which more stages
+  // would have to multiply along with the tiles.
+  if (loop.getBody()
+          .walk([](Operation *op) {
+            auto copy = dyn_cast<CopyOp>(op);
+            return isa<BarrierWaitOp, BarrierArriveOp>(op) ||
+                           (copy && copy.getBarriers())
+                       ? WalkResult::interrupt()
+                       : WalkResult::advance();
+          })
+          .wasInterrupted())
+    return false;
   Block &body = loop.getBody().front();
   for (auto copy : body.getOps<CopyOp>()) {
     Value tile = copy.getDst();

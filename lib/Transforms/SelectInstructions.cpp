@@ -48,11 +48,12 @@ mlir::tile::selectGemmInstruction(GemmOp gemm, TargetAttr target,
   return GemmInstructionAttr::get(ctx, GemmInstructionKind::SIMT);
 }
 
-/// The threads of the block that runs `op`: its kernel's, or, inside a
-/// launch (during the lowering), the launch's or thread range's.
+/// The threads of the block that runs `op`: its kernel's or its thread
+/// range's, or, inside a launch (during the lowering), the launch's or
+/// thread range's.
 static int64_t getGemmThreads(GemmOp op) {
-  if (auto kernel = op->getParentOfType<KernelOp>())
-    return kernel.getNumThreads();
+  if (op->getParentOfType<KernelOp>())
+    return getThreadsOf(op);
   return getStaticBlockThreads(op).value_or(0);
 }
 

@@ -704,3 +704,29 @@ def test_both_branches_of_a_warp_range_run_tile_ops():
     c = np.full(512, np.nan, np.float32)
     kernel(a, b, c)
     np.testing.assert_array_equal(c, np.concatenate([a, b]))
+
+
+def test_gemm_rows_of_every_alignment():
+    # The quickstart GEMM (wgmma, 3 stages) with K and N whose rows are 2-,
+    # 4-, 8- and 16-byte aligned: the copies that cannot take cp.async or
+    # TMA move the widest vectors each row's alignment allows at run time
+    # (K symbolic) or by the static strides, down to single f16 elements,
+    # all of a thread's loads issued before its stores; every path must give
+    # the product, edge tiles included.
+    torch = _needs_gpu()
+    M, N, K = T.symbolic("M"), T.symbolic("N"), T.symbolic("K")
+    dynamic = tilelang_mlir.compile(
+        matmul_func(M, N, K, block_M=128, block_N=128, block_K=32,
+                    threads=128, stages=3), target=TARGET)
+    static = tilelang_mlir.compile(
+        matmul_func(300, 130, 1001, block_M=128, block_N=128, block_K=32,
+                    threads=128, stages=3), target=TARGET)
+    cases = [(dynamic, 300, 130, k) for k in (1001, 1002, 1004, 1008)]
+    cases += [(dynamic, 257, 129, 77), (static, 300, 130, 1001)]
+    for kernel, m, n, k in cases:
+        a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+        b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+        c = torch.full((m, n), float("nan"), device="cuda")
+        kernel(a, b, c)
+        torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-3,
+                                   atol=2e-2, msg="%dx%dx%d" % (m, n, k))

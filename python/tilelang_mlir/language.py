@@ -63,6 +63,10 @@ __all__ = [
     "cummax", "cummin", "reshape", "any_of", "all_of", "Select", "Var",
     "disable_warp_group_reg_alloc", "view", "let", "align_up", "transpose",
     "rng_init", "rng_rand", "rng_rand_float", "thread_binding",
+    "alloc_barrier", "Barriers", "barrier_arrive", "barrier_wait",
+    "mbarrier_arrive", "mbarrier_wait_parity", "tma_copy",
+    "tma_store_arrive", "tma_store_wait", "fence_proxy_async", "ws",
+    "WarpSpecialize",
 ]
 
 def __getattr__(name):
@@ -2034,7 +2038,7 @@ _EVICTION_POLICIES = ("evict_normal", "evict_first", "evict_last")
 
 def copy(src, dst, *, coalesced_width=None, disable_tma=False,
          eviction_policy=None, prefer_instruction=None, annotations=None,
-         loop_layout=None):
+         loop_layout=None, _arrive=None):
     """Copies a tile: ``T.copy(A[by * 128, k * 32], A_shared)`` (a head
     address: the tile lies along A's trailing dimensions) or
     ``T.copy(Q[b, s0:s1, h, :], Q_shared)`` (a region: the tile runs along
@@ -2052,7 +2056,8 @@ def copy(src, dst, *, coalesced_width=None, disable_tma=False,
             "tma", "cp_async", "sync"):
         raise TileLangError("T.copy: prefer_instruction is 'tma', 'cp_async' "
                             "or 'sync', got %r" % (prefer_instruction,))
-    (s, s_at), (d, d_at) = _copy_side(src, "T.copy"), _copy_side(dst, "T.copy")
+    what = "T.tma_copy" if _arrive is not None else "T.copy"
+    (s, s_at), (d, d_at) = _copy_side(src, what), _copy_side(dst, what)
     _check_not_open_reducer(s, "read of")
     _check_not_open_reducer(d, "store to")
     # A region of a shared tile along its trailing dimensions (a stage
@@ -2062,6 +2067,8 @@ def copy(src, dst, *, coalesced_width=None, disable_tma=False,
         s, s_at = _shared_view(s_at, "T.copy"), None
     if _is_trailing_shared_region(d_at):
         d, d_at = _shared_view(d_at, "T.copy"), None
+    if _arrive is not None:
+        return _copy_on_barrier(s, s_at, d, d_at, _arrive)
     if isinstance(s_at, _Region) and isinstance(d_at, _Region):
         _copy_regions(s_at, d_at)
         return
@@ -2113,6 +2120,32 @@ def copy(src, dst, *, coalesced_width=None, disable_tma=False,
     _builder().emit("tile.copy %s to %s : %s to %s" % (
         _placed(s, s_at, shape, "T.copy"), _placed(d, d_at, shape, "T.copy"),
         s.memref_type, d.memref_type))
+
+
+def _copy_on_barrier(s, s_at, d, d_at, ref):
+    """T.tma_copy(src, dst, barrier=...): a tile.copy {async, tx_only} from
+    a global region (or head address) into a whole shared tile or a stage
+    view of one, counting its bytes on `ref`."""
+    if s.space is not None or d.space != "shared" or d_at is not None or \
+            s_at is None:
+        raise TileLangError(
+            "T.tma_copy with a barrier moves a region of a global tensor into "
+            "a whole shared tile (or a stage A_shared[s, :, :] of one); got "
+            "%s into %s" % (s.name.lstrip("%"), d.name.lstrip("%")))
+    if s.type != d.type:
+        raise TileLangError("T.tma_copy cannot convert %s to %s: both sides "
+                            "have one element type" % (s.dtype, d.dtype))
+    shape = _tile_shape(d, "T.tma_copy")
+    if isinstance(s_at, _Region):
+        tile = [e for e, sl in zip(s_at.extents, s_at.sliced) if sl and e != 1]
+        if tile != [e for e in shape if e != 1]:
+            raise TileLangError(
+                "T.tma_copy: the region %s has shape %s, the tile %s"
+                % (s_at.describe(), tile, shape))
+    _builder().emit("tile.copy %s to %s arrive(%s : %s) {async, tx_only} : "
+                    "%s to %s" % (_placed(s, s_at, shape, "T.tma_copy"),
+                                  d.name, ref.text(), ref.memref_type,
+                                  s.memref_type, d.memref_type))
 
 
 def _tile_converts(src, dst):
@@ -3692,6 +3725,204 @@ def sync_threads(barrier_id=None, arrive_count=None):
                             "count is a positive multiple of 32 (whole warps)"
                             % (barrier_id, arrive_count))
     _builder().emit("tile.sync_threads threads(%d)" % arrive_count)
+
+
+# --------------------------------------------------------------------------
+# Barriers the kernel author manages (TileLang's T.alloc_barrier family)
+# --------------------------------------------------------------------------
+
+class Barriers:
+    """``T.alloc_barrier(count)`` or ``T.alloc_barrier([count] * n)``: n
+    arrival barriers in shared memory (mbarriers on sm_90), each completing
+    a phase once `count` threads arrived (``T.barrier_arrive``) and the
+    bytes of the ``T.tma_copy`` transfers on it landed. ``bars[i]`` names
+    barrier i (i may be a traced value); a single barrier is used as is."""
+
+    def __init__(self, buffer, count, arrivals):
+        self.buffer, self.count, self.arrivals = buffer, count, arrivals
+
+    def __getitem__(self, index):
+        if isinstance(index, builtins.int) and not 0 <= index < self.count:
+            raise TileLangError("barrier %d of %d" % (index, self.count))
+        return _BarrierRef(self, _index(index))
+
+    def __len__(self):
+        return self.count
+
+
+class _BarrierRef:
+    def __init__(self, barriers, index):
+        self.barriers, self.index = barriers, index
+
+    def text(self):
+        return "%s[%s]" % (self.barriers.buffer.name, self.index.name)
+
+    @property
+    def memref_type(self):
+        return self.barriers.buffer.memref_type
+
+
+def _barrier(mbarrier, what):
+    if isinstance(mbarrier, _BarrierRef):
+        return mbarrier
+    if isinstance(mbarrier, Barriers):
+        if mbarrier.count != 1:
+            raise TileLangError(
+                "%s: T.alloc_barrier made %d barriers here; name one of them "
+                "(bars[i])" % (what, mbarrier.count))
+        return mbarrier[0]
+    raise TileLangError("%s takes a barrier of T.alloc_barrier, got %r"
+                        % (what, mbarrier))
+
+
+def alloc_barrier(arrive_count):
+    """TileLang's T.alloc_barrier: barriers the kernel's threads arrive on
+    and wait for (``T.barrier_arrive``, ``T.barrier_wait``), which
+    ``T.tma_copy`` transfers also count their bytes on. `arrive_count` is
+    the number of threads that arrive in each phase; a list allocates one
+    barrier per entry (all entries equal here)."""
+    _current_kernel("T.alloc_barrier")
+    counts = [arrive_count] if isinstance(arrive_count, builtins.int) \
+        else list(arrive_count)
+    if not counts or not builtins.all(
+            isinstance(c, builtins.int) and not isinstance(c, builtins.bool)
+            and c > 0 for c in counts):
+        raise TileLangError("T.alloc_barrier takes a positive thread count or "
+                            "a list of them, got %r" % (arrive_count,))
+    if len(set(counts)) != 1:
+        raise TileLangError(
+            "T.alloc_barrier(%r): the barriers of one allocation share their "
+            "thread count here; allocate each count separately" % (counts,))
+    buffer = _alloc("alloc_shared", "shared", (len(counts),), "int64")
+    builder = _builder()
+    with builder.kernel_level() or contextlib.nullcontext():
+        builder.emit("tile.barrier_init %s arrivals(%d) : %s"
+                     % (buffer.name, counts[0], buffer.memref_type))
+    return Barriers(buffer, len(counts), counts[0])
+
+
+def barrier_arrive(mbarrier):
+    """Every thread that runs it arrives once on the barrier (TileLang's
+    T.barrier_arrive, ``mbarrier.arrive``): its earlier accesses are then
+    visible to whoever waits for the phase."""
+    _current_kernel("T.barrier_arrive")
+    ref = _barrier(mbarrier, "T.barrier_arrive")
+    _builder().emit("tile.barrier_arrive %s {per_thread} : %s"
+                    % (ref.text(), ref.memref_type))
+
+
+def mbarrier_arrive(mbarrier, cta_id=None):
+    """T.mbarrier_arrive: as T.barrier_arrive (cta_id, another block of a
+    cluster, is refused: there are no clusters here)."""
+    if cta_id is not None:
+        raise TileLangError("T.mbarrier_arrive(cta_id=...) arrives on a "
+                            "barrier of another block of a cluster; thread "
+                            "block clusters are not provided")
+    barrier_arrive(mbarrier)
+
+
+def barrier_wait(mbarrier, parity):
+    """Each thread that runs it waits until the barrier's phase of this
+    parity (0 or 1; TileLang's ``k % 2``) completed (TileLang's
+    T.barrier_wait, ``mbarrier.try_wait.parity``). A fresh barrier counts
+    its phase of parity 1 as complete."""
+    _current_kernel("T.barrier_wait")
+    ref = _barrier(mbarrier, "T.barrier_wait")
+    if isinstance(parity, builtins.int) and parity not in (0, 1):
+        raise TileLangError("T.barrier_wait: a phase parity is 0 or 1, got %d"
+                            % parity)
+    _builder().emit("tile.barrier_wait %s parity(%s) : %s"
+                    % (ref.text(), _index(parity).name, ref.memref_type))
+
+
+def mbarrier_wait_parity(mbarrier, parity):
+    """T.mbarrier_wait_parity: T.barrier_wait."""
+    barrier_wait(mbarrier, parity)
+
+
+def tma_copy(src, dst, barrier=None, *, leader_scope_threads=None, **hints):
+    """TileLang's T.tma_copy. With `barrier`, a global region into a shared
+    tile: one thread of the block (or of its thread range) issues the
+    transfer and adds its bytes to the barrier's expected transactions; the
+    phase completes when they landed and the barrier's threads arrived
+    (``T.barrier_arrive`` after the copy, then ``T.barrier_wait``). Without
+    one, a shared tile into a global region: the copy is complete when the
+    op returns here, so ``T.tma_store_wait`` has nothing left to wait for."""
+    if leader_scope_threads is not None:
+        raise TileLangError(
+            "T.tma_copy(leader_scope_threads=%r): copies issued per warp are "
+            "not provided; the block (or the thread range it runs in) "
+            "issues each copy" % (leader_scope_threads,))
+    if barrier is None:
+        return copy(src, dst, prefer_instruction="tma", **hints)
+    ref = _barrier(barrier, "T.tma_copy")
+    copy(src, dst, _arrive=ref, **hints)
+
+
+def tma_store_arrive():
+    """T.tma_store_arrive: nothing to do (T.tma_copy's stores complete
+    before the op returns)."""
+    _current_kernel("T.tma_store_arrive")
+
+
+def tma_store_wait(count=0, read=True):
+    """T.tma_store_wait: nothing to wait for (T.tma_copy's stores complete
+    before the op returns)."""
+    _current_kernel("T.tma_store_wait")
+
+
+def fence_proxy_async():
+    """T.fence_proxy_async: the copies that read shared memory through the
+    asynchronous proxy (TMA stores) fence the writes before them
+    themselves; nothing to add."""
+    _current_kernel("T.fence_proxy_async")
+
+
+@contextlib.contextmanager
+def ws(*warp_group_idx):
+    """TileLang's ``with T.ws(i, ...):`` (T.WarpSpecialize): the body runs on
+    the warpgroups i, ... of the block (threads [128 i, 128 (i + 1))), whose
+    indices must be consecutive: an ``if`` on that range of threads. Tile
+    ops inside spread over the range's threads (a gemm there runs on its
+    warpgroups), and a fragment used only inside ranges of one warpgroup set
+    is laid out over those threads; the warpgroups synchronize with barriers
+    of T.alloc_barrier (on NVIDIA GPUs only: elsewhere a range of threads
+    cannot run tile ops of its own)."""
+    kernel = _current_kernel("T.ws")
+    ids = sorted(set(warp_group_idx))
+    if not ids or not builtins.all(
+            isinstance(i, builtins.int) and not isinstance(i, builtins.bool)
+            and i >= 0 for i in ids):
+        raise TileLangError("T.ws takes warpgroup indices (non-negative "
+                            "ints), got %r" % (warp_group_idx,))
+    if ids != list(builtins.range(ids[0], ids[-1] + 1)):
+        raise TileLangError("T.ws%r: the warpgroups of one T.ws are "
+                            "consecutive (a range of threads)"
+                            % (tuple(warp_group_idx),))
+    if builtins.any(int(t) != 1 for t in kernel.threads[1:]):
+        raise TileLangError("T.ws splits a one-dimensional block of threads")
+    threads = int(kernel.threads[0])
+    first, end = 128 * ids[0], 128 * (ids[-1] + 1)
+    if end > threads:
+        raise TileLangError("T.ws%r: the block has %d threads, %d warpgroups"
+                            % (tuple(warp_group_idx), threads,
+                               builtins.max(threads // 128, 0)))
+    tx = get_thread_binding()
+    condition = None
+    if first > 0:
+        condition = _compare("ge", tx, first)
+    if end < threads:
+        below = _compare("lt", tx, end)
+        condition = below if condition is None else _binary("and", condition,
+                                                             below)
+    if condition is None:  # every warpgroup of the block
+        yield
+        return
+    with If(condition):
+        yield
+
+
+WarpSpecialize = ws
 
 
 @contextlib.contextmanager

@@ -266,6 +266,13 @@ int64_t getCopyVectorWidth(CopyOp op);
 /// to the generic one with this engine.
 CopyEngineAttr getGenericCopyEngine(CopyOp op);
 
+/// The copy a vendor lowering of `op` falls back on where its engine cannot
+/// move the buffers at run time: a clone at `b`'s insertion point with the
+/// generic engine, synchronous unless `keepAsync`, without barriers or
+/// tensor map when `dropBarriers`, marked as a fallback (compact lowering).
+CopyOp createFallbackCopy(OpBuilder &b, CopyOp op, bool keepAsync,
+                          bool dropBarriers);
+
 /// Calls `emit` with the number of each vector of `vectorElements`
 /// elements (row-major over `op`'s tile) this thread moves: vector v goes
 /// to thread v mod threads, so the threads of a warp take consecutive

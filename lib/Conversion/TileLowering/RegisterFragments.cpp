@@ -1013,13 +1013,13 @@ static const FragmentTable *getRegisterTable(AllocFragmentOp alloc,
 
 void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
   root->walk([&](KernelOp kernel) {
-    int64_t threads = kernel.getNumThreads();
     llvm::MapVector<Value, const FragmentTable *> candidates;
     for (AllocFragmentOp alloc :
          kernel.getBody().front().getOps<AllocFragmentOp>()) {
       alloc->removeAttr(TileDialect::getInRegistersAttrName());
       std::string why;
-      if (const FragmentTable *table = getRegisterTable(alloc, threads, why))
+      if (const FragmentTable *table = getRegisterTable(
+              alloc, getFragmentThreads(alloc.getResult()), why))
         candidates.insert({alloc.getResult(), table});
     }
     auto tableOf = [&](Value v) -> const FragmentTable * {
@@ -1055,7 +1055,6 @@ const FragmentTable *RegisterFragments::getMarkedTable(Value fragment) {
 
 LogicalResult RegisterFragments::materialize(Operation *root) {
   WalkResult result = root->walk([&](KernelOp kernel) {
-    int64_t threads = kernel.getNumThreads();
     // The arrays open the kernel body, whatever the passes before moved
     // above the allocations: in the kernel's entry block LLVM keeps them
     // in registers (it promotes only entry-block allocas; elsewhere every
@@ -1066,7 +1065,8 @@ LogicalResult RegisterFragments::materialize(Operation *root) {
       if (!alloc->hasAttr(TileDialect::getInRegistersAttrName()))
         continue;
       std::string why;
-      const FragmentTable *table = getRegisterTable(alloc, threads, why);
+      const FragmentTable *table =
+          getRegisterTable(alloc, getFragmentThreads(alloc.getResult()), why);
       if (!table) {
         alloc.emitOpError("is marked '")
             << TileDialect::getInRegistersAttrName()

@@ -413,6 +413,21 @@ CopyEngineAttr mlir::tile::getGenericCopyEngine(CopyOp op) {
                                                   : CopyEngineKind::Elements);
 }
 
+CopyOp mlir::tile::createFallbackCopy(OpBuilder &b, CopyOp op, bool keepAsync,
+                                      bool dropBarriers) {
+  auto fallback = cast<CopyOp>(b.clone(*op));
+  if (dropBarriers) {
+    fallback.getBarriersMutable().clear();
+    fallback.getBarrierIndexMutable().clear();
+    fallback.getTensorMapMutable().clear();
+  }
+  if (!keepAsync)
+    fallback.setAsync(false);
+  fallback.setEngineAttr(getGenericCopyEngine(fallback));
+  fallback->setAttr(TileDialect::getFallbackCopyAttrName(), b.getUnitAttr());
+  return fallback;
+}
+
 namespace {
 
 /// The generic copy: the `vector` and `elements` engines, and every copy a
@@ -430,22 +445,54 @@ struct CopyLowering : TilePattern<CopyOp> {
           getDistribution(rewriter, op, mode, isLocal(op.getDst()));
       int64_t width = elements ? 0 : getCopyVectorWidth(op);
       if (width == 0)
-        return lowerElements(rewriter, op, dist);
-      // Whole vectors where the layout allows them, elements otherwise.
-      auto ifOp = scf::IfOp::create(rewriter, loc,
-                                    canCopyVectors(rewriter, loc, op, width),
-                                    /*withElse=*/true);
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      lowerVectors(rewriter, op, dist, width);
-      rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      lowerElements(rewriter, op, dist);
+        return lowerElements(rewriter, op, dist,
+                             !op->hasAttr(TileDialect::getFallbackCopyAttrName()));
+      if (op->hasAttr(TileDialect::getFallbackCopyAttrName()))
+        return lowerVectorsOrElements(rewriter, op, dist, width);
+      lowerVectorsOrNarrower(rewriter, op, dist, width);
     });
     rewriter.eraseOp(op);
     return success();
   }
 
 private:
+  /// Whole vectors of `width` elements where the buffers' addresses and
+  /// strides allow them at run time, else (from a global buffer into an
+  /// on-chip tile) vectors of half the width, down to single elements: the
+  /// rows of a matrix of 1002 f16 columns are 4-byte aligned, those of 1001
+  /// columns only element-aligned, and each still moves in the widest
+  /// accesses its alignment allows, all of a thread's loads in flight at
+  /// once. Other copies go from `width` straight to elements.
+  /// Whole vectors where the run-time check allows them, else elements one
+  /// by one (the compact form of a fallback copy).
+  static void lowerVectorsOrElements(OpBuilder &b, CopyOp op,
+                                     const Distribution &dist, int64_t width) {
+    Location loc = op.getLoc();
+    auto ifOp = scf::IfOp::create(b, loc, canCopyVectors(b, loc, op, width),
+                                  /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    lowerVectors(b, op, dist, width);
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    lowerElements(b, op, dist, /*batched=*/false);
+  }
+
+  static void lowerVectorsOrNarrower(OpBuilder &b, CopyOp op,
+                                     const Distribution &dist, int64_t width) {
+    if (width < 2)
+      return lowerElements(b, op, dist);
+    Location loc = op.getLoc();
+    auto ifOp = scf::IfOp::create(b, loc, canCopyVectors(b, loc, op, width),
+                                  /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    lowerVectors(b, op, dist, width);
+    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    bool narrower = dist.isSplit() && isGlobalBuffer(op.getSrc()) &&
+                    !isGlobalBuffer(op.getDst());
+    lowerVectorsOrNarrower(b, op, dist, narrower ? width / 2 : 0);
+  }
+
   /// The copy as vectors of `width` elements (row-major over the tile; in
   /// Block mode vector v goes to thread v mod T). A vector that lies
   /// whole inside the global side moves as one load and one store; one at
@@ -595,11 +642,60 @@ private:
     return true;
   }
 
-  static void lowerElements(OpBuilder &b, CopyOp op, const Distribution &dist) {
+  static void lowerElements(OpBuilder &b, CopyOp op, const Distribution &dist,
+                            bool batched = true) {
+    if (batched && isGlobalBuffer(op.getSrc()) && !isGlobalBuffer(op.getDst()) &&
+        dist.isSplit() && lowerBatchedElements(b, op, dist))
+      return;
     buildTileLoops(b, op.getLoc(), op.getTileShape(), dist,
                    [&](OpBuilder &b, Location loc, ValueRange ivs) {
                      copyElement(b, loc, op, ivs);
                    });
+  }
+
+  /// lowerBatchedLoads for single elements (rows whose alignment allows no
+  /// vectors, or that do not run along the buffers' last dimension): every
+  /// load of the thread, zero past the global buffer's edge, before its
+  /// first store, under the same register bound.
+  static bool lowerBatchedElements(OpBuilder &b, CopyOp op,
+                                   const Distribution &dist) {
+    int64_t maxRegisters =
+        std::min<int64_t>(64, getThreadRegisters(op).value_or(256) / 4);
+    std::optional<int64_t> threads = getStaticBlockThreads(op);
+    SmallVector<int64_t> shape = op.getTileShape();
+    int64_t total = ShapedType::getNumElements(shape);
+    if (!threads || total % *threads || total == *threads)
+      return false;
+    int64_t perThread = total / *threads;
+    Value src = op.getSrc(), dst = op.getDst();
+    if (perThread *
+            llvm::divideCeil(op.getSrc().getType().getElementTypeBitWidth(),
+                             32) >
+        maxRegisters)
+      return false;
+    Location loc = op.getLoc();
+    Type dstElement = op.getDst().getType().getElementType();
+    SmallVector<SmallVector<Value>> dstIndices;
+    SmallVector<Value> values;
+    for (int64_t j = 0; j < perThread; ++j) {
+      Value linear =
+          j == 0 ? dist.threadId
+                 : arith::AddIOp::create(b, loc, dist.threadId,
+                                         indexConst(b, loc, j * *threads))
+                       .getResult();
+      SmallVector<Value> ivs = delinearize(b, loc, shape, linear);
+      SmallVector<Value> srcIdx = swizzleIndices(
+          b, loc, src, tileIndices(b, loc, op.getSrcRegion(), ivs));
+      values.push_back(convertScalar(b, loc, guardedLoad(b, loc, src, srcIdx),
+                                     dstElement));
+      dstIndices.push_back(swizzleIndices(
+          b, loc, dst, tileIndices(b, loc, op.getDstRegion(), ivs)));
+    }
+    for (auto [dstIdx, value] : llvm::zip(dstIndices, values))
+      guardedWrite(b, loc, dst, dstIdx, [&](OpBuilder &b, Location loc) {
+        memref::StoreOp::create(b, loc, value, dst, dstIdx);
+      });
+    return true;
   }
 
   /// One element at tile coordinates `ivs`, with the edge rules of the op.

@@ -194,55 +194,6 @@ static bool holdsTileOps(Region &region) {
   return found.wasInterrupted();
 }
 
-/// The threads [first, first + count) of a one-dimensional block of
-/// `threads` for which `cond` holds, when it is `tid < c`, `tid >= c` (or
-/// `<=`, `>`) of tile.thread_id 0 and a constant, or two of them joined by
-/// `and`.
-static std::optional<std::pair<int64_t, int64_t>>
-matchThreadRange(Value cond, int64_t threads) {
-  if (auto both = cond.getDefiningOp<arith::AndIOp>()) {
-    auto a = matchThreadRange(both.getLhs(), threads);
-    auto b = matchThreadRange(both.getRhs(), threads);
-    if (!a || !b)
-      return std::nullopt;
-    int64_t first = std::max(a->first, b->first);
-    int64_t end = std::min(a->first + a->second, b->first + b->second);
-    return std::make_pair(first, std::max<int64_t>(end - first, 0));
-  }
-  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
-  APInt bound;
-  if (!cmp || !matchPattern(cmp.getRhs(), m_ConstantInt(&bound)))
-    return std::nullopt;
-  auto tid = cmp.getLhs().getDefiningOp<ThreadIdOp>();
-  if (!tid || tid.getDim() != 0)
-    return std::nullopt;
-  int64_t c = bound.getSExtValue();
-  auto below = [&](int64_t end) {
-    end = std::clamp<int64_t>(end, 0, threads);
-    return std::make_pair(int64_t(0), end);
-  };
-  auto from = [&](int64_t first) {
-    first = std::clamp<int64_t>(first, 0, threads);
-    return std::make_pair(first, threads - first);
-  };
-  switch (cmp.getPredicate()) {
-  case arith::CmpIPredicate::slt:
-  case arith::CmpIPredicate::ult:
-    return below(c);
-  case arith::CmpIPredicate::sle:
-  case arith::CmpIPredicate::ule:
-    return below(c + 1);
-  case arith::CmpIPredicate::sge:
-  case arith::CmpIPredicate::uge:
-    return from(c);
-  case arith::CmpIPredicate::sgt:
-  case arith::CmpIPredicate::ugt:
-    return from(c + 1);
-  default:
-    return std::nullopt;
-  }
-}
-
 /// Why the tile ops under `branch` cannot run on the threads its condition
 /// selects, or the range of those threads.
 static FailureOr<std::pair<int64_t, int64_t>>
@@ -269,18 +220,35 @@ getNarrowedRange(scf::IfOp branch, TargetAttr target, std::string &why) {
           ") are not whole warps";
     return failure();
   }
-  bool elseTileOps = holdsTileOps(branch.getElseRegion()), fragments = false;
-  branch.getThenRegion().walk([&](Operation *op) {
-    for (Value operand : op->getOperands())
-      if (auto type = dyn_cast<MemRefType>(operand.getType()))
-        fragments |= getMemorySpace(type) == MemorySpace::Fragment;
-  });
-  if (elseTileOps) {
+  if (holdsTileOps(branch.getElseRegion())) {
     why = "the else branch holds tile ops too";
     return failure();
   }
-  if (fragments) {
-    why = "fragments are laid out over the whole block";
+  // A fragment the branch uses must be laid out over the range's threads
+  // (tile-infer-layout does so for one every use of which is in the range).
+  Value stray;
+  branch.getThenRegion().walk([&](Operation *op) {
+    for (Value operand : op->getOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.getType());
+      if (!type || getMemorySpace(type) != MemorySpace::Fragment)
+        continue;
+      Value root = operand;
+      while (auto view = root.getDefiningOp<ViewLikeOpInterface>())
+        root = view.getViewSource();
+      auto alloc = root.getDefiningOp<AllocFragmentOp>();
+      auto layout = alloc ? dyn_cast_or_null<FragmentLayoutAttr>(
+                                alloc.getLayoutAttr())
+                          : FragmentLayoutAttr();
+      if (!layout || layout.getThreads() != range->second)
+        stray = root;
+    }
+  });
+  if (stray) {
+    why = "a fragment it uses is laid out over " +
+          std::to_string(getFragmentThreads(stray)) +
+          " threads, not the range's " + std::to_string(range->second) +
+          " (a fragment that a range of threads uses must be used only in "
+          "that range)";
     return failure();
   }
   return *range;

@@ -148,7 +148,7 @@ FailureOr<bool> checkWgmmaGemms(Operation *root) {
     if (!instruction || instruction.getKind() != GemmInstructionKind::Wgmma)
       return WalkResult::advance();
     any = true;
-    int64_t threads = gemm->getParentOfType<KernelOp>().getNumThreads();
+    int64_t threads = getThreadsOf(gemm);
     if (std::optional<StringRef> why =
             getWgmmaLoweringMismatch(gemm, threads)) {
       gemm.emitOpError("is stamped ")
@@ -243,7 +243,7 @@ public:
       GemmInstructionAttr instruction = gemm.getInstructionAttr();
       if (!instruction || instruction.getKind() != GemmInstructionKind::Wgmma)
         return;
-      int64_t threads = gemm->getParentOfType<KernelOp>().getNumThreads();
+      int64_t threads = getThreadsOf(gemm);
       if (!getWgmmaLoweringMismatch(gemm, threads))
         return;
       gemm.removeInstructionAttr();

@@ -28,10 +28,11 @@ func.func @thread_id(%out: memref<4x32xf32>, %flag: memref<1xf32>) {
 // -----
 
 // Tile ops under a range of whole warps run on those threads: the branch
-// gets the range, and the copy inside is spread over its 128 threads.
+// gets the range, and the copy inside is spread over its 128 threads (the
+// last of a thread's 8 elements of the unaligned path is its index + 896).
 // CHECK-LABEL: func.func @narrowed_copy
 // CHECK: scf.if %{{.*}} {
-// CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128
+// CHECK:   arith.addi %{{.*}}, %c896
 // CHECK: } {tile.thread_range = array<i64: 0, 128>}
 func.func @narrowed_copy(%in: memref<1024xf32>, %out: memref<1024xf32>) {
   %c0 = arith.constant 0 : index
@@ -56,10 +57,10 @@ func.func @narrowed_copy(%in: memref<1024xf32>, %out: memref<1024xf32>) {
 // comparison, and each branch runs on its own range of 128 threads.
 // CHECK-LABEL: func.func @split_branches
 // CHECK: scf.if %{{.*}} {
-// CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128
+// CHECK:   arith.addi %{{.*}}, %c896
 // CHECK: } {tile.thread_range = array<i64: 0, 128>}
 // CHECK: scf.if %{{.*}} {
-// CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128
+// CHECK:   arith.addi %{{.*}}, %c896
 // CHECK: } {tile.thread_range = array<i64: 128, 128>}
 func.func @split_branches(%in: memref<1024xf32>, %out: memref<1024xf32>) {
   %c0 = arith.constant 0 : index

@@ -32,8 +32,10 @@ func.func @launch(%gx: index, %gy: index, %out: memref<?xi32>) {
 // 16-byte vectors t and t + 128 (8 f16), both loaded before the first store
 // (a vector crossing the edge of the global buffer loads its first element
 // and the others at indices clamped to it, selecting zero past the edge, no
-// branch per element; zeros when it starts outside); otherwise elements t,
-// t + 128, ..., the global read guarded.
+// branch per element; zeros when it starts outside); otherwise the same with
+// 8-byte vectors, then 4-byte ones, each where the run-time check allows
+// them, and last elements t, t + 128, ..., t + 1920, the global reads
+// guarded and all 16 issued before the first store.
 // CHECK-LABEL: func.func @copy
 // CHECK: gpu.launch blocks({{.*}}) threads(%[[TX:[[:alnum:]_]+]], %{{.*}}, %{{.*}}) in
 // CHECK: gpu.barrier
@@ -56,13 +58,20 @@ func.func @launch(%gx: index, %gy: index, %out: memref<?xi32>) {
 // CHECK:   vector.store %[[V0]], %{{.*}} {alignment = 16 : i64} : memref<64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK:   vector.store %[[V1]], %{{.*}} {alignment = 16 : i64} : memref<64x32xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: } else {
-// CHECK:   scf.for %[[E:.*]] = %[[TX]] to %c2048 step %c128 {
-// CHECK:     arith.remui %[[E]]
-// CHECK:     arith.divui %[[E]]
-// CHECK:     arith.cmpi ult
-// CHECK:     scf.if
+// CHECK:   scf.if %{{.*}} {
+// CHECK:     vector.load %{{.*}} {alignment = 8 : i64} : memref<?x?xf16>, vector<4xf16>
+// CHECK:   } else {
+// CHECK:     scf.if %{{.*}} {
+// CHECK:       vector.load %{{.*}} {alignment = 4 : i64} : memref<?x?xf16>, vector<2xf16>
+// CHECK:     } else {
+// CHECK-NOT:   scf.for
+// CHECK-NOT:   memref.store
+// CHECK:       arith.addi %[[TX]], %c1920
+// CHECK-NOT:   memref.store
 // CHECK:       memref.load %{{.*}} : memref<?x?xf16>
-// CHECK:     memref.store %{{.*}} : memref<64x32xf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-16: memref.store %{{.*}} : memref<64x32xf16, #gpu.address_space<workgroup>>
+// CHECK-NOT:   memref.load
+// CHECK:     }
 // CHECK:   }
 // CHECK: }
 // CHECK-NEXT: gpu.barrier

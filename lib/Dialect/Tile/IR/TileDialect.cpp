@@ -94,6 +94,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == getLoweredAsyncCopyAttrName() ||
+      attr.getName() == getFallbackCopyAttrName() ||
       attr.getName() == getLoweredTmaCopyAttrName() ||
       attr.getName() == getRegisterOnlyAsmAttrName() ||
       attr.getName() == getIssuerWaitAttrName() ||

@@ -7,7 +7,9 @@
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "TileLang/Support/CheckedSize.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
@@ -294,10 +296,13 @@ static LogicalResult verifyLayoutFor(Operation *op, MemRefType type,
              << "] does not match the tile shape ["
              << llvm::interleaved(type.getShape()) << "]";
     if (auto kernel = op->getParentOfType<KernelOp>();
-        kernel && fragment.getThreads() != kernel.getNumThreads())
+        kernel && fragment.getThreads() != kernel.getNumThreads() &&
+        (op->getNumResults() != 1 ||
+         fragment.getThreads() != getFragmentThreads(op->getResult(0))))
       return op->emitOpError("fragment layout is for ")
              << fragment.getThreads() << " threads but the kernel has "
-             << kernel.getNumThreads();
+             << kernel.getNumThreads()
+             << " (and its users are not all in one range of that many)";
     return success();
   }
   return op->emitOpError("only shared tiles and fragments take a layout");
@@ -623,6 +628,9 @@ LogicalResult CopyOp::verify() {
     return emitOpError("the tile extent comes from the ")
            << (extentFromSrc ? "source" : "destination")
            << ", which must have a static shape, got " << extentType;
+  if (getTxOnly() && !getBarriers())
+    return emitOpError("a tx_only copy counts its bytes on a barrier: it "
+                       "needs arrive(...)");
   if (getBarriers()) {
     if (!getAsync())
       return emitOpError("a copy that arrives on a barrier must be async");
@@ -1483,4 +1491,121 @@ LogicalResult UseSwizzleOp::verify() {
 }
 
 #define GET_OP_CLASSES
+//===----------------------------------------------------------------------===//
+// Thread ranges
+//===----------------------------------------------------------------------===//
+
+std::optional<std::pair<int64_t, int64_t>>
+mlir::tile::matchThreadRange(Value cond, int64_t threads) {
+  if (auto both = cond.getDefiningOp<arith::AndIOp>()) {
+    auto a = matchThreadRange(both.getLhs(), threads);
+    auto b = matchThreadRange(both.getRhs(), threads);
+    if (!a || !b)
+      return std::nullopt;
+    int64_t first = std::max(a->first, b->first);
+    int64_t end = std::min(a->first + a->second, b->first + b->second);
+    return std::make_pair(first, std::max<int64_t>(end - first, 0));
+  }
+  auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+  APInt bound;
+  if (!cmp || !matchPattern(cmp.getRhs(), m_ConstantInt(&bound)))
+    return std::nullopt;
+  auto tid = cmp.getLhs().getDefiningOp<ThreadIdOp>();
+  if (!tid || tid.getDim() != 0)
+    return std::nullopt;
+  int64_t c = bound.getSExtValue();
+  auto below = [&](int64_t end) {
+    end = std::clamp<int64_t>(end, 0, threads);
+    return std::make_pair(int64_t(0), end);
+  };
+  auto from = [&](int64_t first) {
+    first = std::clamp<int64_t>(first, 0, threads);
+    return std::make_pair(first, threads - first);
+  };
+  switch (cmp.getPredicate()) {
+  case arith::CmpIPredicate::slt:
+  case arith::CmpIPredicate::ult:
+    return below(c);
+  case arith::CmpIPredicate::sle:
+  case arith::CmpIPredicate::ule:
+    return below(c + 1);
+  case arith::CmpIPredicate::sge:
+  case arith::CmpIPredicate::uge:
+    return from(c);
+  case arith::CmpIPredicate::sgt:
+  case arith::CmpIPredicate::ugt:
+    return from(c + 1);
+  default:
+    return std::nullopt;
+  }
+}
+
+
+std::optional<std::pair<int64_t, int64_t>>
+mlir::tile::getThreadRangeOf(Operation *op) {
+  for (Operation *parent = op->getParentOp();
+       parent && !isa<KernelOp>(parent); parent = parent->getParentOp()) {
+    if (auto range = parent->getAttrOfType<DenseI64ArrayAttr>(
+            TileDialect::getThreadRangeAttrName());
+        range && range.size() >= 2)
+      return std::make_pair(range[0], range[1]);
+    auto branch = dyn_cast<scf::IfOp>(parent);
+    auto kernel = branch ? branch->getParentOfType<KernelOp>() : KernelOp();
+    if (!kernel || kernel.getThreads().size() != 1)
+      continue;
+    int64_t threads = kernel.getThreads()[0];
+    std::optional<std::pair<int64_t, int64_t>> range =
+        matchThreadRange(branch.getCondition(), threads);
+    if (!range)
+      continue;
+    if (!branch.getElseRegion().isAncestor(op->getParentRegion()))
+      return range;
+    // The else branch of a single comparison is the complementary range.
+    if (!branch.getCondition().getDefiningOp<arith::CmpIOp>())
+      continue;
+    if (range->first == 0)
+      return std::make_pair(range->second, threads - range->second);
+    return std::make_pair(int64_t(0), range->first);
+  }
+  return std::nullopt;
+}
+
+int64_t mlir::tile::getThreadsOf(Operation *op) {
+  if (std::optional<std::pair<int64_t, int64_t>> range = getThreadRangeOf(op))
+    return range->second;
+  auto kernel = op->getParentOfType<KernelOp>();
+  return kernel ? kernel.getNumThreads() : 1;
+}
+
+int64_t mlir::tile::getFragmentThreads(Value fragment) {
+  Operation *def = fragment.getDefiningOp();
+  auto kernel = def ? def->getParentOfType<KernelOp>() : KernelOp();
+  if (!kernel)
+    return 1;
+  std::optional<std::pair<int64_t, int64_t>> common;
+  bool first = true, ok = true;
+  SmallVector<Value> worklist = {fragment};
+  while (!worklist.empty() && ok) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (isa<AnnotateLayoutOp>(user))
+        continue;
+      if (isa<ViewLikeOpInterface>(user)) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
+      std::optional<std::pair<int64_t, int64_t>> range =
+          getThreadRangeOf(user);
+      if (first) {
+        common = range;
+        first = false;
+      } else if (range != common) {
+        ok = false;
+        break;
+      }
+    }
+  }
+  return ok && common ? common->second : kernel.getNumThreads();
+}
+
 #include "TileLang/Dialect/Tile/IR/TileOps.cpp.inc"

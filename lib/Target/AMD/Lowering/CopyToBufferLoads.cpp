@@ -76,9 +76,8 @@ struct GlobalToLDSOnBufferLoads : OpRewritePattern<CopyOp> {
                           });
       // Otherwise the generic copy (with its own barriers).
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      auto fallback = cast<CopyOp>(rewriter.clone(*op));
-      fallback.setAsync(false);
-      fallback.setEngineAttr(getGenericCopyEngine(fallback));
+      createFallbackCopy(rewriter, op, /*keepAsync=*/false,
+                         /*dropBarriers=*/false);
     }
     if (!async)
       gpu::BarrierOp::create(rewriter, loc);

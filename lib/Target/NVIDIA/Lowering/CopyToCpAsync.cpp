@@ -59,9 +59,8 @@ struct AsyncCopyToCpAsync : OpRewritePattern<CopyOp> {
       emitVectors(rewriter, loc, op, *vectors);
       // Misaligned: the same copy, synchronously and element by element.
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      auto fallback = cast<CopyOp>(rewriter.clone(*op));
-      fallback.setAsync(false);
-      fallback.setEngineAttr(getGenericCopyEngine(fallback));
+      createFallbackCopy(rewriter, op, /*keepAsync=*/false,
+                         /*dropBarriers=*/false);
     }
     rewriter.eraseOp(op);
     return success();

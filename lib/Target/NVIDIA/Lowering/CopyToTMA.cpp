@@ -457,7 +457,8 @@ struct BarrierWaitToMBarrier : OpRewritePattern<BarrierWaitOp> {
   }
 };
 
-/// Each warp converges, then its lane 0 arrives (the barrier counts warps).
+/// Each warp converges, then its lane 0 arrives (the barrier counts warps);
+/// `per_thread`, every thread arrives.
 struct BarrierArriveToMBarrier : OpRewritePattern<BarrierArriveOp> {
   BarrierArriveToMBarrier(MLIRContext *ctx)
       : OpRewritePattern<BarrierArriveOp>(ctx, /*benefit=*/2) {}
@@ -465,6 +466,14 @@ struct BarrierArriveToMBarrier : OpRewritePattern<BarrierArriveOp> {
   LogicalResult matchAndRewrite(BarrierArriveOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (op.getPerThread()) {
+      NVVM::MBarrierArriveOp::create(
+          rewriter, loc, Type(),
+          barrierPointer(rewriter, loc, op.getBarriers(), op.getIndex()),
+          /*count=*/Value(), ctaScope(rewriter));
+      rewriter.eraseOp(op);
+      return success();
+    }
     NVVM::SyncWarpOp::create(rewriter, loc, i32Const(rewriter, loc, -1));
     onThreadZero(
         rewriter, loc, op,
@@ -568,7 +577,8 @@ struct NextTileHandoff : OpRewritePattern<NextTileOp> {
 /// tile.copy {async} arrive(...): after a block barrier (no thread still
 /// reads the destination's previous contents), one TMA transfer from thread
 /// 0 when the tensor map exists, else the block's synchronous copy and one
-/// arrival.
+/// arrival (`tx_only`: the transfer's bytes expected without an arrival,
+/// and nothing after the synchronous copy).
 struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
   CopyWithArriveToTMA(MLIRContext *ctx)
       : OpRewritePattern<CopyOp>(ctx, /*benefit=*/3) {}
@@ -610,12 +620,11 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
     // The synchronous copy, then thread 0 arrives (its block barrier after
     // the copy orders every thread's writes before the arrival).
     auto emitFallback = [&](OpBuilder &b) {
-      auto fallback = cast<CopyOp>(b.clone(*op));
-      fallback.getBarriersMutable().clear();
-      fallback.getBarrierIndexMutable().clear();
-      fallback.getTensorMapMutable().clear();
-      fallback.setAsync(false);
-      fallback.setEngineAttr(getGenericCopyEngine(fallback));
+      createFallbackCopy(b, op, /*keepAsync=*/false, /*dropBarriers=*/true);
+      // A tx_only copy expected no bytes here: the threads' arrivals
+      // after it publish what the block wrote.
+      if (op.getTxOnly())
+        return;
       onThreadZero(b, loc, op, [&](OpBuilder &then) {
         NVVM::MBarrierArriveOp::create(then, loc, Type(), barrier,
                                        /*count=*/Value(), ctaScope(then));
@@ -645,9 +654,14 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&ifOp.getThenRegion().front());
       onThreadZero(rewriter, loc, op, [&](OpBuilder &b) {
-        NVVM::MBarrierArriveExpectTxOp::create(
-            b, loc, Type(), barrier, i32Const(b, loc, boxBytes), ctaScope(b),
-            b.getBoolAttr(false), /*predicate=*/Value());
+        if (op.getTxOnly())
+          NVVM::MBarrierExpectTxOp::create(b, loc, barrier,
+                                           i32Const(b, loc, boxBytes),
+                                           NVVM::MemScopeKind::CTA);
+        else
+          NVVM::MBarrierArriveExpectTxOp::create(
+              b, loc, Type(), barrier, i32Const(b, loc, boxBytes),
+              ctaScope(b), b.getBoolAttr(false), /*predicate=*/Value());
         Value map = LLVM::IntToPtrOp::create(
             b, loc, LLVM::LLVMPointerType::get(b.getContext()), descriptor);
         // One transfer per box.
@@ -782,9 +796,8 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
         gpu::BarrierOp::create(rewriter, loc);
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
       // No map: the generic lowering takes the copy.
-      auto fallback = cast<CopyOp>(rewriter.clone(*op));
-      fallback.getTensorMapMutable().clear();
-      fallback.setEngineAttr(getGenericCopyEngine(fallback));
+      createFallbackCopy(rewriter, op, /*keepAsync=*/false,
+                         /*dropBarriers=*/true);
     }
     rewriter.eraseOp(op);
     return success();

@@ -173,6 +173,30 @@ TileRegion getTileRegion(Value buffer, ValueRange offsets,
 /// Shared verifier of the InKernel trait.
 LogicalResult verifyInKernel(Operation *op);
 
+/// The threads [first, first + count) of a one-dimensional block of
+/// `threads` for which `cond` holds, when it is `tid < c`, `tid >= c` (or
+/// `<=`, `>`) of tile.thread_id 0 and a constant, or two of them joined by
+/// `and` (TileLang's `if tx < 128:`, `T.ws(1)`).
+std::optional<std::pair<int64_t, int64_t>> matchThreadRange(Value cond,
+                                                            int64_t threads);
+
+/// The range of threads [first, first + count) that runs `op` when it lies
+/// in a branch on a range of whole warps of its kernel's one-dimensional
+/// block (the then branch of an scf.if on matchThreadRange's condition,
+/// the else branch of one on a single comparison: the complement), the
+/// innermost such branch, or in an op marked `tile.thread_range`;
+/// std::nullopt when the whole block runs it.
+std::optional<std::pair<int64_t, int64_t>> getThreadRangeOf(Operation *op);
+
+/// The threads that run `op`: those of the thread range it lies in, else
+/// its kernel's.
+int64_t getThreadsOf(Operation *op);
+
+/// The threads a fragment is laid out over: when every op that uses it
+/// (through views too) lies in one thread range, that range's count (a
+/// warp-specialized side's accumulators), else the kernel's.
+int64_t getFragmentThreads(Value fragment);
+
 namespace OpTrait {
 template <typename ConcreteType>
 LogicalResult InKernel<ConcreteType>::verifyTrait(Operation *op) {

@@ -69,6 +69,14 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getLoweredAsyncCopyAttrName() {
       return ::llvm::StringLiteral("tile.lowered_async_copy");
     }
+    /// Unit attribute on a tile.copy that is the cold path of a copy another
+    /// engine moves (cp.async, TMA, buffer loads) when the buffers do not
+    /// allow that engine at run time: the generic lowering keeps it compact
+    /// (no narrower vector widths, no batched element loads), since its
+    /// registers would count against the hot path's.
+    static constexpr ::llvm::StringLiteral getFallbackCopyAttrName() {
+      return ::llvm::StringLiteral("tile.fallback_copy");
+    }
     /// Unit attribute on the op a tile.copy that arrives on a barrier
     /// lowered to on sm_90 (TMA or its fallback): it began with a block
     /// barrier and reads no shared memory, so a copy right after it needs

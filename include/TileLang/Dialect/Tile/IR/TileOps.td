@@ -222,6 +222,13 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     strides) the block copies synchronously and then arrives. Elsewhere it
     is a plain copy.
 
+    With `tx_only` as well (TileLang's `T.tma_copy(..., barrier=)`), the
+    copy does not arrive: it only adds the bytes it moves to the barrier's
+    expected transactions, and the phase also needs the arrivals of the
+    threads' `tile.barrier_arrive {per_thread}` (whichever thread issues the
+    transfer must arrive after it). Where the copy falls back to the
+    block's synchronous copy, it adds nothing and the arrivals publish it.
+
     `engine` (`#tile.copy_engine`) records the hardware path the copy takes
     (`tile-select-instructions` sets it; a copy without one takes that
     pass's default choice). The verifier checks that the copy has the form
@@ -261,6 +268,7 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
     Optional<Index>:$barrier_index,
     Optional<I64>:$tensor_map,
     UnitAttr:$async,
+    UnitAttr:$tx_only,
     OptionalAttr<DenseI64ArrayAttr>:$src_sizes,
     OptionalAttr<DenseI64ArrayAttr>:$dst_sizes,
     OptionalAttr<Tile_CopyEngineAttr>:$engine
@@ -279,7 +287,7 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
                    "ValueRange":$dstOffsets, CArg<"bool", "false">:$async), [{
       build($_builder, $_state, src, srcOffsets, dst, dstOffsets,
             /*barriers=*/Value(), /*barrier_index=*/Value(),
-            /*tensor_map=*/Value(), async,
+            /*tensor_map=*/Value(), async, /*tx_only=*/false,
             /*src_sizes=*/nullptr, /*dst_sizes=*/nullptr, /*engine=*/nullptr);
     }]>
   ];
@@ -408,13 +416,21 @@ def Tile_BarrierArriveOp : Tile_Op<"barrier_arrive", [Tile_InKernel,
     and if they fall back to a synchronous copy, every thread waits first.
 
     ```mlir
+    With `per_thread` (TileLang's `T.mbarrier_arrive`, `T.barrier_arrive`),
+    every thread that reaches the op arrives once: a barrier initialized
+    with `arrivals(128)` completes a phase when 128 threads got here (and
+    the bytes of the `tx_only` copies on it landed); the arrival releases
+    the thread's own earlier accesses.
+
+    ```mlir
     tile.barrier_arrive %empty[%s] : memref<4xi64, #tile.mem<shared>>
     tile.barrier_wait %empty[%s] parity(%p) {issuer} : memref<4xi64, #tile.mem<shared>>
+    tile.barrier_arrive %ready[%c0] {per_thread} : memref<1xi64, #tile.mem<shared>>
     ```
   }];
   let arguments = (ins
     Arg<Tile_Tile, "barriers", [MemRead, MemWrite]>:$barriers,
-    Index:$index);
+    Index:$index, UnitAttr:$per_thread);
   let assemblyFormat = [{
     $barriers `[` $index `]` attr-dict `:` type($barriers)
   }];

@@ -1,0 +1,281 @@
+"""Barriers the kernel author manages (TileLang's T.alloc_barrier,
+T.barrier_arrive / T.mbarrier_arrive, T.barrier_wait /
+T.mbarrier_wait_parity, T.tma_copy): numerics on the CPU (the copies are
+synchronous there and the barriers have nothing to order), the sm_90a code
+(mbarrier.expect_tx without an arrival for T.tma_copy, one mbarrier.arrive
+per thread for T.barrier_arrive), the refusals, and on a GPU against numpy:
+TileLang's pipelined GEMM with user barriers (TMA and, for rows TMA cannot
+address, the block's synchronous copy) and a producer and a consumer
+warpgroup handing tiles over through a full and an empty barrier."""
+
+import re
+
+import numpy as np
+import pytest
+
+import tilelang_mlir as tilelang
+import tilelang_mlir.language as T
+from tilelang_mlir.language import TileLangError
+
+
+def gemm_on_user_barriers(M, N, K, bM=128, bN=128, bK=32, stages=2):
+    @T.prim_func
+    def main(A: T.Tensor((M, K), T.float16), B: T.Tensor((K, N), T.float16),
+             C: T.Tensor((M, N), T.float32)):
+        with T.Kernel(T.ceildiv(N, bN), T.ceildiv(M, bM), threads=128) as (bx, by):
+            A_s = T.alloc_shared((bM, bK), T.float16)
+            B_s = T.alloc_shared((bK, bN), T.float16)
+            C_l = T.alloc_fragment((bM, bN), T.float32)
+            mbar_A = T.alloc_barrier(128)
+            mbar_B = T.alloc_barrier(128)
+            T.clear(C_l)
+            for k in T.Pipelined(T.ceildiv(K, bK), num_stages=stages):
+                T.tma_copy(A[by * bM, k * bK], A_s, barrier=mbar_A)
+                T.barrier_arrive(mbar_A)
+                T.tma_copy(B[k * bK, bx * bN], B_s, barrier=mbar_B)
+                T.barrier_arrive(mbar_B)
+                T.barrier_wait(mbar_A, k % 2)
+                T.barrier_wait(mbar_B, k % 2)
+                T.gemm(A_s, B_s, C_l)
+            T.copy(C_l, C[by * bM, bx * bN])
+    return main
+
+
+def handoff(n_tiles, stages=2):
+    """Warpgroup 1 fills the stages of a shared tile by TMA, warpgroup 0
+    stores each filled stage to B: `full[s]` counts the producer's 128
+    arrivals and the transfer's bytes, `empty[s]` the consumer's 128."""
+    rows = 64 * n_tiles
+
+    @T.prim_func
+    def main(A: T.Tensor((rows, 64), T.float32), B: T.Tensor((rows, 64), T.float32)):
+        with T.Kernel(1, threads=256):
+            s = T.alloc_shared((stages, 64, 64), T.float32)
+            full = T.alloc_barrier([128] * stages)
+            empty = T.alloc_barrier([128] * stages)
+            tx = T.get_thread_binding()
+            for k in T.serial(n_tiles):
+                if tx >= 128:
+                    T.mbarrier_wait_parity(empty[k % stages], (k // stages + 1) % 2)
+                    T.tma_copy(A[k * 64:(k + 1) * 64, 0:64], s[k % stages, :, :],
+                               barrier=full[k % stages])
+                    T.mbarrier_arrive(full[k % stages])
+                else:
+                    T.mbarrier_wait_parity(full[k % stages], (k // stages) % 2)
+                    T.copy(s[k % stages, :, :], B[k * 64, 0])
+                    T.mbarrier_arrive(empty[k % stages])
+    return main
+
+
+def test_gemm_on_user_barriers_on_the_cpu():
+    M, N, K = 256, 128, 96
+    kernel = tilelang.compile(gemm_on_user_barriers(M, N, K), target="cpu")
+    rng = np.random.default_rng()
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.full((M, N), np.nan, np.float32)
+    kernel(a, b, c)
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32),
+                               rtol=1e-3, atol=1e-3)
+
+
+def test_tma_copy_counts_bytes_and_threads_arrive():
+    ptx = tilelang.compile(gemm_on_user_barriers(256, 256, 256),
+                           target="cuda -arch=sm_90a").get_kernel_source("ptx")
+    # Each T.tma_copy: thread 0 adds the tile's bytes without arriving, then
+    # TMA; each T.barrier_arrive: every thread arrives (no warp election).
+    assert len(re.findall(r"mbarrier\.expect_tx", ptx)) == 2
+    assert "mbarrier.arrive.expect_tx" not in ptx
+    assert len(re.findall(r"mbarrier\.arrive\.shared\.b64", ptx)) == 2
+    assert "cp.async.bulk.tensor" in ptx
+    assert len(re.findall(r"mbarrier\.init", ptx)) == 2
+    # The user's barriers order the loop: the planner adds no stages.
+    assert "cp.async.ca" not in ptx and "cp.async.cg" not in ptx
+
+
+def test_handoff_between_warpgroups_compiles_to_ranges():
+    kernel = tilelang.compile(handoff(4), target="cuda -arch=sm_90a")
+    loops = kernel.get_kernel_source("loops")
+    assert "tile.thread_range = array<i64: 128, 128>" in loops
+    assert "tile.thread_range = array<i64: 0, 128>" in loops
+
+
+def test_refusals_name_the_problem():
+    def build(body):
+        @T.prim_func
+        def main(A: T.Tensor((64, 64), T.float32), B: T.Tensor((64, 64), T.float32)):
+            with T.Kernel(1, threads=128):
+                body(A, B)
+        return main
+
+    def mixed(A, B):
+        T.alloc_barrier([128, 64])
+
+    def into_fragment(A, B):
+        f = T.alloc_fragment((64, 64), T.float32)
+        T.tma_copy(A[0, 0], f, barrier=T.alloc_barrier(128))
+
+    def per_warp(A, B):
+        s = T.alloc_shared((64, 64), T.float32)
+        T.tma_copy(A[0, 0], s, barrier=T.alloc_barrier(128),
+                   leader_scope_threads=32)
+
+    def unnamed(A, B):
+        T.barrier_arrive(T.alloc_barrier([128, 128]))
+
+    def parity(A, B):
+        T.barrier_wait(T.alloc_barrier(128), 2)
+
+    def not_a_barrier(A, B):
+        T.barrier_wait(A, 0)
+
+    def cluster(A, B):
+        T.mbarrier_arrive(T.alloc_barrier(128), cta_id=1)
+
+    for body, message in [
+            (mixed, "share their thread count"),
+            (into_fragment, "into a whole shared tile"),
+            (per_warp, "per warp are not provided"),
+            (unnamed, r"made 2 barriers here; name one"),
+            (parity, "parity is 0 or 1, got 2"),
+            (not_a_barrier, "takes a barrier of T.alloc_barrier"),
+            (cluster, "clusters are not provided")]:
+        with pytest.raises(TileLangError, match=message):
+            build(body)
+    with pytest.raises(TileLangError, match="inside"):
+        T.alloc_barrier(128)
+
+
+def _torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    return torch
+
+
+def test_gemm_on_user_barriers_on_the_gpu():
+    torch = _torch()
+    # 16-byte aligned rows (TMA) and rows of 1001 f16 (TMA cannot address
+    # them: the block's synchronous copy, no bytes expected); edge tiles.
+    for M, N, K in [(512, 384, 256), (300, 200, 1001)]:
+        kernel = tilelang.compile(gemm_on_user_barriers(M, N, K),
+                                  target="cuda -arch=sm_90a")
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+        c = torch.full((M, N), float("nan"), device="cuda")
+        kernel(a, b, c)
+        torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-3,
+                                   atol=2e-2)
+
+
+def test_handoff_between_warpgroups_on_the_gpu():
+    torch = _torch()
+    for n_tiles in (1, 2, 7):
+        kernel = tilelang.compile(handoff(n_tiles), target="cuda -arch=sm_90a")
+        a = torch.randn(64 * n_tiles, 64, device="cuda")
+        b = torch.full_like(a, float("nan"))
+        kernel(a, b)
+        torch.cuda.synchronize()
+        assert torch.equal(a, b), n_tiles
+
+
+def ws_gemm(M, N, K, producer=0, stages=1, bM=128, bN=128, bK=64):
+    """TileLang's warp-specialized GEMM: warpgroup `producer` issues the
+    TMA copies of each stage, the other one (the consumer, which alone
+    holds the accumulators: a fragment laid out over its 128 threads)
+    runs the gemms; `ready[s]` and `done[s]` hand the stages over."""
+    consumer = 1 - producer
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), T.float16), B: T.Tensor((K, N), T.float16),
+             C: T.Tensor((M, N), T.float16)):
+        with T.Kernel(T.ceildiv(N, bN), T.ceildiv(M, bM), threads=256) as (bx, by):
+            A_s = T.alloc_shared((stages, bM, bK), T.float16)
+            B_s = T.alloc_shared((stages, bK, bN), T.float16)
+            C_l = T.alloc_fragment((bM, bN), T.float32)
+            ready = T.alloc_barrier([128] * stages)
+            done = T.alloc_barrier([128] * stages)
+            with T.ws(consumer):
+                T.clear(C_l)
+            for ko in T.Pipelined(T.ceildiv(K, bK), num_stages=0):
+                s = ko % stages
+                with T.ws(producer):
+                    T.barrier_wait(done[s], (ko // stages + 1) % 2)
+                    T.tma_copy(A[by * bM, ko * bK], A_s[s, :, :], barrier=ready[s])
+                    T.tma_copy(B[ko * bK, bx * bN], B_s[s, :, :], barrier=ready[s])
+                    T.barrier_arrive(ready[s])
+                with T.ws(consumer):
+                    T.barrier_wait(ready[s], (ko // stages) % 2)
+                    T.gemm(A_s[s, :, :], B_s[s, :, :], C_l)
+                    T.barrier_arrive(done[s])
+            with T.ws(consumer):
+                T.copy(C_l, C[by * bM, bx * bN])
+    return main
+
+
+def test_ws_gemm_compiles_to_one_warpgroup_of_wgmma():
+    ptx = tilelang.compile(ws_gemm(512, 512, 512),
+                           target="cuda -arch=sm_90a").get_kernel_source("ptx")
+    # The consumer warpgroup alone runs both m64 blocks of the 128 rows.
+    assert len(re.findall(r"wgmma\.mma_async", ptx)) == 8
+    # Each warpgroup's copies and gemms synchronize on its own named
+    # barrier of 128 threads, never the block's.
+    assert re.search(r"bar\.sync \s*[1-9]\d*, 128;", ptx)
+
+
+def test_ws_ranges_are_refused_off_nvidia_and_when_misused():
+    # The CPU runs each block as one thread: no warpgroups to split.
+    cpu = tilelang.compile(ws_gemm(256, 256, 128), target="cpu")
+    with pytest.raises(Exception, match="runs each block as one thread"):
+        cpu(np.zeros((256, 128), np.float16), np.zeros((128, 256), np.float16),
+            np.zeros((256, 256), np.float16))
+
+    def build(body, threads=256):
+        @T.prim_func
+        def main(A: T.Tensor((128, 128), T.float32)):
+            with T.Kernel(1, threads=threads):
+                body(A)
+        return main
+
+    def gap(A):
+        with T.ws(0, 2):
+            pass
+
+    def too_many(A):
+        with T.ws(2):
+            pass
+
+    for body, message in [(gap, "consecutive"), (too_many, "256 threads, 2 warpgroups")]:
+        with pytest.raises(TileLangError, match=message):
+            build(body)
+
+    # A fragment used by both warpgroups cannot be laid out over either.
+    @T.prim_func
+    def shared_fragment(A: T.Tensor((128, 128), T.float32)):
+        with T.Kernel(1, threads=256):
+            f = T.alloc_fragment((128, 128), T.float32)
+            with T.ws(0):
+                T.clear(f)
+            with T.ws(1):
+                T.copy(f, A)
+    with pytest.raises(Exception, match="laid out over 256 threads, not the "
+                                        "range's 128"):
+        tilelang.compile(shared_fragment,
+                         target="cuda -arch=sm_90a").get_kernel_source("ptx")
+
+
+def test_ws_gemm_on_the_gpu():
+    torch = _torch()
+    for producer, stages, (M, N, K) in [(0, 1, (512, 384, 512)),
+                                        (1, 1, (256, 256, 192)),
+                                        (1, 2, (384, 256, 1024)),
+                                        (0, 2, (300, 200, 320))]:
+        kernel = tilelang.compile(ws_gemm(M, N, K, producer, stages),
+                                  target="cuda -arch=sm_90a")
+        a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+        c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float16)
+        kernel(a, b, c)
+        torch.testing.assert_close(c.float(), a.float() @ b.float(),
+                                   rtol=1e-2, atol=5e-2,
+                                   msg="producer %d stages %d" % (producer, stages))
