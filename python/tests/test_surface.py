@@ -676,3 +676,31 @@ def test_language_dtypes_resolves_torch_storage_dtypes():
     assert resolve_torch_storage_dtype(T.float16) == T.float16
     assert resolve_torch_storage_dtype("bfloat16") == T.bfloat16
     assert resolve_torch_storage_dtype(T.int4) == T.int8
+
+
+def test_dynamic_names_several_sizes_and_takes_a_dtype():
+    # TileLang's `batch, seq_len = T.dynamic("batch, seq_len")` (DeepSeek's
+    # sparse MLA), space-separated names, and the dtype argument.
+    batch, seq = T.dynamic("batch, seq_len")
+    a, b = T.dynamic("a b")
+    assert (batch.symbol, seq.symbol, a.symbol, b.symbol) == (
+        "batch", "seq_len", "a", "b")
+    assert T.dynamic("n", "int64").symbol == "n"
+    assert T.symbolic("k", T.int32).symbol == "k"
+    with pytest.raises(T.TileLangError, match="int32 or int64"):
+        T.dynamic("n", "float32")
+    with pytest.raises(T.TileLangError, match="separated by commas"):
+        T.dynamic("1n")
+
+    @T.prim_func
+    def add(A: T.Tensor((batch, seq), T.float32), B: T.Tensor((batch, seq), T.float32)):
+        with T.Kernel(T.ceildiv(seq, 32), batch, threads=32) as (bx, by):
+            for i in T.Parallel(32):
+                if bx * 32 + i < seq:
+                    B[by, bx * 32 + i] = A[by, bx * 32 + i] + 1.0
+
+    kernel = tilelang.compile(add, target="cpu")
+    x = np.random.default_rng().standard_normal((3, 70)).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    kernel(x, y)
+    np.testing.assert_array_equal(y, x + 1.0)

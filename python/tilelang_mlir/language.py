@@ -1042,9 +1042,24 @@ def _solve_size(dim, value):
     return dim.symbol, value
 
 
-def symbolic(name):
-    """A dimension whose size is known only when the kernel runs."""
-    return _Symbol(name)
+def symbolic(name, dtype="int32"):
+    """A dimension whose size is known only when the kernel runs;
+    ``T.dynamic("batch, seq_len")`` (names separated by commas or spaces)
+    gives one per name, as a tuple. `dtype` is the integer type TileLang
+    gives the variable: int32 or int64 (sizes are index values here, wide
+    enough for either)."""
+    if str(getattr(dtype, "name", dtype)) not in ("int32", "int64"):
+        raise TileLangError("T.dynamic(%r, %r): a size is an int32 or int64 "
+                            "variable" % (name, dtype))
+    if not isinstance(name, str):
+        raise TileLangError("T.dynamic takes a name, got %r" % (name,))
+    names = [n for n in re.split(r"\s*,\s*|\s+", name.strip()) if n]
+    if not names or not builtins.all(n.isidentifier() for n in names):
+        raise TileLangError("T.dynamic takes names separated by commas or "
+                            "spaces, got %r" % (name,))
+    if len(names) > 1 or "," in name:
+        return tuple(_Symbol(n) for n in names)
+    return _Symbol(names[0])
 
 
 dynamic = symbolic

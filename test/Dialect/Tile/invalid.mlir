@@ -1152,6 +1152,34 @@ func.func @barrier_wait_bad_parity(%n: index) {
 
 // -----
 
+func.func @copy_tx_only_without_barrier(%A: memref<?x?xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{a tx_only copy counts its bytes on a barrier: it needs arrive(...)}}
+    tile.copy %A[%n, %n] to %a {async, tx_only} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @fragment_layout_for_a_range_used_outside_it(%n: index) {
+  %c128 = arith.constant 128 : index
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    // expected-error @+1 {{fragment layout is for 128 threads but the kernel has 256 (and its users are not all in one range of that many)}}
+    %f = tile.alloc_fragment {layout = #tile.fragment<[64], thread = (d0) -> (d0), index = (d0) -> (0), threads = 128>} : memref<64xf32, #tile.mem<fragment>>
+    %tx = tile.thread_id 0
+    %low = arith.cmpi slt, %tx, %c128 : index
+    scf.if %low {
+      tile.clear %f : memref<64xf32, #tile.mem<fragment>>
+    }
+    tile.clear %f : memref<64xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
 func.func @copy_arrive_not_async(%A: memref<?x?xf16>, %n: index) {
   tile.kernel grid(%n) threads(128) -> (%bx) {
     %bars = tile.alloc_shared : memref<4xi64, #tile.mem<shared>>

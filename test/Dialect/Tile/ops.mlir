@@ -277,6 +277,12 @@ func.func @barriers(%A: memref<?x?xf16>, %i: index, %p: index, %map: i64) {
     tile.barrier_wait %bars[%i] parity(%p) {issuer} : memref<4xi64, #tile.mem<shared>>
     // CHECK: tile.barrier_arrive %{{.*}}[%{{.*}}] : memref<4xi64, #tile.mem<shared>>
     tile.barrier_arrive %bars[%i] : memref<4xi64, #tile.mem<shared>>
+    // TileLang's T.tma_copy and T.barrier_arrive: the copy only counts its
+    // bytes, every thread arrives.
+    // CHECK: tile.copy %{{.*}}[%{{.*}}, %{{.*}}] to %{{.*}} arrive(%{{.*}}[%{{.*}}] : memref<4xi64, #tile.mem<shared>>) {async, tx_only} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    tile.copy %A[%i, %i] to %a arrive(%bars[%i] : memref<4xi64, #tile.mem<shared>>) {async, tx_only} : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+    // CHECK: tile.barrier_arrive %{{.*}}[%{{.*}}] {per_thread} : memref<4xi64, #tile.mem<shared>>
+    tile.barrier_arrive %bars[%i] {per_thread} : memref<4xi64, #tile.mem<shared>>
   }
   return
 }
