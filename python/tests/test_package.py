@@ -6,6 +6,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 import tilelang_mlir
 from tilelang_mlir import _tilelang
 
@@ -61,3 +63,17 @@ def test_autotuner_follows_the_jit_cache_settings(monkeypatch, tmp_path):
     assert autotuner._cache_dir() is None
     monkeypatch.setenv("TILE_DISABLE_CACHE", "no")
     assert autotuner._cache_dir() == str(tmp_path / "autotune")
+
+
+def test_env_names_the_cache_directory(tmp_path, monkeypatch):
+    # tilelang.env.TILELANG_CACHE_DIR is the JIT cache's own directory
+    # (TILE_CACHE_DIR), TILELANG_TMP_DIR a folder inside it; TileLang's
+    # code-generator settings are refused by name.
+    import tilelang_mlir
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
+    assert tilelang_mlir.env.TILELANG_CACHE_DIR == str(tmp_path / "cache")
+    tmp = tilelang_mlir.env.TILELANG_TMP_DIR
+    assert tmp.startswith(str(tmp_path / "cache")) and os.path.isdir(tmp)
+    assert isinstance(tilelang_mlir.env.is_cache_enabled(), bool)
+    with pytest.raises(AttributeError, match="TILELANG_PRINT_ON_COMPILATION"):
+        tilelang_mlir.env.TILELANG_PRINT_ON_COMPILATION

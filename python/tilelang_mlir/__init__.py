@@ -26,7 +26,7 @@ except ImportError as _error:
            __import__("sysconfig").get_config_var("EXT_SUFFIX"),
            _os.path.dirname(__file__), ", ".join(_built) or "none",
            _sys.executable)) from _error
-from . import device_code, language, layout, math, target, testing, transform  # noqa: F401
+from . import device_code, env, language, layout, math, target, testing, transform  # noqa: F401
 from .jit import jit, compile, JITKernel, TileError  # noqa: F401,A004
 from .language import TileLangError  # noqa: F401
 from .pass_config import PassConfigKey  # noqa: F401
