@@ -587,31 +587,53 @@ private:
         });
   }
 
+  /// The block's threads and how many of `units` units of `unitBits` bits
+  /// each thread of it moves in a batch of loads, when they split evenly
+  /// over a static block, more than one per thread, within 64 32-bit
+  /// registers (a quarter of its registers in a thread range with fewer: a
+  /// warp-specialized producer's 24 hold none); std::nullopt otherwise.
+  static std::optional<std::pair<int64_t, int64_t>>
+  getLoadBatch(CopyOp op, int64_t units, int64_t unitBits) {
+    int64_t maxRegisters =
+        std::min<int64_t>(64, getThreadRegisters(op).value_or(256) / 4);
+    std::optional<int64_t> threads = getStaticBlockThreads(op);
+    if (!threads || units % *threads || units == *threads)
+      return std::nullopt;
+    int64_t perThread = units / *threads;
+    if (perThread * static_cast<int64_t>(llvm::divideCeil(unitBits, 32)) >
+        maxRegisters)
+      return std::nullopt;
+    return std::make_pair(*threads, perThread);
+  }
+
+  /// The linear index of this thread's `j`-th unit of a batch: its index in
+  /// the block plus j times the block's threads.
+  static Value getBatchUnit(OpBuilder &b, Location loc,
+                            const Distribution &dist, int64_t j,
+                            int64_t threads) {
+    if (j == 0)
+      return dist.threadId;
+    return arith::AddIOp::create(b, loc, dist.threadId,
+                                 indexConst(b, loc, j * threads));
+  }
+
   /// A global-to-on-chip copy whose threads move a few vectors each, with
   /// every load issued before the first store: a loop of load-store pairs
   /// waits one memory latency per vector (the store needs its load), here
   /// the thread has all its loads in flight at once. Vectors at the edge of
-  /// the global buffer gather their elements (zero outside). False when the
-  /// vectors do not split evenly over a static block or a thread would hold
-  /// more than 64 32-bit registers of them (a quarter of its registers in a
-  /// thread range with fewer: a warp-specialized producer's 24 hold none).
+  /// the global buffer gather their elements (zero outside). False where
+  /// getLoadBatch finds no batch.
   static bool lowerBatchedLoads(OpBuilder &b, CopyOp op,
                                 const Distribution &dist,
                                 ArrayRef<int64_t> vectorShape, int64_t width) {
-    int64_t maxRegisters =
-        std::min<int64_t>(64, getThreadRegisters(op).value_or(256) / 4);
-    std::optional<int64_t> threads = getStaticBlockThreads(op);
-    int64_t total = ShapedType::getNumElements(vectorShape);
-    if (!threads || total % *threads || total == *threads)
-      return false;
-    int64_t perThread = total / *threads;
     Value src = op.getSrc(), dst = op.getDst();
-    TileRegion srcRegion = op.getSrcRegion(), dstRegion = op.getDstRegion();
-    MemRefType srcType = op.getSrc().getType();
-    int64_t vectorRegisters =
-        llvm::divideCeil(width * srcType.getElementTypeBitWidth(), 32);
-    if (perThread * vectorRegisters > maxRegisters)
+    std::optional<std::pair<int64_t, int64_t>> batch = getLoadBatch(
+        op, ShapedType::getNumElements(vectorShape),
+        width * op.getSrc().getType().getElementTypeBitWidth());
+    if (!batch)
       return false;
+    auto [threads, perThread] = *batch;
+    TileRegion srcRegion = op.getSrcRegion(), dstRegion = op.getDstRegion();
     Location loc = op.getLoc();
     Type dstElement = op.getDst().getType().getElementType();
     auto alignment = [&](Value side) {
@@ -622,13 +644,9 @@ private:
     SmallVector<SmallVector<Value>> ivs;
     SmallVector<Value> values;
     for (int64_t j = 0; j < perThread; ++j) {
-      Value linear =
-          j == 0 ? dist.threadId
-                 : arith::AddIOp::create(b, loc, dist.threadId,
-                                         indexConst(b, loc, j * *threads))
-                       .getResult();
       SmallVector<Value> at =
-          getVectorCoords(b, loc, op.getTileShape(), linear, width);
+          getVectorCoords(b, loc, op.getTileShape(),
+                          getBatchUnit(b, loc, dist, j, threads), width);
       Value load = loadZeroPaddedVector(b, loc, srcRegion, at, width,
                                         alignment(src));
       ivs.push_back(std::move(at));
@@ -659,31 +677,21 @@ private:
   /// first store, under the same register bound.
   static bool lowerBatchedElements(OpBuilder &b, CopyOp op,
                                    const Distribution &dist) {
-    int64_t maxRegisters =
-        std::min<int64_t>(64, getThreadRegisters(op).value_or(256) / 4);
-    std::optional<int64_t> threads = getStaticBlockThreads(op);
     SmallVector<int64_t> shape = op.getTileShape();
-    int64_t total = ShapedType::getNumElements(shape);
-    if (!threads || total % *threads || total == *threads)
+    std::optional<std::pair<int64_t, int64_t>> batch =
+        getLoadBatch(op, ShapedType::getNumElements(shape),
+                     op.getSrc().getType().getElementTypeBitWidth());
+    if (!batch)
       return false;
-    int64_t perThread = total / *threads;
+    auto [threads, perThread] = *batch;
     Value src = op.getSrc(), dst = op.getDst();
-    if (perThread *
-            llvm::divideCeil(op.getSrc().getType().getElementTypeBitWidth(),
-                             32) >
-        maxRegisters)
-      return false;
     Location loc = op.getLoc();
     Type dstElement = op.getDst().getType().getElementType();
     SmallVector<SmallVector<Value>> dstIndices;
     SmallVector<Value> values;
     for (int64_t j = 0; j < perThread; ++j) {
-      Value linear =
-          j == 0 ? dist.threadId
-                 : arith::AddIOp::create(b, loc, dist.threadId,
-                                         indexConst(b, loc, j * *threads))
-                       .getResult();
-      SmallVector<Value> ivs = delinearize(b, loc, shape, linear);
+      SmallVector<Value> ivs = delinearize(
+          b, loc, shape, getBatchUnit(b, loc, dist, j, threads));
       SmallVector<Value> srcIdx = swizzleIndices(
           b, loc, src, tileIndices(b, loc, op.getSrcRegion(), ivs));
       values.push_back(convertScalar(b, loc, guardedLoad(b, loc, src, srcIdx),
@@ -691,9 +699,9 @@ private:
       dstIndices.push_back(swizzleIndices(
           b, loc, dst, tileIndices(b, loc, op.getDstRegion(), ivs)));
     }
-    for (auto [dstIdx, value] : llvm::zip(dstIndices, values))
-      guardedWrite(b, loc, dst, dstIdx, [&](OpBuilder &b, Location loc) {
-        memref::StoreOp::create(b, loc, value, dst, dstIdx);
+    for (int64_t j = 0; j < perThread; ++j)
+      guardedWrite(b, loc, dst, dstIndices[j], [&](OpBuilder &b, Location loc) {
+        memref::StoreOp::create(b, loc, values[j], dst, dstIndices[j]);
       });
     return true;
   }
