@@ -279,3 +279,54 @@ def test_ws_gemm_on_the_gpu():
         torch.testing.assert_close(c.float(), a.float() @ b.float(),
                                    rtol=1e-2, atol=5e-2,
                                    msg="producer %d stages %d" % (producer, stages))
+
+
+def three_warpgroups(n=64):
+    """FlashMLA's shape of a kernel: `if tx < 128: ... elif tx >= 128 and tx
+    < 256: ... else: ...` over three warpgroups, the last one loading a tile
+    by TMA, the first two each computing from it in a fragment of its own
+    (laid out over its 128 threads) and storing their result."""
+
+    @T.prim_func
+    def main(A: T.Tensor((n, n), T.float32), X: T.Tensor((n, n), T.float32),
+             Y: T.Tensor((n, n), T.float32)):
+        with T.Kernel(1, threads=384):
+            s = T.alloc_shared((n, n), T.float32)
+            f0 = T.alloc_fragment((n, n), T.float32)
+            f1 = T.alloc_fragment((n, n), T.float32)
+            full = T.alloc_barrier(128)
+            tx = T.get_thread_binding()
+            if tx < 128:
+                T.barrier_wait(full, 0)
+                T.copy(s, f0)
+                for i, j in T.Parallel(n, n):
+                    f0[i, j] = f0[i, j] * 2.0
+                T.copy(f0, X)
+            elif tx >= 128 and tx < 256:
+                T.barrier_wait(full, 0)
+                T.copy(s, f1)
+                for i, j in T.Parallel(n, n):
+                    f1[i, j] = f1[i, j] + 1.0
+                T.copy(f1, Y)
+            else:
+                T.tma_copy(A[0, 0], s, barrier=full)
+                T.barrier_arrive(full)
+    return main
+
+
+def test_elif_chain_gives_each_warpgroup_its_range():
+    loops = tilelang.compile(three_warpgroups(),
+                             target="cuda -arch=sm_90a").get_kernel_source("loops")
+    for first in (0, 128, 256):
+        assert "tile.thread_range = array<i64: %d, 128>" % first in loops
+
+
+def test_elif_chain_on_the_gpu():
+    torch = _torch()
+    kernel = tilelang.compile(three_warpgroups(), target="cuda -arch=sm_90a")
+    a = torch.randn(64, 64, device="cuda")
+    x = torch.full_like(a, float("nan"))
+    y = torch.full_like(a, float("nan"))
+    kernel(a, x, y)
+    torch.testing.assert_close(x, a * 2.0)
+    torch.testing.assert_close(y, a + 1.0)

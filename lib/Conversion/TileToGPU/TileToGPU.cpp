@@ -228,6 +228,9 @@ getNarrowedRange(scf::IfOp branch, TargetAttr target, std::string &why) {
   // (tile-infer-layout does so for one every use of which is in the range).
   Value stray;
   branch.getThenRegion().walk([&](Operation *op) {
+    // (Ops in a range nested in this one are that range's to check.)
+    if (getThreadRangeOf(op) != range)
+      return;
     for (Value operand : op->getOperands()) {
       auto type = dyn_cast<MemRefType>(operand.getType());
       if (!type || getMemorySpace(type) != MemorySpace::Fragment)
@@ -290,32 +293,49 @@ static LogicalResult checkBarrierThreads(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
-/// `if tid < c {A} else {B}` with tile ops in B (TileLang's `if tx < 128:
-/// ... else: ...` splitting a block's warps): B moves into a second if on
-/// the complementary comparison, right after, so that each branch is a
-/// range of threads of its own. Only result-less ifs on one comparison
-/// of the thread index with a constant (its complement is one range too).
+/// `if <range> {A} else {B}` with tile ops in B (TileLang's `if tx < 128:
+/// ... else: ...`, and `elif` chains over warpgroups): B moves into a second
+/// if, right after, on the range of the threads that reach the first and
+/// are outside its condition (getElseThreadRange), so that each branch is a
+/// range of threads of its own. Only result-less ifs whose else is one
+/// range; outer ifs first, so that an elif nested in an else is split
+/// inside the range it moved to.
 static void splitThreadRangeElses(ModuleOp module) {
   SmallVector<scf::IfOp> branches;
-  module.walk([&](scf::IfOp branch) {
-    if (branch.getNumResults() || branch.getElseRegion().empty())
-      return;
-    bool elseTileOps = holdsTileOps(branch.getElseRegion());
-    auto cmp = branch.getCondition().getDefiningOp<arith::CmpIOp>();
-    auto tid = cmp ? cmp.getLhs().getDefiningOp<ThreadIdOp>() : ThreadIdOp();
-    if (elseTileOps && tid && tid.getDim() == 0 &&
-        matchPattern(cmp.getRhs(), m_Constant()))
+  module.walk<WalkOrder::PreOrder>([&](scf::IfOp branch) {
+    if (!branch.getNumResults() && !branch.getElseRegion().empty() &&
+        holdsTileOps(branch.getElseRegion()) &&
+        getElseThreadRange(branch))
       branches.push_back(branch);
   });
   for (scf::IfOp branch : branches) {
-    auto cmp = branch.getCondition().getDefiningOp<arith::CmpIOp>();
+    std::optional<std::pair<int64_t, int64_t>> rest =
+        getElseThreadRange(branch);
+    if (!rest)
+      continue;
+    auto kernel = branch->getParentOfType<KernelOp>();
+    int64_t threads = kernel.getThreads()[0];
+    Location loc = branch.getLoc();
     OpBuilder b(branch->getContext());
     b.setInsertionPointAfter(branch);
-    Value other = arith::CmpIOp::create(
-        b, cmp.getLoc(), arith::invertPredicate(cmp.getPredicate()),
-        cmp.getLhs(), cmp.getRhs());
-    auto second = scf::IfOp::create(b, branch.getLoc(), other,
-                                    /*withElseRegion=*/false);
+    Value tid = ThreadIdOp::create(b, loc, b.getIndexType(), uint64_t(0));
+    auto bound = [&](arith::CmpIPredicate predicate, int64_t c) -> Value {
+      return arith::CmpIOp::create(
+          b, loc, predicate, tid,
+          arith::ConstantIndexOp::create(b, loc, c));
+    };
+    Value cond;
+    if (rest->first > 0)
+      cond = bound(arith::CmpIPredicate::sge, rest->first);
+    if (rest->first + rest->second < threads) {
+      Value below =
+          bound(arith::CmpIPredicate::slt, rest->first + rest->second);
+      cond = cond ? arith::AndIOp::create(b, loc, cond, below).getResult()
+                  : below;
+    }
+    if (!cond)
+      cond = arith::ConstantIntOp::create(b, loc, 1, 1);
+    auto second = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
     // The else block's ops (its yield too) replace the new then block's.
     Block &from = branch.getElseRegion().front();
     Block &to = second.getThenRegion().front();

@@ -1542,6 +1542,31 @@ mlir::tile::matchThreadRange(Value cond, int64_t threads) {
 
 
 std::optional<std::pair<int64_t, int64_t>>
+mlir::tile::getElseThreadRange(scf::IfOp branch) {
+  auto kernel = branch->getParentOfType<KernelOp>();
+  if (!kernel || kernel.getThreads().size() != 1)
+    return std::nullopt;
+  int64_t threads = kernel.getThreads()[0];
+  std::optional<std::pair<int64_t, int64_t>> range =
+      matchThreadRange(branch.getCondition(), threads);
+  if (!range)
+    return std::nullopt;
+  // The threads that reach the branch: those of the range around it.
+  std::pair<int64_t, int64_t> outer = getThreadRangeOf(branch).value_or(
+      std::make_pair(int64_t(0), threads));
+  int64_t first = outer.first, end = outer.first + outer.second;
+  int64_t thenFirst = std::max(range->first, first);
+  int64_t thenEnd = std::min(range->first + range->second, end);
+  if (thenFirst >= thenEnd)
+    return outer;
+  if (thenFirst == first)
+    return std::make_pair(thenEnd, end - thenEnd);
+  if (thenEnd == end)
+    return std::make_pair(first, thenFirst - first);
+  return std::nullopt; // two pieces
+}
+
+std::optional<std::pair<int64_t, int64_t>>
 mlir::tile::getThreadRangeOf(Operation *op) {
   for (Operation *parent = op->getParentOp();
        parent && !isa<KernelOp>(parent); parent = parent->getParentOp()) {
@@ -1553,19 +1578,17 @@ mlir::tile::getThreadRangeOf(Operation *op) {
     auto kernel = branch ? branch->getParentOfType<KernelOp>() : KernelOp();
     if (!kernel || kernel.getThreads().size() != 1)
       continue;
-    int64_t threads = kernel.getThreads()[0];
     std::optional<std::pair<int64_t, int64_t>> range =
-        matchThreadRange(branch.getCondition(), threads);
+        matchThreadRange(branch.getCondition(), kernel.getThreads()[0]);
     if (!range)
       continue;
     if (!branch.getElseRegion().isAncestor(op->getParentRegion()))
       return range;
-    // The else branch of a single comparison is the complementary range.
-    if (!branch.getCondition().getDefiningOp<arith::CmpIOp>())
-      continue;
-    if (range->first == 0)
-      return std::make_pair(range->second, threads - range->second);
-    return std::make_pair(int64_t(0), range->first);
+    // The else branch: the rest of the threads that reach the branch (an
+    // `elif tx < 256:` after `if tx < 128:` runs on [128, 256)).
+    if (std::optional<std::pair<int64_t, int64_t>> rest =
+            getElseThreadRange(branch))
+      return rest;
   }
   return std::nullopt;
 }

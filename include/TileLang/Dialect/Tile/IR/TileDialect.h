@@ -71,6 +71,9 @@ public:
 #include "TileLang/Dialect/Tile/IR/TileAttrs.h.inc"
 
 namespace mlir {
+namespace scf {
+class IfOp;
+} // namespace scf
 namespace tile {
 
 /// Returns the tile memory space of `type`, or std::nullopt for a global
@@ -181,12 +184,18 @@ std::optional<std::pair<int64_t, int64_t>> matchThreadRange(Value cond,
                                                             int64_t threads);
 
 /// The range of threads [first, first + count) that runs `op` when it lies
-/// in a branch on a range of whole warps of its kernel's one-dimensional
-/// block (the then branch of an scf.if on matchThreadRange's condition,
-/// the else branch of one on a single comparison: the complement), the
-/// innermost such branch, or in an op marked `tile.thread_range`;
-/// std::nullopt when the whole block runs it.
+/// in a branch on a range of threads of its kernel's one-dimensional block
+/// (the then branch of an scf.if on matchThreadRange's condition, or its
+/// else branch: getElseThreadRange), the innermost such branch, or in an op
+/// marked `tile.thread_range`; std::nullopt when the whole block runs it.
 std::optional<std::pair<int64_t, int64_t>> getThreadRangeOf(Operation *op);
+
+/// The threads that run the else branch of `branch`, an scf.if on a range
+/// of threads (matchThreadRange): of those that reach the if (the range
+/// around it, or the block), the ones outside its condition's range, when
+/// they are one range (TileLang's `if tx < 128: ... elif tx < 256: ...
+/// else: ...`); std::nullopt otherwise.
+std::optional<std::pair<int64_t, int64_t>> getElseThreadRange(scf::IfOp branch);
 
 /// The threads that run `op`: those of the thread range it lies in, else
 /// its kernel's.
