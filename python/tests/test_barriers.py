@@ -330,3 +330,27 @@ def test_elif_chain_on_the_gpu():
     kernel(a, x, y)
     torch.testing.assert_close(x, a * 2.0)
     torch.testing.assert_close(y, a + 1.0)
+
+
+def test_register_hints_are_accepted_with_one_warning():
+    # FlashMLA's T.set_max_nreg(240, 1) / T.set_max_nreg(80, 0) in its
+    # warpgroups: results do not depend on them; one warning, and a count
+    # setmaxnreg cannot take is refused.
+    T._hints_warned.discard("set_max_nreg")
+    with pytest.warns(RuntimeWarning, match="set_max_nreg is accepted and ignored"):
+        @T.prim_func
+        def main(A: T.Tensor((128,), T.float32)):
+            with T.Kernel(1, threads=256):
+                tx = T.get_thread_binding()
+                if tx < 128:
+                    T.set_max_nreg(240, 1)
+                else:
+                    T.dec_max_nreg(80)
+                    T.no_set_max_nreg()
+    assert "tile.kernel" in main.script()
+    with pytest.raises(TileLangError, match="multiple of 8 in"):
+        @T.prim_func
+        def bad(A: T.Tensor((128,), T.float32)):
+            with T.Kernel(1, threads=128):
+                T.set_max_nreg(250, 1)
+    assert tilelang.next_power_of_2(100) == 128

@@ -32,5 +32,6 @@ from .language import TileLangError  # noqa: F401
 from .pass_config import PassConfigKey  # noqa: F401
 from .target import determine_target  # noqa: F401
 from .language import ceildiv as cdiv  # noqa: F401 (tilelang.cdiv)
+from .math import next_power_of_2, prev_power_of_2  # noqa: F401 (tilelang.next_power_of_2)
 from .profiler import TensorSupplyType, do_bench  # noqa: F401
 from .autotuner import autotune  # noqa: F401

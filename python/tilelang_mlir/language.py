@@ -66,7 +66,9 @@ __all__ = [
     "alloc_barrier", "Barriers", "barrier_arrive", "barrier_wait",
     "mbarrier_arrive", "mbarrier_wait_parity", "tma_copy",
     "tma_store_arrive", "tma_store_wait", "fence_proxy_async", "ws",
-    "WarpSpecialize",
+    "WarpSpecialize", "set_max_nreg", "inc_max_nreg", "dec_max_nreg",
+    "annotate_producer_reg_dealloc", "annotate_consumer_reg_alloc",
+    "no_set_max_nreg",
 ]
 
 def __getattr__(name):
@@ -4179,6 +4181,47 @@ def disable_warp_group_reg_alloc():
                       "ignored: the compiler chooses each warp-specialized "
                       "side's registers; results do not depend on it",
                       RuntimeWarning, stacklevel=2)
+
+
+def _register_hint(name):
+    if name not in _hints_warned:
+        _hints_warned.add(name)
+        import warnings
+        warnings.warn("T.%s is accepted and ignored: the compiler does not "
+                      "move registers between the warpgroups of a hand-split "
+                      "kernel (each thread keeps the block's share); results "
+                      "do not depend on it" % name, RuntimeWarning,
+                      stacklevel=3)
+
+
+def set_max_nreg(reg_count, is_inc):
+    """TileLang's setmaxnreg hint (a warpgroup's register limit raised or
+    lowered): accepted and ignored, with a one-time warning."""
+    if not isinstance(reg_count, builtins.int) or not 24 <= reg_count <= 256 \
+            or reg_count % 8:
+        raise TileLangError("T.set_max_nreg(%r, ...): a register count is a "
+                            "multiple of 8 in [24, 256]" % (reg_count,))
+    _register_hint("set_max_nreg")
+
+
+def inc_max_nreg(reg_count):
+    set_max_nreg(reg_count, 1)
+
+
+def dec_max_nreg(reg_count):
+    set_max_nreg(reg_count, 0)
+
+
+def annotate_producer_reg_dealloc(reg_count=24):
+    set_max_nreg(reg_count, 0)
+
+
+def annotate_consumer_reg_alloc(reg_count=240):
+    set_max_nreg(reg_count, 1)
+
+
+def no_set_max_nreg():
+    _register_hint("no_set_max_nreg")
 
 
 def evaluate(value):
