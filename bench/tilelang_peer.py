@@ -279,6 +279,61 @@ def gemm_cases():
             for name, dtype, shapes in plan for M, N, K in shapes]
 
 
+def ws_gemm(T, M, N, K, BM, BN, BK, stages, dtype="float16"):
+    """C = A @ B, warp-specialized by hand in TileLang's style: warpgroup 0
+    issues each stage's TMA copies (T.tma_copy on a barrier), warpgroup 1
+    runs the gemms into accumulators it alone holds; `ready[s]` / `done[s]`
+    hand the stages over."""
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
+             C: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, BN), T.ceildiv(M, BM), threads=256) as (bx, by):
+            A_s = T.alloc_shared((stages, BM, BK), dtype)
+            B_s = T.alloc_shared((stages, BK, BN), dtype)
+            C_f = T.alloc_fragment((BM, BN), "float32")
+            ready = T.alloc_barrier([128] * stages)
+            done = T.alloc_barrier([128] * stages)
+            with T.ws(1):
+                T.clear(C_f)
+            for k in T.Pipelined(T.ceildiv(K, BK), num_stages=0):
+                with T.ws(0):
+                    T.barrier_wait(done[k % stages], (k // stages + 1) % 2)
+                    T.tma_copy(A[by * BM, k * BK], A_s[k % stages, :, :],
+                               barrier=ready[k % stages])
+                    T.tma_copy(B[k * BK, bx * BN], B_s[k % stages, :, :],
+                               barrier=ready[k % stages])
+                    T.barrier_arrive(ready[k % stages])
+                with T.ws(1):
+                    T.barrier_wait(ready[k % stages], (k // stages) % 2)
+                    T.gemm(A_s[k % stages, :, :], B_s[k % stages, :, :], C_f)
+                    T.barrier_arrive(done[k % stages])
+            with T.ws(1):
+                T.copy(C_f, C[by * BM, bx * BN])
+    return main
+
+
+def ws_gemm_cases():
+    cases = []
+    for M, N, K in [(4096, 4096, 4096), (8192, 8192, 8192)]:
+        for stages in (1, 2, 3):
+            def inputs(M=M, N=N, K=K):
+                return [_randn((M, K)), _randn((K, N))]
+
+            def peers(args):
+                a, b = args
+                return {"cuBLAS": lambda: a @ b}
+
+            cases.append(Case(
+                "ws", "gemm warp-specialized by hand, %d stages, f16 %dx%dx%d"
+                % (stages, M, N, K),
+                lambda T, M=M, N=N, K=K, stages=stages: ws_gemm(
+                    T, M, N, K, 128, 128, 64, stages),
+                [2], inputs, lambda a, b: a.float() @ b.float(), (1e-2, 5e-2),
+                peers, flops=2 * M * N * K))
+    return cases
+
+
 def _gemm_case(M, N, K, cfg_name, cfg, dtype):
     BM, BN, BK, threads, stages, trans_b, swizzle = cfg
 
@@ -435,7 +490,7 @@ def row_cases():
 
 
 GROUPS = {"gemm": gemm_cases, "attention": attention_cases, "mla": mla_cases,
-          "rows": row_cases}
+          "rows": row_cases, "ws": ws_gemm_cases}
 
 # ---------------------------------------------------------------------------
 # Runner
