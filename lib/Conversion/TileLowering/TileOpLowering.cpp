@@ -447,9 +447,9 @@ struct CopyLowering : TilePattern<CopyOp> {
       if (width == 0)
         return lowerElements(rewriter, op, dist,
                              !op->hasAttr(TileDialect::getFallbackCopyAttrName()));
-      if (op->hasAttr(TileDialect::getFallbackCopyAttrName()))
-        return lowerVectorsOrElements(rewriter, op, dist, width);
-      lowerVectorsOrNarrower(rewriter, op, dist, width);
+      lowerVectorsOrNarrower(
+          rewriter, op, dist, width,
+          /*compact=*/op->hasAttr(TileDialect::getFallbackCopyAttrName()));
     });
     rewriter.eraseOp(op);
     return success();
@@ -462,25 +462,14 @@ private:
   /// rows of a matrix of 1002 f16 columns are 4-byte aligned, those of 1001
   /// columns only element-aligned, and each still moves in the widest
   /// accesses its alignment allows, all of a thread's loads in flight at
-  /// once. Other copies go from `width` straight to elements.
-  /// Whole vectors where the run-time check allows them, else elements one
-  /// by one (the compact form of a fallback copy).
-  static void lowerVectorsOrElements(OpBuilder &b, CopyOp op,
-                                     const Distribution &dist, int64_t width) {
-    Location loc = op.getLoc();
-    auto ifOp = scf::IfOp::create(b, loc, canCopyVectors(b, loc, op, width),
-                                  /*withElse=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    lowerVectors(b, op, dist, width);
-    b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    lowerElements(b, op, dist, /*batched=*/false);
-  }
-
+  /// once. Other copies, those of one thread (the sequential lowering) and
+  /// `compact` ones (a fallback copy) go from `width` straight to elements,
+  /// a compact one's one by one.
   static void lowerVectorsOrNarrower(OpBuilder &b, CopyOp op,
-                                     const Distribution &dist, int64_t width) {
+                                     const Distribution &dist, int64_t width,
+                                     bool compact) {
     if (width < 2)
-      return lowerElements(b, op, dist);
+      return lowerElements(b, op, dist, /*batched=*/!compact);
     Location loc = op.getLoc();
     auto ifOp = scf::IfOp::create(b, loc, canCopyVectors(b, loc, op, width),
                                   /*withElse=*/true);
@@ -488,9 +477,9 @@ private:
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     lowerVectors(b, op, dist, width);
     b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    bool narrower = dist.isSplit() && isGlobalBuffer(op.getSrc()) &&
-                    !isGlobalBuffer(op.getDst());
-    lowerVectorsOrNarrower(b, op, dist, narrower ? width / 2 : 0);
+    bool narrower = !compact && dist.isSplit() &&
+                    isGlobalBuffer(op.getSrc()) && !isGlobalBuffer(op.getDst());
+    lowerVectorsOrNarrower(b, op, dist, narrower ? width / 2 : 0, compact);
   }
 
   /// The copy as vectors of `width` elements (row-major over the tile; in
