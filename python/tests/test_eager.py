@@ -346,3 +346,39 @@ def test_output_sized_by_a_scalar_parameter():
         assert b.shape == (2 * m + 1,)
         idx = np.arange(2 * m + 1)
         np.testing.assert_allclose(b, idx + a[idx % 5], rtol=1e-6)
+
+
+def test_var_keyword_arguments_are_compile_time_values():
+    # TileLang's `def kernel(A, B, block=64, **metadata)`: keywords beyond
+    # the parameters reach **metadata, key the specialization by value, and
+    # T.const names may come that way too.
+    @tilelang.jit
+    def scale(A, B, block: int = 32, **metadata):
+        M = T.const("M")
+        A: T.Tensor[[M], T.float32]
+        B: T.Tensor[[M], T.float32]
+        factor = metadata.get("factor", 1.0)
+        with T.Kernel(T.ceildiv(M, block), threads=32) as bx:
+            for i in T.Parallel(block):
+                if bx * block + i < M:
+                    B[bx * block + i] = A[bx * block + i] * factor
+
+    a = np.random.default_rng().standard_normal(100).astype(np.float32)
+    for factor in (2.0, 3.0):
+        b = np.full_like(a, np.nan)
+        scale(a, b, factor=factor, tags={"kind": ["x"]})
+        np.testing.assert_allclose(b, a * factor, rtol=1e-6)
+    b = np.full_like(a, np.nan)
+    scale(a, b)
+    np.testing.assert_allclose(b, a, rtol=1e-6)
+    kernel = scale.compile(M=100, factor=4.0)
+    b = np.full_like(a, np.nan)
+    kernel(a, b)
+    np.testing.assert_allclose(b, a * 4.0, rtol=1e-6)
+
+    with pytest.raises(TypeError, match=r"\*args"):
+        @tilelang.jit
+        def bad(A, *rest):
+            A: T.Tensor[[8], T.float32]
+            with T.Kernel(1, threads=32):
+                pass

@@ -262,10 +262,15 @@ class EagerJIT:
         self.fn = fn
         self.func = rewrite(fn, eager=True)
         self.signature = inspect.signature(fn)
+        # `**kwargs` (TileLang's `**metadata`) takes compile-time keyword
+        # arguments beyond the named parameters.
+        self._var_keyword = None
         for p in self.signature.parameters.values():
-            if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            if p.kind == p.VAR_KEYWORD:
+                self._var_keyword = p.name
+            elif p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL):
                 raise TypeError("%s: eager-style kernels take named parameters "
-                                "(no positional-only, *args or **kwargs)" % fn.__name__)
+                                "(no positional-only or *args)" % fn.__name__)
         self._prepare = prepare   # PrimFunc, out_idx -> JITKernel
         self._discoveries = {}
         self._kernels = {}
@@ -274,7 +279,8 @@ class EagerJIT:
         # kernel and where each of its runtime arguments comes from (the
         # C++ JIT keys its specializations itself).
         self._calls = {}
-        self._names = list(self.signature.parameters)
+        self._names = [n for n in self.signature.parameters
+                       if n != self._var_keyword]
         self._runtime_scalars = set()
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -284,7 +290,7 @@ class EagerJIT:
 
     def _bind(self, args, kwargs):
         """(bound arguments, extra keyword arguments: const values)."""
-        names = self.signature.parameters
+        names = self._names
         extra = {k: v for k, v in kwargs.items() if k not in names}
         known = {k: v for k, v in kwargs.items() if k in names}
         bound = self.signature.bind_partial(*args, **known)
@@ -307,10 +313,18 @@ class EagerJIT:
             T._state.eager = previous
         return state
 
-    def _split(self, arguments):
-        """(call values for discovery, compile-time key) of bound arguments."""
+    def _split(self, arguments, extra=None):
+        """(call values for discovery, compile-time key) of bound arguments;
+        with `**kwargs`, the extra keyword arguments go to it, compile-time
+        values too."""
         values, key = {}, []
+        if self._var_keyword is not None and extra:
+            for name, value in sorted(extra.items()):
+                values[name] = value
+                key.append(("**" + name, _freeze(value)))
         for name, parameter in self.signature.parameters.items():
+            if name == self._var_keyword:
+                continue
             annotated = _is_runtime_annotation(parameter.annotation)
             if name in arguments:
                 value = arguments[name]
@@ -342,7 +356,7 @@ class EagerJIT:
         arguments and const values), the runtime arguments in the kernel's
         order, and the output order."""
         arguments, extra = self._bind(args, kwargs)
-        values, key = self._split(arguments)
+        values, key = self._split(arguments, extra)
         with self._lock:
             found = self._discoveries.get(key)
             if found is None:
@@ -358,7 +372,7 @@ class EagerJIT:
                 raise TypeError("%s() missing the compile-time argument %r"
                                 % (self.__name__, name))
         unknown = sorted(set(extra) - set(found.consts))
-        if unknown:
+        if unknown and self._var_keyword is None:
             raise TypeError("%s() got the keyword argument(s) %s, which are neither "
                             "parameters nor T.const names (%s)" % (
                                 self.__name__, ", ".join(unknown),
