@@ -268,10 +268,9 @@ CopyEngineAttr getGenericCopyEngine(CopyOp op);
 
 /// The copy a vendor lowering of `op` falls back on where its engine cannot
 /// move the buffers at run time: a clone at `b`'s insertion point with the
-/// generic engine, synchronous unless `keepAsync`, without barriers or
-/// tensor map when `dropBarriers`, marked as a fallback (compact lowering).
-CopyOp createFallbackCopy(OpBuilder &b, CopyOp op, bool keepAsync,
-                          bool dropBarriers);
+/// generic engine, synchronous, without barriers or tensor map, marked as a
+/// fallback (compact lowering).
+CopyOp createFallbackCopy(OpBuilder &b, CopyOp op);
 
 /// Calls `emit` with the number of each vector of `vectorElements`
 /// elements (row-major over `op`'s tile) this thread moves: vector v goes

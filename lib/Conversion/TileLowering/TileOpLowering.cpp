@@ -413,16 +413,13 @@ CopyEngineAttr mlir::tile::getGenericCopyEngine(CopyOp op) {
                                                   : CopyEngineKind::Elements);
 }
 
-CopyOp mlir::tile::createFallbackCopy(OpBuilder &b, CopyOp op, bool keepAsync,
-                                      bool dropBarriers) {
+CopyOp mlir::tile::createFallbackCopy(OpBuilder &b, CopyOp op) {
   auto fallback = cast<CopyOp>(b.clone(*op));
-  if (dropBarriers) {
-    fallback.getBarriersMutable().clear();
-    fallback.getBarrierIndexMutable().clear();
-    fallback.getTensorMapMutable().clear();
-  }
-  if (!keepAsync)
-    fallback.setAsync(false);
+  fallback.getBarriersMutable().clear();
+  fallback.getBarrierIndexMutable().clear();
+  fallback.getTensorMapMutable().clear();
+  fallback.setAsync(false);
+  fallback.setTxOnly(false);
   fallback.setEngineAttr(getGenericCopyEngine(fallback));
   fallback->setAttr(TileDialect::getFallbackCopyAttrName(), b.getUnitAttr());
   return fallback;

@@ -76,8 +76,7 @@ struct GlobalToLDSOnBufferLoads : OpRewritePattern<CopyOp> {
                           });
       // Otherwise the generic copy (with its own barriers).
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      createFallbackCopy(rewriter, op, /*keepAsync=*/false,
-                         /*dropBarriers=*/false);
+      createFallbackCopy(rewriter, op);
     }
     if (!async)
       gpu::BarrierOp::create(rewriter, loc);

@@ -59,8 +59,7 @@ struct AsyncCopyToCpAsync : OpRewritePattern<CopyOp> {
       emitVectors(rewriter, loc, op, *vectors);
       // Misaligned: the same copy, synchronously and element by element.
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
-      createFallbackCopy(rewriter, op, /*keepAsync=*/false,
-                         /*dropBarriers=*/false);
+      createFallbackCopy(rewriter, op);
     }
     rewriter.eraseOp(op);
     return success();

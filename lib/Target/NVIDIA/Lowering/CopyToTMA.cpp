@@ -620,7 +620,7 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
     // The synchronous copy, then thread 0 arrives (its block barrier after
     // the copy orders every thread's writes before the arrival).
     auto emitFallback = [&](OpBuilder &b) {
-      createFallbackCopy(b, op, /*keepAsync=*/false, /*dropBarriers=*/true);
+      createFallbackCopy(b, op);
       // A tx_only copy expected no bytes here: the threads' arrivals
       // after it publish what the block wrote.
       if (op.getTxOnly())
@@ -796,8 +796,7 @@ struct CopyToTMAStore : OpRewritePattern<CopyOp> {
         gpu::BarrierOp::create(rewriter, loc);
       rewriter.setInsertionPointToStart(&ifOp.getElseRegion().front());
       // No map: the generic lowering takes the copy.
-      createFallbackCopy(rewriter, op, /*keepAsync=*/false,
-                         /*dropBarriers=*/true);
+      createFallbackCopy(rewriter, op);
     }
     rewriter.eraseOp(op);
     return success();
