@@ -182,6 +182,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     // it, the backend sinks the matrix-core instructions away from their
     // operand loads, into the block that follows the prefetch's branch).
     plan.prefetchFirst = spec.kind == "rocm";
+    plan.singleStage = values.singleStage;
     pm.addPass(createTilePlanPipelines(plan));
   }
   // (After the planner: its staged buffers leave the tiles of copies after

@@ -37,6 +37,12 @@ struct StagedCopy {
   MemRefType stagedType;
   SwizzleAttr swizzle;
   Value buffer; // The multi-buffered allocation, once created.
+  /// The pure ops of the body that compute its offsets, in body order.
+  SmallVector<Operation *> slice;
+  /// One stage: the body's top-level ops holding the first read of the
+  /// tile and its last (or the tile.gemm_wait that completes it).
+  Operation *firstUse = nullptr;
+  Operation *lastUse = nullptr;
 };
 
 /// True when `user`, at any depth of `body`, only reads `tile` and comes
@@ -129,12 +135,13 @@ public:
           bool overlapGemms, bool tma,
           bool tmaBlocked, bool releaseBarriers, int64_t releaseMinWarpgroups,
           int64_t releaseMaxStages, bool warpSpecialize, bool pingpong,
-          bool prefetchFirst)
+          bool prefetchFirst, bool singleStage)
       : loop(loop), info(info), target(target), overlapGemms(overlapGemms), tma(tma), tmaBlocked(tmaBlocked),
         releaseBarriers(releaseBarriers),
         releaseMinWarpgroups(releaseMinWarpgroups),
         releaseMaxStages(releaseMaxStages), warpSpecialize(warpSpecialize),
-        pingpong(pingpong), prefetchFirst(prefetchFirst) {}
+        pingpong(pingpong), prefetchFirst(prefetchFirst),
+        singleStage(singleStage) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
@@ -147,6 +154,13 @@ public:
   void rewrite();
 
 private:
+  /// num_stages = 1: each copy refills its own tile as soon as the
+  /// iteration's last read of it is done (see Passes.td).
+  void rewriteSingleStage();
+  /// The top-level ops of the body that read `s`'s tile first and last;
+  /// false when a read is tensor-core work that no tile.gemm_wait
+  /// pending(0) of the body completes.
+  bool findUses(StagedCopy &s);
   /// Clones the copies of iteration `iv` into buffer `stage`; with
   /// `barriers`, each arrives on barrier `stage`.
   void emitCopies(OpBuilder &b, Location loc, Value iv, Value stage,
@@ -192,6 +206,8 @@ private:
   /// Without work crossing iterations, issue the prefetch right after the
   /// stage wait instead of after the compute.
   bool prefetchFirst;
+  /// Plan loops of num_stages = 1 too (one buffer, refilled early).
+  bool singleStage;
   SmallVector<StagedCopy> staged;
   SmallVector<GemmOp> overlapped;
   llvm::SetVector<Operation *> slice;
@@ -236,7 +252,9 @@ static MemRefType withStages(MemRefType staged, int64_t stages) {
 }
 
 bool Planner::analyze() {
-  if (loop.getNumStages() < 2 || loop.getOrder() || loop.getStage())
+  int64_t stages = loop.getNumStages();
+  if (stages < 1 || (stages == 1 && !singleStage) || loop.getOrder() ||
+      loop.getStage())
     return false;
   auto kernel = loop->getParentOfType<KernelOp>();
   if (!kernel || mayWriteGlobalMemory(loop))
@@ -287,14 +305,20 @@ bool Planner::analyze() {
       return onlyReadsAfter(user, tile, copy, body);
     });
     // Used outside too (FlashAttention's first K tile before the loop, its
-    // last V tile after it): the loop gets buffers of its own.
-    ok = ok && (!usedOutside || overwrittenAroundLoop(tile, loop));
+    // last V tile after it): the loop gets buffers of its own. (One stage
+    // keeps the tile: every copy the loop issues is waited for in it.)
+    ok = ok && (!usedOutside || stages == 1 ||
+                overwrittenAroundLoop(tile, loop));
     llvm::SetVector<Operation *> copySlice;
     for (Value offset : copy.getSrcOffsets())
       ok = ok && collectSlice(offset, body, copySlice);
     if (!ok)
       continue;
     slice.insert(copySlice.begin(), copySlice.end());
+    SmallVector<Operation *> ownSlice(copySlice.begin(), copySlice.end());
+    llvm::sort(ownSlice, [](Operation *x, Operation *y) {
+      return x->isBeforeInBlock(y);
+    });
 
     MemRefType type = alloc.getType();
     SmallVector<int64_t> shape = {static_cast<int64_t>(loop.getNumStages())};
@@ -307,7 +331,11 @@ bool Planner::analyze() {
     // Each stage must be swizzled as the tile alone would be.
     if (swizzle && type.getNumElements() % swizzle.getPeriod())
       swizzle = {};
-    staged.push_back({copy, alloc, stagedType, swizzle, Value()});
+    StagedCopy candidate{copy, alloc, stagedType, swizzle, Value(),
+                         std::move(ownSlice)};
+    if (stages == 1 && !findUses(candidate))
+      continue;
+    staged.push_back(std::move(candidate));
   }
   if (staged.empty())
     return false;
@@ -320,6 +348,8 @@ bool Planner::analyze() {
     return boxes && (*boxes == 1 || tmaBlocked ||
                      (s.swizzle && s.swizzle.getPanels()));
   });
+  if (stages == 1)
+    return true;
   // Gemms the kernel itself leaves in flight (wg_wait != 0): when a
   // tile.gemm_wait pending(0) follows the last of them in the body, the
   // prefetch goes right after that gemm, while the tensor cores work.
@@ -358,6 +388,34 @@ bool Planner::analyze() {
       overlapped = std::move(gemms);
   }
   return true;
+}
+
+bool Planner::findUses(StagedCopy &s) {
+  Block &body = loop.getBody().front();
+  bool inFlight = false;
+  for (Operation *user : s.alloc.getResult().getUsers()) {
+    if (user == s.copy || !loop->isAncestor(user))
+      continue;
+    Operation *top = body.findAncestorOpInBlock(*user);
+    if (!s.firstUse || top->isBeforeInBlock(s.firstUse))
+      s.firstUse = top;
+    if (!s.lastUse || s.lastUse->isBeforeInBlock(top))
+      s.lastUse = top;
+    if (auto gemm = dyn_cast<GemmOp>(user))
+      inFlight |= gemm.getWgWait() != 0;
+  }
+  if (!s.lastUse)
+    return false; // Nothing reads it: no use in refilling it early.
+  if (!inFlight)
+    return true;
+  // A gemm may still read the tile after the op: it is free once a
+  // tile.gemm_wait pending(0) of the body follows.
+  for (Operation *op = s.lastUse->getNextNode(); op; op = op->getNextNode())
+    if (auto wait = dyn_cast<GemmWaitOp>(op); wait && wait.getPending() == 0) {
+      s.lastUse = op;
+      return true;
+    }
+  return false;
 }
 
 bool Planner::fitsOneMoreStage() {
@@ -633,9 +691,134 @@ bool Planner::buildProducer(Operation *point, Value barriers, Value lb,
   return true;
 }
 
+void Planner::rewriteSingleStage() {
+  Location loc = loop.getLoc();
+  Block &body = loop.getBody().front();
+  Operation *lastAlloc = staged.front().alloc;
+  for (StagedCopy &s : staged) {
+    // The tile read by a gemm gets the stages' swizzle (TMA writes it).
+    if (s.swizzle && !s.alloc.getLayoutAttr())
+      s.alloc.setLayoutAttr(s.swizzle);
+    if (lastAlloc->isBeforeInBlock(s.alloc))
+      lastAlloc = s.alloc;
+  }
+  // With TMA, one barrier per copy (one arrival: its transfer).
+  Value barriers;
+  OpBuilder b(loop);
+  auto index = [&](OpBuilder &at, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(at, loc, v);
+  };
+  if (tma) {
+    OpBuilder after(lastAlloc->getContext());
+    after.setInsertionPointAfter(lastAlloc);
+    auto type = MemRefType::get(
+        {static_cast<int64_t>(staged.size())}, b.getI64Type(), AffineMap(),
+        MemorySpaceAttr::get(b.getContext(), MemorySpace::Shared));
+    barriers = AllocSharedOp::create(after, loc, type, Attribute());
+    BarrierInitOp::create(b, loc, barriers, 1);
+  }
+
+  // The refills, in groups: the copies whose tiles the same op reads last
+  // are issued together right after it, in body order of those ops.
+  SmallVector<Operation *> points;
+  for (StagedCopy &s : staged)
+    if (!llvm::is_contained(points, s.lastUse))
+      points.push_back(s.lastUse);
+  llvm::sort(points,
+             [](Operation *x, Operation *y) { return x->isBeforeInBlock(y); });
+  auto groupOf = [&](StagedCopy &s) {
+    return llvm::find(points, s.lastUse) - points.begin();
+  };
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+  // Issues the copies of group `g` for iteration `iv` when `iv` is inside
+  // the loop, each into its own tile (on its own barrier); without
+  // barriers, after a block barrier (threads may still read the tiles: TMA's
+  // lowering has its own) and committed as one group, always (the waits
+  // count groups).
+  auto issue = [&](OpBuilder &at, Value iv, size_t g) {
+    if (!barriers)
+      SyncThreadsOp::create(at, loc, IntegerAttr());
+    Value inside =
+        arith::CmpIOp::create(at, loc, arith::CmpIPredicate::slt, iv, ub);
+    scf::IfOp::create(at, loc, inside, [&](OpBuilder &then, Location) {
+      for (auto [c, s] : llvm::enumerate(staged)) {
+        if (groupOf(s) != static_cast<ptrdiff_t>(g))
+          continue;
+        IRMapping mapping;
+        mapping.map(loop.getInductionVar(), iv);
+        for (Operation *op : s.slice)
+          then.clone(*op, mapping);
+        Value barrier = barriers ? index(then, c) : Value();
+        auto copy = cast<CopyOp>(then.clone(*s.copy, mapping));
+        copy.setAsync(true);
+        copy.removeEngineAttr();
+        if (barriers) {
+          copy.getBarriersMutable().assign(barriers);
+          copy.getBarrierIndexMutable().assign(barrier);
+        }
+      }
+      scf::YieldOp::create(then, loc);
+    });
+    if (!barriers)
+      AsyncCommitOp::create(at, loc);
+  };
+  // Prologue: the first iteration's copies.
+  for (size_t g = 0; g < points.size(); ++g)
+    issue(b, lb, g);
+
+  // Each tile is waited for before the iteration's first read of it: its
+  // barrier's phase i mod 2 (the i-th fill), or the group wait that
+  // leaves in flight only the groups committed after its own (those of
+  // later points in the iteration before, and of this iteration so far).
+  b.setInsertionPointToStart(&body);
+  Value next = arith::AddIOp::create(b, loc, loop.getInductionVar(),
+                                     loop.getStep());
+  Value parity;
+  if (barriers)
+    parity = arith::RemUIOp::create(
+        b, loc,
+        arith::DivUIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), lb),
+            loop.getStep()),
+        index(b, 2));
+  llvm::DenseMap<Operation *, int64_t> groupWaits;
+  for (auto [c, s] : llvm::enumerate(staged)) {
+    if (barriers) {
+      b.setInsertionPoint(s.firstUse);
+      BarrierWaitOp::create(b, loc, barriers, index(b, c), parity);
+      continue;
+    }
+    int64_t pending = points.size() - 1 - groupOf(s);
+    for (Operation *point : points)
+      pending += point->isBeforeInBlock(s.firstUse);
+    auto [it, inserted] = groupWaits.try_emplace(s.firstUse, pending);
+    if (!inserted)
+      it->second = std::min(it->second, pending);
+  }
+  for (auto [firstUse, pending] : groupWaits) {
+    b.setInsertionPoint(firstUse);
+    AsyncWaitOp::create(b, loc, pending);
+  }
+  // The refills of the next iteration, after the waits (inserted right
+  // after each point, they come before a wait that follows it).
+  for (auto [g, point] : llvm::enumerate(points)) {
+    b.setInsertionPointAfter(point);
+    issue(b, next, g);
+  }
+  for (StagedCopy &s : staged)
+    s.copy.erase();
+  // Every copy was waited for in the loop; the last groups are empty.
+  if (!barriers) {
+    b.setInsertionPointAfter(loop);
+    AsyncWaitOp::create(b, loc, 0);
+  }
+}
+
 void Planner::rewrite() {
   Location loc = loop.getLoc();
   int64_t stages = loop.getNumStages();
+  if (stages == 1)
+    return rewriteSingleStage();
   for (StagedCopy &s : staged) {
     OpBuilder b(s.alloc);
     s.buffer = AllocSharedOp::create(b, s.alloc.getLoc(), s.stagedType,
@@ -906,7 +1089,7 @@ struct PlanPipelinesPass
       Planner planner(loop, info, target, overlap,
                       tma && info.hasBulkTensorCopies(target), tmaBlocked,
                       releaseBarriers, releaseMinWarpgroups, releaseMaxStages,
-                      warpSpecialize, pingpong, prefetchFirst);
+                      warpSpecialize, pingpong, prefetchFirst, singleStage);
       if (!planner.analyze())
         continue;
       // What the stages would take, before any of them is materialized

@@ -230,7 +230,8 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
                 "them asynchronous";
   let description = [{
     Software-pipelines every `tile.pipelined` loop with `num_stages = S`
-    (S >= 2) over its global-to-shared copies: each such copy gets S
+    (S >= 2; S = 1 with `single-stage`, below) over its global-to-shared
+    copies: each such copy gets S
     buffers, the copies of the first S - 1 iterations are issued before the
     loop, and iteration `i` waits for its own tiles, computes, then issues
     the copies of iteration `i + S - 1` into the buffer that iteration
@@ -317,6 +318,32 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     after it:   gemm_wait pending(0) when gemms overlap
     ```
 
+    With `single-stage`, a loop of `num_stages = 1` is planned too, with
+    one buffer per tile (TileLang's one stage: the tile the user
+    allocated): each copy of iteration i + 1 is issued right after the
+    top-level op of the body that reads its tile last in iteration i
+    (after the `tile.gemm_wait pending(0)` that completes a gemm left in
+    flight), copies read last by the same op together, and each tile is
+    waited for right before the op that reads it first. FlashAttention's
+    K tile then loads during the softmax and P V, its V tile during the
+    next Q K^T:
+
+    ```
+    before:     barrier_init %bars arrivals(1)      (TMA: one per copy)
+    prologue:   copies(lb), arrive(%bars[c])
+    loop body:  barrier_wait %bars[c] parity(i mod 2)  before c's first read
+                ...
+                copies(iv + step) of the tiles read last here,
+                  under iv + step < ub                  after that read
+    ```
+
+    Without TMA each point of refills is one copy group after a
+    `tile.sync_threads` (threads may still read the tiles), and each wait
+    is a `tile.async_wait` that leaves in flight the groups committed
+    after the tile's own; a `tile.async_wait pending(0)` follows the loop.
+    The tiles used outside the loop stay usable there: every copy the loop
+    issues is waited for in it.
+
     With `tma-release` too (experimental), the block barrier that the
     TMA lowering puts before each stage's copies (so that no thread still
     reads the buffer) gives way to a second barrier array that every warp
@@ -381,7 +408,12 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     Option<"tma", "tma", "bool", /*default=*/"false",
            "On sm_90 targets, loops whose pipelined copies TMA can do wait "
            "on arrival barriers (tile.barrier_wait) and copy with arrive "
-           "(one TMA transfer per copy)">
+           "(one TMA transfer per copy)">,
+    Option<"singleStage", "single-stage", "bool", /*default=*/"false",
+           "Plan loops of num_stages = 1 too: each copy refills its one "
+           "tile right after the iteration's last read of it, "
+           "asynchronously, and is waited for before the next iteration's "
+           "first read">
   ];
   let dependentDialects = [
     "::mlir::tile::TileDialect",
