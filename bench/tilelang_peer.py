@@ -280,10 +280,10 @@ def gemm_cases():
 
 
 def ws_gemm(T, M, N, K, BM, BN, BK, stages, dtype="float16"):
-    """C = A @ B, warp-specialized by hand in TileLang's style: warpgroup 0
-    issues each stage's TMA copies (T.tma_copy on a barrier), warpgroup 1
+    """C = A @ B, warp-specialized by hand in TileLang's style: warpgroup 1
+    issues each stage's TMA copies (T.tma_copy on a barrier), warpgroup 0
     runs the gemms into accumulators it alone holds; `ready[s]` / `done[s]`
-    hand the stages over."""
+    hand the stages over. (TileLang's tma_copy takes whole slices.)"""
 
     @T.prim_func
     def main(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
@@ -294,21 +294,21 @@ def ws_gemm(T, M, N, K, BM, BN, BK, stages, dtype="float16"):
             C_f = T.alloc_fragment((BM, BN), "float32")
             ready = T.alloc_barrier([128] * stages)
             done = T.alloc_barrier([128] * stages)
-            with T.ws(1):
+            with T.ws(0):
                 T.clear(C_f)
-            for k in T.Pipelined(T.ceildiv(K, BK), num_stages=0):
-                with T.ws(0):
-                    T.barrier_wait(done[k % stages], (k // stages + 1) % 2)
-                    T.tma_copy(A[by * BM, k * BK], A_s[k % stages, :, :],
-                               barrier=ready[k % stages])
-                    T.tma_copy(B[k * BK, bx * BN], B_s[k % stages, :, :],
-                               barrier=ready[k % stages])
-                    T.barrier_arrive(ready[k % stages])
+            for k in range(T.ceildiv(K, BK)):
                 with T.ws(1):
+                    T.barrier_wait(done[k % stages], (k // stages) % 2 ^ 1)
+                    T.tma_copy(A[by * BM:(by + 1) * BM, k * BK:(k + 1) * BK],
+                               A_s[k % stages, :, :], barrier=ready[k % stages])
+                    T.tma_copy(B[k * BK:(k + 1) * BK, bx * BN:(bx + 1) * BN],
+                               B_s[k % stages, :, :], barrier=ready[k % stages])
+                    T.barrier_arrive(ready[k % stages])
+                with T.ws(0):
                     T.barrier_wait(ready[k % stages], (k // stages) % 2)
                     T.gemm(A_s[k % stages, :, :], B_s[k % stages, :, :], C_f)
                     T.barrier_arrive(done[k % stages])
-            with T.ws(1):
+            with T.ws(0):
                 T.copy(C_f, C[by * BM, bx * BN])
     return main
 

@@ -245,6 +245,66 @@ def test_attention_layouts_against_torch_sdpa():
 
 
 
+def _single_stage_gemm(M, N, K, bm, bn, bk):
+    """A GEMM over one stage whose A tile is also read by a parallel loop
+    after the gemm (its refill must wait for that loop), before the loop
+    (the first K tile, copied outside it) and after it (the last K tile)."""
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             C: T.Tensor((M, N), "float32"), R: T.Tensor((M, bk), "float32")):
+        with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), threads=128) as (bx, by):
+            A_s = T.alloc_shared((bm, bk), "float16")
+            B_s = T.alloc_shared((bk, bn), "float16")
+            C_f = T.alloc_fragment((bm, bn), "float32")
+            r = T.alloc_fragment((bm, bk), "float32")
+            T.clear(C_f)
+            T.clear(r)
+            T.copy(A[by * bm, 0], A_s)
+            for i, j in T.Parallel(bm, bk):
+                r[i, j] += A_s[i, j]
+            for k in T.Pipelined(T.ceildiv(K, bk), num_stages=1):
+                T.copy(A[by * bm, k * bk], A_s)
+                T.copy(B[k * bk, bx * bn], B_s)
+                T.gemm(A_s, B_s, C_f)
+                for i, j in T.Parallel(bm, bk):
+                    r[i, j] += A_s[i, j] * 2
+            for i, j in T.Parallel(bm, bk):
+                r[i, j] += A_s[i, j] * 4
+            T.copy(C_f, C[by * bm, bx * bn])
+            if bx == 0:
+                T.copy(r, R[by * bm, 0])
+    return main
+
+
+def test_single_stage_pipelines_refill_after_the_last_read():
+    # num_stages=1 loops copy asynchronously into their one tile, refilled
+    # right after the iteration's last read of it (tile-plan-pipelines
+    # {single-stage}): through TMA barriers and through cp.async groups,
+    # against numpy, with edge tiles in M and K, and without the option.
+    torch = _needs_gpu()
+    M, N, K, bm, bn, bk = 250, 192, 1000, 64, 64, 32
+    rng = np.random.default_rng()
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    tiles = -(-K // bk)
+    padded = np.zeros((M, tiles * bk), np.float32)
+    padded[:, :K] = a
+    blocks = padded.reshape(M, tiles, bk)
+    want_r = blocks[:, 0] + 2 * blocks.sum(axis=1) + 4 * blocks[:, -1]
+    want_c = a.astype(np.float32) @ b.astype(np.float32)
+    for configs in ({}, {"tma": False}, {"single_stage": False}):
+        kernel = tilelang_mlir.compile(_single_stage_gemm(M, N, K, bm, bn, bk),
+                                       target=TARGET, pass_configs=configs)
+        A, B = (torch.from_numpy(x).cuda() for x in (a, b))
+        C = torch.full((M, N), float("nan"), device="cuda")
+        R = torch.full((M, bk), float("nan"), device="cuda")
+        kernel(A, B, C, R)
+        np.testing.assert_allclose(C.cpu().numpy(), want_c, rtol=1e-3,
+                                   atol=1e-2, err_msg=str(configs))
+        np.testing.assert_allclose(R.cpu().numpy(), want_r, rtol=1e-3,
+                                   atol=1e-2, err_msg=str(configs))
+
+
 def test_softmax_under_p_v_against_torch_sdpa():
     # TileLang's Hopper FlashAttention configuration (128x128 tiles, 256
     # threads, 2 stages), whose loop tile-overlap-gemm-chains rotates (S_k
