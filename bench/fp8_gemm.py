@@ -47,7 +47,14 @@ def fp8_gemm(T, M, N, K, BM, BN, BK, threads, stages):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--json")
+    parser.add_argument("--variant", action="append", default=[],
+                        help="another side: ours with compile options, "
+                             "NAME:key=value,... (e.g. ws:tma_release_max_stages=0)")
+    parser.add_argument("--shapes", default="",
+                        help="only these shapes, MxNxK,... (default: all)")
     args = parser.parse_args()
+    shapes = ([tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
+              if args.shapes else SHAPES)
     import torch
     kernel_ms = import_timing().kernel_ms
     import tilelang_mlir
@@ -59,7 +66,7 @@ def main():
         print("real TileLang unavailable: %s" % error, file=sys.stderr)
         tilelang = None
     rows = []
-    for M, N, K in SHAPES:
+    for M, N, K in shapes:
         a = (torch.randn(M, K, device="cuda") * 0.5).to(torch.float8_e4m3fn)
         b = (torch.randn(N, K, device="cuda") * 0.5).to(torch.float8_e4m3fn)
         expected = (a.float() @ b.float().T)
@@ -67,15 +74,25 @@ def main():
         sides = {"cublas": lambda: torch._scaled_mm(a, b.T, one, one,
                                                     out_dtype=torch.bfloat16)}
         # The same program through each compiler.
-        compilers = [("ours", tilelang_mlir, TM, "sm_90a")]
+        compilers = [("ours", tilelang_mlir, TM, "sm_90a", None)]
+        for variant in args.variant:
+            label, _, settings = variant.partition(":")
+            configs = {}
+            for item in filter(None, settings.split(",")):
+                key, _, value = item.partition("=")
+                configs[key] = (value.lower() in ("true", "on")
+                                if value.lower() in ("true", "false", "on", "off")
+                                else int(value))
+            compilers.append(("ours " + label, tilelang_mlir, TM, "sm_90a", configs))
         if tilelang is not None:
-            compilers.append(("tilelang", tilelang, TL, "cuda"))
+            compilers.append(("tilelang", tilelang, TL, "cuda", None))
         for cfg in CONFIGS:
-            for side, compiler, T, target in compilers:
+            for side, compiler, T, target, configs in compilers:
                 name = "%s %dx%dx%d/%d/%d" % ((side,) + cfg)
                 try:
+                    options = {"pass_configs": configs} if configs else {}
                     k = compiler.compile(fp8_gemm(T, M, N, K, *cfg),
-                                         out_idx=[-1], target=target)
+                                         out_idx=[-1], target=target, **options)
                     sides[name] = (lambda k: lambda: k(a, b))(k)
                 except Exception as error:  # noqa: BLE001 (reported)
                     print("%s: %s" % (name, error), file=sys.stderr)
