@@ -1,5 +1,7 @@
 """The profiler: fresh inputs, checks against a reference, timings."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -73,12 +75,29 @@ def test_symbolic_sizes_need_shapes():
 
 
 def test_do_bench():
+    # TileLang's meaning: _n_warmup / _n_repeat count runs ...
     calls = []
-    ms = do_bench(lambda: calls.append(1), warmup=3, rep=7)
+    ms = do_bench(lambda: calls.append(1), _n_warmup=3, _n_repeat=7)
     assert len(calls) == 10 and ms >= 0
-    assert matmul(32, 32, 32).get_profiler().do_bench(warmup=1, rep=3) > 0
+    # ... warmup / rep are milliseconds of running time: a 2 ms function
+    # runs about 10 times for rep=20 (after 5 estimating runs, ~2 warm-ups).
+    calls.clear()
+
+    def two_ms():
+        calls.append(1)
+        time.sleep(0.002)
+    ms = do_bench(two_ms, warmup=4, rep=20)
+    assert 2 <= ms < 50 and 5 + 1 + 3 <= len(calls) <= 5 + 2 + 10
+    low, mid, high = do_bench(lambda: None, _n_warmup=1, _n_repeat=9,
+                              quantiles=[0.1, 0.5, 0.9])
+    assert 0 <= low <= mid <= high
+    profiler = matmul(32, 32, 32).get_profiler()
+    assert profiler.do_bench(warmup=1, rep=3) > 0
+    assert profiler.do_bench(n_warmup=1, n_repeat=2, return_mode="min") > 0
     with pytest.raises(ValueError):
         do_bench(lambda: None, rep=0)
+    with pytest.raises(ValueError, match="return_mode"):
+        do_bench(lambda: None, return_mode="average")
 
 
 def test_assert_allclose_helper():

@@ -61,17 +61,36 @@ def _cupti_ms(torch, fn, warmup, rep):
     return total / rep / 1e3
 
 
-def do_bench(fn, warmup=25, rep=100, return_mode="median", device=False,
-             backend=None):
-    """Runs `fn()` `warmup` times, then times `rep` runs one by one and
-    returns the median (or "mean", "min", "max") in milliseconds. With
-    `device` (and torch on a CUDA GPU), each run is timed with CUDA events
-    on the current stream; otherwise with the host clock. TileLang's
-    `backend`: "event" is `device=True`; "cupti" returns the kernels' own
-    mean time per call from the profiler (CUPTI through torch.profiler; torch
-    on a CUDA GPU needed); "cudagraph" is not provided (a ValueError)."""
-    if rep < 1:
-        raise ValueError("rep must be at least 1")
+def _runs(estimate_ms, budget_ms, count):
+    """How many runs: `count` when given (> 0), else as many as fit in
+    `budget_ms` at `estimate_ms` each (at least one)."""
+    if count > 0:
+        return int(count)
+    return max(1, int(budget_ms / max(estimate_ms, 1e-6)))
+
+
+def do_bench(fn, warmup=25, rep=100, _n_warmup=0, _n_repeat=0,
+             quantiles=None, fast_flush=True, backend=None,
+             return_mode="mean", device=False, cache_size=256):
+    """TileLang's do_bench: times `fn()` in milliseconds. As in TileLang,
+    `warmup` and `rep` are milliseconds of running time (the number of runs
+    follows from a first estimate), unless `_n_warmup` / `_n_repeat` give
+    the counts; the result is the `return_mode` ("mean", "median", "min",
+    "max") of the runs, or with `quantiles` the list of those quantiles.
+    With `device` (and torch on a CUDA GPU) each run is timed with CUDA
+    events on the current stream, and with `fast_flush` the L2 cache is
+    flushed before each run by writing `cache_size` MB; otherwise the host
+    clock times each call. `backend`: "event" is `device=True`; "cupti"
+    returns the kernels' own mean time per call from the profiler (CUPTI
+    through torch.profiler; torch on a CUDA GPU needed); "cudagraph" is not
+    provided (a ValueError)."""
+    if rep <= 0 and _n_repeat <= 0:
+        raise ValueError("rep (milliseconds) or _n_repeat (runs) must be "
+                         "positive")
+    modes = {"median": statistics.median, "mean": statistics.fmean,
+             "min": min, "max": max}
+    if return_mode not in modes:
+        raise ValueError("return_mode is one of %s" % ", ".join(modes))
     if backend is not None:
         if backend not in ("event", "cupti"):
             raise ValueError("do_bench backend is 'event' or 'cupti' here, got "
@@ -81,29 +100,39 @@ def do_bench(fn, warmup=25, rep=100, return_mode="median", device=False,
             raise ValueError("do_bench backend=%r needs torch with a CUDA "
                              "device" % backend)
         if backend == "cupti":
-            return _cupti_ms(torch, fn, warmup, rep)
+            estimate = _cupti_ms(torch, fn, 1, 5)
+            return _cupti_ms(torch, fn, _runs(estimate, warmup, _n_warmup),
+                             _runs(estimate, rep, _n_repeat))
         device = True
     torch = _cuda_torch() if device else None
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(rep):
+    cache = (torch.empty(int(cache_size) << 20, dtype=torch.int8, device="cuda")
+             if torch is not None and fast_flush else None)
+
+    def timed():
         if torch is not None:
+            if cache is not None:
+                cache.zero_()
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
             start.record()
             fn()
             end.record()
             end.synchronize()
-            times.append(start.elapsed_time(end))
-            continue
+            return start.elapsed_time(end)
         start = time.perf_counter()
         fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    modes = {"median": statistics.median, "mean": statistics.fmean,
-             "min": min, "max": max}
-    if return_mode not in modes:
-        raise ValueError("return_mode is one of %s" % ", ".join(modes))
+        return (time.perf_counter() - start) * 1e3
+
+    # A first estimate (as TileLang's: five runs) sets the counts that the
+    # milliseconds ask for.
+    estimate = (statistics.fmean(timed() for _ in range(5))
+                if _n_warmup <= 0 or _n_repeat <= 0 else 0.0)
+    for _ in range(_runs(estimate, warmup, _n_warmup)):
+        fn()
+    times = [timed() for _ in range(_runs(estimate, rep, _n_repeat))]
+    if quantiles is not None:
+        ordered = sorted(times)
+        return [float(np.quantile(ordered, q)) for q in quantiles]
     return modes[return_mode](times)
 
 
@@ -253,12 +282,17 @@ class Profiler:
                             max_mismatched_ratio=max_mismatched_ratio,
                             name="output %d" % i)
 
-    def do_bench(self, func=None, warmup=25, rep=100, return_mode="median",
-                 input_tensors=None):
-        """Median milliseconds of the kernel on one set of fresh inputs (or
-        `input_tensors`), or of `func(*inputs)`."""
+    def do_bench(self, func=None, warmup=25, rep=100, n_warmup=0, n_repeat=0,
+                 input_tensors=None, backend=None, quantiles=None,
+                 return_mode="mean"):
+        """Milliseconds of the kernel on one set of fresh inputs (or
+        `input_tensors`), or of `func(*inputs)`: TileLang's
+        Profiler.do_bench (`warmup`/`rep` in milliseconds, `n_warmup` /
+        `n_repeat` as counts; see `do_bench`)."""
         inputs = self.supply_inputs() if input_tensors is None else list(input_tensors)
         target = func if func is not None else self.kernel
         return do_bench(lambda: target(*inputs), warmup=warmup, rep=rep,
+                        _n_warmup=n_warmup, _n_repeat=n_repeat,
+                        quantiles=quantiles, backend=backend,
                         return_mode=return_mode,
                         device=self.torch is not None)
