@@ -704,3 +704,30 @@ def test_dynamic_names_several_sizes_and_takes_a_dtype():
     y = np.full_like(x, np.nan)
     kernel(x, y)
     np.testing.assert_array_equal(y, x + 1.0)
+
+
+def test_float_literals_beyond_the_type_are_refused_at_the_line():
+    # TileLang's FloatImm: a finite literal its type cannot hold is a
+    # ValueError (not a silent infinity); infinities stay allowed.
+    with pytest.raises(ValueError, match="exceeds maximum of float32") as info:
+        @T.prim_func
+        def too_big(A: T.Tensor((1,), "float32")):
+            with T.Kernel(1):
+                value = T.alloc_var("float32", init=1e300)
+                A[0] = value
+    assert "test_surface.py" in str(info.value)
+    with pytest.raises(ValueError, match="exceeds maximum of float16"):
+        @T.prim_func
+        def half(A: T.Tensor((4,), "float16")):
+            with T.Kernel(1):
+                for i in T.Parallel(4):
+                    A[i] = A[i] * 70000.0
+
+    @T.prim_func
+    def fine(A: T.Tensor((2,), "float16")):
+        with T.Kernel(1):
+            A[0] = -T.infinity("float16")
+            A[1] = 65504.0
+    out = np.zeros(2, np.float16)
+    tilelang.compile(fine, target="cpu")(out)
+    assert out[0] == -np.inf and out[1] == 65504

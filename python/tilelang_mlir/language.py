@@ -106,6 +106,12 @@ _MLIR_TYPES = {
 _FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2", "f4E2M1FN")
 _FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "f8E4M3FN": 8,
                 "f8E5M2": 8, "f4E2M1FN": 4}
+# The largest finite value of each float type, and TileLang's name of it
+# (a literal beyond it is an error, as TileLang's FloatImm makes it).
+_FLOAT_MAX = {"f16": (65504.0, "float16"), "bf16": (3.3895313892515355e38, "bfloat16"),
+              "f32": (3.4028234663852886e38, "float32"),
+              "f8E4M3FN": (448.0, "float8_e4m3fn"), "f8E5M2": (57344.0, "float8_e5m2"),
+              "f4E2M1FN": (6.0, "float4_e2m1fn")}
 _UNSUPPORTED_TYPES = {
     "float8_e4m3fnuz": "AMD's fnuz 8-bit floats", "float8_e5m2fnuz": "AMD's fnuz 8-bit floats",
     "float8_e8m0fnu": "8-bit scale factors",
@@ -144,6 +150,11 @@ class TileLangError(Exception):
             message = "%s:%d: %s" % (frame.f_code.co_filename,
                                      line or frame.f_lineno, message)
         super().__init__(message)
+
+
+class TileLangValueError(TileLangError, ValueError):
+    """A value TileLang refuses with a ValueError (a literal its type
+    cannot hold), located like every TileLangError."""
 
 
 def _dtype_name(value):
@@ -394,8 +405,13 @@ def _constant(value, type_):
     builder = _builder()
     name = builder.fresh("c")
     if _is_float(type_):
+        value = float(value)
+        limit = _FLOAT_MAX.get(type_)
+        if limit and math.isfinite(value) and math.fabs(value) > limit[0]:
+            raise TileLangValueError("literal value %r exceeds maximum of %s (%r)"
+                                     % (value, limit[1], limit[0]))
         builder.emit("%s = arith.constant %s : %s"
-                     % (name, _format_float(float(value), type_), type_))
+                     % (name, _format_float(value, type_), type_))
     else:
         if isinstance(value, float) and not value.is_integer():
             raise TileLangError("%r is not an integer (%s)" % (value, type_))
