@@ -183,6 +183,7 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
     // operand loads, into the block that follows the prefetch's branch).
     plan.prefetchFirst = spec.kind == "rocm";
     plan.singleStage = values.singleStage;
+    plan.singleStageProducer = values.tma && values.singleStageProducer;
     pm.addPass(createTilePlanPipelines(plan));
   }
   // (After the planner: its staged buffers leave the tiles of copies after

@@ -18,6 +18,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <numeric>
+
 namespace mlir {
 namespace tile {
 #define GEN_PASS_DEF_TILEPLANPIPELINES
@@ -135,13 +137,13 @@ public:
           bool overlapGemms, bool tma,
           bool tmaBlocked, bool releaseBarriers, int64_t releaseMinWarpgroups,
           int64_t releaseMaxStages, bool warpSpecialize, bool pingpong,
-          bool prefetchFirst, bool singleStage)
+          bool prefetchFirst, bool singleStage, bool singleStageProducer)
       : loop(loop), info(info), target(target), overlapGemms(overlapGemms), tma(tma), tmaBlocked(tmaBlocked),
         releaseBarriers(releaseBarriers),
         releaseMinWarpgroups(releaseMinWarpgroups),
         releaseMaxStages(releaseMaxStages), warpSpecialize(warpSpecialize),
         pingpong(pingpong), prefetchFirst(prefetchFirst),
-        singleStage(singleStage) {}
+        singleStage(singleStage), singleStageProducer(singleStageProducer) {}
 
   /// Finds the copies to pipeline; false when there are none.
   bool analyze();
@@ -161,6 +163,10 @@ private:
   /// false when a read is tensor-core work that no tile.gemm_wait
   /// pending(0) of the body completes.
   bool findUses(StagedCopy &s);
+  /// One stage with a producer warpgroup that issues every iteration's
+  /// copies, each after the consumers released its tile; false (nothing
+  /// changed) where no producer can be built.
+  bool rewriteSingleStageWithProducer(Operation *lastAlloc);
   /// Clones the copies of iteration `iv` into buffer `stage`; with
   /// `barriers`, each arrives on barrier `stage`.
   void emitCopies(OpBuilder &b, Location loc, Value iv, Value stage,
@@ -208,6 +214,8 @@ private:
   bool prefetchFirst;
   /// Plan loops of num_stages = 1 too (one buffer, refilled early).
   bool singleStage;
+  /// With TMA, a producer warpgroup refills the one-stage tiles.
+  bool singleStageProducer;
   SmallVector<StagedCopy> staged;
   SmallVector<GemmOp> overlapped;
   llvm::SetVector<Operation *> slice;
@@ -702,6 +710,8 @@ void Planner::rewriteSingleStage() {
     if (lastAlloc->isBeforeInBlock(s.alloc))
       lastAlloc = s.alloc;
   }
+  if (singleStageProducer && tma && rewriteSingleStageWithProducer(lastAlloc))
+    return;
   // With TMA, one barrier per copy (one arrival: its transfer).
   Value barriers;
   OpBuilder b(loop);
@@ -812,6 +822,117 @@ void Planner::rewriteSingleStage() {
     b.setInsertionPointAfter(loop);
     AsyncWaitOp::create(b, loc, 0);
   }
+}
+
+bool Planner::rewriteSingleStageWithProducer(Operation *lastAlloc) {
+  // Two consumer warpgroups at least: a block of 384 threads or more
+  // launches with at most 168 registers a thread, which the consumers'
+  // setmaxnreg raises; one warpgroup's 256-thread block could launch with
+  // more registers than the 240 it raises to (which would need nvvm.maxnreg
+  // on the kernel).
+  auto kernel = loop->getParentOfType<KernelOp>();
+  if (kernel.getNumThreads() < 2 * ProducerOp::kThreads)
+    return false;
+  // The producer fills the tiles from the kernel's start: nothing may use
+  // them before the loop.
+  Block *kernelBody = loop->getBlock();
+  for (StagedCopy &s : staged)
+    for (Operation *user : s.alloc.getResult().getUsers()) {
+      Operation *top = kernelBody->findAncestorOpInBlock(*user);
+      if (!top || top->isBeforeInBlock(loop))
+        return false;
+    }
+  Operation *point = findProducerPoint();
+  if (!point || tiles) {
+    tiles = nullptr;
+    return false;
+  }
+  Location loc = loop.getLoc();
+  OpBuilder after(lastAlloc->getContext());
+  after.setInsertionPointAfter(lastAlloc);
+  auto type = MemRefType::get(
+      {static_cast<int64_t>(staged.size())}, after.getI64Type(), AffineMap(),
+      MemorySpaceAttr::get(after.getContext(), MemorySpace::Shared));
+  Value full = AllocSharedOp::create(after, loc, type, Attribute());
+  Value freed = AllocSharedOp::create(after, loc, type, Attribute());
+  auto index = [&](OpBuilder &at, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(at, loc, v);
+  };
+  // The producer: iteration i issues each copy (in the order of the body's
+  // refill points) once the consumers released the tile's fill i - 1
+  // (phase (i + 1) mod 2 of its release barrier: a fresh barrier's phase
+  // of parity 1 counts as completed).
+  SmallVector<size_t> order(staged.size());
+  std::iota(order.begin(), order.end(), 0);
+  llvm::stable_sort(order, [&](size_t x, size_t y) {
+    return staged[x].lastUse->isBeforeInBlock(staged[y].lastUse);
+  });
+  OpBuilder b(point);
+  auto producer = ProducerOp::create(b, loc);
+  Block *block = b.createBlock(&producer.getBody());
+  b.setInsertionPointToEnd(block);
+  YieldOp::create(b, loc);
+  b.setInsertionPointToStart(block);
+  Value lb = loop.getLowerBound(), step = loop.getStep();
+  scf::ForOp::create(
+      b, loc, lb, loop.getUpperBound(), step, ValueRange{},
+      [&](OpBuilder &bld, Location, Value iv, ValueRange) {
+        Value i = arith::DivUIOp::create(
+            bld, loc, arith::SubIOp::create(bld, loc, iv, lb), step);
+        Value parity = arith::RemUIOp::create(
+            bld, loc, arith::AddIOp::create(bld, loc, i, index(bld, 1)),
+            index(bld, 2));
+        for (size_t c : order) {
+          StagedCopy &s = staged[c];
+          Value barrier = index(bld, c);
+          BarrierWaitOp::create(bld, loc, freed, barrier, parity)
+              .setIssuer(true);
+          IRMapping mapping;
+          mapping.map(loop.getInductionVar(), iv);
+          for (Operation *op : s.slice)
+            bld.clone(*op, mapping);
+          auto copy = cast<CopyOp>(bld.clone(*s.copy, mapping));
+          copy.setAsync(true);
+          copy.removeEngineAttr();
+          copy.getBarriersMutable().assign(full);
+          copy.getBarrierIndexMutable().assign(barrier);
+        }
+        scf::YieldOp::create(bld, loc);
+      });
+  if (failed(recomputeProducerOperands(producer, nullptr))) {
+    producer.erase();
+    full.getDefiningOp()->erase();
+    freed.getDefiningOp()->erase();
+    return false;
+  }
+  OpBuilder init(producer);
+  BarrierInitOp::create(init, loc, full, 1);
+  // Every consumer warp releases each tile.
+  BarrierInitOp::create(init, loc, freed,
+                        kernel.getNumThreads() /
+                            getWarpSize(TargetKind::CUDA, ""));
+  // The consumers wait for fill i of each tile before its first read and
+  // release it after its last.
+  for (StagedCopy &s : staged)
+    if (s.swizzle && !s.alloc.getLayoutAttr())
+      s.alloc.setLayoutAttr(s.swizzle);
+  Block &body = loop.getBody().front();
+  b.setInsertionPointToStart(&body);
+  Value parity = arith::RemUIOp::create(
+      b, loc,
+      arith::DivUIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), lb),
+          step),
+      index(b, 2));
+  for (auto [c, s] : llvm::enumerate(staged)) {
+    b.setInsertionPoint(s.firstUse);
+    BarrierWaitOp::create(b, loc, full, index(b, c), parity);
+    b.setInsertionPointAfter(s.lastUse);
+    BarrierArriveOp::create(b, loc, freed, index(b, c));
+  }
+  for (StagedCopy &s : staged)
+    s.copy.erase();
+  return true;
 }
 
 void Planner::rewrite() {
@@ -1089,7 +1210,8 @@ struct PlanPipelinesPass
       Planner planner(loop, info, target, overlap,
                       tma && info.hasBulkTensorCopies(target), tmaBlocked,
                       releaseBarriers, releaseMinWarpgroups, releaseMaxStages,
-                      warpSpecialize, pingpong, prefetchFirst, singleStage);
+                      warpSpecialize, pingpong, prefetchFirst, singleStage,
+                      singleStageProducer);
       if (!planner.analyze())
         continue;
       // What the stages would take, before any of them is materialized

@@ -305,6 +305,32 @@ def test_single_stage_pipelines_refill_after_the_last_read():
                                    atol=1e-2, err_msg=str(configs))
 
 
+def test_single_stage_producer_attention_against_torch_sdpa():
+    # The experimental single_stage_producer: a producer warpgroup refills
+    # the one-stage K and V tiles of a 256-thread FlashAttention (two
+    # consumer warpgroups), each after the consumers released it; edge
+    # tiles (s=1000), causal or not, against torch.
+    torch = _needs_gpu()
+    import torch.nn.functional as F
+    from attention_layouts import flash_attention
+    for causal in (False, True):
+        b, h, s, d = 2, 8, 1000, 64
+        func = flash_attention(b, h, s, d, causal, layout="bhsd", block_M=128,
+                               block_N=64, threads=256, num_stages=1)
+        kernel = tilelang_mlir.compile(
+            func, out_idx=[3], target=TARGET,
+            pass_configs={"single_stage_producer": True,
+                          # (The rotated loop reads K's tile before it.)
+                          "overlap_gemm_chains": False})
+        assert "setmaxnreg" in kernel.get_kernel_source("ptx")
+        q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.float16)
+                   for _ in range(3))
+        ref = F.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                             is_causal=causal)
+        torch.testing.assert_close(kernel(q, k, v).float(), ref, rtol=1e-2,
+                                   atol=3e-3)
+
+
 def test_softmax_under_p_v_against_torch_sdpa():
     # TileLang's Hopper FlashAttention configuration (128x128 tiles, 256
     # threads, 2 stages), whose loop tile-overlap-gemm-chains rotates (S_k

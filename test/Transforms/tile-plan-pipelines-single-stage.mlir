@@ -1,6 +1,7 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_80" --tile-plan-pipelines=single-stage | FileCheck %s
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="single-stage tma" | FileCheck %s --check-prefix=TMA
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="tma" | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="single-stage tma single-stage-producer" | FileCheck %s --check-prefix=PRODUCER
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-plan-pipelines="single-stage tma" --tile-plan-pipelines="single-stage tma" | FileCheck %s --check-prefix=TMA
 
 // FlashAttention's loop with one stage: K is read only by the first gemm,
@@ -72,6 +73,34 @@
 // TMA: tile.copy {{.*}} arrive(%[[BARS]][%c1{{.*}}]
 // TMA-NOT: tile.async
 // TMA: return
+// With single-stage-producer a producer warpgroup issues every iteration's
+// copies, each after the consumers' release of the tile's previous fill
+// (its second barrier, one arrival per consumer warp right after the
+// tile's last read); nothing is issued before or in the loop.
+// PRODUCER-LABEL: func.func @attention
+// PRODUCER: %[[FULL:.*]] = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
+// PRODUCER: %[[FREE:.*]] = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
+// PRODUCER: tile.barrier_init %[[FULL]] arrivals(1)
+// PRODUCER: tile.barrier_init %[[FREE]] arrivals(8)
+// PRODUCER: tile.producer {
+// PRODUCER: scf.for %[[IV:.*]] =
+// PRODUCER: %[[FREED:.*]] = arith.remui
+// PRODUCER: tile.barrier_wait %[[FREE]][%[[K:.*]]] parity(%[[FREED]]) {issuer}
+// PRODUCER: arith.muli %[[IV]]
+// PRODUCER-NEXT: tile.copy {{.*}} arrive(%[[FULL]][%[[K]]] : memref<2xi64, #tile.mem<shared>>) {async, engine = #tile.copy_engine<tma>}
+// PRODUCER: tile.barrier_wait %[[FREE]][%[[V:.*]]] parity(%[[FREED]]) {issuer}
+// PRODUCER: tile.copy {{.*}} arrive(%[[FULL]][%[[V]]]
+// PRODUCER: tile.pipelined
+// PRODUCER-NOT: tile.copy %arg
+// PRODUCER: tile.barrier_wait %[[FULL]]
+// PRODUCER-NEXT: tile.gemm
+// PRODUCER-NEXT: arith.constant
+// PRODUCER-NEXT: tile.barrier_arrive %[[FREE]]
+// PRODUCER: tile.barrier_wait %[[FULL]]
+// PRODUCER-NEXT: tile.gemm
+// PRODUCER-NEXT: arith.constant
+// PRODUCER-NEXT: tile.barrier_arrive %[[FREE]]
+// PRODUCER-NEXT: }
 // Without single-stage the loop copies synchronously, as written.
 // OFF-LABEL: func.func @attention
 // OFF-NOT: async
@@ -80,7 +109,7 @@ func.func @attention(%Q: memref<?x64xf16>, %K: memref<?x64xf16>, %V: memref<?x64
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
-  tile.kernel grid(%c1) threads(128) -> (%bx) {
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
     %q_s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
     %k_s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
     %v_s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
@@ -134,6 +163,13 @@ func.func @attention(%Q: memref<?x64xf16>, %K: memref<?x64xf16>, %V: memref<?x64
 // CHECK-NEXT: }
 // CHECK-NEXT: tile.async_wait pending(0)
 // CHECK-NEXT: tile.copy %{{.*}} to %{{.*}} : memref<64x32xf16, #tile.mem<shared>> to memref<64x32xf32, #tile.mem<fragment>>
+// One warpgroup (128 threads) gets no producer: its 256-thread block could
+// launch with more registers than setmaxnreg gives the consumers.
+// PRODUCER-LABEL: func.func @gemm
+// PRODUCER-NOT: tile.producer
+// PRODUCER: tile.pipelined
+// PRODUCER: scf.if
+// PRODUCER: tile.copy {{.*}} {async, engine = #tile.copy_engine<tma>}
 // TMA-LABEL: func.func @gemm
 // TMA: tile.barrier_init %{{.*}} arrivals(1)
 // TMA: tile.pipelined
@@ -176,6 +212,32 @@ func.func @gemm(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>, %
       }
     }
     tile.copy %a2 to %x : memref<64x32xf16, #tile.mem<shared>> to memref<64x32xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+// (A tile used before the loop: the producer would fill it from the
+// kernel's start, so the consumers refill it themselves.)
+// PRODUCER-LABEL: func.func @used_before
+// PRODUCER-NOT: tile.producer
+// PRODUCER: tile.pipelined
+// PRODUCER: scf.if
+func.func @used_before(%A: memref<?x?xf16>, %kt: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
+    %q_s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %a_s = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %c_f = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    tile.copy %a_s to %c_f : memref<64x64xf16, #tile.mem<shared>> to memref<64x64xf32, #tile.mem<fragment>>
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 1 {
+      %kk = arith.muli %k, %c64 : index
+      tile.copy %A[%c0, %kk] to %a_s : memref<?x?xf16> to memref<64x64xf16, #tile.mem<shared>>
+      tile.gemm %q_s, %a_s, %c_f : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    }
   }
   return
 }

@@ -344,6 +344,23 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     The tiles used outside the loop stay usable there: every copy the loop
     issues is waited for in it.
 
+    With `single-stage-producer` too (and TMA, a kernel of two warpgroups
+    or more that can take a producer, see `warp-specialize`, and no use of
+    the tiles before the loop), a `tile.producer` issues every
+    iteration's copies instead, each after the consumers released its tile
+    (a second barrier per copy, one arrival per consumer warp right after
+    the tile's last read), as TileLang's one-stage warp specialization
+    does; no copy is issued before or in the loop:
+
+    ```
+    before:     barrier_init %full arrivals(1), %free arrivals(warps)
+                tile.producer { scf.for i: for each copy c:
+                  barrier_wait %free[c] parity((i + 1) mod 2) {issuer}
+                  copy(i) arrive(%full[c]) }
+    loop body:  barrier_wait %full[c] parity(i mod 2)   before c's first read
+                ...; barrier_arrive %free[c]             after its last read
+    ```
+
     With `tma-release` too (experimental), the block barrier that the
     TMA lowering puts before each stage's copies (so that no thread still
     reads the buffer) gives way to a second barrier array that every warp
@@ -413,7 +430,13 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
            "Plan loops of num_stages = 1 too: each copy refills its one "
            "tile right after the iteration's last read of it, "
            "asynchronously, and is waited for before the next iteration's "
-           "first read">
+           "first read">,
+    Option<"singleStageProducer", "single-stage-producer", "bool",
+           /*default=*/"false",
+           "With single-stage and tma: a tile.producer warpgroup issues "
+           "each one-stage copy once the consumers released its tile "
+           "(tile.barrier_arrive after the tile's last read), instead of "
+           "the consumers' thread 0 (experimental)">
   ];
   let dependentDialects = [
     "::mlir::tile::TileDialect",
