@@ -244,6 +244,8 @@ static void buildTileToGPUPipeline(OpPassManager &pm, const Options &options,
   spec.attachTarget(pm);
   if (values.flushDenormals)
     pm.addNestedPass<gpu::GPUModuleOp>(createTileNVVMFlushDenormals());
+  // Warp-specialized kernels launch within their consumers' registers.
+  pm.addNestedPass<gpu::GPUModuleOp>(createTileNVVMLaunchRegisters());
   if (values.minBlocksPerSM > 0) {
     TileNVVMMinBlocksOptions minBlocks;
     minBlocks.blocks = values.minBlocksPerSM;

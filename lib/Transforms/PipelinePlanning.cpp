@@ -825,14 +825,7 @@ void Planner::rewriteSingleStage() {
 }
 
 bool Planner::rewriteSingleStageWithProducer(Operation *lastAlloc) {
-  // Two consumer warpgroups at least: a block of 384 threads or more
-  // launches with at most 168 registers a thread, which the consumers'
-  // setmaxnreg raises; one warpgroup's 256-thread block could launch with
-  // more registers than the 240 it raises to (which would need nvvm.maxnreg
-  // on the kernel).
   auto kernel = loop->getParentOfType<KernelOp>();
-  if (kernel.getNumThreads() < 2 * ProducerOp::kThreads)
-    return false;
   // The producer fills the tiles from the kernel's start: nothing may use
   // them before the loop.
   Block *kernelBody = loop->getBlock();

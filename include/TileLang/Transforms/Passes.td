@@ -344,9 +344,9 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     The tiles used outside the loop stay usable there: every copy the loop
     issues is waited for in it.
 
-    With `single-stage-producer` too (and TMA, a kernel of two warpgroups
-    or more that can take a producer, see `warp-specialize`, and no use of
-    the tiles before the loop), a `tile.producer` issues every
+    With `single-stage-producer` too (and TMA, a kernel that can take a
+    producer, see `warp-specialize`, and no use of the tiles before the
+    loop), a `tile.producer` issues every
     iteration's copies instead, each after the consumers released its tile
     (a second barrier per copy, one arrival per consumer warp right after
     the tile's last read), as TileLang's one-stage warp specialization

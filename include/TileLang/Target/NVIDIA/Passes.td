@@ -15,6 +15,32 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TileNVVMLaunchRegisters
+    : Pass<"tile-nvvm-launch-registers", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Launch warp-specialized kernels with no more registers "
+                "than their consumers' setmaxnreg raises to";
+  let description = [{
+    `setmaxnreg.inc` may only raise a warp's registers: a warp that holds
+    more at launch than the count it asks for is undefined behaviour. A
+    384-thread block launches with at most 168 registers a thread, below
+    the 240 a consumer asks for, but a 256-thread block (one consumer
+    warpgroup and the producer) may launch with 255. Each kernel of an NVVM
+    GPU module whose body raises registers (`nvvm.setmaxregister
+    increase N`) and whose block size is known (`known_block_size`) gets
+    `nvvm.maxnreg` = the smallest such N, or what a block of that size can
+    launch with at all (65536 / threads, in units of 8) when that is lower
+    (.maxnreg takes precedence over the block size in ptxas's budget: 240
+    for a 384-thread block would not launch): the PTX directive
+    `.maxnreg`, within which ptxas allocates the whole kernel. A kernel
+    that sets `nvvm.maxnreg` itself keeps it when it is lower; modules
+    without an NVVM target are left alone. `tile-to-nvvm` runs it.
+
+    ```
+    tile-opt --pass-pipeline='builtin.module(gpu.module(tile-nvvm-launch-registers))'
+    ```
+  }];
+}
+
 def TileNVVMMinBlocks
     : Pass<"tile-nvvm-min-blocks", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Ask ptxas for registers that let several blocks of each "
