@@ -545,6 +545,17 @@ Operation *Planner::findProducerPoint() {
   return point;
 }
 
+/// An empty tile.producer at `b`'s insertion point, with `b` at the start
+/// of its body.
+static ProducerOp createProducer(OpBuilder &b, Location loc) {
+  auto producer = ProducerOp::create(b, loc);
+  Block *block = b.createBlock(&producer.getBody());
+  b.setInsertionPointToEnd(block);
+  YieldOp::create(b, loc);
+  b.setInsertionPointToStart(block);
+  return producer;
+}
+
 /// The number of iterations of `loop`: max(0, ceildiv(ub - lb, step)).
 static Value getTripCount(OpBuilder &b, Location loc, Value lb, Value ub,
                           Value step) {
@@ -559,11 +570,7 @@ bool Planner::buildProducer(Operation *point, Value barriers, Value lb,
   Location loc = loop.getLoc();
   int64_t stages = loop.getNumStages();
   OpBuilder b(point);
-  auto producer = ProducerOp::create(b, loc);
-  Block *block = b.createBlock(&producer.getBody());
-  b.setInsertionPointToEnd(block);
-  YieldOp::create(b, loc);
-  b.setInsertionPointToStart(block);
+  ProducerOp producer = createProducer(b, loc);
   auto index = [&](OpBuilder &bld, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(bld, loc, v);
   };
@@ -861,11 +868,7 @@ bool Planner::rewriteSingleStageWithProducer(Operation *lastAlloc) {
     return staged[x].lastUse->isBeforeInBlock(staged[y].lastUse);
   });
   OpBuilder b(point);
-  auto producer = ProducerOp::create(b, loc);
-  Block *block = b.createBlock(&producer.getBody());
-  b.setInsertionPointToEnd(block);
-  YieldOp::create(b, loc);
-  b.setInsertionPointToStart(block);
+  ProducerOp producer = createProducer(b, loc);
   Value lb = loop.getLowerBound(), step = loop.getStep();
   scf::ForOp::create(
       b, loc, lb, loop.getUpperBound(), step, ValueRange{},
