@@ -731,3 +731,19 @@ def test_float_literals_beyond_the_type_are_refused_at_the_line():
     out = np.zeros(2, np.float16)
     tilelang.compile(fine, target="cpu")(out)
     assert out[0] == -np.inf and out[1] == 65504
+
+
+def test_get_kernel_source_takes_kernel_only():
+    # TileLang's get_kernel_source(kernel_only=...): the same text either
+    # way here (no separate host wrapper); a non-bool is refused.
+    @T.prim_func
+    def main(A: T.Tensor((4,), "float32")):
+        with T.Kernel(1):
+            A[0] = 1.0
+    kernel = tilelang.compile(main, target="cpu")
+    text = kernel.get_kernel_source()
+    assert "tile.kernel" in text
+    assert kernel.get_kernel_source(kernel_only=False) == text
+    assert kernel.get_kernel_source(kernel_only=True) == text
+    with pytest.raises(TypeError, match="kernel_only"):
+        kernel.get_kernel_source(kernel_only="yes")

@@ -592,4 +592,6 @@ class EagerJIT:
 
     def get_kernel_source(self, *args, **kwargs):
         stage = kwargs.pop("stage", "tile")
-        return self.compile(*args, **kwargs).get_kernel_source(stage)
+        kernel_only = kwargs.pop("kernel_only", True)
+        return self.compile(*args, **kwargs).get_kernel_source(
+            stage, kernel_only=kernel_only)

@@ -131,7 +131,7 @@ class JITKernel:
             return array
         return np.ascontiguousarray(array)
 
-    def get_kernel_source(self, stage="tile", target=None):
+    def get_kernel_source(self, stage="tile", target=None, kernel_only=True):
         """The kernel's IR at a stage of the lowering, for `target` (default:
         the kernel's): "tile" (as traced, with the user's locations),
         on GPU targets "selected" (each gemm's instruction chosen),
@@ -141,7 +141,11 @@ class JITKernel:
         compile selects no instructions and plans no pipelines); "llvm" (the whole module in the LLVM dialect, device code included) or, on NVIDIA
         targets, "ptx", "cubin" (bytes; a list of them when the function
         launches several kernels) or "sass" (cuobjdump's, or nvdisasm's,
-        listing of the cubins: needs the CUDA toolkit)."""
+        listing of the cubins: needs the CUDA toolkit). TileLang's
+        `kernel_only` is accepted: each stage is the whole kernel as this
+        compiler has it (no separate host wrapper source exists)."""
+        if not isinstance(kernel_only, bool):
+            raise TypeError("kernel_only is a bool, got %r" % (kernel_only,))
         target = determine_target(target) if target else self.target
         source = self.func.script()
         if stage == "tile":
