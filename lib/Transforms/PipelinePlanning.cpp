@@ -908,10 +908,7 @@ bool Planner::rewriteSingleStageWithProducer(Operation *lastAlloc) {
                         kernel.getNumThreads() /
                             getWarpSize(TargetKind::CUDA, ""));
   // The consumers wait for fill i of each tile before its first read and
-  // release it after its last.
-  for (StagedCopy &s : staged)
-    if (s.swizzle && !s.alloc.getLayoutAttr())
-      s.alloc.setLayoutAttr(s.swizzle);
+  // release it after its last (the tiles' swizzles are set by the caller).
   Block &body = loop.getBody().front();
   b.setInsertionPointToStart(&body);
   Value parity = arith::RemUIOp::create(

@@ -131,8 +131,7 @@ def do_bench(fn, warmup=25, rep=100, _n_warmup=0, _n_repeat=0,
         fn()
     times = [timed() for _ in range(_runs(estimate, rep, _n_repeat))]
     if quantiles is not None:
-        ordered = sorted(times)
-        return [float(np.quantile(ordered, q)) for q in quantiles]
+        return [float(q) for q in np.quantile(times, quantiles)]
     return modes[return_mode](times)
 
 
