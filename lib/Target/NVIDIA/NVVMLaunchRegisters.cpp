@@ -48,18 +48,18 @@ struct NVVMLaunchRegistersPass
         int64_t count = op.getRegCount();
         raised = raised ? std::min(*raised, count) : count;
       });
-      // The registers a block of the kernel's size can launch with at all
-      // (65536 over its threads, in the allocation unit of 8): .maxnreg
-      // above that would make the launch fail.
+      // A block of the kernel's size launches with at most 65536 registers
+      // over its threads (in the allocation unit of 8; ptxas keeps within
+      // that from the block size): only where that exceeds the raise can a
+      // warp hold more at launch than it asks for.
       std::optional<ArrayRef<int32_t>> block = kernel.getKnownBlockSize();
       if (!raised || !block)
         continue;
       int64_t threads = 1;
       for (int32_t extent : *block)
         threads *= extent;
-      if (threads <= 0)
+      if (threads <= 0 || kRegisterFile / threads / 8 * 8 <= *raised)
         continue;
-      raised = std::min<int64_t>(*raised, kRegisterFile / threads / 8 * 8);
       if (auto given = kernel->getAttrOfType<IntegerAttr>(name);
           given && given.getInt() <= *raised)
         continue;

@@ -1,8 +1,9 @@
 // RUN: tile-opt %s --split-input-file --pass-pipeline='builtin.module(gpu.module(tile-nvvm-launch-registers))' | FileCheck %s
 
 // A warp-specialized kernel launches with no more registers than its
-// consumers raise to (the smallest increase), or with what its block size
-// can launch at all (384 threads: 168); one that chose a lower bound keeps
+// consumers raise to (the smallest increase) where its block could launch
+// with more (384 threads launch with 168 at most: left alone); one that
+// chose a lower bound keeps
 // it, a higher one is lowered; kernels of unknown block size, without
 // setmaxnreg, device functions and the producer's decrease alone change
 // nothing.
@@ -11,7 +12,7 @@
 // CHECK: gpu.func @two_increases() kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.maxnreg = 232 : i32}
 // CHECK: gpu.func @lower_given() kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.maxnreg = 128 : i32}
 // CHECK: gpu.func @higher_given() kernel attributes {known_block_size = array<i32: 256, 1, 1>, nvvm.maxnreg = 240 : i32}
-// CHECK: gpu.func @three_warpgroups() kernel attributes {known_block_size = array<i32: 384, 1, 1>, nvvm.maxnreg = 168 : i32}
+// CHECK: gpu.func @three_warpgroups() kernel attributes {known_block_size = array<i32: 384, 1, 1>} {
 // CHECK: gpu.func @unknown_size() kernel {
 // CHECK: gpu.func @plain() kernel {
 // CHECK: gpu.func @decrease_only() kernel {

@@ -26,14 +26,16 @@ def TileNVVMLaunchRegisters
     the 240 a consumer asks for, but a 256-thread block (one consumer
     warpgroup and the producer) may launch with 255. Each kernel of an NVVM
     GPU module whose body raises registers (`nvvm.setmaxregister
-    increase N`) and whose block size is known (`known_block_size`) gets
-    `nvvm.maxnreg` = the smallest such N, or what a block of that size can
-    launch with at all (65536 / threads, in units of 8) when that is lower
-    (.maxnreg takes precedence over the block size in ptxas's budget: 240
-    for a 384-thread block would not launch): the PTX directive
-    `.maxnreg`, within which ptxas allocates the whole kernel. A kernel
-    that sets `nvvm.maxnreg` itself keeps it when it is lower; modules
-    without an NVVM target are left alone. `tile-to-nvvm` runs it.
+    increase N`), whose block size is known (`known_block_size`) and could
+    launch with more than N registers a thread (65536 / threads, in units
+    of 8, above N: blocks of 256 threads or fewer) gets `nvvm.maxnreg` =
+    the smallest such N, the PTX directive `.maxnreg`, within which ptxas
+    allocates the whole kernel. Larger blocks are left alone: ptxas keeps
+    them within their launch budget from the block size already (and
+    .maxnreg would take precedence over it: 240 for a 384-thread block
+    would not launch). A kernel that sets `nvvm.maxnreg` itself keeps it
+    when it is lower; modules without an NVVM target are left alone.
+    `tile-to-nvvm` runs it.
 
     ```
     tile-opt --pass-pipeline='builtin.module(gpu.module(tile-nvvm-launch-registers))'
