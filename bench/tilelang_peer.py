@@ -241,6 +241,32 @@ def elementwise_add(T, M, N, BM, BN, threads):
     return main
 
 
+def dequant_gemm(T, M, N, K, BM, BN, BK, G, threads, stages):
+    """C = A @ W^T with W dequantized from int4 in the kernel: B [N, K/2]
+    uint8 holds two 4-bit values per byte (element 2j in the low nibble),
+    W[n, k] = (nibble - 8) * S[n, k // G] (a scale per group of G along K)."""
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((N, K // 2), "uint8"),
+             S: T.Tensor((N, K // G), "float16"), C: T.Tensor((M, N), "float16")):
+        with T.Kernel(T.ceildiv(N, BN), T.ceildiv(M, BM), threads=threads) as (bx, by):
+            A_s = T.alloc_shared((BM, BK), "float16")
+            Bq_s = T.alloc_shared((BN, BK // 2), "uint8")
+            W_s = T.alloc_shared((BN, BK), "float16")
+            C_f = T.alloc_fragment((BM, BN), "float32")
+            T.clear(C_f)
+            for k in T.Pipelined(T.ceildiv(K, BK), num_stages=stages):
+                T.copy(A[by * BM, k * BK], A_s)
+                T.copy(B[bx * BN, k * (BK // 2)], Bq_s)
+                for i, j in T.Parallel(BN, BK):
+                    q = (Bq_s[i, j // 2] >> ((j % 2) * 4)) & 15
+                    W_s[i, j] = (T.cast(q, "float16") - 8) * \
+                        S[bx * BN + i, (k * BK + j) // G]
+                T.gemm(A_s, W_s, C_f, transpose_B=True)
+            T.copy(C_f, C[by * BM, bx * BN])
+    return main
+
+
 # ---------------------------------------------------------------------------
 # Cases: the program, its inputs and reference, and the vendor peers
 # ---------------------------------------------------------------------------
@@ -489,8 +515,51 @@ def row_cases():
     return cases
 
 
+def dequant_cases():
+    """int4 weights (group scales of 128) times f16 activations: a batch of
+    tokens (compute-bound) and a decode-sized one (weight-bandwidth-bound);
+    the peer is cuBLAS on the already dequantized f16 weights."""
+    G = 128
+    plan = [(4096, 4096, 4096, (128, 128, 128, 256, 3)),
+            (4096, 14336, 4096, (128, 128, 128, 256, 3)),
+            (16, 14336, 4096, (64, 128, 128, 128, 3))]
+    return [_dequant_case(M, N, K, G, cfg) for M, N, K, cfg in plan]
+
+
+def _dequant_case(M, N, K, G, cfg):
+    BM, BN, BK, threads, stages = cfg
+
+    def weights(b, s):
+        import torch
+        w = torch.empty((N, K), device=b.device, dtype=torch.float32)
+        w[:, 0::2] = (b & 15).float() - 8
+        w[:, 1::2] = (b >> 4).float() - 8
+        return (w * s.float().repeat_interleave(G, dim=1)).half()
+
+    def inputs():
+        import torch
+        a = _randn((M, K))
+        b = torch.randint(0, 256, (N, K // 2), device="cuda", dtype=torch.uint8)
+        s = (torch.rand((N, K // G), device="cuda") * 0.02).half()
+        return [a, b, s]
+
+    def reference(a, b, s):
+        return a.float() @ weights(b, s).float().T
+
+    def peers(args):
+        a, b, s = args
+        w = weights(b, s)
+        return {"cuBLAS f16 W": lambda: a @ w.T}
+
+    return Case("dequant", "dequant int4 gemm %dx%dx%d g%d" % (M, N, K, G),
+                lambda T: dequant_gemm(T, M, N, K, BM, BN, BK, G, threads, stages),
+                [3], inputs, reference, (1e-2, 5e-2), peers,
+                flops=2.0 * M * N * K, bytes_moved=M * K * 2 + N * K // 2 + M * N * 2)
+
+
 GROUPS = {"gemm": gemm_cases, "attention": attention_cases, "mla": mla_cases,
-          "rows": row_cases, "ws": ws_gemm_cases}
+          "rows": row_cases, "ws": ws_gemm_cases,
+          "dequant": dequant_cases}
 
 # ---------------------------------------------------------------------------
 # Runner
