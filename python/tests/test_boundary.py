@@ -130,6 +130,23 @@ def test_foreign_byte_order_is_refused(scaled):
     np.testing.assert_array_equal(scaled(np.arange(4, dtype=native), 1.0, 0), np.arange(4))
 
 
+def test_element_types_are_read_per_dtype_object(scaled):
+    """Calls find an array's element type by its dtype object (cached after
+    the first call): a foreign byte order after native calls is still
+    refused, another type still named, and more distinct dtype objects than
+    the cache keeps (dtypes with metadata are new objects) still run."""
+    rng = np.random.default_rng()
+    for k in range(80):
+        a = rng.standard_normal(37).astype(np.dtype(np.float32, metadata={"k": k}))
+        np.testing.assert_allclose(scaled(a, 3.0, 1), a * 3 + 1, rtol=1e-6)
+        if k % 20 == 0:
+            foreign = ">f4" if sys.byteorder == "little" else "<f4"
+            with pytest.raises(TileError, match=r"argument 0 \('A'\).*-endian"):
+                scaled(a.astype(foreign), 1.0, 0)
+            with pytest.raises(TileError, match=r"argument #0 .*expected element type f32, got f64"):
+                scaled(a.astype(np.float64), 1.0, 0)
+
+
 def test_scalars_are_range_checked_not_truncated(scaled):
     a = np.ones(70, np.float32)
     np.testing.assert_array_equal(scaled(a, 2.0, -128), np.full(70, -126, np.float32))

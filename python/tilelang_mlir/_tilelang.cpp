@@ -196,28 +196,59 @@ void check(llvm::Error error) {
     throw TileError(llvm::toString(std::move(error)));
 }
 
-/// The element type of a numpy array, by dtype kind and size (bfloat16,
-/// which numpy lacks, by name: ml_dtypes' bfloat16).
-DType getDType(const py::array &array) {
-  // Through the Python attributes: pybind11's accessors read the dtype
-  // struct, whose layout NumPy 2 changed. The kind and size name numpy's
-  // own types; `name` (slow: numpy computes it in Python) only the
-  // ml_dtypes types, whose kind is 'V'.
-  py::dtype dtype = array.dtype();
+/// What a call needs to know of a numpy dtype: its element type, item size
+/// and byte order, read once per dtype object through its Python attributes
+/// (pybind11's accessors read the descriptor struct, whose layout NumPy 2
+/// changed) and then found by identity: numpy's dtypes of native byte order
+/// are shared objects, so a call's arrays hit the cache after the first.
+struct NumpyDType {
+  std::optional<DType> dtype; // None: unsupported (`name` says which).
+  int64_t itemSize = 0;
+  /// The byte order is not this machine's ('>' on a little-endian host).
+  bool foreign = false;
+  std::string name, str;
+};
+
+static NumpyDType describe(const py::dtype &dtype) {
+  NumpyDType info;
+  info.itemSize = dtype.attr("itemsize").cast<int64_t>();
+  // numpy's byte order: '=' native, '|' not applicable, '<' / '>' explicit.
+  std::string order = dtype.attr("byteorder").cast<std::string>();
+  info.foreign = order == (llvm::sys::IsLittleEndianHost ? ">" : "<");
+  info.name = py::str(dtype.attr("name"));
+  info.str = py::str(dtype.attr("str"));
+  // The kind and size name numpy's own types; the name only the ml_dtypes
+  // types, whose kind is 'V'.
   char kind = dtype.attr("kind").cast<std::string>().front();
   if (kind != 'V')
-    if (std::optional<DType> type =
-            getDType(kind, dtype.attr("itemsize").cast<int64_t>()))
-      return *type;
-  std::string name = py::str(dtype.attr("name"));
-  if (name == "bfloat16")
-    return DType::BF16;
-  if (name == "float8_e4m3fn")
-    return DType::F8E4M3FN;
-  if (name == "float8_e5m2")
-    return DType::F8E5M2;
-  throw TileError("unsupported numpy dtype " + name + " (expected " +
-                  kSupportedTypes + ")");
+    info.dtype = getDType(kind, info.itemSize);
+  if (!info.dtype) {
+    if (info.name == "bfloat16")
+      info.dtype = DType::BF16;
+    else if (info.name == "float8_e4m3fn")
+      info.dtype = DType::F8E4M3FN;
+    else if (info.name == "float8_e5m2")
+      info.dtype = DType::F8E5M2;
+  }
+  return info;
+}
+
+/// describe(`dtype`), from a cache of the dtype objects seen (each kept
+/// alive by the cache, so an address is never reused for another dtype
+/// while it is there; a bounded number, enough for any program's types).
+static const NumpyDType &getNumpyDType(const py::dtype &dtype) {
+  static std::vector<std::pair<PyObject *, NumpyDType>> cache;
+  static NumpyDType last;
+  for (const auto &[object, info] : cache)
+    if (object == dtype.ptr())
+      return info;
+  NumpyDType info = describe(dtype);
+  if (cache.size() >= 64) {
+    last = std::move(info);
+    return last;
+  }
+  cache.emplace_back(py::object(dtype).release().ptr(), std::move(info));
+  return cache.back().second;
 }
 
 BufferArg toBuffer(const py::array &array, size_t position,
@@ -226,14 +257,16 @@ BufferArg toBuffer(const py::array &array, size_t position,
     return TileError("argument " + std::to_string(position) + " ('" +
                      param.name + "'): " + why);
   };
-  // numpy's byte order: '=' native, '|' not applicable, '<' / '>' explicit.
-  std::string order = array.dtype().attr("byteorder").cast<std::string>();
-  if (order == (llvm::sys::IsLittleEndianHost ? ">" : "<"))
+  const NumpyDType &info = getNumpyDType(array.dtype());
+  if (info.foreign)
     throw fail("the array is " +
-               std::string(order == ">" ? "big" : "little") +
-               "-endian (dtype '" + py::str(array.dtype().attr("str")).cast<std::string>() +
+               std::string(llvm::sys::IsLittleEndianHost ? "big" : "little") +
+               "-endian (dtype '" + info.str +
                "'); kernels read native byte order: pass "
                "a.astype(a.dtype.newbyteorder('='))");
+  if (!info.dtype)
+    throw TileError("unsupported numpy dtype " + info.name + " (expected " +
+                    kSupportedTypes + ")");
   // A read-only array (writeable=False, a view of immutable bytes, a
   // read-only memmap) must not be written.
   if (param.isWritten && !array.writeable())
@@ -241,15 +274,18 @@ BufferArg toBuffer(const py::array &array, size_t position,
                "(writeable=False, or a view of read-only memory); pass a "
                "writable copy");
   BufferArg buffer;
-  buffer.dtype = getDType(array);
+  buffer.dtype = *info.dtype;
   buffer.data = const_cast<void *>(array.data());
-  int64_t itemSize = array.dtype().attr("itemsize").cast<int64_t>();
-  for (py::ssize_t d = 0; d < array.ndim(); ++d) {
-    buffer.shape.push_back(array.shape(d));
-    if (array.strides(d) % itemSize)
+  py::ssize_t rank = array.ndim();
+  const py::ssize_t *shape = array.shape(), *strides = array.strides();
+  buffer.shape.reserve(rank);
+  buffer.strides.reserve(rank);
+  for (py::ssize_t d = 0; d < rank; ++d) {
+    buffer.shape.push_back(shape[d]);
+    if (strides[d] % info.itemSize)
       throw TileError("argument " + std::to_string(position) +
                       ": strides that are not whole elements");
-    buffer.strides.push_back(array.strides(d) / itemSize);
+    buffer.strides.push_back(strides[d] / info.itemSize);
   }
   return buffer;
 }
@@ -1031,4 +1067,22 @@ PYBIND11_MODULE(_tilelang, m) {
   m.def("compile_options", &getCompileOptions,
         "The compile options (pass_configs keys): key, flag, targets, "
         "type, default and description of each");
+  m.def(
+      "has_noncontiguous_array",
+      [](const py::tuple &args, const std::vector<size_t> &positions) {
+        // A kernel call's check (its Python side would pay for a flags
+        // object per array): reads the arrays' flags word.
+        for (size_t k : positions)
+          if (k < args.size()) {
+            py::handle value = args[k];
+            if (py::isinstance<py::array>(value) &&
+                !(py::reinterpret_borrow<py::array>(value).flags() &
+                  py::array::c_style))
+              return true;
+          }
+        return false;
+      },
+      py::arg("args"), py::arg("positions"),
+      "Whether one of args[k] for k in positions is a numpy array that is "
+      "not C-contiguous");
 }

@@ -37,6 +37,7 @@ from . import device_code
 from . import language as T
 from ._tilelang import Kernel, TileError, lower
 from ._tilelang import pipeline as _pipeline
+from ._tilelang import has_noncontiguous_array as _has_noncontiguous_array
 from .eager import EagerJIT, _freeze, is_eager
 from .pass_config import normalize_pass_configs
 from .target import determine_target
@@ -104,6 +105,7 @@ class JITKernel:
         self._contiguous_inputs = [
             (k, name, i) for k, name, i in self._tensor_inputs
             if not isinstance(func.params[i][1], T.StridedTensor)]
+        self._contiguous_positions = [k for k, _, _ in self._contiguous_inputs]
         self._output_plans = [self._plan_output(i) for i in self.out_idx]
         self._output_types = [T._mlir_type(func.params[i][1].dtype)
                               for i in self.out_idx]
@@ -294,11 +296,13 @@ class JITKernel:
         # bindings refuse read-only ones it writes); a non-contiguous one
         # goes through a copy, copied back when the kernel writes it.
         write_back = []
-        for k, name, i in self._contiguous_inputs:
-            value = args[k]
-            if type(value) is np.ndarray and not value.flags.c_contiguous:
-                args = args[:k] + (self._host_array(
-                    i, name, value, write_back),) + args[k + 1:]
+        if self._contiguous_positions and _has_noncontiguous_array(
+                args, self._contiguous_positions):
+            for k, name, i in self._contiguous_inputs:
+                value = args[k]
+                if type(value) is np.ndarray and not value.flags.c_contiguous:
+                    args = args[:k] + (self._host_array(
+                        i, name, value, write_back),) + args[k + 1:]
         if not self.out_idx and not self._workspaces:
             if stream is None:
                 self._kernel.run(*args)

@@ -13,7 +13,8 @@
 #define TILELANG_SUPPORT_CHECKEDSIZE_H
 
 #include "llvm/ADT/ArrayRef.h"
-#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/CheckedArithmetic.h" // (for the helpers' users)
+#include "llvm/Support/MathExtras.h"
 
 #include <cstdint>
 #include <optional>
@@ -28,10 +29,10 @@ inline std::optional<int64_t> getCheckedElementCount(llvm::ArrayRef<int64_t> sha
   for (int64_t extent : shape) {
     if (extent < 0)
       return std::nullopt;
-    std::optional<int64_t> next = llvm::checkedMul(count, extent);
-    if (!next)
+    // (The compiler's overflow builtin: llvm::checkedMul goes through
+    // APInt, and every kernel call checks its buffers' sizes.)
+    if (llvm::MulOverflow(count, extent, count))
       return std::nullopt;
-    count = *next;
   }
   return count;
 }
@@ -43,7 +44,10 @@ inline std::optional<int64_t> getCheckedByteSize(llvm::ArrayRef<int64_t> shape,
   std::optional<int64_t> count = getCheckedElementCount(shape);
   if (!count)
     return std::nullopt;
-  return llvm::checkedMul(*count, elementBytes);
+  int64_t bytes;
+  if (llvm::MulOverflow(*count, elementBytes, bytes))
+    return std::nullopt;
+  return bytes;
 }
 
 } // namespace tile
