@@ -231,8 +231,26 @@ void dropUnappliedSwizzles(Operation *root);
 /// kernel writes (tile.parallel bodies, single elements) read and write
 /// what tile.copy and tile.gemm place there. Runs once, after
 /// dropUnappliedSwizzles and before the tile ops are lowered (whose own
-/// accesses apply the swizzle as they are made).
+/// accesses apply the swizzle as they are made); skips the accesses marked
+/// by markParallelVectorAccesses.
 void swizzleElementAccesses(Operation *root);
+
+/// Marks the loads and stores of swizzled shared tiles that the Block-mode
+/// lowering of their tile.parallel will make vector accesses of (aligned
+/// groups of consecutive innermost iterations): swizzleElementAccesses
+/// leaves them alone, and the lowering places each vector by its first
+/// element. Runs before swizzleElementAccesses.
+void markParallelVectorAccesses(Operation *root);
+
+/// The unit attribute markParallelVectorAccesses puts on those accesses.
+inline constexpr llvm::StringLiteral kSwizzleLaterAttrName =
+    "tile.swizzle_later";
+
+/// Swizzles the indices of the accesses still marked by
+/// markParallelVectorAccesses (those the lowering kept as element accesses:
+/// the misaligned path of a vector group, a loop it did not split) and
+/// drops the marks. Runs after the tile ops are lowered.
+void swizzleMarkedAccesses(Operation *root);
 
 /// How a global-to-shared copy moves its tile in vectors: the block's
 /// static thread count, the element size and the widest vector (16, 8 or 4

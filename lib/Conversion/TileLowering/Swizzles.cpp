@@ -197,7 +197,7 @@ void mlir::tile::swizzleElementAccesses(Operation *root) {
     auto load = dyn_cast<memref::LoadOp>(op);
     auto store = dyn_cast<memref::StoreOp>(op);
     Value tile = load ? load.getMemRef() : store.getMemRef();
-    if (!getTileSwizzle(tile))
+    if (!getTileSwizzle(tile) || op->hasAttr(kSwizzleLaterAttrName))
       continue;
     b.setInsertionPoint(op);
     SmallVector<Value> indices = swizzleIndices(

@@ -87,11 +87,17 @@ struct ParallelVectors {
 
 /// `op`'s vector plan in Block mode, or width 0: a body of straight-line
 /// code (no regions) whose only effects are memref loads and stores, with
-/// at least one vectorizable global access and no load of a buffer after
-/// a store to it (the vector path reads before the group's writes); the
-/// width is 16 bytes of the widest vectorizable element that divides the
-/// innermost extent.
-static ParallelVectors planParallelVectors(ParallelOp op) {
+/// at least one vectorizable global or shared access and no load of a
+/// buffer after a store to it (the vector path reads before the group's
+/// writes); the width is 16 bytes of the widest vectorizable element that
+/// divides the innermost extent, and no wider than the contiguous unit of
+/// a swizzled shared tile it accesses (2^base elements).
+///
+/// The accesses of swizzled shared tiles are taken while their indices are
+/// still the elements' (`marking`: before swizzleElementAccesses, which
+/// leaves the ones marked kSwizzleLaterAttrName alone), or when so marked.
+static ParallelVectors planParallelVectors(ParallelOp op,
+                                           bool marking = false) {
   ParallelVectors plan;
   Block &body = op.getBody().front();
   Value inner = body.getArguments().back();
@@ -99,7 +105,7 @@ static ParallelVectors planParallelVectors(ParallelOp op) {
   // plus an independent value.
   DenseSet<Value> dependent{inner}, unit{inner};
   DenseSet<Value> stored;
-  int64_t widest = 0;
+  int64_t widest = 0, limit = 16;
   for (Operation &inst : body.without_terminator()) {
     if (inst.getNumRegions())
       return {};
@@ -125,11 +131,19 @@ static ParallelVectors planParallelVectors(ParallelOp op) {
       stored.insert(buffer);
     auto type = cast<MemRefType>(buffer.getType());
     unsigned bits = type.getElementTypeBitWidth();
-    if (!isGlobalBuffer(buffer) || indices.empty() || bits % 8 || bits > 64 ||
-        !unit.contains(indices.back()) ||
+    bool shared = isInSpace(type, MemorySpace::Shared);
+    if ((!isGlobalBuffer(buffer) && !shared) || indices.empty() || bits % 8 ||
+        bits > 64 || !unit.contains(indices.back()) ||
         llvm::any_of(indices.drop_back(),
                      [&](Value i) { return dependent.contains(i); }))
       continue;
+    if (shared) {
+      if (SwizzleAttr swizzle = getTileSwizzle(buffer)) {
+        if (!marking && !inst.hasAttr(kSwizzleLaterAttrName))
+          continue; // Its indices are the swizzled ones.
+        limit = std::min<int64_t>(limit, int64_t(1) << swizzle.getBase());
+      }
+    }
     // The indices must be computable before the group (pure operations of
     // the body, or values from outside it).
     plan.accesses.push_back(&inst);
@@ -138,7 +152,7 @@ static ParallelVectors planParallelVectors(ParallelOp op) {
   if (plan.accesses.empty())
     return {};
   int64_t extent = op.getExtents().back();
-  for (int64_t width = 16 / widest; width >= 2; width /= 2)
+  for (int64_t width = std::min(16 / widest, limit); width >= 2; width /= 2)
     if (extent % width == 0)
       return plan.width = width, plan;
   return {};
@@ -227,10 +241,18 @@ static void emitParallelVectorGroup(RewriterBase &rewriter, Location loc,
     auto type = cast<MemRefType>(getAccessBuffer(access).getType());
     auto vectorType = VectorType::get({width}, type.getElementType());
     llvm::Align alignment(width * type.getElementTypeBitWidth() / 8);
+    // A swizzled shared tile keeps each aligned vector of at most 2^base
+    // elements whole: the vector's place is its first element's.
+    auto placed = [&](Operation *first, Value buffer, ValueRange indices) {
+      if (!first->hasAttr(kSwizzleLaterAttrName))
+        return SmallVector<Value>(indices);
+      return swizzleIndices(rewriter, loc, buffer, indices);
+    };
     if (auto load = dyn_cast<memref::LoadOp>(group.front())) {
       rewriter.setInsertionPoint(load);
       Value vector = vector::LoadOp::create(
-          rewriter, loc, vectorType, load.getMemRef(), load.getIndices(),
+          rewriter, loc, vectorType, load.getMemRef(),
+          placed(load, load.getMemRef(), load.getIndices()),
           /*nontemporal=*/false, alignment);
       for (auto [e, clone] : llvm::enumerate(group)) {
         rewriter.setInsertionPoint(clone);
@@ -246,9 +268,10 @@ static void emitParallelVectorGroup(RewriterBase &rewriter, Location loc,
       values.push_back(cast<memref::StoreOp>(clone).getValueToStore());
     Value vector =
         vector::FromElementsOp::create(rewriter, loc, vectorType, values);
-    vector::StoreOp::create(rewriter, loc, vector, firstStore.getMemRef(),
-                            firstStore.getIndices(), /*nontemporal=*/false,
-                            alignment);
+    vector::StoreOp::create(
+        rewriter, loc, vector, firstStore.getMemRef(),
+        placed(firstStore, firstStore.getMemRef(), firstStore.getIndices()),
+        /*nontemporal=*/false, alignment);
     for (Operation *clone : group)
       rewriter.eraseOp(clone);
   }
@@ -368,6 +391,40 @@ struct EraseHint : TilePattern<HintOp> {
 };
 
 } // namespace
+
+void mlir::tile::markParallelVectorAccesses(Operation *root) {
+  root->walk([](ParallelOp op) {
+    ParallelVectors plan = planParallelVectors(op, /*marking=*/true);
+    if (!plan.width)
+      return;
+    for (Operation *access : plan.accesses) {
+      Value buffer = isa<memref::LoadOp>(access)
+                         ? cast<memref::LoadOp>(access).getMemRef()
+                         : cast<memref::StoreOp>(access).getMemRef();
+      if (!isGlobalBuffer(buffer) && getTileSwizzle(buffer))
+        access->setAttr(kSwizzleLaterAttrName, UnitAttr::get(op.getContext()));
+    }
+  });
+}
+
+void mlir::tile::swizzleMarkedAccesses(Operation *root) {
+  SmallVector<Operation *> marked;
+  root->walk([&](Operation *op) {
+    if (op->hasAttr(kSwizzleLaterAttrName))
+      marked.push_back(op);
+  });
+  OpBuilder b(root->getContext());
+  for (Operation *op : marked) {
+    op->removeAttr(kSwizzleLaterAttrName);
+    b.setInsertionPoint(op);
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      load.getIndicesMutable().assign(swizzleIndices(
+          b, op->getLoc(), load.getMemRef(), load.getIndices()));
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      store.getIndicesMutable().assign(swizzleIndices(
+          b, op->getLoc(), store.getMemRef(), store.getIndices()));
+  }
+}
 
 int64_t mlir::tile::getCopyVectorWidth(CopyOp op) {
   Value src = op.getSrc(), dst = op.getDst();

@@ -404,6 +404,7 @@ struct ConvertTileToGPUPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     dropUnappliedSwizzles(module);
+    markParallelVectorAccesses(module);
     swizzleElementAccesses(module);
 
     // Kernels and tile ops, with the tiles still in tile memory spaces
@@ -460,6 +461,7 @@ struct ConvertTileToGPUPass
     if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
         failed(fragments.eraseAllocations()))
       return signalPassFailure();
+    swizzleMarkedAccesses(module);
     replaceTileMemorySpaces(
         module, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
         /*localSpace=*/nullptr);

@@ -100,3 +100,69 @@ func.func @not_vectorized(%X: memref<?x?xf32>, %D: memref<?x6xf64>, %n: index) {
   }
   return
 }
+
+// -----
+
+// Shared tiles take vectors too (a dequantizing loop writing a gemm
+// operand): the f16 stores into the swizzled tile become one vector of 8
+// per group (16 bytes, the swizzle's contiguous unit of 2^3 elements),
+// placed where the group's first element is (the swizzle's XOR applied to
+// the vector's indices); the misaligned path stores element by element at
+// swizzled indices too. The byte loads at half the column stay scalar.
+// CHECK-LABEL: func.func @shared_swizzled
+// CHECK: scf.if %{{.*}} {
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<128x64xi8, #gpu.address_space<workgroup>>
+// CHECK: %[[X:.*]] = arith.xori
+// CHECK: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %[[X]]] {alignment = 16 : i64} : memref<128x128xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: } else {
+// CHECK-COUNT-8: arith.xori
+// CHECK-NOT: vector.store
+// CHECK: }
+// CHECK-NOT: tile.swizzle_later
+func.func @shared_swizzled(%S: memref<128xf16>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c15 = arith.constant 15 : i8
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
+    %q = tile.alloc_shared : memref<128x64xi8, #tile.mem<shared>>
+    %w = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<128x128xf16, #tile.mem<shared>>
+    tile.parallel (%i, %j) in (128, 128) {
+      %h = arith.floordivsi %j, %c2 : index
+      %b = memref.load %q[%i, %h] : memref<128x64xi8, #tile.mem<shared>>
+      %n = arith.andi %b, %c15 : i8
+      %f = arith.uitofp %n : i8 to f16
+      %s = memref.load %S[%i] : memref<128xf16>
+      %v = arith.mulf %f, %s : f16
+      memref.store %v, %w[%i, %j] : memref<128x128xf16, #tile.mem<shared>>
+    }
+    %z = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    tile.gemm %w, %w, %z : memref<128x128xf16, #tile.mem<shared>>, memref<128x128xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+// A swizzle whose unit is 4 elements (base 2) caps the vectors at 4, not
+// the 8 of 16 bytes of f16; a shared tile without a swizzle takes 8.
+// CHECK-LABEL: func.func @shared_units
+// CHECK: vector.store %{{.*}} {alignment = 8 : i64} : memref<64x64xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<64x64xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+func.func @shared_units(%X: memref<64x64xf16>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %a = tile.alloc_shared {layout = #tile.swizzle<2, 2, 3>} : memref<64x64xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    tile.parallel (%i, %j) in (64, 64) {
+      %x = memref.load %X[%i, %j] : memref<64x64xf16>
+      memref.store %x, %a[%i, %j] : memref<64x64xf16, #tile.mem<shared>>
+    }
+    tile.parallel (%i, %j) in (64, 64) {
+      %x = memref.load %X[%i, %j] : memref<64x64xf16>
+      memref.store %x, %b[%i, %j] : memref<64x64xf16, #tile.mem<shared>>
+    }
+    tile.copy %a to %X : memref<64x64xf16, #tile.mem<shared>> to memref<64x64xf16>
+    tile.copy %b to %X : memref<64x64xf16, #tile.mem<shared>> to memref<64x64xf16>
+  }
+  return
+}

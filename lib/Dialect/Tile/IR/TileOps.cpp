@@ -534,7 +534,7 @@ static void printTileRegion(OpAsmPrinter &p, Operation *, OperandRange offsets,
     if (d)
       p << ", ";
     p << offset;
-    if (sizes && d < sizes.size() && sizes[d] != 0)
+    if (sizes && d < static_cast<size_t>(sizes.size()) && sizes[d] != 0)
       p << " : " << sizes[d];
   }
   p << ']';
