@@ -103,6 +103,27 @@ enum DLDataTypeCode : uint8_t {
   kDLFloat8_e5m2 = 12,
 };
 
+/// DLPack 1.2's C exchange table: a framework puts it on its tensor type
+/// (`__dlpack_c_exchange_api__`, a capsule named "dlpack_exchange_api") so
+/// that a consumer describes one of its tensors and finds its current stream
+/// without Python calls. Only the two functions a kernel call needs are
+/// typed.
+struct DLPackExchangeAPIHeader {
+  DLPackVersion version;
+  DLPackExchangeAPIHeader *previous;
+};
+struct DLPackExchangeAPI {
+  DLPackExchangeAPIHeader header;
+  void *managedTensorAllocator;
+  void *managedTensorFromPyObjectNoSync;
+  void *managedTensorToPyObjectNoSync;
+  /// Fills `out` (shape and strides owned by the tensor, valid while it
+  /// lives and is not resized); 0 on success, else -1 with a Python error.
+  int (*dltensorFromPyObjectNoSync)(void *object, DLTensor *out);
+  int (*currentWorkStream)(int32_t deviceType, int32_t deviceId,
+                           void **stream);
+};
+
 /// A tensor taken from a `__dlpack__` capsule (either version); its
 /// producer's deleter runs when the call is done with it.
 struct DLPackTensor {
@@ -532,6 +553,13 @@ private:
   /// torch's current stream of CUDA device `device` (what torch's own ops
   /// on its tensors use).
   static int64_t getTorchStream(int device) {
+    if (const Torch *torch = getTorch(); torch && torch->exchange) {
+      void *stream = nullptr;
+      if (torch->exchange->currentWorkStream(
+              torch->rocm ? kDLROCM : kDLCUDA, device, &stream) == 0)
+        return static_cast<int64_t>(reinterpret_cast<intptr_t>(stream));
+      PyErr_Clear(); // Asked again below, where an error is reported.
+    }
     // Kept for the process (released: a static py::object would be
     // destroyed after the interpreter finalizes).
     static PyObject *current =
@@ -749,7 +777,37 @@ private:
     PyTypeObject *tensor = nullptr;
     std::vector<std::pair<PyObject *, DType>> dtypes;
     bool rocm = false;
+    /// torch's DLPack exchange table (torch 2.10 and later), else null.
+    const DLPackExchangeAPI *exchange = nullptr;
   };
+
+  /// The DLPack exchange table of `type` (DLPack 1.2 or a later 1.x), or
+  /// null; the environment variable TILELANG_MLIR_DLPACK_EXCHANGE=0 turns
+  /// its use off (the attribute path below then describes every tensor).
+  static const DLPackExchangeAPI *getExchangeAPI(const py::handle &type) {
+    if (const char *use = std::getenv("TILELANG_MLIR_DLPACK_EXCHANGE");
+        use && llvm::StringRef(use) == "0")
+      return nullptr;
+    const DLPackExchangeAPI *api = nullptr;
+    if (py::hasattr(type, "__dlpack_c_exchange_api__")) {
+      py::object capsule = type.attr("__dlpack_c_exchange_api__");
+      if (PyCapsule_IsValid(capsule.ptr(), "dlpack_exchange_api"))
+        api = static_cast<const DLPackExchangeAPI *>(
+            PyCapsule_GetPointer(capsule.ptr(), "dlpack_exchange_api"));
+    } else if (py::hasattr(type, "__c_dlpack_exchange_api__")) {
+      // The name torch 2.9 gave it: the table's address as an int.
+      py::object address = type.attr("__c_dlpack_exchange_api__");
+      if (py::isinstance<py::int_>(address))
+        api = reinterpret_cast<const DLPackExchangeAPI *>(
+            static_cast<uintptr_t>(address.cast<uint64_t>()));
+    }
+    PyErr_Clear();
+    if (!api || api->header.version.major != kDLPackMajorVersion ||
+        api->header.version.minor < 2 || !api->dltensorFromPyObjectNoSync ||
+        !api->currentWorkStream)
+      return nullptr;
+    return api;
+  }
   static const Torch *getTorch() {
     static std::optional<Torch> torch;
     if (torch)
@@ -785,9 +843,77 @@ private:
         found.dtypes.push_back(
             {py::object(t.attr(name)).release().ptr(), dtype});
     found.rocm = !t.attr("version").attr("hip").is_none();
+    found.exchange = getExchangeAPI(t.attr("Tensor"));
     Py_INCREF(found.tensor);
     torch = std::move(found);
     return &*torch;
+  }
+
+  /// A torch tensor through torch's DLPack exchange table: a DLTensor
+  /// filled in C, no Python call (what TileLang's tvm-ffi calls use). None
+  /// when there is no table or the tensor is one it does not describe as a
+  /// call takes it (an element type or device this package reads
+  /// otherwise): the attribute path then takes it, or says why not.
+  std::optional<BufferArg> fromTorchExchange(const py::handle &tensor,
+                                             size_t position,
+                                             const Torch &torch,
+                                             CallArgs &call) const {
+    if (!torch.exchange)
+      return std::nullopt;
+    DLTensor view;
+    if (torch.exchange->dltensorFromPyObjectNoSync(tensor.ptr(), &view) != 0) {
+      PyErr_Clear();
+      return std::nullopt;
+    }
+    Residence residence;
+    switch (view.device.deviceType) {
+    case kDLCPU:
+      residence = Residence::Host;
+      break;
+    case kDLCUDA:
+      residence = Residence::CUDA;
+      break;
+    case kDLROCM:
+      residence = Residence::ROCm;
+      break;
+    default:
+      return std::nullopt;
+    }
+    std::optional<DType> dtype;
+    if (view.dtype.lanes == 1 && view.dtype.bits % 8 == 0) {
+      if (view.dtype.code == kDLBfloat && view.dtype.bits == 16)
+        dtype = DType::BF16;
+      else if (view.dtype.code == kDLFloat8_e4m3fn && view.dtype.bits == 8)
+        dtype = DType::F8E4M3FN;
+      else if (view.dtype.code == kDLFloat8_e5m2 && view.dtype.bits == 8)
+        dtype = DType::F8E5M2;
+      else if (char kind = view.dtype.code == kDLFloat  ? 'f'
+                           : view.dtype.code == kDLInt  ? 'i'
+                           : view.dtype.code == kDLUInt ? 'u'
+                           : view.dtype.code == kDLBool ? 'b'
+                                                        : '\0')
+        dtype = getDType(kind, view.dtype.bits / 8);
+    }
+    if (!dtype || view.ndim < 0 || (view.ndim > 0 && !view.shape))
+      return std::nullopt;
+    BufferArg buffer;
+    buffer.dtype = *dtype;
+    buffer.data = static_cast<char *>(view.data) + view.byteOffset;
+    buffer.shape.assign(view.shape, view.shape + view.ndim);
+    if (view.strides) {
+      buffer.strides.assign(view.strides, view.strides + view.ndim);
+    } else {
+      buffer.strides.resize(view.ndim);
+      int64_t stride = 1;
+      for (int64_t d = view.ndim - 1; d >= 0; --d) {
+        buffer.strides[d] = stride;
+        stride *= view.shape[d];
+      }
+    }
+    if (residence != Residence::Host)
+      noteDevice(call, position, view.device.deviceId, /*torch=*/true);
+    call.residence.push_back(residence);
+    return buffer;
   }
 
   /// A torch tensor by its attributes (what TileLang's and Triton's calls
@@ -796,6 +922,9 @@ private:
   BufferArg fromTorch(const py::handle &tensor, size_t position,
                       const Param &param, const Torch &torch,
                       CallArgs &call) const {
+    if (std::optional<BufferArg> buffer =
+            fromTorchExchange(tensor, position, torch, call))
+      return std::move(*buffer);
     // Every call reads these: interned names and the C API's method calls
     // (no bound-method objects), a few tens of nanoseconds each.
     static PyObject *const kDtype = PyUnicode_InternFromString("dtype");
