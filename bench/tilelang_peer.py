@@ -522,6 +522,8 @@ def dequant_cases():
     G = 128
     plan = [(4096, 4096, 4096, (128, 128, 128, 256, 3)),
             (4096, 14336, 4096, (128, 128, 128, 256, 3)),
+            (4096, 4096, 4096, (128, 128, 64, 256, 3)),
+            (4096, 14336, 4096, (128, 128, 64, 256, 3)),
             (16, 14336, 4096, (64, 128, 128, 128, 3))]
     return [_dequant_case(M, N, K, G, cfg) for M, N, K, cfg in plan]
 
@@ -551,7 +553,7 @@ def _dequant_case(M, N, K, G, cfg):
         w = weights(b, s)
         return {"cuBLAS f16 W": lambda: a @ w.T}
 
-    return Case("dequant", "dequant int4 gemm %dx%dx%d g%d" % (M, N, K, G),
+    return Case("dequant", "dequant int4 gemm %dx%dx%d g%d bk%d" % (M, N, K, G, BK),
                 lambda T: dequant_gemm(T, M, N, K, BM, BN, BK, G, threads, stages),
                 [3], inputs, reference, (1e-2, 5e-2), peers,
                 flops=2.0 * M * N * K, bytes_moved=M * K * 2 + N * K // 2 + M * N * 2)

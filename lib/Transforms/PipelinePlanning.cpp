@@ -152,7 +152,9 @@ public:
   LogicalResult checkSharedMemory(TargetAttr target);
   /// Whether every shared tile of the kernel, the staged ones with one
   /// more stage, fits the block's shared memory.
-  bool fitsOneMoreStage();
+  /// Whether the kernel's shared tiles fit with `moreStages` more stages of
+  /// the staged tiles and second buffers for the version candidates.
+  bool fitsWith(int64_t moreStages);
   void rewrite();
 
 private:
@@ -185,7 +187,20 @@ private:
   /// The gemms of the body that may keep work in flight across iterations.
   SmallVector<GemmOp> findOverlappableGemms();
 
+  /// True when the body rewrites shared tile `tile` whole in each
+  /// iteration before `gemm` reads it and nothing else touches it: one
+  /// tile.parallel of the body, before the gemm and over the tile's own
+  /// shape, stores every element at its coordinates unconditionally
+  /// (TileLang's dequantize loops decoding into a gemm operand); the
+  /// tile's other uses are gemms that read it.
+  bool isRewrittenEachIteration(Value tile, GemmOp gemm);
+
   PipelinedOp loop;
+  /// Shared tiles of the rewritten-each-iteration kind that overlapped
+  /// gemms read: each gets two buffers, iteration i writing buffer i mod 2
+  /// while the tensor cores may still read the other (candidates found
+  /// with the overlappable gemms, kept when those are overlapped).
+  SmallVector<AllocSharedOp> versionCandidates, versioned;
   /// With a producer beside a persistent kernel's loop over tiles (the
   /// scf.for or scf.while of tile-make-persistent that holds the pipelined
   /// loop): both sides loop over the tiles and count fills across them.
@@ -387,13 +402,16 @@ bool Planner::analyze() {
   // for every k tile; its 4-stage TN config overlapped: 1.00-1.05x).
   if (!lastInFlight && overlapGemms && loop.getNumStages() >= 3) {
     SmallVector<GemmOp> gemms = findOverlappableGemms();
-    if (!gemms.empty() && loop.getNumStages() == 3 && fitsOneMoreStage()) {
+    if (!gemms.empty() && loop.getNumStages() == 3 && fitsWith(1)) {
       loop.setNumStages(4);
       for (StagedCopy &s : staged)
         s.stagedType = withStages(s.stagedType, 4);
     }
-    if (loop.getNumStages() >= 4)
+    if (loop.getNumStages() >= 4 &&
+        (versionCandidates.empty() || fitsWith(0))) {
       overlapped = std::move(gemms);
+      versioned = versionCandidates;
+    }
   }
   return true;
 }
@@ -426,7 +444,7 @@ bool Planner::findUses(StagedCopy &s) {
   return false;
 }
 
-bool Planner::fitsOneMoreStage() {
+bool Planner::fitsWith(int64_t moreStages) {
   int64_t limit = getMaxSharedMemoryPerBlock(target);
   if (!limit)
     return false;
@@ -452,8 +470,41 @@ bool Planner::fitsOneMoreStage() {
       add(alloc.getType());
   });
   for (StagedCopy &s : staged)
-    add(withStages(s.stagedType, s.stagedType.getDimSize(0) + 1));
+    add(withStages(s.stagedType, s.stagedType.getDimSize(0) + moreStages));
+  // The second buffers of the tiles the overlapped gemms would version.
+  for (AllocSharedOp alloc : versionCandidates)
+    add(alloc.getType());
   return known && total <= limit;
+}
+
+bool Planner::isRewrittenEachIteration(Value tile, GemmOp gemm) {
+  auto alloc = tile.getDefiningOp<AllocSharedOp>();
+  auto kernel = loop->getParentOfType<KernelOp>();
+  if (!alloc || alloc->getParentOp() != kernel || alloc.getLayoutAttr() ||
+      !alloc.getType().hasStaticShape())
+    return false;
+  Block &body = loop.getBody().front();
+  ParallelOp writer;
+  for (Operation *user : tile.getUsers()) {
+    if (!loop->isAncestor(user))
+      return false;
+    if (auto reader = dyn_cast<GemmOp>(user)) {
+      if (reader.getC() == tile)
+        return false;
+      continue;
+    }
+    auto store = dyn_cast<memref::StoreOp>(user);
+    auto parallel = store ? dyn_cast<ParallelOp>(store->getParentOp())
+                          : ParallelOp();
+    if (!store || writer || !parallel || parallel->getBlock() != &body ||
+        !parallel->isBeforeInBlock(gemm) ||
+        parallel.getExtents() != alloc.getType().getShape() ||
+        ValueRange(store.getIndices()) !=
+            ValueRange(parallel.getBody().front().getArguments()))
+      return false;
+    writer = parallel;
+  }
+  return static_cast<bool>(writer);
 }
 
 SmallVector<GemmOp> Planner::findOverlappableGemms() {
@@ -464,16 +515,29 @@ SmallVector<GemmOp> Planner::findOverlappableGemms() {
     });
   };
   SmallVector<GemmOp> gemms;
+  versionCandidates.clear();
+  // An operand the pipeline's copies fill, or one the body rewrites whole
+  // each iteration (versioned then: two buffers).
+  auto isKept = [&](Value tile, GemmOp gemm) {
+    if (isStaged(tile))
+      return true;
+    if (!isRewrittenEachIteration(tile, gemm))
+      return false;
+    auto alloc = tile.getDefiningOp<AllocSharedOp>();
+    if (!llvm::is_contained(versionCandidates, alloc))
+      versionCandidates.push_back(alloc);
+    return true;
+  };
   for (auto gemm : body.getOps<GemmOp>()) {
     // It runs on wgmma (else nothing stays in flight and the shorter
     // prefetch would be for nothing); its operands change only through the
-    // pipeline's copies, which the schedule keeps off buffers still read;
-    // its accumulators are read and written by nothing else in the loop
-    // (they stay in the tensor cores' registers), and live beyond one
-    // iteration.
+    // pipeline's copies, which the schedule keeps off buffers still read,
+    // or are rewritten whole by each iteration (two buffers); its
+    // accumulators are read and written by nothing else in the loop (they
+    // stay in the tensor cores' registers), and live beyond one iteration.
     Value c = gemm.getC();
     if (getGemmInstruction(gemm).getKind() != GemmInstructionKind::Wgmma ||
-        !isStaged(gemm.getA()) || !isStaged(gemm.getB()) ||
+        !isKept(gemm.getA(), gemm) || !isKept(gemm.getB(), gemm) ||
         gemm.getClearAccum() || gemm.getClearIf() ||
         !c.getDefiningOp<AllocFragmentOp>() ||
         loop->isAncestor(c.getDefiningOp()))
@@ -1150,6 +1214,39 @@ void Planner::rewrite() {
     s.alloc.getResult().replaceUsesWithIf(view, [&](OpOperand &use) {
       return loop->isAncestor(use.getOwner());
     });
+  }
+  // Tiles the body rewrites whole for gemms left in flight: iteration i
+  // writes buffer i mod 2 while the tensor cores may still read the other
+  // (each thread waited for the work of iteration i - 2 in iteration
+  // i - 1, and the block barrier before the rewrite orders that for all
+  // of them); swizzled as the staged operands are.
+  if (!versioned.empty()) {
+    Value parity = arith::RemUIOp::create(b, loc, i, index(2));
+    for (AllocSharedOp alloc : versioned) {
+      MemRefType type = alloc.getType();
+      SharedTileOptions sharedTiles;
+      for (Operation *user : alloc.getResult().getUsers())
+        if (auto gemm = dyn_cast<GemmOp>(user)) {
+          SharedTileOptions read = getSharedTileOptions(getGemmInstruction(gemm));
+          sharedTiles.blocked |= read.blocked;
+          sharedTiles.panels |= read.panels;
+        }
+      SwizzleAttr swizzle =
+          info.getStagedOperandSwizzle(type, sharedTiles, target);
+      if (swizzle && type.getNumElements() % swizzle.getPeriod())
+        swizzle = {};
+      SmallVector<int64_t> shape = {2};
+      llvm::append_range(shape, type.getShape());
+      OpBuilder at(alloc);
+      Value buffer = AllocSharedOp::create(
+          at, alloc.getLoc(),
+          MemRefType::get(shape, type.getElementType(), AffineMap(),
+                          type.getMemorySpace()),
+          swizzle ? Attribute(swizzle) : Attribute());
+      alloc.getResult().replaceAllUsesWith(
+          getStageView(b, loc, buffer, parity));
+      alloc.erase();
+    }
   }
   // Only now: the builder inserts before what follows `current`. A tile
   // also used outside the loop stays for those uses.

@@ -770,7 +770,11 @@ def test_parallel_loops_write_swizzled_shared_tiles_in_vectors():
     torch = _needs_gpu()
     for M, N, K, cfg in ((256, 384, 512, (128, 128, 128, 256, 3)),
                          (16, 256, 384, (64, 128, 128, 128, 3)),
-                         (200, 256, 256, (64, 128, 64, 128, 2))):
+                         (200, 256, 256, (64, 128, 64, 128, 2)),
+                         # Operand tiles rewritten each iteration take two
+                         # buffers and the gemm stays in flight (4 stages).
+                         (256, 384, 1024, (128, 128, 64, 256, 3)),
+                         (130, 256, 640, (64, 128, 64, 128, 4))):
         BM, BN, BK, threads, stages = cfg
         G = 128 if BK == 128 else 64
         kernel = tilelang_mlir.compile(

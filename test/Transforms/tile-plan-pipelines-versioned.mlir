@@ -1,0 +1,105 @@
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-plan-pipelines=overlap-gemms | FileCheck %s
+
+// A gemm operand that the body rewrites whole each iteration before the
+// gemm reads it (TileLang's dequantize loops: a T.Parallel decodes into
+// the tile): with the gemm left in flight across iterations the tile gets
+// two buffers, swizzled as the staged operands are, iteration i writing
+// buffer i mod 2 while the tensor cores may still read the other; the
+// gemm waits for all but its own group, and nothing is in flight after
+// the loop.
+// CHECK-LABEL: func.func @rewritten_operand
+// CHECK-DAG: %[[W:.*]] = tile.alloc_shared {layout = #tile.swizzle<{{.*}}>} : memref<2x64x64xf16, #tile.mem<shared>>
+// CHECK-NOT: tile.alloc_shared : memref<64x64xf16
+// CHECK: tile.pipelined {{.*}} num_stages = 4 {
+// CHECK: %[[I:.*]] = arith.divui
+// CHECK: %[[SLOT:.*]] = arith.remui %[[I]], %c2
+// CHECK: %[[VIEW:.*]] = memref.subview %[[W]][%[[SLOT]], 0, 0] [1, 64, 64] [1, 1, 1]
+// CHECK: tile.parallel
+// CHECK: memref.store %{{.*}}, %[[VIEW]][
+// CHECK: tile.gemm %{{.*}}, %[[VIEW]], %{{.*}} {{{.*}}wg_wait = 1 : i64}
+// CHECK: tile.async_commit
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.gemm_wait pending(0)
+func.func @rewritten_operand(%A: memref<256x1024xf16>, %X: memref<64x1024xf16>, %C: memref<256x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %s = arith.constant 2.0 : f16
+  tile.kernel grid(%c4) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %w = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %acc = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    tile.clear %acc : memref<64x64xf32, #tile.mem<fragment>>
+    %row = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 3 {
+      %col = arith.muli %k, %c64 : index
+      tile.copy %A[%row, %col] to %a : memref<256x1024xf16> to memref<64x64xf16, #tile.mem<shared>>
+      tile.parallel (%i, %j) in (64, 64) {
+        %c = arith.addi %col, %j : index
+        %x = memref.load %X[%i, %c] : memref<64x1024xf16>
+        %y = arith.mulf %x, %s : f16
+        memref.store %y, %w[%i, %j] : memref<64x64xf16, #tile.mem<shared>>
+      }
+      tile.gemm %a, %w, %acc {transpose_b} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    }
+    tile.copy %acc to %C[%row, %c0] : memref<64x64xf32, #tile.mem<fragment>> to memref<256x64xf32>
+  }
+  return
+}
+
+// -----
+
+// Not rewritten whole each iteration: half the rows written (the other
+// half keeps what an earlier iteration left), or the tile read after the
+// loop. The tiles keep one buffer and the gemms wait for their own work
+// (the copies are still staged).
+// CHECK-LABEL: func.func @kept_operands
+// CHECK-NOT: memref<2x64x64xf16
+// CHECK: tile.pipelined {{.*}} num_stages = 4 {
+// CHECK-NOT: wg_wait
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {instruction = #tile.gemm_instruction<wgmma m64n32k16>, transpose_b} :
+// CHECK: tile.pipelined {{.*}} num_stages = 4 {
+// CHECK-NOT: wg_wait
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %{{.*}} {instruction = #tile.gemm_instruction<wgmma m64n32k16>, transpose_b} :
+// CHECK: return
+func.func @kept_operands(%A: memref<256x1024xf16>, %X: memref<64x1024xf16>, %C: memref<256x64xf32>, %D: memref<64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel grid(%c4) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %w = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %acc = tile.alloc_fragment : memref<64x64xf32, #tile.mem<fragment>>
+    tile.clear %acc : memref<64x64xf32, #tile.mem<fragment>>
+    %row = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 4 {
+      %col = arith.muli %k, %c64 : index
+      tile.copy %A[%row, %col] to %a : memref<256x1024xf16> to memref<64x64xf16, #tile.mem<shared>>
+      tile.parallel (%i, %j) in (32, 64) {
+        %c = arith.addi %col, %j : index
+        %x = memref.load %X[%i, %c] : memref<64x1024xf16>
+        memref.store %x, %w[%i, %j] : memref<64x64xf16, #tile.mem<shared>>
+      }
+      tile.gemm %a, %w, %acc {transpose_b} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    }
+    %v = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    %a2 = tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 4 {
+      %col = arith.muli %k, %c64 : index
+      tile.copy %A[%row, %col] to %a2 : memref<256x1024xf16> to memref<64x64xf16, #tile.mem<shared>>
+      tile.parallel (%i, %j) in (64, 64) {
+        %c = arith.addi %col, %j : index
+        %x = memref.load %X[%i, %c] : memref<64x1024xf16>
+        memref.store %x, %v[%i, %j] : memref<64x64xf16, #tile.mem<shared>>
+      }
+      tile.gemm %a2, %v, %acc {transpose_b} : memref<64x64xf16, #tile.mem<shared>>, memref<64x64xf16, #tile.mem<shared>> -> memref<64x64xf32, #tile.mem<fragment>>
+    }
+    tile.copy %v to %D : memref<64x64xf16, #tile.mem<shared>> to memref<64x64xf16>
+    tile.copy %acc to %C[%row, %c0] : memref<64x64xf32, #tile.mem<fragment>> to memref<256x64xf32>
+  }
+  return
+}
