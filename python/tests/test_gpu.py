@@ -722,31 +722,6 @@ def test_gemm_on_regions_of_shared_tiles():
                                rtol=1e-2, atol=5e-2)
 
 
-def _group_dequant_gemm(M, N, K, BM, BN, BK, G, threads, stages):
-    """int4 weights two per byte (element 2j in the low nibble) decoded with
-    a scale per group of G along K into the gemm's shared operand."""
-
-    @T.prim_func
-    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((N, K // 2), "uint8"),
-             S: T.Tensor((N, K // G), "float16"), C: T.Tensor((M, N), "float16")):
-        with T.Kernel(T.ceildiv(N, BN), T.ceildiv(M, BM), threads=threads) as (bx, by):
-            A_s = T.alloc_shared((BM, BK), "float16")
-            Bq_s = T.alloc_shared((BN, BK // 2), "uint8")
-            W_s = T.alloc_shared((BN, BK), "float16")
-            C_f = T.alloc_fragment((BM, BN), "float32")
-            T.clear(C_f)
-            for k in T.Pipelined(T.ceildiv(K, BK), num_stages=stages):
-                T.copy(A[by * BM, k * BK], A_s)
-                T.copy(B[bx * BN, k * (BK // 2)], Bq_s)
-                for i, j in T.Parallel(BN, BK):
-                    q = (Bq_s[i, j // 2] >> ((j % 2) * 4)) & 15
-                    W_s[i, j] = (T.cast(q, "float16") - 8) * \
-                        S[bx * BN + i, (k * BK + j) // G]
-                T.gemm(A_s, W_s, C_f, transpose_B=True)
-            T.copy(C_f, C[by * BM, bx * BN])
-    return main
-
-
 def _swizzled_round_trip(M, N, dtype):
     """Y = X * 3 through a shared tile with a swizzle that a T.Parallel loop
     writes and T.copy reads back."""
@@ -763,6 +738,9 @@ def _swizzled_round_trip(M, N, dtype):
 
 
 def test_parallel_loops_write_swizzled_shared_tiles_in_vectors():
+    # The bench's int4 dequantize-GEMM program (bench/tilelang_peer.py).
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+    from tilelang_peer import dequant_gemm
     # A T.Parallel body storing to a swizzled shared tile runs in groups of
     # consecutive columns with one vector store each, placed by the
     # swizzle (dequantized gemm operands, TileLang's dequantize-GEMM style);
@@ -778,7 +756,7 @@ def test_parallel_loops_write_swizzled_shared_tiles_in_vectors():
         BM, BN, BK, threads, stages = cfg
         G = 128 if BK == 128 else 64
         kernel = tilelang_mlir.compile(
-            _group_dequant_gemm(M, N, K, BM, BN, BK, G, threads, stages),
+            dequant_gemm(T, M, N, K, BM, BN, BK, G, threads, stages),
             out_idx=[3], target=TARGET)
         ptx = kernel.get_kernel_source("ptx")
         assert "st.shared.v4.b32" in ptx, "no vector stores of the operand"

@@ -181,29 +181,54 @@ std::optional<DType> getDType(char kind, int64_t bytes) {
   return std::nullopt;
 }
 
+/// The element type of a DLPack tensor, if this package reads it.
+std::optional<DType> findDType(const DLDataType &type) {
+  if (type.lanes != 1 || type.bits % 8)
+    return std::nullopt;
+  if (type.code == kDLBfloat && type.bits == 16)
+    return DType::BF16;
+  if (type.code == kDLFloat8_e4m3fn && type.bits == 8)
+    return DType::F8E4M3FN;
+  if (type.code == kDLFloat8_e5m2 && type.bits == 8)
+    return DType::F8E5M2;
+  char kind = type.code == kDLFloat  ? 'f'
+              : type.code == kDLInt  ? 'i'
+              : type.code == kDLUInt ? 'u'
+              : type.code == kDLBool ? 'b'
+                                     : '?';
+  return getDType(kind, type.bits / 8);
+}
+
 /// The element type of a DLPack tensor.
 DType getDType(const DLDataType &type, size_t position) {
-  if (type.lanes == 1 && type.bits % 8 == 0) {
-    if (type.code == kDLBfloat && type.bits == 16)
-      return DType::BF16;
-    if (type.code == kDLFloat8_e4m3fn && type.bits == 8)
-      return DType::F8E4M3FN;
-    if (type.code == kDLFloat8_e5m2 && type.bits == 8)
-      return DType::F8E5M2;
-    char kind = type.code == kDLFloat  ? 'f'
-                : type.code == kDLInt  ? 'i'
-                : type.code == kDLUInt ? 'u'
-                : type.code == kDLBool ? 'b'
-                                       : '?';
-    if (std::optional<DType> dtype = getDType(kind, type.bits / 8))
-      return *dtype;
-  }
+  if (std::optional<DType> dtype = findDType(type))
+    return *dtype;
   throw TileError("argument " + std::to_string(position) +
                   ": unsupported DLPack dtype (code " +
                   std::to_string(type.code) + ", " +
                   std::to_string(type.bits) + " bits, " +
                   std::to_string(type.lanes) + " lanes; expected " +
                   kSupportedTypes + ")");
+}
+
+/// The buffer a DLTensor describes, of element type `dtype` (compact
+/// row-major strides where it has none).
+BufferArg toBuffer(const DLTensor &tensor, DType dtype) {
+  BufferArg buffer;
+  buffer.dtype = dtype;
+  buffer.data = static_cast<char *>(tensor.data) + tensor.byteOffset;
+  buffer.shape.assign(tensor.shape, tensor.shape + tensor.ndim);
+  if (tensor.strides) {
+    buffer.strides.assign(tensor.strides, tensor.strides + tensor.ndim);
+  } else {
+    buffer.strides.resize(tensor.ndim);
+    int64_t stride = 1;
+    for (int64_t d = tensor.ndim - 1; d >= 0; --d) {
+      buffer.strides[d] = stride;
+      stride *= tensor.shape[d];
+    }
+  }
+  return buffer;
 }
 
 template <typename T> T unwrap(llvm::Expected<T> value) {
@@ -748,26 +773,13 @@ private:
     if (tensor.ndim < 0 || (tensor.ndim > 0 && !tensor.shape))
       throw fail("the DLPack tensor has rank " + std::to_string(tensor.ndim) +
                  (tensor.ndim > 0 ? " but no shape" : ""));
-    BufferArg buffer;
-    buffer.dtype = getDType(tensor.dtype, position);
-    buffer.data = static_cast<char *>(tensor.data) + tensor.byteOffset;
-    buffer.shape.assign(tensor.shape, tensor.shape + tensor.ndim);
+    BufferArg buffer = toBuffer(tensor, getDType(tensor.dtype, position));
     // (A negative extent is the JIT's argument check to report.)
     if (llvm::all_of(buffer.shape, [](int64_t n) { return n >= 0; }) &&
         !mlir::tile::getCheckedByteSize(buffer.shape,
                                         getByteSize(buffer.dtype)))
       throw fail("the DLPack tensor's shape has more bytes than fit in 64 "
                  "bits");
-    if (tensor.strides) {
-      buffer.strides.assign(tensor.strides, tensor.strides + tensor.ndim);
-    } else {
-      buffer.strides.resize(tensor.ndim);
-      int64_t stride = 1;
-      for (int64_t d = tensor.ndim - 1; d >= 0; --d) {
-        buffer.strides[d] = stride;
-        stride *= tensor.shape[d];
-      }
-    }
     return buffer;
   }
 
@@ -879,37 +891,10 @@ private:
     default:
       return std::nullopt;
     }
-    std::optional<DType> dtype;
-    if (view.dtype.lanes == 1 && view.dtype.bits % 8 == 0) {
-      if (view.dtype.code == kDLBfloat && view.dtype.bits == 16)
-        dtype = DType::BF16;
-      else if (view.dtype.code == kDLFloat8_e4m3fn && view.dtype.bits == 8)
-        dtype = DType::F8E4M3FN;
-      else if (view.dtype.code == kDLFloat8_e5m2 && view.dtype.bits == 8)
-        dtype = DType::F8E5M2;
-      else if (char kind = view.dtype.code == kDLFloat  ? 'f'
-                           : view.dtype.code == kDLInt  ? 'i'
-                           : view.dtype.code == kDLUInt ? 'u'
-                           : view.dtype.code == kDLBool ? 'b'
-                                                        : '\0')
-        dtype = getDType(kind, view.dtype.bits / 8);
-    }
+    std::optional<DType> dtype = findDType(view.dtype);
     if (!dtype || view.ndim < 0 || (view.ndim > 0 && !view.shape))
       return std::nullopt;
-    BufferArg buffer;
-    buffer.dtype = *dtype;
-    buffer.data = static_cast<char *>(view.data) + view.byteOffset;
-    buffer.shape.assign(view.shape, view.shape + view.ndim);
-    if (view.strides) {
-      buffer.strides.assign(view.strides, view.strides + view.ndim);
-    } else {
-      buffer.strides.resize(view.ndim);
-      int64_t stride = 1;
-      for (int64_t d = view.ndim - 1; d >= 0; --d) {
-        buffer.strides[d] = stride;
-        stride *= view.shape[d];
-      }
-    }
+    BufferArg buffer = toBuffer(view, *dtype);
     if (residence != Residence::Host)
       noteDevice(call, position, view.device.deviceId, /*torch=*/true);
     call.residence.push_back(residence);
