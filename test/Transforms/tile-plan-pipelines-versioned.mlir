@@ -1,4 +1,5 @@
 // RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions --tile-plan-pipelines=overlap-gemms | FileCheck %s
+// RUN: tile-opt %s --split-input-file --tile-attach-target="kind=cuda chip=sm_90a" --tile-select-instructions="wgmma-blocked wgmma-panels" --tile-plan-pipelines=overlap-gemms | FileCheck %s --check-prefix=BLOCKED
 
 // A gemm operand that the body rewrites whole each iteration before the
 // gemm reads it (TileLang's dequantize loops: a T.Parallel decodes into
@@ -100,6 +101,54 @@ func.func @kept_operands(%A: memref<256x1024xf16>, %X: memref<64x1024xf16>, %C: 
     }
     tile.copy %v to %D : memref<64x64xf16, #tile.mem<shared>> to memref<64x64xf16>
     tile.copy %acc to %C[%row, %c0] : memref<64x64xf32, #tile.mem<fragment>> to memref<256x64xf32>
+  }
+  return
+}
+
+// -----
+
+// No room for a fourth stage beside the operand's second buffer (block_K
+// 128: 4 x 40 KB of staged tiles and 2 x 32 KB): the loop keeps three
+// buffers and still overlaps, its copies one iteration ahead (its
+// iterations decode as long as they multiply). (Rows of 256 bytes: wgmma
+// reads them in the blocked layout, the sm_90 pipeline's.)
+// BLOCKED-LABEL: func.func @no_room_for_a_fourth_stage
+// BLOCKED-DAG: tile.alloc_shared {{.*}} : memref<3x128x128xf16, #tile.mem<shared>>
+// BLOCKED-DAG: tile.alloc_shared : memref<3x128x64xi8, #tile.mem<shared>>
+// BLOCKED-DAG: tile.alloc_shared {{.*}} : memref<2x128x128xf16, #tile.mem<shared>>
+// BLOCKED: tile.pipelined {{.*}} num_stages = 3 {
+// BLOCKED: tile.gemm {{.*}}wg_wait = 1 : i64}
+// BLOCKED: tile.gemm_wait pending(0)
+func.func @no_room_for_a_fourth_stage(%A: memref<256x4096xf16>, %Q: memref<128x2048xi8>, %C: memref<256x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c15 = arith.constant 15 : i8
+  tile.kernel grid(%c2) threads(256) -> (%bx) {
+    %a = tile.alloc_shared : memref<128x128xf16, #tile.mem<shared>>
+    %q = tile.alloc_shared : memref<128x64xi8, #tile.mem<shared>>
+    %w = tile.alloc_shared : memref<128x128xf16, #tile.mem<shared>>
+    %acc = tile.alloc_fragment : memref<128x128xf32, #tile.mem<fragment>>
+    tile.clear %acc : memref<128x128xf32, #tile.mem<fragment>>
+    %row = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %c32 step %c1 num_stages = 3 {
+      %col = arith.muli %k, %c128 : index
+      %qcol = arith.muli %k, %c64 : index
+      tile.copy %A[%row, %col] to %a : memref<256x4096xf16> to memref<128x128xf16, #tile.mem<shared>>
+      tile.copy %Q[%c0, %qcol] to %q : memref<128x2048xi8> to memref<128x64xi8, #tile.mem<shared>>
+      tile.parallel (%i, %j) in (128, 128) {
+        %h = arith.divui %j, %c2 : index
+        %b = memref.load %q[%i, %h] : memref<128x64xi8, #tile.mem<shared>>
+        %n = arith.andi %b, %c15 : i8
+        %f = arith.uitofp %n : i8 to f16
+        memref.store %f, %w[%i, %j] : memref<128x128xf16, #tile.mem<shared>>
+      }
+      tile.gemm %a, %w, %acc {transpose_b} : memref<128x128xf16, #tile.mem<shared>>, memref<128x128xf16, #tile.mem<shared>> -> memref<128x128xf32, #tile.mem<fragment>>
+    }
+    tile.copy %acc to %C[%row, %c0] : memref<128x128xf32, #tile.mem<fragment>> to memref<256x128xf32>
   }
   return
 }
