@@ -424,14 +424,12 @@ bool Planner::analyze() {
       for (StagedCopy &s : staged)
         s.stagedType = withStages(s.stagedType, stages + 1);
     }
-    // A loop whose gemm operand the body rewrites each iteration (a
-    // dequantize loop) overlaps with three buffers too when the fourth does
-    // not fit beside the operand's second buffer: its iterations are long
-    // (the decode is about as long as the gemm), so copies one iteration
-    // ahead still arrive in time, and the decode runs under the gemm.
-    bool rewrites = !versionCandidates.empty();
-    if ((loop.getNumStages() >= 4 || (rewrites && loop.getNumStages() == 3)) &&
-        (!rewrites || fitsWith(0))) {
+    // (Three buffers stay synchronous even for a dequantize loop's
+    // rewritten operand: overlapped with copies one iteration ahead, the
+    // block_K 128 int4 GEMM ran 0.99x / 0.94x its synchronous time on the
+    // H100, bench/results/2026-12-07-h100/peer-dequant-3stage.json.)
+    if (loop.getNumStages() >= 4 &&
+        (versionCandidates.empty() || fitsWith(0))) {
       overlapped = std::move(gemms);
       versioned = versionCandidates;
     }
