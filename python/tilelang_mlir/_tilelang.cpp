@@ -43,6 +43,13 @@ struct TileError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A call's numpy array (exactly numpy.ndarray) that is not C-contiguous
+/// where the kernel's parameter is: raised before anything runs, for the
+/// caller (JITKernel) to pass a contiguous copy and write it back.
+struct NonContiguousArray : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 //===----------------------------------------------------------------------===//
 // DLPack (the ABI of dlpack.h that `__dlpack__` capsules carry)
 //===----------------------------------------------------------------------===//
@@ -989,6 +996,13 @@ private:
       if (params[i].isBuffer) {
         if (py::isinstance<py::array>(arg)) {
           py::array array = py::reinterpret_borrow<py::array>(arg);
+          if (params[i].strides.empty() &&
+              Py_TYPE(arg.ptr()) == reinterpret_cast<PyTypeObject *>(
+                                        py::detail::npy_api::get().PyArray_Type_) &&
+              !(array.flags() & py::array::c_style))
+            throw NonContiguousArray("argument " + std::to_string(i) + " ('" +
+                                     params[i].name +
+                                     "') is not C-contiguous");
           call.keep.push_back(array);
           call.args.push_back(toBuffer(array, i, params[i]));
           call.residence.push_back(Residence::Host);
@@ -1105,6 +1119,8 @@ PYBIND11_MODULE(_tilelang, m) {
       "The build IDs of the compiler's loaded objects (part of every cache "
       "key)");
   py::register_exception<TileError>(m, "TileError", PyExc_RuntimeError);
+  py::register_exception<NonContiguousArray>(m, "NonContiguousArray",
+                                             PyExc_ValueError);
   py::class_<PyKernel>(m, "Kernel")
       .def(py::init<const std::string &, const std::string &,
                     const std::string &, bool, bool, const py::dict &>(),

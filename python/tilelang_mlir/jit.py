@@ -37,6 +37,7 @@ from . import device_code
 from . import language as T
 from ._tilelang import Kernel, TileError, lower
 from ._tilelang import pipeline as _pipeline
+from ._tilelang import NonContiguousArray as _NonContiguousArray
 from ._tilelang import has_noncontiguous_array as _has_noncontiguous_array
 from .eager import EagerJIT, _freeze, is_eager
 from .pass_config import normalize_pass_configs
@@ -105,6 +106,10 @@ class JITKernel:
         self._contiguous_inputs = [
             (k, name, i) for k, name, i in self._tensor_inputs
             if not isinstance(func.params[i][1], T.StridedTensor)]
+        # Kernels that return nothing and allocate nothing run straight
+        # from the arguments (__call__'s first lines).
+        self._direct = not self.out_idx and not func.workspaces
+        self._arity = len(self._inputs)
         self._contiguous_positions = [k for k, _, _ in self._contiguous_inputs]
         self._output_plans = [self._plan_output(i) for i in self.out_idx]
         self._output_types = [T._mlir_type(func.params[i][1].dtype)
@@ -289,6 +294,13 @@ class JITKernel:
         on ``stream`` (a handle, a torch.cuda.Stream; by default torch's
         current stream of the tensors' device) without waiting for it, as
         torch's own operations are; host arrays make the call synchronous."""
+        if self._direct and len(args) == self._arity:
+            try:
+                if stream is None:
+                    return self._kernel.run(*args)
+                return self._kernel.run(*args, stream=stream)
+            except _NonContiguousArray:
+                pass  # Copied below (the bindings raise it before any work).
         if len(args) != len(self._inputs):
             raise TypeError("%s takes %d inputs, got %d" % (
                 self.func.name, len(self._inputs), len(args)))
