@@ -275,7 +275,14 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     the block finished the work of iteration `i - 2`, so it prefetches
     `S - 2` ahead into that buffer (S >= 4: with three buffers the copies
     would run only one iteration ahead), and a `tile.gemm_wait
-    pending(0)` after the loop completes the last group before C is read:
+    pending(0)` after the loop completes the last group before C is read.
+    The held buffer is given back where shared memory allows: a loop of
+    three stages gets a fourth when it fits, a deeper one another buffer
+    when the kernel keeps its blocks per multiprocessor. An operand that
+    the body rewrites whole each iteration before the gemm (one
+    `tile.parallel` storing every element at its coordinates, nothing else
+    touching the tile: a dequantize loop) counts as pipelined: it gets two
+    buffers, iteration `i` writing buffer `i mod 2`:
 
     ```
     prologue:   copies(lb + s * step) into buffer s, commit    (s < S - 2)
