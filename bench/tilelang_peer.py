@@ -559,9 +559,36 @@ def _dequant_case(M, N, K, G, cfg):
                 flops=2.0 * M * N * K, bytes_moved=M * K * 2 + N * K // 2 + M * N * 2)
 
 
+def fp8_cases():
+    """FP8 (e4m3) GEMMs C = A @ B^T, bf16 out (bench/fp8_gemm.py's program
+    and configurations), against torch._scaled_mm (cuBLASLt)."""
+    from fp8_gemm import CONFIGS, fp8_gemm
+
+    def case(M, N, K, cfg):
+        def inputs():
+            import torch
+            return [(torch.randn(M, K, device="cuda") * 0.5).to(torch.float8_e4m3fn),
+                    (torch.randn(N, K, device="cuda") * 0.5).to(torch.float8_e4m3fn)]
+
+        def peers(args):
+            import torch
+            a, b = args
+            one = torch.ones((), device="cuda")
+            return {"cuBLAS": lambda: torch._scaled_mm(a, b.T, one, one,
+                                                       out_dtype=torch.bfloat16)}
+
+        return Case("fp8", "fp8 gemm %dx%dx%d %dx%dx%d/%d/%d" % ((M, N, K) + cfg),
+                    lambda T: fp8_gemm(T, M, N, K, *cfg), [2], inputs,
+                    lambda a, b: a.float() @ b.float().T, (2e-2, 1.0), peers,
+                    flops=2.0 * M * N * K)
+
+    return [case(M, N, K, cfg) for M, N, K in ((4096, 4096, 4096), (8192, 8192, 8192))
+            for cfg in CONFIGS]
+
+
 GROUPS = {"gemm": gemm_cases, "attention": attention_cases, "mla": mla_cases,
           "rows": row_cases, "ws": ws_gemm_cases,
-          "dequant": dequant_cases}
+          "dequant": dequant_cases, "fp8": fp8_cases}
 
 # ---------------------------------------------------------------------------
 # Runner
