@@ -49,6 +49,10 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
     key tile are skipped. The result is the same up to rounding (O and the
     sum use the same stale maximum)."""
     parts = dim // split if split else 1
+    # The parts' indices as Python values: a `for` over them is unrolled
+    # while tracing (a `for ... in range(...)` in a kernel is a loop the
+    # kernel runs, as in TileLang, and could not index the lists of tiles).
+    part_ids = tuple(range(parts))
     width = dim // parts
     scale = (1.0 / dim) ** 0.5 * 1.44269504  # log2(e)
     shape = (batch, heads, seq_len, dim)
@@ -92,9 +96,9 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
             scores_sum = T.alloc_fragment((block_M,), T.float32)
             logsum = T.alloc_fragment((block_M,), T.float32)
 
-            for p in range(parts):
+            for p in part_ids:
                 T.copy(Q[bz, by, bx * block_M, p * width], Q_parts[p])
-            for p in range(parts):
+            for p in part_ids:
                 T.fill(acc_o[p], 0)
             T.fill(logsum, 0)
             T.fill(scores_max, -T.infinity(T.float32))
@@ -111,12 +115,12 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                                                  -T.infinity(T.float32))
 
             def scores_q_k(wg_wait, K_tiles=K_parts):
-                for p in range(parts):
+                for p in part_ids:
                     T.gemm(Q_parts[p], K_tiles[p], acc_s, transpose_B=True,
                            policy=T.GemmWarpPolicy.FullRow, wg_wait=wg_wait)
 
             def output_p_v(wg_wait, V_tiles=V_parts):
-                for p in range(parts):
+                for p in part_ids:
                     T.gemm(acc_s_cast, V_tiles[p], acc_o[p],
                            policy=T.GemmWarpPolicy.FullRow, wg_wait=wg_wait)
 
@@ -139,7 +143,7 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                                                  scores_max[i] * scale)
 
             def rescale_output():
-                for p in range(parts):
+                for p in part_ids:
                     for i, j in T.Parallel(block_M, width):
                         if lazy_rescale:
                             # Below 2^-8 where the row's maximum moved, 1
@@ -163,7 +167,7 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                 first = 1 if peel_first else 0
                 last = tiles if peel_last else tiles + 1
                 if peel_first:
-                    for p in range(parts):
+                    for p in part_ids:
                         T.copy(K[bz, by, 0, p * width], K_first[p])
                     mask(0)
                     scores_q_k(0, K_first)
@@ -175,11 +179,11 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     T.fill(acc_s_cast, 0)  # P of the tile before the first
                 for k in T.Pipelined(first, last, num_stages=num_stages):
                     k_tile = k if peel_last else T.min(k, tiles - 1)
-                    for p in range(parts):
+                    for p in part_ids:
                         T.copy(K[bz, by, k_tile * block_N, p * width],
                                K_parts[p])
                     v_tile = k - 1 if peel_first else T.max(k - 1, 0)
-                    for p in range(parts):
+                    for p in part_ids:
                         T.copy(V[bz, by, v_tile * block_N, p * width],
                                V_parts[p])
                     mask(k)
@@ -198,17 +202,17 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     # P V gemm before the softmax to reuse P_{k-1}'s).
                     T.copy(acc_s, acc_s_cast)
                 if peel_last:
-                    for p in range(parts):
+                    for p in part_ids:
                         T.copy(V[bz, by, (tiles - 1) * block_N, p * width],
                                V_last[p])
                     output_p_v(0, V_last)  # P_{last}
             else:
                 for k in T.Pipelined(tiles, num_stages=num_stages):
-                    for p in range(parts):
+                    for p in part_ids:
                         T.copy(K[bz, by, k * block_N, p * width], K_parts[p])
                     mask(k)
                     scores_q_k(0)
-                    for p in range(parts):
+                    for p in part_ids:
                         T.copy(V[bz, by, k * block_N, p * width], V_parts[p])
                     new_max()
                     rescale_output()
@@ -216,7 +220,7 @@ def flash_attention(batch, heads, seq_len, dim, is_causal, block_M=64,
                     T.copy(acc_s, acc_s_cast)
                     output_p_v(0)
                     update_logsum()
-            for p in range(parts):
+            for p in part_ids:
                 # One reciprocal per row (the thread's copies of logsum[i]
                 # are one register: CSE leaves one division per row) and a
                 # multiply per element, instead of a division per element.

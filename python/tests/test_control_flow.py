@@ -148,6 +148,49 @@ def test_range_over_a_device_value_is_a_loop():
         np.testing.assert_allclose(got[0], a.sum(dtype=np.float32), rtol=1e-5, atol=1e-5)
 
 
+def k_loop(m, n, k, bk, copies):
+    """C = A @ B with a `for ko in range(k // bk)` k loop (Python ints), the
+    tiles of A kept in a list that a comprehension over range builds, and
+    a Python loop before the kernel choosing how many copies to sum."""
+    scale = 0.0
+    for _ in range(copies):  # outside the kernel: Python's loop
+        scale += 1.0
+
+    @T.prim_func
+    def main(A: T.Tensor((m, k), T.float32), B: T.Tensor((k, n), T.float32),
+             C: T.Tensor((m, n), T.float32)):
+        with T.Kernel(1, threads=32) as _:
+            a_tiles = [T.alloc_fragment((m, bk), T.float32) for _ in range(1)]
+            b = T.alloc_fragment((bk, n), T.float32)
+            acc = T.alloc_fragment((m, n), T.float32)
+            T.clear(acc)
+            for ko in range(k // bk):
+                T.copy(A[0, ko * bk], a_tiles[0])
+                T.copy(B[ko * bk, 0], b)
+                for i, j in T.Parallel(m, n):
+                    for kk in range(bk):
+                        acc[i, j] += a_tiles[0][i, kk] * b[kk, j]
+            for i, j in T.Parallel(m, n):
+                acc[i, j] *= scale
+            T.copy(acc, C)
+    return main
+
+
+def test_for_over_range_in_a_kernel_is_the_kernels_loop():
+    # TileLang's builder makes `for ... in range(...)` a loop the kernel runs
+    # whatever the bounds: traced once (one scf.for, the copies once), not
+    # unrolled by Python; comprehensions and loops outside the kernel stay
+    # Python's.
+    func = k_loop(8, 16, 96, 8, 3)
+    script = func.script()
+    assert script.count("tile.copy") == 3, script  # A, B in the loop; C
+    assert "scf.for" in script
+    a = RNG.standard_normal((8, 96)).astype(np.float32)
+    b = RNG.standard_normal((96, 16)).astype(np.float32)
+    got = run(func, a, b, np.empty((8, 16), np.float32))
+    np.testing.assert_allclose(got, 3.0 * (a.astype(np.float64) @ b), rtol=1e-4, atol=1e-4)
+
+
 def line_of(fn, text):
     lines, first = inspect.getsourcelines(fn)
     return first + next(i for i, line in enumerate(lines) if text in line)

@@ -1801,6 +1801,12 @@ class Kernel:
         return False
 
 
+def _in_kernel_body():
+    """Whether tracing is inside a T.Kernel's body now."""
+    return getattr(_state, "kernel", None) is not None and \
+        getattr(_state, "builder", None) is not None
+
+
 def _current_kernel(what):
     kernel = getattr(_state, "kernel", None)
     if kernel is None or getattr(_state, "builder", None) is None:
