@@ -277,6 +277,22 @@ static MemRefType withStages(MemRefType staged, int64_t stages) {
                          staged.getMemorySpace());
 }
 
+/// `stages` buffers of the tile type `tile`: [stages, tile...].
+static MemRefType getStagedType(MemRefType tile, int64_t stages) {
+  SmallVector<int64_t> shape = {stages};
+  llvm::append_range(shape, tile.getShape());
+  return MemRefType::get(shape, tile.getElementType(), AffineMap(),
+                         tile.getMemorySpace());
+}
+
+/// `swizzle`, or null where one buffer of `tile` is not a whole number of
+/// its periods (each stage must be swizzled as the tile alone would be).
+static SwizzleAttr getStageSwizzle(SwizzleAttr swizzle, MemRefType tile) {
+  if (swizzle && tile.getNumElements() % swizzle.getPeriod())
+    return {};
+  return swizzle;
+}
+
 bool Planner::analyze() {
   int64_t stages = loop.getNumStages();
   if (stages < 1 || (stages == 1 && !singleStage) || loop.getOrder() ||
@@ -323,10 +339,7 @@ bool Planner::analyze() {
       if (auto gemm = dyn_cast<GemmOp>(user);
           gemm && (gemm.getA() == tile || gemm.getB() == tile)) {
         readByGemm = true;
-        SharedTileOptions read =
-            getSharedTileOptions(getGemmInstruction(gemm));
-        sharedTiles.blocked |= read.blocked;
-        sharedTiles.panels |= read.panels;
+        sharedTiles.merge(getSharedTileOptions(getGemmInstruction(gemm)));
       }
       return onlyReadsAfter(user, tile, copy, body);
     });
@@ -347,16 +360,11 @@ bool Planner::analyze() {
     });
 
     MemRefType type = alloc.getType();
-    SmallVector<int64_t> shape = {static_cast<int64_t>(loop.getNumStages())};
-    llvm::append_range(shape, type.getShape());
-    auto stagedType = MemRefType::get(shape, type.getElementType(),
-                                      AffineMap(), type.getMemorySpace());
+    MemRefType stagedType = getStagedType(type, loop.getNumStages());
     auto swizzle = dyn_cast_or_null<SwizzleAttr>(alloc.getLayoutAttr());
     if (!swizzle && readByGemm)
       swizzle = info.getStagedOperandSwizzle(type, sharedTiles, target);
-    // Each stage must be swizzled as the tile alone would be.
-    if (swizzle && type.getNumElements() % swizzle.getPeriod())
-      swizzle = {};
+    swizzle = getStageSwizzle(swizzle, type);
     StagedCopy candidate{copy, alloc, stagedType, swizzle, Value(),
                          std::move(ownSlice)};
     if (stages == 1 && !findUses(candidate))
@@ -411,14 +419,12 @@ bool Planner::analyze() {
   if (!lastInFlight && overlapGemms && loop.getNumStages() >= 3) {
     SmallVector<GemmOp> gemms = findOverlappableGemms();
     int64_t stages = loop.getNumStages();
-    bool more = !gemms.empty() && fitsWith(1);
-    if (more && stages > 3) {
-      int64_t limit = getMaxSharedMemoryPerBlock(target);
-      std::optional<int64_t> now = getSharedBytesWith(0),
-                             after = getSharedBytesWith(1);
-      more = now && after && *now > 0 && *after > 0 &&
-             limit / *now == limit / *after;
-    }
+    int64_t limit = getMaxSharedMemoryPerBlock(target);
+    std::optional<int64_t> now = getSharedBytesWith(0),
+                           after = getSharedBytesWith(1);
+    // (Both include 4 KB of room: never zero.)
+    bool more = !gemms.empty() && limit && now && after && *after <= limit &&
+                (stages == 3 || limit / *now == limit / *after);
     if (more) {
       loop.setNumStages(stages + 1);
       for (StagedCopy &s : staged)
@@ -1250,22 +1256,13 @@ void Planner::rewrite() {
       MemRefType type = alloc.getType();
       SharedTileOptions sharedTiles;
       for (Operation *user : alloc.getResult().getUsers())
-        if (auto gemm = dyn_cast<GemmOp>(user)) {
-          SharedTileOptions read = getSharedTileOptions(getGemmInstruction(gemm));
-          sharedTiles.blocked |= read.blocked;
-          sharedTiles.panels |= read.panels;
-        }
-      SwizzleAttr swizzle =
-          info.getStagedOperandSwizzle(type, sharedTiles, target);
-      if (swizzle && type.getNumElements() % swizzle.getPeriod())
-        swizzle = {};
-      SmallVector<int64_t> shape = {2};
-      llvm::append_range(shape, type.getShape());
+        if (auto gemm = dyn_cast<GemmOp>(user))
+          sharedTiles.merge(getSharedTileOptions(getGemmInstruction(gemm)));
+      SwizzleAttr swizzle = getStageSwizzle(
+          info.getStagedOperandSwizzle(type, sharedTiles, target), type);
       OpBuilder at(alloc);
       Value buffer = AllocSharedOp::create(
-          at, alloc.getLoc(),
-          MemRefType::get(shape, type.getElementType(), AffineMap(),
-                          type.getMemorySpace()),
+          at, alloc.getLoc(), getStagedType(type, 2),
           swizzle ? Attribute(swizzle) : Attribute());
       alloc.getResult().replaceAllUsesWith(
           getStageView(b, loc, buffer, parity));

@@ -1197,22 +1197,4 @@ PYBIND11_MODULE(_tilelang, m) {
   m.def("compile_options", &getCompileOptions,
         "The compile options (pass_configs keys): key, flag, targets, "
         "type, default and description of each");
-  m.def(
-      "has_noncontiguous_array",
-      [](const py::tuple &args, const std::vector<size_t> &positions) {
-        // A kernel call's check (its Python side would pay for a flags
-        // object per array): reads the arrays' flags word.
-        for (size_t k : positions)
-          if (k < args.size()) {
-            py::handle value = args[k];
-            if (py::isinstance<py::array>(value) &&
-                !(py::reinterpret_borrow<py::array>(value).flags() &
-                  py::array::c_style))
-              return true;
-          }
-        return false;
-      },
-      py::arg("args"), py::arg("positions"),
-      "Whether one of args[k] for k in positions is a numpy array that is "
-      "not C-contiguous");
 }

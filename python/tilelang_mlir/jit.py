@@ -38,7 +38,6 @@ from . import language as T
 from ._tilelang import Kernel, TileError, lower
 from ._tilelang import pipeline as _pipeline
 from ._tilelang import NonContiguousArray as _NonContiguousArray
-from ._tilelang import has_noncontiguous_array as _has_noncontiguous_array
 from .eager import EagerJIT, _freeze, is_eager
 from .pass_config import normalize_pass_configs
 from .target import determine_target
@@ -110,7 +109,6 @@ class JITKernel:
         # from the arguments (__call__'s first lines).
         self._direct = not self.out_idx and not func.workspaces
         self._arity = len(self._inputs)
-        self._contiguous_positions = [k for k, _, _ in self._contiguous_inputs]
         self._output_plans = [self._plan_output(i) for i in self.out_idx]
         self._output_types = [T._mlir_type(func.params[i][1].dtype)
                               for i in self.out_idx]
@@ -294,35 +292,15 @@ class JITKernel:
         on ``stream`` (a handle, a torch.cuda.Stream; by default torch's
         current stream of the tensors' device) without waiting for it, as
         torch's own operations are; host arrays make the call synchronous."""
-        if self._direct and len(args) == self._arity:
-            try:
-                if stream is None:
-                    return self._kernel.run(*args)
-                return self._kernel.run(*args, stream=stream)
-            except _NonContiguousArray:
-                pass  # Copied below (the bindings raise it before any work).
-        if len(args) != len(self._inputs):
+        if len(args) != self._arity:
             raise TypeError("%s takes %d inputs, got %d" % (
-                self.func.name, len(self._inputs), len(args)))
-        # numpy arrays the kernel takes as they are when C-contiguous (the
-        # bindings refuse read-only ones it writes); a non-contiguous one
-        # goes through a copy, copied back when the kernel writes it.
-        write_back = []
-        if self._contiguous_positions and _has_noncontiguous_array(
-                args, self._contiguous_positions):
-            for k, name, i in self._contiguous_inputs:
-                value = args[k]
-                if type(value) is np.ndarray and not value.flags.c_contiguous:
-                    args = args[:k] + (self._host_array(
-                        i, name, value, write_back),) + args[k + 1:]
-        if not self.out_idx and not self._workspaces:
-            if stream is None:
-                self._kernel.run(*args)
-            else:
-                self._kernel.run(*args, stream=stream)
-            for original, copy in write_back:
-                original[...] = copy
-            return None
+                self.func.name, self._arity, len(args)))
+        if self._direct:
+            # Nothing to return or allocate: straight from the arguments.
+            try:
+                return self._run(args, stream)
+            except _NonContiguousArray:
+                return self._run_on_copies(args, lambda a: a, stream)
         like = next((args[k] for k, _, _ in self._tensor_inputs), None)
         if like is None:
             like = _default_device_tensor(self.target)
@@ -345,21 +323,43 @@ class JITKernel:
         workspaces = [allocate((name, spec), plan, mlir_type)
                       for (name, _), (spec, plan, mlir_type) in zip(
                           self.func.workspaces, self._workspaces)]
-        full = list(args)
-        for index, out in zip(self.out_idx, outputs):
-            full.insert(index, out)
-        full += workspaces
-        if stream is None:
-            self._kernel.run(*full)
-        else:
-            self._kernel.run(*full, stream=stream)
+
+        def full(inputs):
+            every = list(inputs)
+            for index, out in zip(self.out_idx, outputs):
+                every.insert(index, out)
+            return every + workspaces
+
+        try:
+            self._run(full(args), stream)
+        except _NonContiguousArray:
+            self._run_on_copies(args, full, stream)
+        if stream is not None:
             _record_stream(outputs + workspaces, stream)
-        for original, copy in write_back:
-            original[...] = copy
         if not self.out_idx:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
+    def _run(self, args, stream):
+        if stream is None:
+            return self._kernel.run(*args)
+        return self._kernel.run(*args, stream=stream)
+
+    def _run_on_copies(self, args, full, stream):
+        """Runs on `full(inputs)` where the inputs are `args` with their
+        non-contiguous numpy arrays (which the bindings refuse with
+        NonContiguousArray before any work) replaced by contiguous copies,
+        copied back afterwards into those the kernel writes (in-place
+        outputs of any layout)."""
+        write_back = []
+        args = list(args)
+        for k, name, i in self._contiguous_inputs:
+            value = args[k]
+            if type(value) is np.ndarray and not value.flags.c_contiguous:
+                args[k] = self._host_array(i, name, value, write_back)
+        self._run(full(args), stream)
+        for original, copy in write_back:
+            original[...] = copy
 
 def _is_packed(spec):
     """Whether the tensor annotation `spec` has 4-bit elements, which the

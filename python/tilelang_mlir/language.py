@@ -1808,10 +1808,9 @@ def _in_kernel_body():
 
 
 def _current_kernel(what):
-    kernel = getattr(_state, "kernel", None)
-    if kernel is None or getattr(_state, "builder", None) is None:
+    if not _in_kernel_body():
         raise TileLangError("%s is only meaningful inside a T.Kernel" % what)
-    return kernel
+    return _state.kernel
 
 
 def _check_dim(dim, what):

@@ -49,6 +49,12 @@ struct SharedTileOptions {
   bool blocked = false;
   /// Blocked tiles stored in column panels (one bulk-copy box each).
   bool panels = false;
+
+  /// What a tile read by instructions of both options needs.
+  void merge(SharedTileOptions other) {
+    blocked |= other.blocked;
+    panels |= other.panels;
+  }
 };
 
 /// The shared-tile layout `instruction` records (none for a null one).

@@ -186,26 +186,43 @@ void mlir::tile::dropUnappliedSwizzles(Operation *root) {
   });
 }
 
+/// Rewrites the indices of `op` (a memref.load or memref.store of a
+/// swizzled tile) into the element's place in the swizzle.
+static void swizzleAccess(OpBuilder &b, Operation *op) {
+  b.setInsertionPoint(op);
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    load.getIndicesMutable().assign(swizzleIndices(
+        b, op->getLoc(), load.getMemRef(), load.getIndices()));
+  else if (auto store = dyn_cast<memref::StoreOp>(op))
+    store.getIndicesMutable().assign(swizzleIndices(
+        b, op->getLoc(), store.getMemRef(), store.getIndices()));
+}
+
 void mlir::tile::swizzleElementAccesses(Operation *root) {
   SmallVector<Operation *> accesses;
   root->walk([&](Operation *op) {
-    if (isa<memref::LoadOp, memref::StoreOp>(op))
+    if (auto load = dyn_cast<memref::LoadOp>(op);
+        load && getTileSwizzle(load.getMemRef()))
+      accesses.push_back(op);
+    if (auto store = dyn_cast<memref::StoreOp>(op);
+        store && getTileSwizzle(store.getMemRef()))
       accesses.push_back(op);
   });
   OpBuilder b(root->getContext());
-  for (Operation *op : accesses) {
-    auto load = dyn_cast<memref::LoadOp>(op);
-    auto store = dyn_cast<memref::StoreOp>(op);
-    Value tile = load ? load.getMemRef() : store.getMemRef();
-    if (!getTileSwizzle(tile) || op->hasAttr(kSwizzleLaterAttrName))
-      continue;
-    b.setInsertionPoint(op);
-    SmallVector<Value> indices = swizzleIndices(
-        b, op->getLoc(), tile,
-        load ? ValueRange(load.getIndices()) : ValueRange(store.getIndices()));
-    if (load)
-      load.getIndicesMutable().assign(indices);
-    else
-      store.getIndicesMutable().assign(indices);
+  for (Operation *op : accesses)
+    if (!op->hasAttr(kSwizzleLaterAttrName))
+      swizzleAccess(b, op);
+}
+
+void mlir::tile::swizzleMarkedAccesses(Operation *root) {
+  SmallVector<Operation *> marked;
+  root->walk([&](Operation *op) {
+    if (op->hasAttr(kSwizzleLaterAttrName))
+      marked.push_back(op);
+  });
+  OpBuilder b(root->getContext());
+  for (Operation *op : marked) {
+    op->removeAttr(kSwizzleLaterAttrName);
+    swizzleAccess(b, op);
   }
 }

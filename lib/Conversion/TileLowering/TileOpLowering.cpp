@@ -397,33 +397,10 @@ void mlir::tile::markParallelVectorAccesses(Operation *root) {
     ParallelVectors plan = planParallelVectors(op, /*marking=*/true);
     if (!plan.width)
       return;
-    for (Operation *access : plan.accesses) {
-      Value buffer = isa<memref::LoadOp>(access)
-                         ? cast<memref::LoadOp>(access).getMemRef()
-                         : cast<memref::StoreOp>(access).getMemRef();
-      if (!isGlobalBuffer(buffer) && getTileSwizzle(buffer))
+    for (Operation *access : plan.accesses)
+      if (getTileSwizzle(getAccessBuffer(access)))
         access->setAttr(kSwizzleLaterAttrName, UnitAttr::get(op.getContext()));
-    }
   });
-}
-
-void mlir::tile::swizzleMarkedAccesses(Operation *root) {
-  SmallVector<Operation *> marked;
-  root->walk([&](Operation *op) {
-    if (op->hasAttr(kSwizzleLaterAttrName))
-      marked.push_back(op);
-  });
-  OpBuilder b(root->getContext());
-  for (Operation *op : marked) {
-    op->removeAttr(kSwizzleLaterAttrName);
-    b.setInsertionPoint(op);
-    if (auto load = dyn_cast<memref::LoadOp>(op))
-      load.getIndicesMutable().assign(swizzleIndices(
-          b, op->getLoc(), load.getMemRef(), load.getIndices()));
-    else if (auto store = dyn_cast<memref::StoreOp>(op))
-      store.getIndicesMutable().assign(swizzleIndices(
-          b, op->getLoc(), store.getMemRef(), store.getIndices()));
-  }
 }
 
 int64_t mlir::tile::getCopyVectorWidth(CopyOp op) {
