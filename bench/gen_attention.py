@@ -76,7 +76,8 @@ def main():
                                longest_first=args.longest_first,
                                lazy_rescale=args.lazy_rescale).script()
         # The function of each traced module, side by side in one module.
-        bodies.append(re.search(r"^module \{\n(.*)\n\}\n?$", text, re.S).group(1))
+        bodies.append(re.search(r"^module \{\n(.*)\n\}(?: loc\([^\n]*\))?\n?$", text,
+                                re.S).group(1))
     print("module {\n" + "\n".join(bodies) + "\n}")
 
 

@@ -419,9 +419,23 @@ static std::string getPtxasVersion(llvm::StringRef toolkit) {
   return version;
 }
 
+KernelContext::KernelContext() {
+  DialectRegistry registry;
+  tile::registerAllDialects(registry);
+  tile::registerAllExtensions(registry);
+  context = std::make_unique<MLIRContext>(registry);
+  context->disableMultithreading();
+  // An error names its problem and location; the whole failing op (a
+  // lowered kernel: megabytes of IR) is for tile-opt's users.
+  context->printOpOnDiagnostic(false);
+}
+
+KernelContext::~KernelContext() = default;
+
 struct Kernel::Impl {
   CompileOptions options;
-  std::unique_ptr<MLIRContext> context;
+  std::shared_ptr<KernelContext> shared;
+  MLIRContext *context = nullptr;
   OwningOpRef<ModuleOp> module;
   std::string entry;
   SmallVector<Param> params;
@@ -570,35 +584,64 @@ static OwningOpRef<ModuleOp> parseKernelSource(StringRef source,
   });
 }
 
+/// The entry of `module` (the public function `options.entry` names, or
+/// the only one): its name and parameters.
+static Error findEntry(const CompileOptions &options, ModuleOp module,
+                       std::string &entryName, SmallVector<Param> &params,
+                       DiagnosticCollector &diags);
+
 Expected<std::unique_ptr<Kernel>> Kernel::create(llvm::StringRef source,
                                                  const CompileOptions &options,
                                                  llvm::StringRef bufferName) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-
-  DialectRegistry registry;
-  tile::registerAllDialects(registry);
-  tile::registerAllExtensions(registry);
-  impl->context = std::make_unique<MLIRContext>(registry);
-  impl->context->disableMultithreading();
-  MLIRContext *ctx = impl->context.get();
-  // An error names its problem and location; the whole failing op (a
-  // lowered kernel: megabytes of IR) is for tile-opt's users.
-  ctx->printOpOnDiagnostic(false);
+  impl->shared = std::make_shared<KernelContext>();
+  impl->context = impl->shared->get();
+  MLIRContext *ctx = impl->context;
 
   DiagnosticCollector diags(ctx);
   impl->module = parseKernelSource(source, ctx, bufferName);
   if (!impl->module)
     return diags.makeError("cannot parse the kernel");
+  if (Error err = findEntry(options, *impl->module, impl->entry, impl->params,
+                            diags))
+    return std::move(err);
+  impl->cache = std::make_unique<CompilationCache>(options.cache);
+  return std::unique_ptr<Kernel>(new Kernel(std::move(impl)));
+}
 
+Expected<std::unique_ptr<Kernel>>
+Kernel::create(std::shared_ptr<KernelContext> context, ModuleOp module,
+               const CompileOptions &options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->shared = std::move(context);
+  impl->context = impl->shared->get();
+  assert(module->getContext() == impl->context &&
+         "the module belongs to another context");
+  std::lock_guard<std::mutex> lock(impl->shared->getCompileMutex());
+  DiagnosticCollector diags(impl->context);
+  if (failed(verify(module)))
+    return diags.makeError("the kernel does not verify");
+  impl->module = module.clone();
+  if (Error err = findEntry(options, *impl->module, impl->entry, impl->params,
+                            diags))
+    return std::move(err);
+  impl->cache = std::make_unique<CompilationCache>(options.cache);
+  return std::unique_ptr<Kernel>(new Kernel(std::move(impl)));
+}
+
+static Error findEntry(const CompileOptions &options, ModuleOp module,
+                       std::string &entryName, SmallVector<Param> &params,
+                       DiagnosticCollector &diags) {
   // Find the entry.
   SmallVector<func::FuncOp> publicFuncs;
-  for (auto func : impl->module->getOps<func::FuncOp>())
+  for (auto func : module.getOps<func::FuncOp>())
     if (func.isPublic() && !func.isDeclaration())
       publicFuncs.push_back(func);
   func::FuncOp entry;
   if (!options.entry.empty()) {
-    entry = impl->module->lookupSymbol<func::FuncOp>(options.entry);
+    entry = module.lookupSymbol<func::FuncOp>(options.entry);
     if (!entry || entry.isDeclaration()) {
       std::string names;
       for (func::FuncOp f : publicFuncs)
@@ -616,20 +659,18 @@ Expected<std::unique_ptr<Kernel>> Kernel::create(llvm::StringRef source,
                             : "the kernel module has several public "
                               "functions; name the entry");
   }
-  impl->entry = entry.getSymName().str();
+  entryName = entry.getSymName().str();
   if (entry.getNumResults() != 0)
     return llvm::createStringError(
-        "entry '" + impl->entry +
+        "entry '" + entryName +
         "' returns values; kernels write their outputs to buffer arguments");
   for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
     FailureOr<Param> param = getParam(entry, i);
     if (failed(param))
       return diags.makeError("unsupported kernel signature");
-    impl->params.push_back(std::move(*param));
+    params.push_back(std::move(*param));
   }
-
-  impl->cache = std::make_unique<CompilationCache>(options.cache);
-  return std::unique_ptr<Kernel>(new Kernel(std::move(impl)));
+  return Error::success();
 }
 
 Expected<std::unique_ptr<Kernel>>
@@ -1140,9 +1181,9 @@ Expected<std::string> jit::printExpandedPipeline(StringRef pipeline) {
 Expected<std::string>
 Kernel::Impl::compileToObject(ModuleOp specialized,
                               const std::string &pipeline) {
-  DiagnosticCollector diags(context.get());
+  DiagnosticCollector diags(context);
   // The pipeline text the compile is reported and keyed by is what runs.
-  PassManager pm(context.get(), ModuleOp::getOperationName());
+  PassManager pm(context, ModuleOp::getOperationName());
   if (Error err = parsePipeline(pipeline, pm))
     return std::move(err);
   // The pass manager's report (wall time per pass, device binary included)
@@ -1265,6 +1306,9 @@ Expected<std::unique_ptr<Compiled>> Kernel::Impl::load(llvm::StringRef object) {
 
 Expected<std::unique_ptr<Compiled>>
 Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
+  // Kernels of one context (one traced module's) compile one at a time:
+  // the context has no locks of its own.
+  std::lock_guard<std::mutex> contextLock(shared->getCompileMutex());
   using Clock = std::chrono::steady_clock;
   auto since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
@@ -1323,7 +1367,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
     return other;
   };
 
-  DiagnosticCollector diags(context.get());
+  DiagnosticCollector diags(context);
   FailureOr<OwningOpRef<ModuleOp>> specialized = specialize(args);
   if (failed(specialized))
     return deviceErrorOr(
@@ -1336,7 +1380,7 @@ Kernel::Impl::build(ArrayRef<KernelArg> args, bool loadIt) {
   // The key holds every pass and option the pipeline expands to, so that
   // a change in what a named pipeline runs is a change of key.
   Expected<std::string> expanded =
-      expandPipeline(context.get(), report.pipeline);
+      expandPipeline(context, report.pipeline);
   if (!expanded)
     return expanded.takeError();
 
@@ -1660,25 +1704,39 @@ Error Kernel::run(ArrayRef<KernelArg> args,
   return Error::success();
 }
 
-Expected<std::string> jit::lowerToText(StringRef source, StringRef pipeline,
-                                       StringRef bufferName) {
-  DialectRegistry registry;
-  tile::registerAllDialects(registry);
-  tile::registerAllExtensions(registry);
-  MLIRContext context(registry);
-  context.printOpOnDiagnostic(false);
-  DiagnosticCollector diags(&context);
-  OwningOpRef<ModuleOp> module =
-      parseKernelSource(source, &context, bufferName);
-  if (!module)
-    return diags.makeError("cannot parse the kernel");
-  PassManager pm(&context, ModuleOp::getOperationName());
+/// Runs `pipeline` on `module` (diagnostics into `diags`) and prints the
+/// result.
+static Expected<std::string> runPipelineToText(ModuleOp module,
+                                               StringRef pipeline,
+                                               DiagnosticCollector &diags) {
+  PassManager pm(module->getContext(), ModuleOp::getOperationName());
   if (Error err = parsePipeline(pipeline, pm))
     return std::move(err);
-  if (failed(pm.run(*module)))
+  if (failed(pm.run(module)))
     return diags.makeError(("'" + pipeline + "' failed").str());
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os);
   return text;
+}
+
+Expected<std::string> jit::lowerToText(StringRef source, StringRef pipeline,
+                                       StringRef bufferName) {
+  KernelContext context;
+  DiagnosticCollector diags(context.get());
+  OwningOpRef<ModuleOp> module =
+      parseKernelSource(source, context.get(), bufferName);
+  if (!module)
+    return diags.makeError("cannot parse the kernel");
+  return runPipelineToText(*module, pipeline, diags);
+}
+
+Expected<std::string> jit::lowerToText(KernelContext &context, ModuleOp module,
+                                       StringRef pipeline) {
+  std::lock_guard<std::mutex> lock(context.getCompileMutex());
+  DiagnosticCollector diags(context.get());
+  if (failed(verify(module)))
+    return diags.makeError("the kernel does not verify");
+  OwningOpRef<ModuleOp> clone = module.clone();
+  return runPipelineToText(*clone, pipeline, diags);
 }

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "IRBuilder.h"
 #include "TileLang/Target/NVIDIA/Lowering.h"
 #include "TileLang/JIT/Cache.h"
 #include "TileLang/JIT/JIT.h"
@@ -424,13 +425,37 @@ public:
   PyKernel(const std::string &source, const std::string &target,
            const std::string &entry, bool reuseSharedMemory,
            bool pipelineCopies, const py::dict &passConfigs) {
+    kernel = unwrap(Kernel::create(
+        source,
+        makeOptions(target, entry, reuseSharedMemory, pipelineCopies,
+                    passConfigs),
+        "<python>"));
+  }
+
+  /// From a traced module (the T.* tracer's IRBuilder): the kernel shares
+  /// its context and keeps a clone of it.
+  PyKernel(const mlir::tile::python::IRBuilder &module,
+           const std::string &target, const std::string &entry,
+           bool reuseSharedMemory, bool pipelineCopies,
+           const py::dict &passConfigs) {
+    kernel = unwrap(Kernel::create(
+        module.getContext(), module.getModule(),
+        makeOptions(target, entry, reuseSharedMemory, pipelineCopies,
+                    passConfigs)));
+  }
+
+  static CompileOptions makeOptions(const std::string &target,
+                                    const std::string &entry,
+                                    bool reuseSharedMemory,
+                                    bool pipelineCopies,
+                                    const py::dict &passConfigs) {
     CompileOptions options;
     options.target = unwrap(Target::parse(target));
     options.entry = entry;
     options.reuseSharedMemory = reuseSharedMemory;
     options.pipelineCopies = pipelineCopies;
     applyPassConfigs(options, passConfigs);
-    kernel = unwrap(Kernel::create(source, options, "<python>"));
+    return options;
   }
 
   /// The entry's parameters: name, buffer or scalar, dtype, shape (-1 for
@@ -1129,6 +1154,14 @@ PYBIND11_MODULE(_tilelang, m) {
            py::arg("pipeline_copies") = true,
            py::arg("pass_configs") = py::dict(),
            "Parses and verifies tile IR; compiles on first use")
+      .def(py::init<const mlir::tile::python::IRBuilder &,
+                    const std::string &, const std::string &, bool, bool,
+                    const py::dict &>(),
+           py::arg("module"), py::arg("target") = "cpu",
+           py::arg("entry") = "", py::arg("reuse_shared_memory") = true,
+           py::arg("pipeline_copies") = true,
+           py::arg("pass_configs") = py::dict(),
+           "Verifies a traced module (an IRBuilder's); compiles on first use")
       .def_property_readonly("params", &PyKernel::params)
       .def_property_readonly("entry", &PyKernel::entry)
       .def("prepare", &PyKernel::prepare,
@@ -1156,6 +1189,7 @@ PYBIND11_MODULE(_tilelang, m) {
       py::arg("shape"), py::arg("element"),
       "The #tile.swizzle the compiler gives a shared tile that ldmatrix "
       "reads, or None");
+  mlir::tile::python::bindIRBuilder(m);
   m.def(
       "lower",
       [](const std::string &source, const std::string &pipeline) {
@@ -1164,6 +1198,16 @@ PYBIND11_MODULE(_tilelang, m) {
       py::arg("source"), py::arg("pipeline"),
       "Runs a pass pipeline (as tile-opt takes it) on tile IR text and "
       "returns the result as text");
+  m.def(
+      "lower",
+      [](const mlir::tile::python::IRBuilder &module,
+         const std::string &pipeline) {
+        return unwrap(lowerToText(*module.getContext(), module.getModule(),
+                                  pipeline));
+      },
+      py::arg("module"), py::arg("pipeline"),
+      "Runs a pass pipeline (as tile-opt takes it) on a copy of a traced "
+      "module and returns the result as text");
   m.def(
       "pipeline",
       [](const std::string &target, const py::dict &passConfigs,

@@ -28,7 +28,6 @@ it is a torch tensor, numpy arrays otherwise.
 import functools
 import inspect
 import numbers
-import re
 import sys
 
 import numpy as np
@@ -72,12 +71,10 @@ class JITKernel:
         merged = dict(func.attrs.get("tilelang_pass_configs", {}))
         merged.update(pass_configs or {})
         self.pass_configs = normalize_pass_configs(merged or None)
-        source = func.script()
-        try:
-            self._kernel = Kernel(source, self.target,
-                                  pass_configs=self.pass_configs)
-        except TileError as error:
-            raise TileError(_at_user_lines(source, str(error))) from None
+        # The traced module itself (built with the dialects' builders at
+        # the user's locations, so diagnostics point there).
+        self._kernel = Kernel(func.module, self.target,
+                              pass_configs=self.pass_configs)
         count = len(func.params)
         declared = func.attrs.get("tilelang_out_idx")
         if out_idx is not None and declared is not None:
@@ -152,9 +149,9 @@ class JITKernel:
         if not isinstance(kernel_only, bool):
             raise TypeError("kernel_only is a bool, got %r" % (kernel_only,))
         target = determine_target(target) if target else self.target
-        source = self.func.script()
         if stage == "tile":
-            return source
+            return self.func.script()
+        source = self.func.module
         kind, chip = _split_target(target)
 
         def vendor(fmt, stop_after=""):
@@ -468,23 +465,6 @@ def _torch_dtype(torch, mlir_type):
     if mlir_type not in _TORCH_DTYPES:
         raise TypeError("this torch has no %s tensors" % mlir_type)
     return _TORCH_DTYPES[mlir_type]
-
-
-def _at_user_lines(source, message):
-    """`message` with the positions the parser gives in the traced text
-    (<python>:line:col, where an attribute such as a layout failed to parse)
-    replaced by the user's location recorded on that line."""
-    lines = source.splitlines()
-
-    def user(match):
-        number = int(match.group(1))
-        if 1 <= number <= len(lines):
-            loc = re.search(r'loc\("(.*)":(\d+):(\d+)\)\s*$', lines[number - 1])
-            if loc:
-                return "%s:%s:%s" % loc.groups()
-        return match.group(0)
-
-    return re.sub(r"<python>:(\d+):(\d+)", user, message)
 
 
 def _split_target(target):

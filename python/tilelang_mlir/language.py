@@ -9,12 +9,14 @@
             ...
 
 Calling ``T.prim_func`` runs the Python function once with symbolic values:
-every ``T.*`` call and every operator on those values appends tile-dialect
-(and arith/math/memref/scf) operations to the function's IR, each carrying
-the Python file, line and column that made it as its location, so that
-diagnostics of the verifier and of later passes point at the user's code.
-``PrimFunc.script()`` returns the module as MLIR text; the JIT
-(``tilelang_mlir.jit``) compiles it.
+every ``T.*`` call and every operator on those values creates tile-dialect
+(and arith/math/memref/scf) operations in the function's module through the
+bindings' IRBuilder (MLIR's builder of the registered ops; no IR text is
+formatted and parsed back), each carrying the Python file, line and column
+that made it as its location, so that diagnostics of the verifier and of
+later passes point at the user's code. The JIT (``tilelang_mlir.jit``)
+compiles the built module (``PrimFunc.module``); ``PrimFunc.script()``
+prints it.
 
 Python control flow runs at trace time (a Python ``if`` on a Python value
 picks what is traced); ``T.Parallel``, ``T.Pipelined`` and ``T.serial``
@@ -278,10 +280,11 @@ def _user_frame():
 
 
 def _location():
-    """``loc("file":line:col)`` of the user's code that is being traced."""
+    """(file, line, column) of the user's code that is being traced: the
+    location of the ops it builds."""
     frame = _user_frame()
     if frame is None:
-        return "loc(unknown)"
+        return None
     column = 1
     try:
         positions = inspect.getframeinfo(frame).positions
@@ -289,8 +292,7 @@ def _location():
             column = positions.col_offset + 1
     except AttributeError:  # Python < 3.11
         pass
-    path = frame.f_code.co_filename.replace("\\", "\\\\").replace('"', '\\"')
-    return 'loc("%s":%d:%d)' % (path, frame.f_lineno, column)
+    return (frame.f_code.co_filename, frame.f_lineno, column)
 
 
 def _builder():
@@ -300,16 +302,26 @@ def _builder():
     return builder
 
 
-class _Builder:
-    """The text of one function being traced."""
+class _Frame:
+    """An open region of an op being traced (a kernel, loop or branch
+    body): the op's handle, its name, and the terminator its blocks end
+    with."""
 
-    def __init__(self):
-        self.lines = []
-        self.depth = 2
+    def __init__(self, op, name, terminator):
+        self.op, self.name, self.terminator = op, name, terminator
+
+
+class _Builder:
+    """The module of one function being traced, built op by op through the
+    bindings' IRBuilder (MLIR's OperationState builder of the dialects'
+    registered ops; values named by their SSA names here)."""
+
+    def __init__(self, name, loc):
+        from ._tilelang import IRBuilder
+        self.ir = IRBuilder(name, loc)
         self.count = 0
-        self.regions = []  # closing text of the open regions
-        self.opened = []  # the opening line of each open region
-        self.kernel = None  # (index in `opened`, body depth) of the tile.kernel
+        self.opened = []  # the open regions (_Frame), outermost first
+        self.kernel = None  # the tile.kernel's _Frame while one is open
         self.parallels = []  # the open T.Parallel loops (_ParallelFrame)
         self.reducers = []  # the T.alloc_reducer tiles of the open kernel
         self.dims = {}  # symbolic dimension name -> its index Expr
@@ -324,62 +336,81 @@ class _Builder:
         self.count += 1
         return "%%%s%d" % (hint, self.count)
 
-    def emit(self, text):
-        self.lines.append("  " * self.depth + text + " " + _location())
+    def op(self, name, operands=(), results=(), attrs=None, regions=0):
+        """Creates op `name` at the insertion point, at the user's line:
+        `operands` by SSA name, `results` as (name, type) pairs, `attrs` as
+        attribute name -> MLIR attribute text. Returns its handle."""
+        from ._tilelang import IRBuildError
+        try:
+            return self.ir.create(name, list(operands), list(results),
+                                  attrs or {}, regions, _location())
+        except IRBuildError as error:
+            raise TileLangError("%s: %s" % (name, error)) from None
 
-    def open(self, text):
-        """Opens a region: `text {`, closed later with its location."""
-        line = "  " * self.depth + text + " {"
-        self.lines.append(line)
-        self.opened.append(line)
-        self.regions.append("} " + _location())
-        self.depth += 1
+    def value(self, name, operands, type_, attrs=None, hint="v"):
+        """The one result (a fresh SSA name) of op `name` of type `type_`."""
+        result = self.fresh(hint)
+        self.op(name, operands, [(result, type_)], attrs)
+        return result
+
+    def argument(self, name, type_, attrs):
+        """Appends the function argument `name` (attribute texts `attrs`)."""
+        self.ir.add_argument(name, type_, attrs)
+
+    def open(self, name, operands=(), results=(), attrs=None, args=(),
+             regions=1, terminator=""):
+        """Creates op `name` with `regions` regions and opens a block of its
+        first with arguments `args` ((name, type) pairs); `close` ends it
+        with `terminator` (unless the body ended in one)."""
+        handle = self.op(name, operands, results, attrs, regions)
+        frame = _Frame(handle, name, terminator)
+        self.ir.open(handle, 0, list(args), _location())
+        self.opened.append(frame)
+        return frame
+
+    def next_region(self, region, args=()):
+        """Ends the open block of the innermost op and opens a block of its
+        region `region` (an scf.if's else, an scf.while's body)."""
+        frame = self.opened[-1]
+        self.ir.close(frame.terminator, _location())
+        self.ir.open(frame.op, region, list(args), _location())
 
     def close(self):
-        self.depth -= 1
-        self.opened.pop()
-        self.lines.append("  " * self.depth + self.regions.pop())
+        frame = self.opened.pop()
+        self.ir.close(frame.terminator, _location())
 
-    def discard(self, lines, depth, regions):
-        """Drops what was traced since the builder had `lines` lines,
-        `depth` and `regions` open regions."""
-        del self.lines[lines:]
-        self.depth = depth
-        del self.regions[regions:]
-        del self.opened[regions:]
+    def erase(self, frame):
+        """Drops the op of the innermost open region `frame` and what was
+        traced into it."""
+        assert self.opened[-1] is frame
+        self.opened.pop()
+        self.ir.restore()
+        self.ir.erase(frame.op)
 
     @contextlib.contextmanager
-    def before(self, line, depth):
-        """Traces into the place just before the region opened by `line`
-        (an entry of `opened`), at `depth`."""
-        saved, saved_depth = self.lines, self.depth
-        self.lines, self.depth = [], depth
+    def before(self, frame):
+        """Traces into the place just before the op of `frame` (an entry of
+        `opened`)."""
+        self.ir.before(frame.op)
         try:
             yield
         finally:
-            new, self.lines, self.depth = self.lines, saved, saved_depth
-            at = next(i for i, l in enumerate(saved) if l is line)
-            saved[at:at] = new
+            self.ir.restore()
 
-    def defined_since(self, line):
-        """The SSA names defined after `line` (an entry of `lines`)."""
-        at = next(i for i, l in enumerate(self.lines) if l is line)
-        names = set()
-        for text in self.lines[at:]:
-            text = text.strip()
-            if text.startswith("tile.parallel ("):
-                names.update(re.findall(r"%\w+", text.split(" in ")[0]))
-            elif " = " in text:
-                names.update(re.findall(r"%\w+", text.split(" = ")[0]))
-        return names
+    def defined_since(self, frame):
+        """The SSA names defined by the op of `frame` and inside it."""
+        return set(self.ir.defined_in(frame.op))
 
     def kernel_level(self):
         """A context tracing into the open kernel's body, before the region
         nested in it that is open now (allocations are block-scoped: they
         stand directly in the kernel), or None when tracing there already."""
-        if self.kernel is None or len(self.opened) <= self.kernel[0] + 1:
+        if self.kernel is None:
             return None
-        return self.before(self.opened[self.kernel[0] + 1], self.kernel[1])
+        at = self.opened.index(self.kernel)
+        if len(self.opened) <= at + 1:
+            return None
+        return self.before(self.opened[at + 1])
 
 
 # --------------------------------------------------------------------------
@@ -410,13 +441,14 @@ def _constant(value, type_):
         if limit and math.isfinite(value) and math.fabs(value) > limit[0]:
             raise TileLangValueError("literal value %r exceeds maximum of %s (%r)"
                                      % (value, limit[1], limit[0]))
-        builder.emit("%s = arith.constant %s : %s"
-                     % (name, _format_float(value, type_), type_))
+        builder.op("arith.constant", (), [(name, type_)],
+                   {"value": "%s : %s" % (_format_float(value, type_), type_)})
     else:
         if isinstance(value, float) and not value.is_integer():
             raise TileLangError("%r is not an integer (%s)" % (value, type_))
         if type_ == "i1":
-            builder.emit("%s = arith.constant %s" % (name, "true" if value else "false"))
+            builder.op("arith.constant", (), [(name, "i1")],
+                       {"value": "true" if value else "false"})
         else:
             value = int(value)
             literal = value
@@ -429,7 +461,8 @@ def _constant(value, type_):
                 # The signless constant of the same bits.
                 if value >= 1 << (bits - 1):
                     literal = value - (1 << bits)
-            builder.emit("%s = arith.constant %d : %s" % (name, literal, _ir(type_)))
+            builder.op("arith.constant", (), [(name, _ir(type_))],
+                       {"value": "%d : %s" % (literal, _ir(type_))})
             expr = Expr(name, type_)
             expr.lin = (int(value), {})
             return expr
@@ -574,9 +607,7 @@ def _binary(kind, a, b):
     if op is None:
         raise TileLangError("no %s for %s" % (kind, a.type))
     builder = _builder()
-    name = builder.fresh()
-    builder.emit("%s = %s %s, %s : %s" % (name, op, a.name, b.name,
-                                          _ir(a.type)))
+    name = builder.value(op, (a.name, b.name), _ir(a.type))
     result = Expr(name, a.type)
     if a.type == "index":
         result.lin = _combine_linear(kind, _linear(a), _linear(b))
@@ -650,16 +681,29 @@ def _known_difference(stop, start):
 
 def _compare(kind, a, b):
     a, b = _unify(a, b)
-    builder = _builder()
-    name = builder.fresh()
+    return Expr(_cmp(kind, a, b), "i1")
+
+
+def _cmp(kind, a, b):
+    """The i1 SSA name of `a kind b` for Exprs of one type (an ordered
+    comparison of floats, unequal: unordered)."""
     if _is_float(a.type):
-        builder.emit("%s = arith.cmpf %s, %s, %s : %s"
-                     % (name, _CMP[kind][0], a.name, b.name, a.type))
-    else:
-        predicate = _UCMP[kind] if _is_unsigned(a.type) else _CMP[kind][1]
-        builder.emit("%s = arith.cmpi %s, %s, %s : %s"
-                     % (name, predicate, a.name, b.name, _ir(a.type)))
-    return Expr(name, "i1")
+        return _comparison("arith.cmpf", _CMP[kind][0], a.name, b.name)
+    return _comparison("arith.cmpi", _UCMP[kind] if _is_unsigned(a.type)
+                      else _CMP[kind][1], a.name, b.name)
+
+
+_CMPF_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+                    "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true")
+_CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule",
+                    "ugt", "uge")
+
+
+def _comparison(op, predicate, a, b):
+    """An arith.cmpf/cmpi of SSA names `a` and `b`: its i1 result."""
+    table = _CMPF_PREDICATES if op == "arith.cmpf" else _CMPI_PREDICATES
+    return _builder().value(op, (a, b), "i1", {
+        "predicate": "%d : i64" % table.index(predicate)})
 
 
 class Expr:
@@ -720,10 +764,8 @@ class Expr:
         if _is_float(self.type) and _FLOAT_WIDTH[self.type] <= 8:
             return -_convert(self, "f32")  # in f32, as _binary computes
         if _is_float(self.type):
-            builder = _builder()
-            name = builder.fresh()
-            builder.emit("%s = arith.negf %s : %s" % (name, self.name, self.type))
-            return Expr(name, self.type)
+            return Expr(_builder().value("arith.negf", (self.name,), self.type),
+                        self.type)
         return _binary("sub", 0, self)
 
     def __invert__(self):
@@ -798,10 +840,7 @@ class _Access(Expr):
             if buffer.packed:
                 _packed_load(buffer, indices, self._name)
                 return self._name
-            builder.emit("%s = memref.load %s[%s] : %s"
-                         % (self._name, buffer.name,
-                            ", ".join(i.name for i in indices),
-                            buffer.memref_type))
+            _load(buffer, indices, self._name)
         return self._name
 
     def _guarded_load(self, builder, safe):
@@ -812,31 +851,28 @@ class _Access(Expr):
         for axis, index in enumerate(self.indices):
             extent = _extent(self.buffer, axis).name
             for predicate, bound in (("sge", zero.name), ("slt", extent)):
-                test = builder.fresh()
-                builder.emit("%s = arith.cmpi %s, %s, %s : index"
-                             % (test, predicate, index.name, bound))
+                test = _comparison("arith.cmpi", predicate, index.name, bound)
                 if inside is not None:
-                    both = builder.fresh()
-                    builder.emit("%s = arith.andi %s, %s : i1" % (both, inside, test))
-                    test = both
+                    test = builder.value("arith.andi", (inside, test), "i1")
                 inside = test
         name, loaded, type_ = builder.fresh(), builder.fresh(), _ir(self.buffer.type)
-        indent = "  " * builder.depth
-        builder.lines.append("%s%s = scf.if %s -> (%s) {" % (indent, name, inside, type_))
-        builder.depth += 1
+        builder.open("scf.if", (inside,), [(name, type_)], regions=2)
         buffer, indices = _storage_of(self.buffer, self.indices)
         if buffer.packed:
             _packed_load(buffer, indices, loaded)
-        builder.depth -= 1
-        if not buffer.packed:
-            builder.emit("  %s = memref.load %s[%s] : %s" % (
-                loaded, buffer.name, ", ".join(i.name for i in indices),
-                buffer.memref_type))
-        builder.emit("  scf.yield %s : %s" % (loaded, type_))
-        builder.lines.append(indent + "} else {")
-        builder.emit("  scf.yield %s : %s" % (safe.name, type_))
-        builder.lines.append(indent + "} " + _location())
+        else:
+            _load(buffer, indices, loaded)
+        builder.op("scf.yield", (loaded,))
+        builder.next_region(1)
+        builder.op("scf.yield", (safe.name,))
+        builder.close()
         return name
+
+
+def _load(buffer, indices, name):
+    """`name` = element `indices` (Exprs) of `buffer`."""
+    _builder().op("memref.load", [buffer.name] + [i.name for i in indices],
+                  [(name, _ir(buffer.type))])
 
 
 class _Region:
@@ -1330,9 +1366,8 @@ class TileBuffer:
         if buffer.packed:
             _packed_store(buffer, indices, value)
             return
-        _builder().emit("memref.store %s, %s[%s] : %s"
-                        % (value.name, buffer.name,
-                           ", ".join(i.name for i in indices), buffer.memref_type))
+        _builder().op("memref.store", [value.name, buffer.name] +
+                      [i.name for i in indices])
 
 
 def _packed_storage(buffer, extents, strides):
@@ -1377,14 +1412,13 @@ def _extent(buffer, axis, name=None):
     name = name or builder.fresh("d")
     position = _as_expr(axis, "index")
     if not buffer.packed or axis != len(buffer.dims) - 1:
-        builder.emit("%s = memref.dim %s, %s : %s" % (
-            name, buffer.name, position.name, buffer.storage_type))
+        builder.op("memref.dim", (buffer.name, position.name),
+                   [(name, "index")])
         return Expr(name, "index")
-    bytes_ = builder.fresh("d")
-    builder.emit("%s = memref.dim %s, %s : %s" % (
-        bytes_, buffer.name, position.name, buffer.storage_type))
+    bytes_ = builder.value("memref.dim", (buffer.name, position.name),
+                           "index", hint="d")
     two = _constant(2, "index")
-    builder.emit("%s = arith.muli %s, %s : index" % (name, bytes_, two.name))
+    builder.op("arith.muli", (bytes_, two.name), [(name, "index")])
     return Expr(name, "index")
 
 
@@ -1395,13 +1429,11 @@ def _packed_byte(buffer, indices):
     builder = _builder()
     last = indices[-1]
     two = _constant(2, "index")
-    half, parity = builder.fresh(), builder.fresh()
-    builder.emit("%s = arith.divui %s, %s : index" % (half, last.name, two.name))
-    builder.emit("%s = arith.remui %s, %s : index" % (parity, last.name, two.name))
+    half = builder.value("arith.divui", (last.name, two.name), "index")
+    parity = builder.value("arith.remui", (last.name, two.name), "index")
     shift = _convert(Expr(parity, "index"), "i8")
     four = _constant(4, "i8")
-    bits = builder.fresh()
-    builder.emit("%s = arith.muli %s, %s : i8" % (bits, shift.name, four.name))
+    bits = builder.value("arith.muli", (shift.name, four.name), "i8")
     return [i.name for i in indices[:-1]] + [half], Expr(bits, "i8")
 
 
@@ -1409,18 +1441,15 @@ def _packed_load(buffer, indices, name):
     """Loads element `indices` of a packed 4-bit tensor into `name`."""
     builder = _builder()
     where, shift = _packed_byte(buffer, indices)
-    byte, moved, nibble = builder.fresh(), builder.fresh(), builder.fresh()
     mask = _constant(15, "i8")
-    builder.emit("%s = memref.load %s[%s] : %s" % (
-        byte, buffer.name, ", ".join(where), buffer.storage_type))
-    builder.emit("%s = arith.shrui %s, %s : i8" % (moved, byte, shift.name))
-    builder.emit("%s = arith.andi %s, %s : i8" % (nibble, moved, mask.name))
+    byte = builder.value("memref.load", [buffer.name] + where, "i8")
+    moved = builder.value("arith.shrui", (byte, shift.name), "i8")
+    nibble = builder.value("arith.andi", (moved, mask.name), "i8")
     if buffer.type == "i4":
-        builder.emit("%s = arith.trunci %s : i8 to i4" % (name, nibble))
+        builder.op("arith.trunci", (nibble,), [(name, "i4")])
         return
-    bits = builder.fresh()
-    builder.emit("%s = arith.trunci %s : i8 to i4" % (bits, nibble))
-    builder.emit("%s = arith.bitcast %s : i4 to %s" % (name, bits, buffer.type))
+    bits = builder.value("arith.trunci", (nibble,), "i4")
+    builder.op("arith.bitcast", (bits,), [(name, buffer.type)])
 
 
 def _packed_store(buffer, indices, value):
@@ -1432,21 +1461,28 @@ def _packed_store(buffer, indices, value):
     where, shift = _packed_byte(buffer, indices)
     bits = value.name
     if buffer.type != "i4":
-        bits = builder.fresh()
-        builder.emit("%s = arith.bitcast %s : %s to i4" % (bits, value.name,
-                                                          buffer.type))
-    wide, placed = builder.fresh(), builder.fresh()
-    builder.emit("%s = arith.extui %s : i4 to i8" % (wide, bits))
-    builder.emit("%s = arith.shli %s, %s : i8" % (placed, wide, shift.name))
+        bits = builder.value("arith.bitcast", (value.name,), "i4")
+    wide = builder.value("arith.extui", (bits,), "i8")
+    placed = builder.value("arith.shli", (wide, shift.name), "i8")
     mask = _constant(15, "i8")
     ones = _constant(-1, "i8")
-    spot, keep = builder.fresh(), builder.fresh()
-    builder.emit("%s = arith.shli %s, %s : i8" % (spot, mask.name, shift.name))
-    builder.emit("%s = arith.xori %s, %s : i8" % (keep, spot, ones.name))
-    at = "%s[%s]" % (buffer.name, ", ".join(where))
+    spot = builder.value("arith.shli", (mask.name, shift.name), "i8")
+    keep = builder.value("arith.xori", (spot, ones.name), "i8")
     for kind, operand in (("andi", keep), ("ori", placed)):
-        builder.emit("%s = memref.atomic_rmw %s %s, %s : (i8, %s) -> i8" % (
-            builder.fresh(), kind, operand, at, buffer.storage_type))
+        _atomic_rmw(kind, operand, buffer.name, where, "i8")
+
+
+# memref.atomic_rmw's kinds (arith::AtomicRMWKind) in the enum's order.
+_ATOMIC_KINDS = ("addf", "addi", "andi", "assign", "maximumf", "maxnumf",
+                 "maxs", "maxu", "minimumf", "minnumf", "mins", "minu", "mulf",
+                 "muli", "ori", "xori")
+
+
+def _atomic_rmw(kind, value, buffer, indices, type_):
+    """memref.atomic_rmw `kind` of SSA name `value` into element `indices`
+    (SSA names) of `buffer` (its name); returns the old value's name."""
+    return _builder().value("memref.atomic_rmw", [value, buffer] + list(indices),
+                            type_, {"kind": "%d : i64" % _ATOMIC_KINDS.index(kind)})
 
 
 def _convert(value, type_):
@@ -1465,25 +1501,17 @@ def _convert(value, type_):
         # True where nonzero (Python's bool(), numpy's astype(bool)), not the
         # low bit.
         zero = _constant(0, src)
-        name = builder.fresh()
-        builder.emit("%s = %s %s, %s, %s : %s" % (
-            name, "arith.cmpf" if _is_float(src) else "arith.cmpi",
-            "une" if _is_float(src) else "ne", value.name, zero.name, _ir(src)))
-        return Expr(name, "i1")
+        return Expr(_comparison("arith.cmpf" if _is_float(src) else "arith.cmpi",
+                               "une" if _is_float(src) else "ne", value.name,
+                               zero.name), "i1")
     if src == "i1":
         # False and true are 0 and 1 (a signed 1-bit true would be -1).
         if _is_float(dst):
-            name = builder.fresh()
-            builder.emit("%s = arith.uitofp %s : i1 to %s"
-                         % (name, value.name, dst))
-            return Expr(name, dst)
-        name = builder.fresh()
+            return Expr(builder.value("arith.uitofp", (value.name,), dst), dst)
         op = "arith.index_cast" if dst == "index" else "arith.extui"
         if dst == "index":
             value = _convert(value, "i64")
-        builder.emit("%s = %s %s : %s to %s" % (name, op, value.name,
-                                                 value.type, _ir(dst)))
-        return Expr(name, dst)
+        return Expr(builder.value(op, (value.name,), _ir(dst)), dst)
     if _is_float(src) and _is_float(dst):
         if _FLOAT_WIDTH[src] == _FLOAT_WIDTH[dst]:
             value = _convert(value, "f32")
@@ -1506,10 +1534,7 @@ def _convert(value, type_):
         op = "arith.extui" if _is_unsigned(src) else "arith.extsi"
     else:
         op = "arith.trunci"
-    name = builder.fresh()
-    builder.emit("%s = %s %s : %s to %s" % (name, op, value.name, _ir(src),
-                                             _ir(dst)))
-    return Expr(name, dst)
+    return Expr(builder.value(op, (value.name,), _ir(dst)), dst)
 
 
 # --------------------------------------------------------------------------
@@ -1519,9 +1544,11 @@ def _convert(value, type_):
 class PrimFunc:
     """A traced kernel function."""
 
-    def __init__(self, name, text, params, workspaces=()):
+    def __init__(self, name, module, params, workspaces=()):
         self.name = name
-        self.text = text
+        # The traced module (the bindings' IRBuilder, which the JIT's
+        # kernels take as it is).
+        self.module = module
         # TileLang's function attributes that mean something here:
         # "tilelang_out_idx" (the outputs of an eager-style @T.prim_func).
         self.attrs = {}
@@ -1531,11 +1558,15 @@ class PrimFunc:
         self.workspaces = list(workspaces)
 
     def script(self):
-        """The module as MLIR text."""
-        return self.text
+        """The module as MLIR text, with the user's locations."""
+        return self.module.print(True)
+
+    @property
+    def text(self):
+        return self.script()
 
     def __str__(self):
-        return self.text
+        return self.script()
 
 
 def prim_func(fn):
@@ -1572,25 +1603,23 @@ def _trace(fn, params, call):
     dtype)]) whose body `call` traces: it gets the traced parameters (name
     -> TileBuffer or Expr, in order) and calls the user's function. Returns
     the PrimFunc and what `call` returned."""
-    builder = _Builder()
+    builder = _Builder(fn.__name__, _location_of_function(fn))
     previous = getattr(_state, "builder", None)
     _state.builder = builder
     try:
-        args, header, dims = [], [], builder.dims
+        args, dims = [], builder.dims
         for pname, spec in params:
             if isinstance(spec, Tensor):
                 buffer = TileBuffer("%" + pname, [
                     d if isinstance(d, int) else None for d in spec.shape],
                     spec.dtype, strides=getattr(spec, "strides", None))
-                header.append('%s: %s {tile.name = "%s"%s}'
-                              % (buffer.name, buffer.storage_type, pname,
-                                 _arg_marks(buffer.type)))
+                builder.argument(buffer.name, buffer.storage_type,
+                                 _arg_marks(pname, buffer.type))
                 args.append((buffer, spec))
             else:
                 scalar = Expr("%" + pname, _mlir_type(spec))
-                header.append('%s: %s {tile.name = "%s"%s}'
-                              % (scalar.name, _ir(scalar.type), pname,
-                                 _arg_marks(scalar.type)))
+                builder.argument(scalar.name, _ir(scalar.type),
+                                 _arg_marks(pname, scalar.type))
                 args.append((scalar, spec))
         # Dynamic dimensions: the first tensor that has one defines it.
         for value, spec in args:
@@ -1614,12 +1643,11 @@ def _trace(fn, params, call):
             rank = len(strides)
             names = [builder.fresh("s") for _ in range(rank)]
             element = "memref<%s>" % ("i8" if value.packed else _ir(value.type))
-            builder.emit("%s, %s, %s, %s = memref.extract_strided_metadata %s : "
-                         "%s -> %s, index%s%s" % (
-                             builder.fresh("base"), builder.fresh("off"),
-                             ", ".join(builder.fresh("sz") for _ in range(rank)),
-                             ", ".join(names), value.name, value.storage_type,
-                             element, ", index" * rank, ", index" * rank))
+            builder.op("memref.extract_strided_metadata", (value.name,),
+                       [(builder.fresh("base"), element),
+                        (builder.fresh("off"), "index")] +
+                       [(builder.fresh("sz"), "index") for _ in range(rank)] +
+                       [(n, "index") for n in names])
             for stride, name in zip(strides, names):
                 if isinstance(stride, _Symbol) and stride.symbol not in dims:
                     stride_value = Expr(name, "index")
@@ -1641,17 +1669,10 @@ def _trace(fn, params, call):
                 if solved is not None:
                     dims[solved[0]] = solved[1]
         result = call({pname: value for (pname, _), (value, _) in zip(params, args)})
+        builder.op("func.return")
     finally:
         _state.builder = previous
-    # T.alloc_global buffers: parameters after the user's.
-    for buffer, _ in builder.workspaces:
-        header.append('%s: %s {tile.name = "%s"%s}' % (
-            buffer.name, buffer.storage_type, buffer.name[1:],
-            _arg_marks(buffer.type)))
-    text = "module {\n  func.func @%s(%s) {\n%s\n    return\n  } %s\n}\n" % (
-        fn.__name__, ", ".join(header), "\n".join(builder.lines),
-        _location_of_function(fn))
-    func = PrimFunc(fn.__name__, text, params,
+    func = PrimFunc(fn.__name__, builder.ir, params,
                     [(b.name[1:], spec) for b, spec in builder.workspaces])
     func.attrs.update(builder.attrs)
     return func, result
@@ -1700,18 +1721,32 @@ def annotate_compile_flags(flags):
                               RuntimeWarning, stacklevel=2)
 
 
-def _arg_marks(type_):
-    """The entry argument's attributes for the JIT: its integers are
-    unsigned (`tile.unsigned`; the JIT takes and makes unsigned arrays for
-    it), or its bytes hold two 4-bit elements (`tile.packed`)."""
+def _arg_marks(name, type_):
+    """The entry argument's attributes (texts) for the JIT: its name
+    (`tile.name`), and whether its integers are unsigned (`tile.unsigned`;
+    the JIT takes and makes unsigned arrays for it) or its bytes hold two
+    4-bit elements (`tile.packed`)."""
+    attrs = {"tile.name": _string_attr(name)}
     if type_ in _PACKED_TYPES:
-        return ', tile.packed = %s' % type_
-    return ", tile.unsigned" if _is_unsigned(type_) else ""
+        attrs["tile.packed"] = type_
+    elif _is_unsigned(type_):
+        attrs["tile.unsigned"] = "unit"
+    return attrs
+
+
+def _string_attr(text):
+    """`text` as an MLIR string attribute."""
+    return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _i64_array(values):
+    """An MLIR `array<i64: ...>` attribute of the ints `values`."""
+    values = [str(int(v)) for v in values]
+    return "array<i64: %s>" % ", ".join(values) if values else "array<i64>"
 
 
 def _location_of_function(fn):
-    path = fn.__code__.co_filename.replace("\\", "\\\\").replace('"', '\\"')
-    return 'loc("%s":%d:1)' % (path, fn.__code__.co_firstlineno)
+    return (fn.__code__.co_filename, fn.__code__.co_firstlineno, 1)
 
 
 # --------------------------------------------------------------------------
@@ -1761,21 +1796,20 @@ class Kernel:
         builder = _builder()
         extents = [_index(g) for g in self.grid]
         ids = [builder.fresh(n) for n in ("bx", "by", "bz")[:len(extents)]]
-        cluster = ""
+        attrs = {"threads": _i64_array(int(t) for t in self.threads)}
         if self.cluster is not None:
             sizes = (self.cluster,) if isinstance(self.cluster, int) else self.cluster
-            cluster = " cluster(%s)" % ", ".join(str(int(c)) for c in sizes)
+            attrs["cluster"] = _i64_array(int(c) for c in sizes)
         count = 1
         for t in self.threads:
             count *= int(t)
         self._outer_threads = getattr(_state, "threads", None)
         _state.threads = count
-        builder.open("tile.kernel grid(%s) threads(%s)%s -> (%s)" % (
-            ", ".join(e.name for e in extents),
-            ", ".join(str(int(t)) for t in self.threads), cluster,
-            ", ".join(ids)))
+        frame = builder.open("tile.kernel", [e.name for e in extents], (),
+                             attrs, [(i, "index") for i in ids],
+                             terminator="tile.yield")
         self._outer = (builder.kernel, builder.reducers)
-        builder.kernel = (len(builder.opened) - 1, builder.depth)
+        builder.kernel = frame
         builder.reducers = []
         self._ids = [Expr(i, "index") for i in ids]
         self._outer_kernel = getattr(_state, "kernel", None)
@@ -1826,9 +1860,8 @@ def get_thread_binding(dim=0):
     _check_dim(dim, "T.get_thread_binding")
     _current_kernel("T.get_thread_binding")
     builder = _builder()
-    name = builder.fresh("tid")
-    builder.emit("%s = tile.thread_id %d" % (name, dim))
-    return Expr(name, "index")
+    return Expr(builder.value("tile.thread_id", (), "index",
+                              {"dim": "%d : i64" % dim}, hint="tid"), "index")
 
 
 _BINDINGS = {"threadIdx.x": ("thread", 0), "threadIdx.y": ("thread", 1),
@@ -1912,7 +1945,7 @@ def _alloc(op, space, shape, dtype, cls=None):
     # kernel's (its contents start undefined either way).
     hoist = builder.kernel_level() or contextlib.nullcontext()
     with hoist:
-        builder.emit("%s = tile.%s : %s" % (buffer.name, op, buffer.memref_type))
+        builder.op("tile." + op, (), [(buffer.name, buffer.memref_type)])
     return buffer
 
 
@@ -1950,6 +1983,8 @@ def alloc_global(shape, dtype):
         elif isinstance(dim, _SizeExpr):
             buffer.dims[axis] = dim  # computed where it is used
     builder.workspaces.append((buffer, spec))
+    builder.argument(buffer.name, buffer.storage_type,
+                     _arg_marks(buffer.name[1:], buffer.type))
     return buffer
 
 
@@ -2046,22 +2081,46 @@ def _copy_side(value, what):
 
 
 def _placed(buffer, placement, shape, what):
-    """`buffer` with its offsets (and a region's extents) as tile-dialect
-    text, for a tile of `shape`."""
+    """`buffer` placed for a tile of `shape`, as a tile op's operands take
+    it: (its name, its offsets' names, the region's extents per dimension
+    (0 where the tile has none) or None for the head-address form)."""
     if placement is None:
-        return buffer.name
+        return buffer.name, [], None
     if isinstance(placement, list):
-        return "%s[%s]" % (buffer.name, ", ".join(o.name for o in placement))
+        return buffer.name, [o.name for o in placement], None
     dims = placement.match(shape, what)
     rank = len(placement.starts)
     offsets = [start.name for start in placement.starts]
     if len(shape) <= rank and dims == list(range(rank - len(shape), rank)):
         # Along the trailing dimensions: the head-address form.
-        return "%s[%s]" % (buffer.name, ", ".join(offsets))
+        return buffer.name, offsets, None
     extents = {d: shape[t] for t, d in enumerate(dims) if d >= 0}
-    return "%s[%s]" % (buffer.name, ", ".join(
-        "%s : %d" % (o, extents[d]) if d in extents else o
-        for d, o in enumerate(offsets)))
+    return buffer.name, offsets, [extents.get(d, 0) for d in range(rank)]
+
+
+def _require_tile_types(*buffers):
+    """Refuses buffers that tile ops cannot take (packed 4-bit tensors),
+    naming them."""
+    for buffer in buffers:
+        buffer.memref_type  # pylint: disable=pointless-statement
+
+
+def _tile_copy(src, dst, barrier=None, attrs=None):
+    """A tile.copy from `src` to `dst` (each as _placed gives it), arriving
+    on `barrier` (a _BarrierRef) when given."""
+    (s, s_offsets, s_sizes), (d, d_offsets, d_sizes) = src, dst
+    operands = [s] + s_offsets + [d] + d_offsets
+    barriers = []
+    if barrier is not None:
+        barriers = [barrier.barriers.buffer.name, barrier.index.name]
+    attrs = dict(attrs or {})
+    attrs["operandSegmentSizes"] = "array<i32: 1, %d, 1, %d, %d, %d, 0>" % (
+        len(s_offsets), len(d_offsets), len(barriers) // 2, len(barriers) // 2)
+    if s_sizes is not None:
+        attrs["src_sizes"] = _i64_array(s_sizes)
+    if d_sizes is not None:
+        attrs["dst_sizes"] = _i64_array(d_sizes)
+    _builder().op("tile.copy", operands + barriers, (), attrs)
 
 
 def _tile_shape(buffer, what):
@@ -2155,9 +2214,9 @@ def copy(src, dst, *, coalesced_width=None, disable_tma=False,
         _copy_regions(_side_region(s, s_at, shape),
                       _side_region(d, d_at, shape))
         return
-    _builder().emit("tile.copy %s to %s : %s to %s" % (
-        _placed(s, s_at, shape, "T.copy"), _placed(d, d_at, shape, "T.copy"),
-        s.memref_type, d.memref_type))
+    _require_tile_types(s, d)
+    _tile_copy(_placed(s, s_at, shape, "T.copy"),
+               _placed(d, d_at, shape, "T.copy"))
 
 
 def _copy_on_barrier(s, s_at, d, d_at, ref):
@@ -2180,10 +2239,9 @@ def _copy_on_barrier(s, s_at, d, d_at, ref):
             raise TileLangError(
                 "T.tma_copy: the region %s has shape %s, the tile %s"
                 % (s_at.describe(), tile, shape))
-    _builder().emit("tile.copy %s to %s arrive(%s : %s) {async, tx_only} : "
-                    "%s to %s" % (_placed(s, s_at, shape, "T.tma_copy"),
-                                  d.name, ref.text(), ref.memref_type,
-                                  s.memref_type, d.memref_type))
+    _require_tile_types(s, d)
+    _tile_copy(_placed(s, s_at, shape, "T.tma_copy"), (d.name, [], None),
+               barrier=ref, attrs={"async": "unit", "tx_only": "unit"})
 
 
 def _tile_converts(src, dst):
@@ -2338,7 +2396,7 @@ def _shared_view(operand, what):
     offsets, total = [], 0
     for start, dim_stride in zip(operand.starts, strides):
         known = _known_difference(start, 0)
-        offsets.append(str(known) if known is not None else start.name)
+        offsets.append(known if known is not None else start.name)
         total = None if total is None or known is None else total + known * dim_stride
     shape = [e for e, s in zip(operand.extents, operand.sliced) if s]
     kept = [st for st, s in zip(strides, operand.sliced) if s]
@@ -2347,10 +2405,29 @@ def _shared_view(operand, what):
     view.memref_type = "memref<%s%s, strided<[%s], offset: %s>, #tile.mem<%s>>" % (
         "x".join(map(str, shape)) + "x" if shape else "", _ir(view.type),
         ", ".join(map(str, kept)), "?" if total is None else total, tile.space)
-    _builder().emit("%s = memref.subview %s[%s] [%s] [%s] : %s to %s" % (
-        view.name, tile.name, ", ".join(offsets), ", ".join(map(str, sizes)),
-        ", ".join("1" for _ in sizes), tile.memref_type, view.memref_type))
+    _subview(tile.name, offsets, sizes, view.name, view.memref_type)
     return view
+
+
+_DYNAMIC = -9223372036854775808  # ShapedType::kDynamic in static offsets
+
+
+def _subview(source, offsets, sizes, name, type_):
+    """`name` (of memref type `type_`) = the unit-stride subview of `source`
+    at `offsets` (ints or SSA names) of static `sizes`."""
+    dynamic = [o for o in offsets if not isinstance(o, int)]
+    _builder().op("memref.subview", [source] + dynamic, [(name, type_)], {
+        "operandSegmentSizes": "array<i32: 1, %d, 0, 0>" % len(dynamic),
+        "static_offsets": _i64_array(o if isinstance(o, int) else _DYNAMIC
+                                     for o in offsets),
+        "static_sizes": _i64_array(sizes),
+        "static_strides": _i64_array(1 for _ in sizes)})
+
+
+def _tile_fill(buffer, value):
+    """tile.fill of the whole tile `buffer` with the Expr `value`."""
+    _require_tile_types(buffer)
+    _builder().op("tile.fill", (buffer.name, value.name))
 
 
 def gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
@@ -2359,13 +2436,13 @@ def gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
     tiles (``T.gemm(A_shared[:, k:], B_shared[0:bk, 0:bn], C)``)."""
     A = _shared_view(A, "T.gemm's A")
     B = _shared_view(B, "T.gemm's B")
-    attrs = []
+    attrs = {}
     if transpose_A:
-        attrs.append("transpose_a")
+        attrs["transpose_a"] = "unit"
     if transpose_B:
-        attrs.append("transpose_b")
+        attrs["transpose_b"] = "unit"
     if clear_accum:
-        attrs.append("clear_accum")
+        attrs["clear_accum"] = "unit"
     if policy is not None:
         names = {"square": "square", "full_row": "full_row",
                  "full_col": "full_col", "Square": "square",
@@ -2373,7 +2450,7 @@ def gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
         key = getattr(policy, "name", policy)
         if key not in names:
             raise TileLangError("unknown gemm policy %r" % (policy,))
-        attrs.append("policy = #tile.policy<%s>" % names[key])
+        attrs["policy"] = "#tile.policy<%s>" % names[key]
     if not isinstance(wg_wait, int) or wg_wait < -1:
         raise TileLangError("wg_wait must be -1 or a group count >= 0, got %r"
                             % (wg_wait,))
@@ -2385,10 +2462,9 @@ def gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
     if wg_wait != 0:
         # TileLang's -1 ("do not wait") leaves the gemm's own work in
         # flight too; T.wait_wgmma completes it.
-        attrs.append("wg_wait = %d" % wg_wait)
-    _builder().emit("tile.gemm %s, %s, %s%s : %s, %s -> %s" % (
-        A.name, B.name, C.name, " {%s}" % ", ".join(attrs) if attrs else "",
-        A.memref_type, B.memref_type, C.memref_type))
+        attrs["wg_wait"] = "%d : i64" % wg_wait
+    _require_tile_types(A, B, C)
+    _builder().op("tile.gemm", (A.name, B.name, C.name), (), attrs)
 
 
 def wait_wgmma(pending=0):
@@ -2398,7 +2474,7 @@ def wait_wgmma(pending=0):
     if not isinstance(pending, int) or pending < 0:
         raise TileLangError("T.wait_wgmma takes a group count >= 0, got %r"
                             % (pending,))
-    _builder().emit("tile.gemm_wait pending(%d)" % pending)
+    _builder().op("tile.gemm_wait", attrs={"pending": "%d : i64" % pending})
 
 
 def fill(buffer, value):
@@ -2417,8 +2493,7 @@ def fill(buffer, value):
         return
     _check_not_reducer(buffer, "T.fill")
     value = _convert(_as_expr(value, buffer.type), buffer.type)
-    _builder().emit("tile.fill %s, %s : %s"
-                    % (buffer.name, value.name, buffer.memref_type))
+    _tile_fill(buffer, value)
 
 
 def _fill_region(region, value):
@@ -2439,7 +2514,8 @@ def clear(buffer):
         fill(buffer, 0)
         return
     _check_not_reducer(buffer, "T.clear")
-    _builder().emit("tile.clear %s : %s" % (buffer.name, buffer.memref_type))
+    _require_tile_types(buffer)
+    _builder().op("tile.clear", (buffer.name,))
 
 
 def _check_unsigned_tile_op(what, kind, src, dst):
@@ -2470,13 +2546,13 @@ def _reduce(kind, src, dst, dim, clear, nan_propagate=False):
         converted = alloc_fragment(list(src.dims), dst.dtype)
         copy(src, converted)
         src = converted
-    attrs = [] if clear else ["clear = false"]
+    attrs = {"kind": "#tile.reduce_kind<%s>" % kind, "dim": "%d : i64" % dim}
+    if not clear:
+        attrs["clear"] = "false"
     if nan_propagate:
-        attrs.append("nan_propagate = true")
-    _builder().emit("tile.reduce <%s> %s to %s dim %d%s : %s to %s" % (
-        kind, src.name, dst.name, dim,
-        " {%s}" % ", ".join(attrs) if attrs else "",
-        src.memref_type, dst.memref_type))
+        attrs["nan_propagate"] = "true"
+    _require_tile_types(src, dst)
+    _builder().op("tile.reduce", (src.name, dst.name), (), attrs)
 
 
 def reduce_max(buffer, out, dim=-1, clear=True, batch=1, nan_propagate=False,
@@ -2599,12 +2675,13 @@ def _scan(kind, src, dst, dim, reverse, what):
     _check_unsigned_tile_op(what, kind, src, dst)
     rank = len(src.dims)
     dim = dim + rank if dim < 0 else dim
-    attrs = [] if kind == "sum" else ["kind = #tile.reduce_kind<%s>" % kind]
+    attrs = {"dim": "%d : i64" % dim}
+    if kind != "sum":
+        attrs["kind"] = "#tile.reduce_kind<%s>" % kind
     if reverse:
-        attrs.append("reverse")
-    _builder().emit("tile.cumsum %s to %s dim %d%s : %s to %s" % (
-        src.name, dst.name, dim, " {%s}" % ", ".join(attrs) if attrs else "",
-        src.memref_type, dst.memref_type))
+        attrs["reverse"] = "unit"
+    _require_tile_types(src, dst)
+    _builder().op("tile.cumsum", (src.name, dst.name), (), attrs)
 
 
 def cumsum(src, dst=None, dim=0, reverse=False, annotations=None):
@@ -2643,16 +2720,27 @@ def reshape(src, shape):
     flat = src
     if len(src.dims) != 1:
         flat = TileBuffer(builder.fresh("r"), [count], src.dtype, src.space)
-        builder.emit("%s = memref.collapse_shape %s [[%s]] : %s into %s" % (
-            flat.name, src.name, ", ".join(str(i) for i in range(len(src.dims))),
-            src.memref_type, flat.memref_type))
+        _collapse(src.name, len(src.dims), flat.name, flat.memref_type)
     if len(shape) == 1:
         return flat
     out = TileBuffer(builder.fresh("r"), shape, src.dtype, src.space)
-    builder.emit("%s = memref.expand_shape %s [[%s]] output_shape [%s] : %s into %s" % (
-        out.name, flat.name, ", ".join(str(i) for i in range(len(shape))),
-        ", ".join(str(d) for d in shape), flat.memref_type, out.memref_type))
+    _expand(flat.name, shape, out.name, out.memref_type)
     return out
+
+
+def _collapse(source, rank, name, type_):
+    """`name` (of memref type `type_`) = `source` of rank `rank` collapsed
+    into one dimension."""
+    _builder().op("memref.collapse_shape", (source,), [(name, type_)], {
+        "reassociation": "[[%s]]" % ", ".join(str(i) for i in range(rank))})
+
+
+def _expand(source, shape, name, type_):
+    """`name` (of memref type `type_`) = the one-dimensional `source` seen
+    with the static `shape`."""
+    _builder().op("memref.expand_shape", (source,), [(name, type_)], {
+        "reassociation": "[[%s]]" % ", ".join(str(i) for i in range(len(shape))),
+        "static_output_shape": _i64_array(shape)})
 
 
 def view(buffer, shape=None, dtype=None):
@@ -2810,9 +2898,10 @@ def atomic_add(dst, value, memory_order=None, return_prev=False, use_tma=False):
         if _is_remapped(buffer):
             _atomic_add_elements(_side_region(buffer, at, shape), value, shape)
             return
-        _builder().emit("tile.atomic_add %s to %s : %s to %s" % (
-            value.name, _placed(buffer, at, shape, "T.atomic_add"),
-            value.memref_type, buffer.memref_type))
+        _require_tile_types(value, buffer)
+        name, offsets, sizes = _placed(buffer, at, shape, "T.atomic_add")
+        _builder().op("tile.atomic_add", [value.name, name] + offsets, (),
+                      {"dst_sizes": _i64_array(sizes)} if sizes else None)
         return
     if not isinstance(dst, _Access):
         raise TileLangError("T.atomic_add of a scalar adds to one element: "
@@ -2825,16 +2914,13 @@ def atomic_add(dst, value, memory_order=None, return_prev=False, use_tma=False):
         if buffer.packed or dst.buffer.type == "i1":
             raise TileLangError("T.atomic_add(return_prev=True) of %s elements "
                                 "is not supported" % dst.buffer.dtype)
-        builder = _builder()
-        old = builder.fresh()
-        builder.emit("%s = memref.atomic_rmw %s %s, %s[%s] : (%s, %s) -> %s" % (
-            old, "addf" if _is_float(value.type) else "addi", value.name,
-            buffer.name, ", ".join(i.name for i in indices), _ir(value.type),
-            buffer.memref_type, _ir(value.type)))
+        old = _atomic_rmw("addf" if _is_float(value.type) else "addi",
+                          value.name, buffer.name, [i.name for i in indices],
+                          _ir(value.type))
         return Expr(old, value.type)
-    _builder().emit("tile.atomic_add %s to %s[%s] : %s to %s" % (
-        value.name, buffer.name, ", ".join(i.name for i in indices),
-        _ir(value.type), buffer.memref_type))
+    _require_tile_types(buffer)
+    _builder().op("tile.atomic_add", [value.name, buffer.name] +
+                  [i.name for i in indices])
 
 
 def _atomic_add_elements(region, tile, shape):
@@ -2961,8 +3047,7 @@ def reducer_init(reducer, init=None):
                     "reducer %s's (%s)" % (given, reducer.label, reducer.type))
         value = _convert(_as_expr(init, reducer.type), reducer.type)
     builder = _builder()
-    builder.emit("tile.fill %s, %s : %s"
-                 % (reducer.name, value.name, reducer.memref_type))
+    _tile_fill(reducer, value)
     reducer.state = "open"
     reducer.scope = builder.opened[-1] if builder.opened else None
 
@@ -2977,10 +3062,8 @@ class _ReduceSite:
         self.kind, self.combine_kind = _REDUCER_OPS[reducer.op]
         builder = _builder()
         self.partial = alloc_fragment(frame.extents, reducer.dtype)
-        with builder.before(frame.line, frame.depth):
-            identity = _reducer_identity(reducer.op, reducer.type)
-            builder.emit("tile.fill %s, %s : %s" % (
-                self.partial.name, identity.name, self.partial.memref_type))
+        with builder.before(frame.frame):
+            _tile_fill(self.partial, _reducer_identity(reducer.op, reducer.type))
 
     def add(self, value):
         at = tuple(self.frame.ivs)
@@ -3034,7 +3117,7 @@ def reducer_update(target, value):
             "contribution per iteration of a parallel loop")
     frame = builder.parallels[-1]
     names = [iv.name for iv in frame.ivs]
-    inside = builder.defined_since(frame.line)
+    inside = builder.defined_since(frame.frame)
     form = []
     for axis, index in enumerate(target.static):
         if isinstance(index, int):
@@ -3075,10 +3158,10 @@ def finalize_reducer(reducer, dst=None, batch=1, annotations=None):
     # nested in it (never in a loop the init is not in, nor after a loop
     # that reran the init).
     opened = _builder().opened
-    scope = next((i for i, line in enumerate(opened) if line is reducer.scope),
-                 None)
+    scope = next((i for i, region in enumerate(opened)
+                  if region is reducer.scope), None)
     if scope is None or builtins.any(
-            not line.lstrip().startswith("scf.if ") for line in opened[scope + 1:]):
+            region.name != "scf.if" for region in opened[scope + 1:]):
         raise TileLangError(
             "T.finalize_reducer(%s) is not in the scope of its T.reducer_init: "
             "put both in the same loop body (a finalize may be in a branch "
@@ -3293,8 +3376,9 @@ def annotate_layout(layouts):
             raise TileLangError("T.annotate_layout takes on-chip tiles, got %r"
                                 % (buffer,))
         text = layout.attribute if isinstance(layout, Layout) else str(layout)
-        builder.emit("tile.annotate_layout %s : %s layout %s"
-                     % (buffer.name, buffer.memref_type, text))
+        _require_tile_types(buffer)
+        builder.op("tile.annotate_layout", (buffer.name,), (),
+                   {"layout": text})
 
 
 def _remap_global(builder, buffer, layout):
@@ -3336,13 +3420,8 @@ def _remap_global(builder, buffer, layout):
     rank = len(dims)
     flat_type = "memref<%dx%s>" % (count, _ir(buffer.type))
     view_buffer = TileBuffer(view, storage, buffer.dtype)
-    builder.emit("%s = memref.collapse_shape %s [[%s]] : %s into %s" % (
-        flat, buffer.name, ", ".join(str(d) for d in range(rank)),
-        buffer.memref_type, flat_type))
-    builder.emit("%s = memref.expand_shape %s [[%s]] output_shape [%s] : %s into %s"
-                 % (view, flat, ", ".join(str(d) for d in range(len(storage))),
-                    ", ".join(str(d) for d in storage), flat_type,
-                    view_buffer.memref_type))
+    _collapse(buffer.name, rank, flat, flat_type)
+    _expand(flat, storage, view, view_buffer.memref_type)
     builder.remaps[buffer.name] = (builder.kernel, layout.forward, view_buffer)
 
 
@@ -3391,8 +3470,10 @@ def use_swizzle(panel_size, order="row", enable=True):
     """Rasterizes the block grid in panels for L2 reuse."""
     if not enable:
         return
-    attrs = "" if order == "row" else " {order = #tile.raster<column>}"
-    _builder().emit("tile.use_swizzle panel(%d)%s" % (int(panel_size), attrs))
+    attrs = {"panel_size": "%d : i64" % int(panel_size)}
+    if order != "row":
+        attrs["order"] = "#tile.raster<column>"
+    _builder().op("tile.use_swizzle", attrs=attrs)
 
 
 # --------------------------------------------------------------------------
@@ -3451,11 +3532,10 @@ def _static_parallel(extents):
         yield from _serial_nest(extents)
         return
     ivs = [builder.fresh("i") for _ in extents]
-    depth = builder.depth
-    builder.open("tile.parallel (%s) in (%s)" % (
-        ", ".join(ivs), ", ".join(str(e) for e in extents)))
+    region = builder.open("tile.parallel", (), (), {"extents": _i64_array(extents)},
+                          [(i, "index") for i in ivs], terminator="tile.yield")
     values = [Expr(i, "index") for i in ivs]
-    frame = _ParallelFrame(builder.opened[-1], depth, values, extents)
+    frame = _ParallelFrame(region, values, extents)
     builder.parallels.append(frame)
     yield values[0] if len(values) == 1 else tuple(values)
     # Reached when the loop asks for the next iteration: the body is traced.
@@ -3482,8 +3562,8 @@ class _ParallelFrame:
     """An open T.Parallel: where it starts, its induction variables, and the
     reducer contributions of its body (site per reducer and index form)."""
 
-    def __init__(self, line, depth, ivs, extents):
-        self.line, self.depth = line, depth
+    def __init__(self, frame, ivs, extents):
+        self.frame = frame  # the tile.parallel's open region (_Frame)
         self.ivs, self.extents = ivs, list(extents)
         self.sites = {}
 
@@ -3504,13 +3584,13 @@ def Pipelined(start, stop=None, num_stages=0, order=None, stage=None,
     builder = _builder()
     lb, ub, step = _range(start, stop, 1)
     iv = builder.fresh("k")
-    extra = ""
+    attrs = {"num_stages": "%d : i64" % builtins.max(int(num_stages), 1)}
     if order is not None:
-        extra += " order = [%s]" % ", ".join(str(int(o)) for o in order)
+        attrs["order"] = _i64_array(order)
     if stage is not None:
-        extra += " stage = [%s]" % ", ".join(str(int(s)) for s in stage)
-    builder.open("tile.pipelined %s = %s to %s step %s num_stages = %d%s" % (
-        iv, lb.name, ub.name, step.name, builtins.max(int(num_stages), 1), extra))
+        attrs["stage"] = _i64_array(stage)
+    builder.open("tile.pipelined", (lb.name, ub.name, step.name), (), attrs,
+                 [(iv, "index")], terminator="tile.yield")
     yield Expr(iv, "index")
     builder.close()
 
@@ -3520,7 +3600,8 @@ def serial(start, stop=None, step=1):
     builder = _builder()
     lb, ub, step = _range(start, stop, step)
     iv = builder.fresh("s")
-    builder.open("scf.for %s = %s to %s step %s" % (iv, lb.name, ub.name, step.name))
+    builder.open("scf.for", (lb.name, ub.name, step.name), (), None,
+                 [(iv, "index")], terminator="scf.yield")
     yield Expr(iv, "index")
     builder.close()
 
@@ -3549,10 +3630,7 @@ class _Branch:
         self.has_else = False
 
     def else_(self):
-        builder = self.builder
-        builder.depth -= 1
-        builder.lines.append("  " * builder.depth + "} else {")
-        builder.depth += 1
+        self.builder.next_region(1)
         self.has_else = True
 
 
@@ -3563,11 +3641,10 @@ def _while_loop(condition, lineno):
     when it is a Python value the region is discarded and the loop is
     Python's (yields False per iteration)."""
     builder = _builder()
-    mark = (len(builder.lines), builder.depth, len(builder.regions))
-    builder.open("scf.while : () -> ()")
+    loop = builder.open("scf.while", regions=2, terminator="scf.yield")
     value = condition()
     if not isinstance(value, (Expr, _Var)):
-        builder.discard(*mark)
+        builder.erase(loop)
         while value:
             yield False
             value = condition()
@@ -3575,12 +3652,9 @@ def _while_loop(condition, lineno):
     value = _as_expr(value)
     if value.type != "i1":
         value = _compare("ne", value, 0)
-    builder.emit("scf.condition(%s)" % value.name)
-    builder.depth -= 1
-    builder.lines.append("  " * builder.depth + "} do {")
-    builder.depth += 1
+    builder.op("scf.condition", (value.name,))
+    builder.next_region(1)
     yield True
-    builder.emit("scf.yield")
     builder.close()
 
 
@@ -3592,7 +3666,7 @@ def _branch(condition):
     if condition.type != "i1":
         condition = _compare("ne", condition, 0)
     builder = _builder()
-    builder.open("scf.if %s" % condition.name)
+    builder.open("scf.if", (condition.name,), regions=2, terminator="scf.yield")
     branch = _Branch(builder)
     yield branch
     builder.close()
@@ -3627,10 +3701,7 @@ def _math(op, x):
     x = _as_expr(x)
     if not _is_float(x.type):
         raise TileLangError("%s of %s; convert with T.cast" % (op, x.type))
-    builder = _builder()
-    name = builder.fresh()
-    builder.emit("%s = math.%s %s : %s" % (name, op, x.name, x.type))
-    return Expr(name, x.type)
+    return Expr(_builder().value("math." + op, (x.name,), x.type), x.type)
 
 
 def abs(x):  # noqa: A001 (TileLang's name)
@@ -3639,10 +3710,7 @@ def abs(x):  # noqa: A001 (TileLang's name)
         return _math("absf", x)
     if _is_unsigned(x.type):
         return x
-    builder = _builder()
-    name = builder.fresh()
-    builder.emit("%s = math.absi %s : %s" % (name, x.name, x.type))
-    return Expr(name, x.type)
+    return Expr(_builder().value("math.absi", (x.name,), _ir(x.type)), x.type)
 
 
 def exp(x): return _math("exp", x)
@@ -3666,10 +3734,7 @@ def pow(x, y):  # noqa: A001 (TileLang's name)
     x, y = _unify(x, y)
     if not _is_float(x.type):
         raise TileLangError("T.pow of %s; convert with T.cast" % x.type)
-    builder = _builder()
-    name = builder.fresh()
-    builder.emit("%s = math.powf %s, %s : %s" % (name, x.name, y.name, x.type))
-    return Expr(name, x.type)
+    return Expr(_builder().value("math.powf", (x.name, y.name), x.type), x.type)
 
 
 def sigmoid(x):
@@ -3755,14 +3820,15 @@ def sync_threads(barrier_id=None, arrive_count=None):
         raise TileLangError("T.sync_threads(barrier_id) needs the number of "
                             "threads that arrive: T.sync_threads(id, n)")
     if arrive_count is None:
-        _builder().emit("tile.sync_threads")
+        _builder().op("tile.sync_threads")
         return
     if not isinstance(arrive_count, int) or isinstance(arrive_count, builtins.bool) \
             or arrive_count <= 0 or arrive_count % 32:
         raise TileLangError("T.sync_threads(%r, %r): a named barrier's thread "
                             "count is a positive multiple of 32 (whole warps)"
                             % (barrier_id, arrive_count))
-    _builder().emit("tile.sync_threads threads(%d)" % arrive_count)
+    _builder().op("tile.sync_threads",
+                  attrs={"threads": "%d : i64" % arrive_count})
 
 
 # --------------------------------------------------------------------------
@@ -3792,12 +3858,8 @@ class _BarrierRef:
     def __init__(self, barriers, index):
         self.barriers, self.index = barriers, index
 
-    def text(self):
-        return "%s[%s]" % (self.barriers.buffer.name, self.index.name)
-
-    @property
-    def memref_type(self):
-        return self.barriers.buffer.memref_type
+    def operands(self):
+        return [self.barriers.buffer.name, self.index.name]
 
 
 def _barrier(mbarrier, what):
@@ -3834,8 +3896,8 @@ def alloc_barrier(arrive_count):
     buffer = _alloc("alloc_shared", "shared", (len(counts),), "int64")
     builder = _builder()
     with builder.kernel_level() or contextlib.nullcontext():
-        builder.emit("tile.barrier_init %s arrivals(%d) : %s"
-                     % (buffer.name, counts[0], buffer.memref_type))
+        builder.op("tile.barrier_init", (buffer.name,),
+                   attrs={"arrivals": "%d : i64" % counts[0]})
     return Barriers(buffer, len(counts), counts[0])
 
 
@@ -3845,8 +3907,8 @@ def barrier_arrive(mbarrier):
     visible to whoever waits for the phase."""
     _current_kernel("T.barrier_arrive")
     ref = _barrier(mbarrier, "T.barrier_arrive")
-    _builder().emit("tile.barrier_arrive %s {per_thread} : %s"
-                    % (ref.text(), ref.memref_type))
+    _builder().op("tile.barrier_arrive", ref.operands(),
+                  attrs={"per_thread": "unit"})
 
 
 def mbarrier_arrive(mbarrier, cta_id=None):
@@ -3869,8 +3931,7 @@ def barrier_wait(mbarrier, parity):
     if isinstance(parity, builtins.int) and parity not in (0, 1):
         raise TileLangError("T.barrier_wait: a phase parity is 0 or 1, got %d"
                             % parity)
-    _builder().emit("tile.barrier_wait %s parity(%s) : %s"
-                    % (ref.text(), _index(parity).name, ref.memref_type))
+    _builder().op("tile.barrier_wait", ref.operands() + [_index(parity).name])
 
 
 def mbarrier_wait_parity(mbarrier, parity):
@@ -3973,7 +4034,7 @@ def If(condition):
     if condition.type != "i1":
         raise TileLangError("T.If needs a comparison, got %s" % condition.type)
     builder = _builder()
-    builder.open("scf.if %s" % condition.name)
+    builder.open("scf.if", (condition.name,), regions=2, terminator="scf.yield")
     yield
     builder.close()
 
@@ -3994,11 +4055,8 @@ def if_then_else(condition, a, b):
         # Two Python numbers: constants as TVM types them (int32, float32).
         a = _as_expr(a, _literal_type(a, b))
     a, b = _unify(a, b)
-    builder = _builder()
-    name = builder.fresh()
-    builder.emit("%s = arith.select %s, %s, %s : %s"
-                 % (name, condition.name, a.name, b.name, _ir(a.type)))
-    return Expr(name, a.type)
+    return Expr(_builder().value("arith.select", (condition.name, a.name, b.name),
+                                 _ir(a.type)), a.type)
 
 
 # --------------------------------------------------------------------------
@@ -4036,31 +4094,23 @@ def _shuffle(mode, value, offset, width):
     width = _convert(_as_expr(width, "i32"), "i32")
     builder = _builder()
     name, valid = builder.fresh(), builder.fresh()
-    builder.emit("%s, %s = gpu.shuffle %s %s, %s, %s : %s" % (
-        name, valid, mode, wide.name, offset.name, width.name, wide.type))
+    builder.op("gpu.shuffle", (wide.name, offset.name, width.name),
+               [(name, wide.type), (valid, "i1")],
+               {"mode": "#gpu<shuffle_mode %s>" % mode})
     return _convert(Expr(name, wide.type), type_)
 
 
 def _bitcast(value, type_):
-    builder = _builder()
-    name = builder.fresh()
-    builder.emit("%s = arith.bitcast %s : %s to %s"
-                 % (name, value.name, _ir(value.type), _ir(type_)))
-    return Expr(name, type_)
+    return Expr(_builder().value("arith.bitcast", (value.name,), _ir(type_)),
+                type_)
 
 
 def _trunc_i32(value):
-    builder = _builder()
-    name = builder.fresh()
-    builder.emit("%s = arith.trunci %s : i64 to i32" % (name, value.name))
-    return Expr(name, "i32")
+    return Expr(_builder().value("arith.trunci", (value.name,), "i32"), "i32")
 
 
 def _zext_i64(value):
-    builder = _builder()
-    name = builder.fresh()
-    builder.emit("%s = arith.extui %s : i32 to i64" % (name, value.name))
-    return Expr(name, "i64")
+    return Expr(_builder().value("arith.extui", (value.name,), "i64"), "i64")
 
 
 def shfl_xor(value, delta, width=32, mask=None):
@@ -4290,10 +4340,7 @@ def reinterpret(value, dtype):
                                 _dtype_name(target), dst_bits))
     if _ir(value.type) == _ir(target):
         return Expr(value.name, target)  # only the signedness changes
-    name = _builder().fresh()
-    _builder().emit("%s = arith.bitcast %s : %s to %s"
-                    % (name, value.name, _ir(value.type), _ir(target)))
-    return Expr(name, target)
+    return _bitcast(value, target)
 
 
 def determine_fp8_type(fp8_format="e4m3"):

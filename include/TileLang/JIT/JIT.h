@@ -30,11 +30,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <variant>
 
 namespace mlir {
+class MLIRContext;
 class ModuleOp;
 namespace tile {
 namespace jit {
@@ -193,6 +195,27 @@ std::string getPipeline(const CompileOptions &options,
 /// pass it expands to, with every option (what the cache key holds).
 llvm::Expected<std::string> printExpandedPipeline(llvm::StringRef pipeline);
 
+/// The MLIR context kernels are made and compiled in: every dialect and
+/// extension of the compiler loaded as a kernel's IR needs them, no
+/// threads of its own, diagnostics without the failing op's text. The
+/// Python front end builds its traced module in one (with the dialects'
+/// builders) and every kernel made from that module shares it; kernels of
+/// one context compile one at a time (`getCompileMutex`).
+class KernelContext {
+public:
+  KernelContext();
+  ~KernelContext();
+  KernelContext(const KernelContext &) = delete;
+  KernelContext &operator=(const KernelContext &) = delete;
+
+  MLIRContext *get() { return context.get(); }
+  std::mutex &getCompileMutex() { return compileMutex; }
+
+private:
+  std::unique_ptr<MLIRContext> context;
+  std::mutex compileMutex;
+};
+
 /// Runs `pipeline`, a pass pipeline as tile-opt takes it (for example
 /// "tile-plan-pipelines,convert-tile-to-gpu" or
 /// "tile-to-nvvm{chip=sm_90a format=isa}"), on the tile IR `source` and
@@ -202,6 +225,10 @@ llvm::Expected<std::string> printExpandedPipeline(llvm::StringRef pipeline);
 llvm::Expected<std::string> lowerToText(llvm::StringRef source,
                                         llvm::StringRef pipeline,
                                         llvm::StringRef bufferName = "<kernel>");
+/// The same for a copy of `module`, a module of `context`, verified first.
+llvm::Expected<std::string> lowerToText(KernelContext &context,
+                                        ModuleOp module,
+                                        llvm::StringRef pipeline);
 
 class Kernel {
 public:
@@ -215,6 +242,14 @@ public:
   /// keeps its own copy, locations included.
   static llvm::Expected<std::unique_ptr<Kernel>>
   create(ModuleOp module, const CompileOptions &options);
+
+  /// Prepares a kernel from `module`, a module of `context` (built there
+  /// with the dialects' builders): the kernel keeps a clone of it in that
+  /// context, and the context alive. The module is verified first; its
+  /// diagnostics (at the builder's locations) are returned in the error.
+  static llvm::Expected<std::unique_ptr<Kernel>>
+  create(std::shared_ptr<KernelContext> context, ModuleOp module,
+         const CompileOptions &options);
 
   ~Kernel();
   Kernel(const Kernel &) = delete;

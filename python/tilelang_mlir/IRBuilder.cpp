@@ -1,0 +1,301 @@
+//===- IRBuilder.cpp - The traced module, built op by op from Python ------===//
+//
+// Part of TileLang-MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IRBuilder.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/OpDefinition.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::python;
+
+namespace {
+/// A mistake of the tracer or of text the user gave (a layout): raised as
+/// the bindings' TileError.
+struct BuildError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Collects what MLIR's parsers report while alive.
+class ParseDiagnostics {
+public:
+  explicit ParseDiagnostics(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &diag) {
+          if (!text.empty())
+            text += "; ";
+          text += diag.str();
+          return success();
+        }) {}
+  std::string text;
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+} // namespace
+
+IRBuilder::IRBuilder(const std::string &name, const py::object &loc)
+    : context(std::make_shared<jit::KernelContext>()),
+      builder(context->get()) {
+  MLIRContext *ctx = context->get();
+  ctx->getOrLoadDialect<func::FuncDialect>();
+  Location at = location(loc);
+  module = ModuleOp::create(at);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(builder, at, name,
+                                   FunctionType::get(ctx, {}, {}));
+  function = func;
+  builder.setInsertionPointToEnd(func.addEntryBlock());
+}
+
+IRBuilder::~IRBuilder() {
+  // The module goes before the context it lives in.
+  module = nullptr;
+}
+
+Location IRBuilder::location(const py::object &loc) {
+  MLIRContext *ctx = context->get();
+  if (loc.is_none())
+    return UnknownLoc::get(ctx);
+  auto tuple = loc.cast<py::tuple>();
+  return FileLineColLoc::get(ctx, tuple[0].cast<std::string>(),
+                             tuple[1].cast<unsigned>(),
+                             tuple[2].cast<unsigned>());
+}
+
+/// `loc` named by the SSA name `name` (without its %): the printer shows
+/// block arguments with the tracer's names (printNameLocAsPrefix).
+static Location namedLocation(const std::string &name, Location loc) {
+  StringRef bare = StringRef(name).ltrim('%');
+  if (bare.empty())
+    return loc;
+  return NameLoc::get(StringAttr::get(loc->getContext(), bare), loc);
+}
+
+Type IRBuilder::type(const std::string &text) {
+  auto it = types.find(text);
+  if (it != types.end())
+    return it->second;
+  ParseDiagnostics diags(context->get());
+  Type parsed = parseType(text, context->get());
+  if (!parsed)
+    throw BuildError("cannot read the type '" + text + "': " + diags.text);
+  types[text] = parsed;
+  return parsed;
+}
+
+Attribute IRBuilder::attribute(const std::string &text) {
+  auto it = attributes.find(text);
+  if (it != attributes.end())
+    return it->second;
+  ParseDiagnostics diags(context->get());
+  Attribute parsed = parseAttribute(text, context->get());
+  if (!parsed)
+    throw BuildError("cannot read the attribute '" + text + "': " +
+                     diags.text);
+  attributes[text] = parsed;
+  return parsed;
+}
+
+OperationName IRBuilder::registered(const std::string &opName) {
+  MLIRContext *ctx = context->get();
+  OperationName name(opName, ctx);
+  if (name.isRegistered())
+    return name;
+  // Dialects load on first use, as the parser loads them.
+  StringRef dialect = StringRef(opName).split('.').first;
+  if (!ctx->getOrLoadDialect(dialect))
+    throw BuildError("'" + opName + "' is not an op of the compiler's dialects");
+  name = OperationName(opName, ctx);
+  if (!name.isRegistered())
+    throw BuildError("'" + opName + "' is not an op of the '" + dialect.str() +
+                     "' dialect");
+  return name;
+}
+
+Value IRBuilder::value(const std::string &name) {
+  auto it = values.find(name);
+  if (it == values.end())
+    throw BuildError("no traced value named " + name);
+  return it->second;
+}
+
+void IRBuilder::bind(const std::string &name, Value value) {
+  if (name.empty())
+    return;
+  auto [it, inserted] = values.try_emplace(name, value);
+  if (!inserted)
+    throw BuildError("the traced value " + name + " is defined twice");
+  names[value] = name;
+}
+
+Operation *IRBuilder::get(size_t op) {
+  if (op >= ops.size() || !ops[op])
+    throw BuildError("no op with handle " + std::to_string(op));
+  return ops[op];
+}
+
+void IRBuilder::addArgument(const std::string &name, const std::string &typeText,
+                            const py::dict &attrs) {
+  auto func = cast<func::FuncOp>(function);
+  SmallVector<NamedAttribute> named;
+  for (auto [key, text] : attrs)
+    named.emplace_back(key.cast<std::string>(),
+                       attribute(text.cast<std::string>()));
+  unsigned index = func.getNumArguments();
+  (void)func.insertArgument(index, type(typeText),
+                            DictionaryAttr::get(context->get(), named),
+                            namedLocation(name, func.getLoc()));
+  bind(name, func.getArgument(index));
+}
+
+size_t IRBuilder::create(
+    const std::string &opName, const std::vector<std::string> &operands,
+    const std::vector<std::pair<std::string, std::string>> &results,
+    const py::dict &attrs, unsigned regions, const py::object &loc) {
+  OperationState state(location(loc), registered(opName));
+  for (const std::string &name : operands)
+    state.operands.push_back(value(name));
+  for (const auto &result : results)
+    state.types.push_back(type(result.second));
+  for (auto [key, text] : attrs)
+    state.addAttribute(key.cast<std::string>(),
+                       attribute(text.cast<std::string>()));
+  for (unsigned i = 0; i < regions; ++i)
+    state.addRegion();
+  Operation *op = builder.create(state);
+  for (auto [result, named] : llvm::zip(op->getResults(), results))
+    bind(named.first, result);
+  ops.push_back(op);
+  return ops.size() - 1;
+}
+
+void IRBuilder::open(size_t op, unsigned region,
+                     const std::vector<std::pair<std::string, std::string>> &args,
+                     const py::object &loc) {
+  Operation *parent = get(op);
+  if (region >= parent->getNumRegions())
+    throw BuildError("'" + parent->getName().getStringRef().str() +
+                     "' has no region " + std::to_string(region));
+  Location at = location(loc);
+  Block *block = new Block();
+  parent->getRegion(region).push_back(block);
+  for (const auto &arg : args)
+    bind(arg.first, block->addArgument(type(arg.second), namedLocation(arg.first, at)));
+  saved.push_back(builder.saveInsertionPoint());
+  builder.setInsertionPointToEnd(block);
+}
+
+void IRBuilder::close(const std::string &terminator, const py::object &loc) {
+  if (saved.empty())
+    throw BuildError("no open block to close");
+  Block *block = builder.getInsertionBlock();
+  if (!terminator.empty() &&
+      (block->empty() || !block->back().hasTrait<::mlir::OpTrait::IsTerminator>())) {
+    OperationState state(location(loc), registered(terminator));
+    builder.setInsertionPointToEnd(block);
+    builder.create(state);
+  }
+  builder.restoreInsertionPoint(saved.back());
+  saved.pop_back();
+}
+
+void IRBuilder::before(size_t op) {
+  saved.push_back(builder.saveInsertionPoint());
+  builder.setInsertionPoint(get(op));
+}
+
+void IRBuilder::restore() {
+  if (saved.empty())
+    throw BuildError("no insertion point to restore");
+  builder.restoreInsertionPoint(saved.back());
+  saved.pop_back();
+}
+
+void IRBuilder::erase(size_t handle) {
+  Operation *op = get(handle);
+  auto forget = [&](Value v) {
+    auto it = names.find(v);
+    if (it == names.end())
+      return;
+    values.erase(it->second);
+    names.erase(it);
+  };
+  op->walk([&](Operation *nested) {
+    for (Value result : nested->getResults())
+      forget(result);
+    for (Region &region : nested->getRegions())
+      for (Block &block : region)
+        for (Value arg : block.getArguments())
+          forget(arg);
+    for (Operation *&known : ops)
+      if (known == nested)
+        known = nullptr;
+  });
+  op->erase();
+}
+
+std::vector<std::string> IRBuilder::definedIn(size_t handle) {
+  std::vector<std::string> result;
+  auto add = [&](Value v) {
+    auto it = names.find(v);
+    if (it != names.end())
+      result.push_back(it->second);
+  };
+  get(handle)->walk([&](Operation *nested) {
+    for (Value v : nested->getResults())
+      add(v);
+    for (Region &region : nested->getRegions())
+      for (Block &block : region)
+        for (Value arg : block.getArguments())
+          add(arg);
+  });
+  return result;
+}
+
+std::string IRBuilder::print(bool locations) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  // Locations inline (no aliases), as the tracer's text had them.
+  module.get()->print(os, OpPrintingFlags()
+                             .enableDebugInfo(locations, /*prettyForm=*/false)
+                             .useLocalScope()
+                             .printNameLocAsPrefix());
+  return text;
+}
+
+void mlir::tile::python::bindIRBuilder(py::module_ &m) {
+  py::register_exception<BuildError>(m, "IRBuildError", PyExc_ValueError);
+  py::class_<IRBuilder>(m, "IRBuilder",
+                        "A kernel's module, built op by op (the T.* tracer's "
+                        "builder)")
+      .def(py::init<const std::string &, const py::object &>(),
+           py::arg("name"), py::arg("loc") = py::none())
+      .def("add_argument", &IRBuilder::addArgument, py::arg("name"),
+           py::arg("type"), py::arg("attrs") = py::dict())
+      .def("create", &IRBuilder::create, py::arg("name"),
+           py::arg("operands") = std::vector<std::string>(),
+           py::arg("results") =
+               std::vector<std::pair<std::string, std::string>>(),
+           py::arg("attrs") = py::dict(), py::arg("regions") = 0,
+           py::arg("loc") = py::none())
+      .def("open", &IRBuilder::open, py::arg("op"), py::arg("region") = 0,
+           py::arg("args") = std::vector<std::pair<std::string, std::string>>(),
+           py::arg("loc") = py::none())
+      .def("close", &IRBuilder::close, py::arg("terminator") = "",
+           py::arg("loc") = py::none())
+      .def("before", &IRBuilder::before, py::arg("op"))
+      .def("restore", &IRBuilder::restore)
+      .def("erase", &IRBuilder::erase, py::arg("op"))
+      .def("defined_in", &IRBuilder::definedIn, py::arg("op"))
+      .def("print", &IRBuilder::print, py::arg("locations") = true);
+}
