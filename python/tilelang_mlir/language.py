@@ -174,7 +174,20 @@ def _dtype_name(value):
     return value
 
 
+class ptr:  # noqa: N801 (TileLang's name)
+    """``A: T.ptr``: a parameter that is an address, given its shape and
+    dtype in the body by ``T.make_tensor(A, shape, dtype)`` (TileLang's
+    eager style); the call passes the tensor. As a dtype
+    (``T.Tensor([G], T.ptr)``), a table of 64-bit addresses (int64 at the
+    call) whose elements ``T.make_tensor`` turns into tensors."""
+
+    def __init__(self, dtype=None):
+        self.dtype = dtype
+
+
 def _mlir_type(dtype):
+    if dtype is ptr or isinstance(dtype, ptr):
+        return "i64"  # addresses (a pointer table's elements)
     if dtype in _MLIR_TYPES.values():
         return dtype
     try:
@@ -1148,15 +1161,6 @@ class Tensor:
         return "T.Tensor(%r, %r)" % (self.shape, self.dtype)
 
 
-class ptr:  # noqa: N801 (TileLang's name)
-    """``A: T.ptr``: a parameter that is an address, given its shape and
-    dtype in the body by ``T.make_tensor(A, shape, dtype)`` (TileLang's
-    eager style); the call passes the tensor."""
-
-    def __init__(self, dtype=None):
-        self.dtype = dtype
-
-
 class StridedTensor(Tensor):
     """A parameter annotation for a tensor of any strides:
     ``A: T.StridedTensor((M, N), (NN, 1), T.float16)`` (or
@@ -1236,16 +1240,61 @@ def empty(*shape, dtype=None):
 
 
 def make_tensor(pointer, shape, dtype=float32, strides=None):
-    """``A = T.make_tensor(A, (M, K), dtype)``: the shape and dtype of a
-    parameter annotated ``T.ptr`` (eager style)."""
+    """``A = T.make_tensor(ptrs[g], (M, K), dtype)``: the row-major global
+    tensor at an address the kernel reads, an element of a pointer table
+    (a ``T.Tensor([G], T.ptr)`` parameter: 64-bit addresses, an int64
+    tensor at the call) or any 64-bit integer value; its dimensions are ints
+    or traced index values. In the eager style, ``A = T.make_tensor(A, (M,
+    K), dtype)`` gives the shape and dtype of a parameter annotated
+    ``T.ptr``."""
     if strides is not None:
         raise TileLangError("T.make_tensor(strides=...): only contiguous tensors "
                             "are supported")
+    if isinstance(pointer, (Expr, _Var)):
+        return _tensor_at(pointer, shape, dtype)
     state = _eager()
     if state is None:
-        raise TileLangError("T.make_tensor() shapes a T.ptr parameter of a "
-                            "@tilelang.jit function in the eager style")
+        raise TileLangError("T.make_tensor() takes an address (an element of "
+                            "a T.ptr table, a 64-bit integer value) or, in "
+                            "the eager style of @tilelang.jit, a parameter "
+                            "annotated T.ptr; got %r" % (pointer,))
     return state.make_tensor(pointer, shape, dtype)
+
+
+def _tensor_at(pointer, shape, dtype):
+    """The global tensor of `shape` and `dtype` at the address `pointer`
+    (a tile.make_tensor)."""
+    builder = _builder()
+    address = _as_expr(pointer)
+    if address.type == "index":
+        address = _convert(address, "i64")
+    if _ir(address.type) != "i64":
+        raise TileLangError("T.make_tensor: an address is a 64-bit integer (an "
+                            "element of a T.ptr table), got %s" % address.type)
+    shape = (shape,) if not isinstance(shape, (tuple, list)) else tuple(shape)
+    if not shape:
+        raise TileLangError("T.make_tensor needs a shape")
+    dims = []
+    for extent in shape:
+        if isinstance(extent, builtins.bool):
+            raise TileLangError("T.make_tensor: a dimension is an int or an "
+                                "index value, got %r" % (extent,))
+        if isinstance(extent, int):
+            if extent < 1:
+                raise TileLangError("T.make_tensor: dimensions are positive, "
+                                    "got %r" % (shape,))
+            dims.append(extent)
+        else:
+            dims.append(_index(extent))
+    if _mlir_type(dtype) in _PACKED_TYPES:
+        raise TileLangError("T.make_tensor of %s elements (packed two per "
+                            "byte) is not supported; make a uint8 tensor of "
+                            "the bytes" % _dtype_name(dtype))
+    buffer = TileBuffer(builder.fresh("t"), dims, dtype)
+    builder.op("tile.make_tensor",
+               [address.name] + [d.name for d in dims if not isinstance(d, int)],
+               [(buffer.name, buffer.memref_type)])
+    return buffer
 
 
 def _eager_annotate(name, value, annotation):

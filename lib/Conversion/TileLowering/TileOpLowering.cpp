@@ -15,6 +15,8 @@
 
 #include "LoweringCommon.h"
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -1379,6 +1381,52 @@ struct ThreadIdLowering : TilePattern<ThreadIdOp> {
   }
 };
 
+/// tile.make_tensor -> the memref descriptor of its address and sizes (the
+/// LLVM struct the memref lowering reads: pointer, offset 0, sizes and
+/// row-major strides), cast to the memref. The later conversions take the
+/// descriptor through the cast, and reconcile-unrealized-casts removes the
+/// pair.
+struct MakeTensorLowering : TilePattern<MakeTensorOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(MakeTensorOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<MemRefType>(op.getType());
+    LLVMTypeConverter converter(op.getContext());
+    Type descriptorType = converter.convertType(type);
+    Type i64 = rewriter.getI64Type();
+    auto constant = [&](int64_t value) -> Value {
+      return arith::ConstantIntOp::create(rewriter, loc, value, 64);
+    };
+    Value pointer = LLVM::IntToPtrOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(op.getContext()),
+        op.getAddress());
+    auto descriptor = MemRefDescriptor::poison(rewriter, loc, descriptorType);
+    descriptor.setAllocatedPtr(rewriter, loc, pointer);
+    descriptor.setAlignedPtr(rewriter, loc, pointer);
+    descriptor.setOffset(rewriter, loc, constant(0));
+    SmallVector<Value> sizes;
+    auto dynamic = op.getSizes().begin();
+    for (int64_t extent : type.getShape())
+      sizes.push_back(ShapedType::isDynamic(extent)
+                          ? arith::IndexCastOp::create(rewriter, loc, i64,
+                                                       *dynamic++)
+                                .getResult()
+                          : constant(extent));
+    Value stride = constant(1);
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      descriptor.setSize(rewriter, loc, d, sizes[d]);
+      descriptor.setStride(rewriter, loc, d, stride);
+      if (d > 0)
+        stride = arith::MulIOp::create(rewriter, loc, stride, sizes[d]);
+    }
+    rewriter.replaceOpWithNewOp<UnrealizedConversionCastOp>(
+        op, type, static_cast<Value>(descriptor));
+    return success();
+  }
+};
+
 /// tile.sync_threads -> gpu.barrier (on a warp-specialized side, that
 /// side's named barrier: tile-nvvm-named-barriers); nothing where one
 /// thread runs the block.
@@ -1403,7 +1451,7 @@ void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
            AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering,
            FillLowering, ClearLowering, GemmLowering, ReduceLowering,
            CumsumLowering, NextTileLowering, FinishTilesLowering,
-           ThreadIdLowering, SyncThreadsLowering,
+           ThreadIdLowering, SyncThreadsLowering, MakeTensorLowering,
            EraseHint<AnnotateLayoutOp>, EraseHint<UseSwizzleOp>,
            // Synchronous gemms leave nothing to wait for, and
            // synchronous copies nothing to count.

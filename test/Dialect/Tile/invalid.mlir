@@ -1885,3 +1885,27 @@ func.func @tensor_map_other_engine(%A: memref<?x?xf16>, %map: i64) {
   }
   return
 }
+
+// -----
+
+func.func @make_tensor_sizes(%p: i64, %n: index) {
+  // expected-error @+1 {{needs one size per dynamic dimension of 'memref<?x?xf16>' (2), got 1}}
+  %t = tile.make_tensor %p[%n] : memref<?x?xf16>
+  return
+}
+
+// -----
+
+func.func @make_tensor_space(%p: i64) {
+  // expected-error @+1 {{makes a global tensor (the default memory space), got 'memref<64xf16, #tile.mem<shared>>'}}
+  %t = tile.make_tensor %p : memref<64xf16, #tile.mem<shared>>
+  return
+}
+
+// -----
+
+func.func @make_tensor_layout(%p: i64) {
+  // expected-error @+1 {{makes a row-major tensor (the identity layout), got 'memref<64x64xf16, strided<[1, 64]>>'}}
+  %t = tile.make_tensor %p : memref<64x64xf16, strided<[1, 64]>>
+  return
+}

@@ -185,6 +185,11 @@ func.func @fill_reduce_cumsum(%n: index, %x: f32) {
     tile.reduce <min> %s to %m dim 1 {nan_propagate = true} : memref<64x128xf32, #tile.mem<fragment>> to memref<64xf32, #tile.mem<fragment>>
     // CHECK: %{{.*}} = tile.thread_id 0
     %tx = tile.thread_id 0
+    // CHECK: %{{.*}} = tile.make_tensor %{{.*}}[%{{.*}}] : memref<?x128xf16>
+    %addr = arith.index_cast %tx : index to i64
+    %g = tile.make_tensor %addr[%tx] : memref<?x128xf16>
+    // CHECK: %{{.*}} = tile.make_tensor %{{.*}} : memref<64x64xf32>
+    %h = tile.make_tensor %addr : memref<64x64xf32>
     // CHECK: %{{.*}} = tile.thread_id 2
     %tz = tile.thread_id 2
     // CHECK: tile.sync_threads

@@ -344,6 +344,26 @@ static LogicalResult verifyAlloc(Operation *op, MemRefType type,
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// MakeTensorOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MakeTensorOp::verify() {
+  auto type = cast<MemRefType>(getResult().getType());
+  if (type.getMemorySpace())
+    return emitOpError("makes a global tensor (the default memory space), "
+                       "got ")
+           << type;
+  if (!type.getLayout().isIdentity())
+    return emitOpError("makes a row-major tensor (the identity layout), got ")
+           << type;
+  if (static_cast<int64_t>(getSizes().size()) != type.getNumDynamicDims())
+    return emitOpError("needs one size per dynamic dimension of ")
+           << type << " (" << type.getNumDynamicDims() << "), got "
+           << getSizes().size();
+  return success();
+}
+
 LogicalResult AllocSharedOp::verify() {
   return verifyAlloc(*this, getType(), MemorySpace::Shared,
                      getLayoutAttr());

@@ -695,6 +695,34 @@ def Tile_GemmWaitOp : Tile_Op<"gemm_wait", [Tile_InKernel,
 }
 
 //===----------------------------------------------------------------------===//
+// tile.make_tensor
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeTensorOp : Tile_Op<"make_tensor", [Pure]> {
+  let summary = "A global tensor at a run-time address";
+  let description = [{
+    TileLang's `T.make_tensor(ptrs[i], shape, dtype)`: the row-major global
+    tensor of the result type whose first element is at `address` (an i64
+    loaded from a pointer table: grouped GEMMs, mixture-of-experts layers),
+    with `sizes` giving its dynamic dimensions in order. The result is a
+    memref in the default (global) memory space with the identity layout.
+    Nothing is known about the address: accesses check its alignment where
+    they vectorize, and TMA does not move its tiles (the host creates
+    tensor maps before the launch, from buffers it knows).
+
+    ```mlir
+    %a = tile.make_tensor %ptr[%m] : memref<?x128xf16>
+    ```
+  }];
+  let arguments = (ins I64:$address, Variadic<Index>:$sizes);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $address (`[` $sizes^ `]`)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // tile.thread_id
 //===----------------------------------------------------------------------===//
 
