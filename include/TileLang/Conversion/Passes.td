@@ -184,7 +184,10 @@ def TileSelectRegisterFragments
     elements its `#tile.fragment` layout (from `tile-infer-layout`) gives
     it; the other fragments lose the mark and live in shared memory. A
     fragment qualifies when its layout is separable over exactly the
-    kernel's threads, fits 512 bytes per thread, and every op on it can
+    kernel's threads, fits 512 bytes per thread (any number when it cannot
+    live in shared memory either: its bytes and the kernel's shared tiles'
+    more than a block may use; the device compiler then spills registers
+    to local memory), and every op on it can
     follow the layout: every access of a `tile.parallel` body hits a slot
     known at compile time in the accessing thread, the threads that share a
     `tile.reduce` result are a span of xor offsets of the thread id, copies

@@ -971,11 +971,40 @@ static bool canLiveInRegisters(Value fragment, TableOf tableOf,
   return true;
 }
 
+/// Bytes of a statically shaped tile of `type` (sub-byte elements rounded
+/// up to bytes).
+static int64_t getTileBytes(MemRefType type) {
+  return type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// Bytes of registers the fragment `alloc` may take in each thread:
+/// kMaxRegisterBytes, or no limit when the fragment cannot live in shared
+/// memory either, its bytes and the kernel's shared tiles' together being
+/// more than a block may use on the module's target (TileLang's 256x256
+/// f32 accumulator of 128 threads): registers then, which the device
+/// compiler spills to local memory, rather than a kernel that cannot launch.
+static int64_t getRegisterBudget(AllocFragmentOp alloc) {
+  auto module = alloc->getParentOfType<ModuleOp>();
+  auto kernel = alloc->getParentOfType<KernelOp>();
+  TargetAttr target =
+      module ? module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName())
+             : TargetAttr();
+  int64_t limit = getMaxSharedMemoryPerBlock(target);
+  if (!kernel || limit <= 0 || !alloc.getType().hasStaticShape())
+    return kMaxRegisterBytes;
+  int64_t shared = getTileBytes(alloc.getType());
+  for (AllocSharedOp tile : kernel.getBody().front().getOps<AllocSharedOp>())
+    if (tile.getType().hasStaticShape())
+      shared += getTileBytes(tile.getType());
+  return shared > limit ? std::numeric_limits<int32_t>::max()
+                        : kMaxRegisterBytes;
+}
+
 /// The layout table with which the fragment `alloc` allocates may live in
 /// the registers of a block of `threads` threads, or null with the reason
 /// in `why`: a statically shaped fragment of scalars whose
 /// `#tile.fragment` layout covers its shape over exactly those threads,
-/// separably, within kMaxRegisterBytes per thread.
+/// separably, within its register budget per thread (getRegisterBudget).
 static const FragmentTable *getRegisterTable(AllocFragmentOp alloc,
                                              int64_t threads,
                                              std::string &why) {
@@ -1002,7 +1031,7 @@ static const FragmentTable *getRegisterTable(AllocFragmentOp alloc,
     return nullptr;
   }
   if (table->getNumSlots() * type.getElementTypeBitWidth() >
-      8 * kMaxRegisterBytes) {
+      8 * getRegisterBudget(alloc)) {
     why = (Twine("it needs more than ") + Twine(kMaxRegisterBytes) +
            " bytes of registers per thread")
               .str();
