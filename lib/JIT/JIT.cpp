@@ -537,6 +537,7 @@ static FailureOr<Param> getParam(func::FuncOp func, unsigned index) {
     param.shape.assign(memref.getShape().begin(), memref.getShape().end());
     type = memref.getElementType();
     param.isWritten = mayBeWritten(arg);
+    param.isUsed = !arg.use_empty();
   }
   if (Attribute packed = func.getArgAttr(index, "tile.packed")) {
     auto packedType = dyn_cast<TypeAttr>(packed);
@@ -795,9 +796,12 @@ Error Kernel::checkArgs(ArrayRef<KernelArg> args) const {
       return llvm::createStringError(where() +
                                      ": expected a buffer, got a scalar");
     // An empty tensor may have no storage (torch gives empty CUDA tensors a
-    // null pointer): nothing of it is read or written.
-    if (!buffer->data && !llvm::is_contained(buffer->shape, 0))
-      return llvm::createStringError(where() + ": the buffer is null");
+    // null pointer): nothing of it is read or written. Nor is anything of a
+    // buffer the entry never uses.
+    if (!buffer->data && !llvm::is_contained(buffer->shape, 0) &&
+        param.isUsed)
+      return llvm::createStringError(where() + ": the buffer is null, and the "
+                                               "kernel uses it");
     bool bytes = buffer->dtype == DType::I8 || buffer->dtype == DType::U8;
     bool packed = !param.packedType.empty();
     if (packed ? !bytes : buffer->dtype != param.dtype)

@@ -48,6 +48,30 @@ def test_split_sums_through_a_global_buffer(rows):
     assert "%global_0: memref<" in kernel.func.script()
 
 
+@tilelang_mlir.jit
+def staged_copy(A, block):
+    """The eager style: the output and a global staging buffer sized by a
+    T.const, the buffer filled by one kernel and read by the next."""
+    N = T.const("N")
+    A: T.Tensor[[N], T.float32]
+    B = T.empty([N], T.float32)
+    C = T.alloc_global([N], T.float32)
+    with T.Kernel(T.ceildiv(N, block), threads=32) as bx:
+        for i in T.serial(block):
+            if bx * block + i < N:
+                C[bx * block + i] = A[bx * block + i] * 2.0
+    with T.Kernel(T.ceildiv(N, block), threads=32) as bx:
+        for i in T.serial(block):
+            if bx * block + i < N:
+                B[bx * block + i] = C[bx * block + i] + 1.0
+    return B
+
+
+def test_eager_functions_allocate_it_too():
+    a = np.random.default_rng().standard_normal(300).astype(np.float32)
+    np.testing.assert_array_equal(staged_copy(a, 64), a * 2 + 1)
+
+
 def test_without_outputs_the_call_still_allocates_it():
     kernel = tilelang_mlir.compile(split_row_sums(4, 16, 2), target="cpu")
     x = np.ones((4, 16), np.float32)

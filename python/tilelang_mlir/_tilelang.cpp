@@ -150,11 +150,14 @@ struct DLPackTensor {
   }
 };
 
-/// Where a buffer argument lives.
-enum class Residence { Host, CUDA, ROCm };
+/// Where a buffer argument lives (None: a scalar, or a buffer passed as
+/// None, which has no memory).
+enum class Residence { Host, CUDA, ROCm, None };
 
 const char *residenceName(Residence residence) {
   switch (residence) {
+  case Residence::None:
+    return "no memory";
   case Residence::Host:
     return "host memory";
   case Residence::CUDA:
@@ -522,7 +525,8 @@ public:
                          : kind == TargetKind::ROCm ? Residence::ROCm
                                                     : Residence::Host;
     for (auto [i, residence] : llvm::enumerate(call.residence))
-      if (residence != Residence::Host && residence != expected)
+      if (residence != Residence::Host && residence != Residence::None &&
+          residence != expected)
         throw TileError(
             "argument " + std::to_string(i) + " ('" +
             kernel->getParams()[i].name + "') lives on " +
@@ -549,10 +553,9 @@ public:
     }
     exportDeferred(call, stream ? std::optional<int64_t>(*stream == 0 ? 1 : *stream)
                                 : std::nullopt);
-    bool queued = !llvm::is_contained(call.residence, Residence::Host) ||
-                  llvm::none_of(call.args, [](const KernelArg &arg) {
-                    return std::holds_alternative<BufferArg>(arg);
-                  });
+    // (Scalars and None buffers have no memory to copy: a call of device
+    // tensors and scalars is queued too.)
+    bool queued = !llvm::is_contained(call.residence, Residence::Host);
     // Released while the call compiles, loads or waits; a launch queued
     // from a loaded specialization takes microseconds and keeps it. Taken
     // again before `call` lets go of the tensors (their deleters may need
@@ -1019,6 +1022,24 @@ private:
     const Torch *torch = nullptr;
     for (auto [i, arg] : llvm::enumerate(args)) {
       if (params[i].isBuffer) {
+        if (arg.is_none()) {
+          // TileLang's optional tensor (a bias the kernel was traced
+          // without): a null buffer of the parameter's static shape, for a
+          // parameter the kernel never uses.
+          if (params[i].isUsed)
+            throw TileError("argument " + std::to_string(i) + " ('" +
+                            params[i].name +
+                            "') is None, but the kernel uses it: pass a "
+                            "tensor (None is for a buffer it never touches)");
+          BufferArg none;
+          none.dtype = params[i].dtype;
+          for (int64_t extent : params[i].shape)
+            none.shape.push_back(mlir::ShapedType::isDynamic(extent) ? 1
+                                                                   : extent);
+          call.args.push_back(none);
+          call.residence.push_back(Residence::None);
+          continue;
+        }
         if (py::isinstance<py::array>(arg)) {
           py::array array = py::reinterpret_borrow<py::array>(arg);
           if (params[i].strides.empty() &&
@@ -1098,7 +1119,7 @@ private:
                             .cast<std::string>());
       }
       call.args.push_back(scalar);
-      call.residence.push_back(Residence::Host);
+      call.residence.push_back(Residence::None);
     }
     return call;
   }

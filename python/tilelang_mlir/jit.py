@@ -298,7 +298,8 @@ class JITKernel:
                 return self._run(args, stream)
             except _NonContiguousArray:
                 return self._run_on_copies(args, lambda a: a, stream)
-        like = next((args[k] for k, _, _ in self._tensor_inputs), None)
+        like = next((args[k] for k, _, _ in self._tensor_inputs
+                     if args[k] is not None), None)
         if like is None:
             like = _default_device_tensor(self.target)
 

@@ -2015,6 +2015,14 @@ def alloc_global(shape, dtype):
     caching allocator on the call's stream for torch tensors, numpy on the
     CPU), sized from the parameters' dimensions; it is not returned. The
     compiled function takes it as an extra parameter after the user's."""
+    state = _eager()
+    if getattr(_state, "builder", None) is None and state is not None and \
+            state.mode == "discover":
+        # An eager-style body before its kernel, run to find the parameters:
+        # the buffer is made when the body is traced.
+        Tensor(shape, dtype)
+        from .eager import _Param
+        return _Param("<T.alloc_global>")
     builder = _builder()
     if builder.kernel is not None or builder.opened:
         raise TileLangError("T.alloc_global makes a buffer of the prim_func: "

@@ -513,6 +513,29 @@ func.func @f(%x: f32 {tile.unsigned}) {
             std::string::npos);
 }
 
+TEST_F(KernelTest, UnusedBuffersMayBeNull) {
+  // The second buffer is never used: a null one is accepted (TileLang's
+  // optional tensors), and the parameter says it is unused.
+  auto kernel = Kernel::create(R"mlir(
+func.func @fill(%out: memref<4xf32>, %unused: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  memref.store %one, %out[%c0] : memref<4xf32>
+  return
+}
+)mlir",
+                               options());
+  ASSERT_TRUE(bool(kernel)) << llvm::toString(kernel.takeError());
+  ASSERT_EQ((*kernel)->getParams().size(), 2u);
+  EXPECT_TRUE((*kernel)->getParams()[0].isUsed);
+  EXPECT_FALSE((*kernel)->getParams()[1].isUsed);
+  float out[4] = {0, 0, 0, 0};
+  BufferArg result{out, DType::F32, {4}};
+  BufferArg null{nullptr, DType::F32, {8}};
+  ASSERT_FALSE(bool((*kernel)->run({result, null})));
+  EXPECT_EQ(out[0], 1.0f);
+}
+
 TEST_F(KernelTest, BadArgumentsNameTheArgument) {
   auto kernel = Kernel::create(kScale, options());
   ASSERT_TRUE(bool(kernel));
@@ -537,7 +560,8 @@ TEST_F(KernelTest, BadArgumentsNameTheArgument) {
   BufferArg null = a.arg();
   null.data = nullptr;
   EXPECT_EQ(runError(**kernel, {null, b.arg(), s}),
-            "argument #0 ('arg0', memref<?x?xf32>): the buffer is null");
+            "argument #0 ('arg0', memref<?x?xf32>): the buffer is null, and "
+            "the kernel uses it");
 
   EXPECT_EQ(runError(**kernel, {a.arg(), b.arg(), a.arg()}),
             "argument #2 ('arg2', f32): expected a scalar, got a buffer");

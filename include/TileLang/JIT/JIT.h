@@ -121,6 +121,9 @@ struct Param {
   /// view of it, or a use whose effects are unknown): such a buffer must be
   /// writable memory, and a caller that copies it must copy it back.
   bool isWritten = false;
+  /// A buffer the entry uses at all: a call may pass a null buffer (Python's
+  /// None: TileLang's optional tensors) for one it does not.
+  bool isUsed = true;
 
   /// "memref<?x64xf16>" / "memref<64x64xf16, strided<[?, 1]>>" / "f32" /
   /// "constexpr i32".
