@@ -3864,6 +3864,25 @@ def func_attr(attrs):
                 "target is jit's target=)" % (key,))
 
 
+def pdl_trigger():
+    """TileLang's programmatic-dependent-launch trigger: the kernel launched
+    after this one may begin launching once every block ran it
+    (``griddepcontrol.launch_dependents`` on sm_90 and newer; nothing
+    elsewhere). The kernels of a prim_func are launched in stream order,
+    each after the one before completed, which every use of it allows."""
+    _current_kernel("T.pdl_trigger")
+    _builder().op("tile.grid_launch_dependents")
+
+
+def pdl_sync():
+    """TileLang's programmatic-dependent-launch wait: the threads that run
+    it wait until the kernels launched before this one completed and their
+    writes are visible (``griddepcontrol.wait`` on sm_90 and newer; nothing
+    elsewhere, where kernels start after their predecessors completed)."""
+    _current_kernel("T.pdl_sync")
+    _builder().op("tile.grid_wait")
+
+
 def sync_threads(barrier_id=None, arrive_count=None):
     """``T.sync_threads()``: a barrier of the block's threads (tile.sync_threads).
     The tile ops synchronize themselves; per-thread code (element accesses

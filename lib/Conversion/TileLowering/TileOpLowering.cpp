@@ -1456,6 +1456,9 @@ void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
            // Synchronous gemms leave nothing to wait for, and
            // synchronous copies nothing to count.
            EraseHint<GemmWaitOp>, EraseHint<BarrierInitOp>,
+           // Grids launched in stream order: nothing to wait for or
+           // signal (NVIDIA sm_90 emits griddepcontrol instead).
+           EraseHint<GridWaitOp>, EraseHint<GridLaunchDependentsOp>,
            EraseHint<BarrierWaitOp>, EraseHint<BarrierArriveOp>>(
           patterns.getContext(), mode);
   patterns.add<ExpandGemmClearIf>(patterns.getContext());

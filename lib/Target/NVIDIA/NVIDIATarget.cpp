@@ -219,6 +219,7 @@ public:
       return;
     populateTmaPatterns(patterns);
     populateTmaStorePatterns(patterns);
+    populateGridDependencyPatterns(patterns);
     if (options.stmatrix)
       populateStmatrixPatterns(patterns, fragments);
     populateTakeTurnsPatterns(patterns);

@@ -194,6 +194,10 @@ func.func @fill_reduce_cumsum(%n: index, %x: f32) {
     %tz = tile.thread_id 2
     // CHECK: tile.sync_threads
     tile.sync_threads
+    // CHECK: tile.grid_wait
+    tile.grid_wait
+    // CHECK: tile.grid_launch_dependents
+    tile.grid_launch_dependents
     // CHECK: tile.sync_threads threads(128)
     tile.sync_threads threads(128)
     // CHECK: tile.reduce <sum> %{{.*}} to %{{.*}} dim 1 {clear = false} : memref<64x128xf32, #tile.mem<fragment>> to memref<64x1xf32, #tile.mem<fragment>>

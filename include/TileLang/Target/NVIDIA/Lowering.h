@@ -89,6 +89,10 @@ void populateTakeTurnsPatterns(RewritePatternSet &patterns);
 /// block barrier (sm_80 and newer).
 void populateCpAsyncPatterns(RewritePatternSet &patterns);
 
+/// tile.grid_wait and tile.grid_launch_dependents as griddepcontrol.wait
+/// and griddepcontrol.launch_dependents (sm_90 and newer).
+void populateGridDependencyPatterns(RewritePatternSet &patterns);
+
 /// How TMA writes a shared tile: boxes of `rows` x `cols` elements with
 /// the tensor map's swizzle mode `swizzle` (0 none, 1/2/3 for 32/64/128-byte
 /// swizzles, as CUtensorMapSwizzle numbers them), `rowBoxes` x `colBoxes`

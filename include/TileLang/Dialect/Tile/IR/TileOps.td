@@ -695,6 +695,44 @@ def Tile_GemmWaitOp : Tile_Op<"gemm_wait", [Tile_InKernel,
 }
 
 //===----------------------------------------------------------------------===//
+// tile.grid_wait / tile.grid_launch_dependents
+//===----------------------------------------------------------------------===//
+
+def Tile_GridWaitOp : Tile_Op<"grid_wait", [Tile_InKernel]> {
+  let summary = "Wait for the grids this one depends on";
+  let description = [{
+    TileLang's `T.pdl_sync()` (programmatic dependent launch): every thread
+    that runs it waits until the grids launched before this one on its
+    stream completed and their memory operations are visible. On sm_90 and
+    newer NVIDIA targets it is `griddepcontrol.wait`; a grid launched
+    without programmatic serialization starts after its predecessors
+    completed, where the wait returns at once. Elsewhere nothing.
+
+    ```mlir
+    tile.grid_wait
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_GridLaunchDependentsOp
+    : Tile_Op<"grid_launch_dependents", [Tile_InKernel]> {
+  let summary = "Let the dependent grid begin launching";
+  let description = [{
+    TileLang's `T.pdl_trigger()`: the grid launched after this one may start
+    once every block of this grid ran it or completed (its accesses after
+    it are not ordered before the dependent grid's `tile.grid_wait`). On
+    sm_90 and newer NVIDIA targets it is `griddepcontrol.launch_dependents`;
+    elsewhere nothing.
+
+    ```mlir
+    tile.grid_launch_dependents
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // tile.make_tensor
 //===----------------------------------------------------------------------===//
 
