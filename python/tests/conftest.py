@@ -17,3 +17,13 @@ def _cache_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("TILE_DISABLE_CACHE", raising=False)
 
+
+
+@pytest.fixture
+def cuda_torch():
+    """torch, on a machine with a CUDA device (the test is skipped
+    elsewhere)."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    return torch

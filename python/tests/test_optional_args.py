@@ -71,15 +71,9 @@ def test_none_where_an_output_is_sized_from_the_inputs():
     np.testing.assert_array_equal(kernel(None, x), x + 1)
 
 
-def _torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device")
-    return torch
 
-
-def test_none_and_scalars_with_device_tensors_on_the_gpu():
-    torch = _torch()
+def test_none_and_scalars_with_device_tensors_on_the_gpu(cuda_torch):
+    torch = cuda_torch
     M, N = 300, 128
     kernel = tilelang.compile(scaled_rows(M, N, with_bias=False), out_idx=-1,
                               target="cuda -arch=sm_90a")
@@ -89,10 +83,10 @@ def test_none_and_scalars_with_device_tensors_on_the_gpu():
     torch.testing.assert_close(y, x * 0.5)
 
 
-def test_a_kernel_with_scalars_is_captured_in_a_cuda_graph():
+def test_a_kernel_with_scalars_is_captured_in_a_cuda_graph(cuda_torch):
     """A call of device tensors and a scalar is queued on the capturing
     stream (a call that copied host memory would be refused there)."""
-    torch = _torch()
+    torch = cuda_torch
     M, N = 64, 128
     kernel = tilelang.compile(scaled_rows(M, N, with_bias=True),
                               target="cuda -arch=sm_90a")

@@ -54,10 +54,8 @@ def test_outside_a_kernel_it_is_refused():
             T.pdl_sync()
 
 
-def test_chained_kernels_on_the_gpu():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device")
+def test_chained_kernels_on_the_gpu(cuda_torch):
+    torch = cuda_torch
     kernel = tilelang.compile(chained(5000), target="cuda -arch=sm_90a")
     a = torch.randn(5000, device="cuda")
     b = torch.full_like(a, float("nan"))

@@ -135,15 +135,9 @@ def test_packed_elements_and_bad_shapes_are_refused():
                 T.make_tensor(ptrs[0], (0, 8), T.float32)
 
 
-def _torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA device")
-    return torch
 
-
-def test_grouped_gemm_through_pointer_tables_on_the_gpu():
-    torch = _torch()
+def test_grouped_gemm_through_pointer_tables_on_the_gpu(cuda_torch):
+    torch = cuda_torch
     sizes, N, K = [200, 64, 129], 128, 256
     func, first = grouped_gemm(sizes, N, K, block_M=64, block_N=64, block_K=64,
                                dtype=T.float16)
@@ -163,8 +157,8 @@ def test_grouped_gemm_through_pointer_tables_on_the_gpu():
                                    atol=1e-2)
 
 
-def test_rows_gathered_through_a_pointer_table_on_the_gpu():
-    torch = _torch()
+def test_rows_gathered_through_a_pointer_table_on_the_gpu(cuda_torch):
+    torch = cuda_torch
     G, N = 6, 1000
     sources = [torch.randn(N, device="cuda") for _ in range(G)]
     out = torch.full((G, N), float("nan"), device="cuda")

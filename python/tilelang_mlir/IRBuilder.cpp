@@ -81,29 +81,34 @@ static Location namedLocation(const std::string &name, Location loc) {
   return NameLoc::get(StringAttr::get(loc->getContext(), bare), loc);
 }
 
-Type IRBuilder::type(const std::string &text) {
-  auto it = types.find(text);
-  if (it != types.end())
+/// `text` read by `parse` (MLIR's type or attribute parser) once: later
+/// reads of the same text come from `cache`; a failure names `what` and
+/// the parser's diagnostics.
+template <typename T, typename Parse>
+static T parseOnce(llvm::StringMap<T> &cache, const std::string &text,
+                   MLIRContext *ctx, const char *what, Parse parse) {
+  auto it = cache.find(text);
+  if (it != cache.end())
     return it->second;
-  ParseDiagnostics diags(context->get());
-  Type parsed = parseType(text, context->get());
+  ParseDiagnostics diags(ctx);
+  T parsed = parse(text, ctx);
   if (!parsed)
-    throw BuildError("cannot read the type '" + text + "': " + diags.text);
-  types[text] = parsed;
+    throw BuildError(std::string("cannot read the ") + what + " '" + text +
+                     "': " + diags.text);
+  cache[text] = parsed;
   return parsed;
 }
 
+Type IRBuilder::type(const std::string &text) {
+  return parseOnce(types, text, context->get(), "type",
+                   [](StringRef t, MLIRContext *ctx) { return parseType(t, ctx); });
+}
+
 Attribute IRBuilder::attribute(const std::string &text) {
-  auto it = attributes.find(text);
-  if (it != attributes.end())
-    return it->second;
-  ParseDiagnostics diags(context->get());
-  Attribute parsed = parseAttribute(text, context->get());
-  if (!parsed)
-    throw BuildError("cannot read the attribute '" + text + "': " +
-                     diags.text);
-  attributes[text] = parsed;
-  return parsed;
+  return parseOnce(attributes, text, context->get(), "attribute",
+                   [](StringRef t, MLIRContext *ctx) {
+                     return parseAttribute(t, ctx);
+                   });
 }
 
 OperationName IRBuilder::registered(const std::string &opName) {
