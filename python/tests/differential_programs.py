@@ -848,3 +848,69 @@ def reshape_views(T):
             T.reduce_absmax(T.reshape(f, [16, 4, 16]), groups, dim=2)
             T.copy(groups, C)
     return main
+
+
+# --- pointer tables, optional tensors, programmatic dependent launch -------
+
+G_TABLE, N_TABLE = 6, 700
+
+
+def _table_inputs(torch, g):
+    """The rows of `srcs` in a random order, by address (srcs stays alive
+    in the inputs; the kernel reads it only through the table)."""
+    srcs = _randn(torch, g, G_TABLE, N_TABLE)
+    order = torch.randperm(G_TABLE, generator=g, device="cuda")
+    ptrs = torch.tensor([srcs.data_ptr() + int(k) * N_TABLE * 4 for k in order],
+                        device="cuda", dtype=torch.int64)
+    return [srcs, ptrs, order]
+
+
+@program([3], _table_inputs, lambda torch, srcs, ptrs, order: srcs[order.long()])
+def pointer_table_gather(T):
+    G, N = G_TABLE, N_TABLE
+
+    @T.prim_func
+    def main(srcs: T.Tensor((G, N), "float32"), ptrs: T.Tensor((G,), T.ptr),
+             order: T.Tensor((G,), "int64"), out: T.Tensor((G, N), "float32")):
+        with T.Kernel(G, threads=128) as bx:
+            row = T.make_tensor(ptrs[bx], (N,), "float32")
+            for i in T.serial(T.ceildiv(N, 128)):
+                for j in T.Parallel(128):
+                    if i * 128 + j < N:
+                        out[bx, i * 128 + j] = row[i * 128 + j]
+    return main
+
+
+@program([2], lambda torch, g: [_randn(torch, g, 300, 64), None],
+         lambda torch, x, bias: x * 3.0)
+def optional_tensor_none(T):
+    """Traced without its bias, called with None for it."""
+    @T.prim_func
+    def main(X: T.Tensor((300, 64), "float32"), Bias: T.Tensor((64,), "float32"),
+             Y: T.Tensor((300, 64), "float32")):
+        with T.Kernel(T.ceildiv(300, 32), threads=128) as bx:
+            for i, j in T.Parallel(32, 64):
+                if bx * 32 + i < 300:
+                    Y[bx * 32 + i, j] = X[bx * 32 + i, j] * 3.0
+    return main
+
+
+@program([1, 2], lambda torch, g: [_randn(torch, g, 5000)],
+         lambda torch, a: [a + 1.0, (a + 1.0) * 2.0])
+def pdl_chained_kernels(T):
+    N = 5000
+
+    @T.prim_func
+    def main(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32"),
+             C: T.Tensor((N,), "float32")):
+        with T.Kernel(T.ceildiv(N, 256), threads=256) as bx:
+            for i in T.Parallel(256):
+                if bx * 256 + i < N:
+                    B[bx * 256 + i] = A[bx * 256 + i] + 1.0
+            T.pdl_trigger()
+        with T.Kernel(T.ceildiv(N, 256), threads=256) as bx:
+            T.pdl_sync()
+            for i in T.Parallel(256):
+                if bx * 256 + i < N:
+                    C[bx * 256 + i] = B[bx * 256 + i] * 2.0
+    return main

@@ -130,3 +130,14 @@ def test_same_program_same_result(name):
                                         for t, w in zip(theirs_out, expected))
                                     else "differs from the reference")}) + "\n")
     assert not problems, "; ".join(problems)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_compiles_for_sm90a_here(name, tmp_path, monkeypatch):
+    """Every program traces and compiles to PTX with this package on any
+    machine, so the GPU run finds no program broken on our side."""
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path))
+    spec = PROGRAMS[name]
+    kernel = tilelang_mlir.compile(spec["build"](ours_T), out_idx=spec["out_idx"],
+                                   target="cuda -arch=sm_90a")
+    assert ".entry" in kernel.get_kernel_source("ptx")
