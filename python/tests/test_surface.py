@@ -332,6 +332,26 @@ def test_element_copies_select_var_and_hints():
                 T.disable_warp_group_reg_alloc()
 
 
+def test_l2_hit_ratio_hints_are_checked_and_accepted():
+    @T.prim_func
+    def main(A: T.Tensor((256,), T.float32), B: T.Tensor((256,), T.float32)):
+        with T.Kernel(2, threads=128) as bx:
+            T.annotate_l2_hit_ratio({A: 0.8})
+            for i in T.Parallel(128):
+                B[bx * 128 + i] = A[bx * 128 + i] + 1.0
+
+    a = RNG.standard_normal(256).astype(np.float32)
+    np.testing.assert_array_equal(
+        tilelang.compile(main, out_idx=[1], target="cpu")(a), a + 1)
+    for ratio, message in ((1.5, r"a hit ratio is in \(0, 1\]"),
+                           ("high", "a hit ratio")):
+        with pytest.raises(T.TileLangError, match=message):
+            @T.prim_func
+            def bad(A: T.Tensor((4,), T.float32)):
+                with T.Kernel(1, threads=32):
+                    T.annotate_l2_hit_ratio({A: ratio})
+
+
 def test_python_literals_take_tvm_types():
     # TVM types an int literal as int32 and a float literal as float32: a
     # bool times 1000 is 1000 (not a 1-bit product), an index times 0.5 a

@@ -3523,6 +3523,31 @@ def annotate_safe_value(safe_values):
         builder.safe_values[buffer.name] = (builder.kernel, value)
 
 
+def annotate_l2_hit_ratio(ratios):
+    """TileLang's ``T.annotate_l2_hit_ratio({B: 0.8})``: the share of a
+    global buffer's accesses meant to persist in L2 (an access-policy
+    window on the launch). Checked and accepted; the launch sets no window
+    here, which changes timing only (a one-time RuntimeWarning says so)."""
+    if not isinstance(ratios, dict):
+        raise TileLangError("T.annotate_l2_hit_ratio takes a dict of global "
+                            "buffers to hit ratios, got %r" % (ratios,))
+    for buffer, ratio in ratios.items():
+        if not isinstance(buffer, TileBuffer) or buffer.space is not None:
+            raise TileLangError("T.annotate_l2_hit_ratio takes global tensors, "
+                                "got %r" % (buffer,))
+        if isinstance(ratio, builtins.bool) or not isinstance(
+                ratio, (int, builtins.float)) or not 0.0 < ratio <= 1.0:
+            raise TileLangError("T.annotate_l2_hit_ratio: a hit ratio is in "
+                                "(0, 1], got %r" % (ratio,))
+    if "l2_hit_ratio" not in _hints_warned:
+        _hints_warned.add("l2_hit_ratio")
+        import warnings
+        warnings.warn("T.annotate_l2_hit_ratio is accepted and ignored: "
+                      "kernels launch without an L2 access-policy window "
+                      "(results do not depend on it)", RuntimeWarning,
+                      stacklevel=2)
+
+
 def use_swizzle(panel_size, order="row", enable=True):
     """Rasterizes the block grid in panels for L2 reuse."""
     if not enable:
