@@ -1134,9 +1134,16 @@ dynamic = symbolic
 
 class Tensor:
     """A parameter annotation: ``A: T.Tensor((M, K), T.float16)``, or
-    ``T.Tensor[[M, K], T.float16]``."""
+    ``T.Tensor[[M, K], T.float16]``. Inside a kernel, ``T.Tensor(shape,
+    dtype, A.data)`` is a view of the buffer A with another shape (its
+    elements row-major, as T.reshape gives them)."""
 
-    def __init__(self, shape, dtype=float32):
+    def __new__(cls, shape=None, dtype=float32, data=None):
+        if isinstance(data, _BufferData):
+            return data.view(shape, dtype)
+        return super().__new__(cls)
+
+    def __init__(self, shape, dtype=float32, data=None):
         self.shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
         self.dtype = dtype
         _mlir_type(dtype)
@@ -1309,8 +1316,31 @@ def _eager_annotate(name, value, annotation):
 Buffer = Tensor  # TileLang's T.Buffer annotation
 
 
+class _BufferData:
+    """``A.data``: the storage of a buffer, which ``T.Tensor(shape, dtype,
+    A.data)`` views with another shape."""
+
+    def __init__(self, buffer):
+        self.buffer = buffer
+
+    def view(self, shape, dtype):
+        buffer = self.buffer
+        if _mlir_type(dtype) != buffer.type:
+            raise TileLangError(
+                "T.Tensor(shape, %s, %s.data): a view keeps the buffer's dtype "
+                "(%s); a view as another dtype is not supported yet"
+                % (_dtype_name(dtype), buffer.name.lstrip("%"), buffer.dtype))
+        return reshape(buffer, list(shape) if isinstance(shape, (tuple, list))
+                       else [shape])
+
+
 class TileBuffer:
     """A global tensor or an on-chip tile inside a traced kernel."""
+
+    @property
+    def data(self):
+        """The buffer's storage (``T.Tensor(shape, dtype, A.data)``)."""
+        return _BufferData(self)
 
     def __init__(self, name, shape, dtype, space=None, strides=None):
         self.name = name
@@ -2869,6 +2899,55 @@ def transpose(src, dst, annotations=None):
     for index in Parallel(*dst_shape):
         index = index if isinstance(index, tuple) else (index,)
         dst[index] = src[index[:-2] + (index[-1], index[-2])]
+
+
+def im2col(img, col, nhw_step, c_step, kernel, stride, dilation, pad,
+           annotations=None, eviction_policy=None):
+    """TileLang's T.im2col: the (block_M, block_K) tile `col` of the
+    implicit GEMM of a 2-D convolution over `img` (N, H, W, C), for output
+    rows ``nhw_step * block_M + i`` (output pixels (n, oh, ow), row-major)
+    and reduction columns ``c_step * block_K + j`` (filter taps (kh, kw, c),
+    row-major, as a (KH, KW, C, F) filter flattens): the input element
+    ``img[n, oh * stride + kh * dilation - pad, ow * stride + kw * dilation
+    - pad, c]``, 0 outside the image (padding) and past the last pixel or
+    tap. A T.Parallel over `col` of guarded loads (no TMA im2col mode yet);
+    `annotations` and `eviction_policy` are cache hints, accepted."""
+    if not isinstance(img, TileBuffer) or img.space is not None or \
+            len(img.dims) != 4:
+        raise TileLangError("T.im2col takes a global NHWC tensor of rank 4 as "
+                            "its image, got %r" % (img,))
+    if not isinstance(col, TileBuffer) or col.space is None or len(col.dims) != 2:
+        raise TileLangError("T.im2col writes a 2-D on-chip tile (block_M, "
+                            "block_K), got %r" % (col,))
+    for name, value in (("kernel", kernel), ("stride", stride),
+                        ("dilation", dilation), ("pad", pad)):
+        if isinstance(value, builtins.bool) or not isinstance(value, int) or \
+                value < (0 if name == "pad" else 1):
+            raise TileLangError("T.im2col: %s is a %s int, got %r" % (
+                name, "non-negative" if name == "pad" else "positive", value))
+    if eviction_policy is not None and eviction_policy not in _EVICTION_POLICIES:
+        raise TileLangError("T.im2col: eviction_policy is one of %s, got %r"
+                            % (", ".join(_EVICTION_POLICIES), eviction_policy))
+    block_M, block_K = _tile_shape(col, "T.im2col")
+    N, H, W, C = [d if isinstance(d, int) else _as_expr(d) for d in img.dims]
+    span = dilation * (kernel - 1) + 1
+    OH = (H + 2 * pad - span) // stride + 1
+    OW = (W + 2 * pad - span) // stride + 1
+    for i, j in Parallel(block_M, block_K):
+        m = nhw_step * block_M + i
+        k = c_step * block_K + j
+        n, oh, ow = m // (OH * OW), m // OW % OH, m % OW
+        kh, kw, c = k // (kernel * C), k // C % kernel, k % C
+        h = oh * stride + kh * dilation - pad
+        w = ow * stride + kw * dilation - pad
+        inside = _binary("and", _compare("lt", n, N), _compare("lt", kh, kernel))
+        for coord, extent in ((h, H), (w, W)):
+            inside = _binary("and", inside, _binary(
+                "and", _compare("ge", coord, 0), _compare("lt", coord, extent)))
+        with _branch(inside) as branch:
+            col[i, j] = img[n, h, w, c]
+            branch.else_()
+            col[i, j] = 0
 
 
 def any_of(region):
