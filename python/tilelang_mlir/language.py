@@ -1324,14 +1324,7 @@ class _BufferData:
         self.buffer = buffer
 
     def view(self, shape, dtype):
-        buffer = self.buffer
-        if _mlir_type(dtype) != buffer.type:
-            raise TileLangError(
-                "T.Tensor(shape, %s, %s.data): a view keeps the buffer's dtype "
-                "(%s); a view as another dtype is not supported yet"
-                % (_dtype_name(dtype), buffer.name.lstrip("%"), buffer.dtype))
-        return reshape(buffer, list(shape) if isinstance(shape, (tuple, list))
-                       else [shape])
+        return view(self.buffer, shape, dtype)
 
 
 class TileBuffer:
@@ -2831,12 +2824,38 @@ def _expand(source, shape, name, type_):
 
 
 def view(buffer, shape=None, dtype=None):
-    """`buffer` seen with `shape` (T.reshape); a view as another dtype is not
-    supported yet."""
-    if dtype is not None and _mlir_type(dtype) != buffer.type:
-        raise TileLangError("T.view as another dtype (%s as %s) is not "
-                            "supported yet" % (buffer.dtype, _dtype_name(dtype)))
-    return reshape(buffer, list(buffer.dims) if shape is None else shape)
+    """`buffer` seen with `shape` (T.reshape), or, for a global tensor, its
+    bytes seen as `dtype` with `shape` (tile.view: the same bytes, row-major;
+    writes through it are the tensor's). A view of an on-chip tile as
+    another dtype is not supported yet."""
+    shape = list(buffer.dims) if shape is None else \
+        (list(shape) if isinstance(shape, (tuple, list)) else [shape])
+    if dtype is None or _mlir_type(dtype) == buffer.type:
+        return reshape(buffer, shape)
+    if not isinstance(buffer, TileBuffer) or buffer.space is not None:
+        raise TileLangError("T.view of the %s tile %s as another dtype (%s as "
+                            "%s) is not supported yet; global tensors can be "
+                            "viewed so" % (getattr(buffer, "space", "?"),
+                                           getattr(buffer, "name", "?").lstrip("%"),
+                                           getattr(buffer, "dtype", "?"),
+                                           _dtype_name(dtype)))
+    name = buffer.name.lstrip("%")
+    if not builtins.all(isinstance(d, int) for d in list(buffer.dims) + shape):
+        raise TileLangError("T.view of %s as %s: the view and the tensor need "
+                            "static shapes" % (name, _dtype_name(dtype)))
+    target = _mlir_type(dtype)
+    bits = lambda t: _FLOAT_WIDTH.get(t) or _INT_WIDTH[t]
+    have = math.prod(buffer.dims) * bits(buffer.type)
+    want = math.prod(shape) * bits(target)
+    if have != want or bits(target) % 8 or bits(buffer.type) % 8:
+        raise TileLangError(
+            "T.view of %s (%s %s) as %s %s: a view keeps the bytes (%d bits "
+            "and %d bits)" % (name, list(buffer.dims), buffer.dtype, shape,
+                              _dtype_name(dtype), have, want))
+    _require_tile_types(buffer)
+    out = TileBuffer(_builder().fresh("view"), shape, dtype)
+    _builder().op("tile.view", (buffer.name,), [(out.name, out.memref_type)])
+    return out
 
 
 def _fold_elements(region, kind, what):

@@ -1381,48 +1381,85 @@ struct ThreadIdLowering : TilePattern<ThreadIdOp> {
   }
 };
 
-/// tile.make_tensor -> the memref descriptor of its address and sizes (the
-/// LLVM struct the memref lowering reads: pointer, offset 0, sizes and
+/// The memref of `type` (global, identity layout) whose first element is at
+/// `address` (an i64), with `dynamicSizes` for its dynamic dimensions: the
+/// LLVM struct the memref lowering reads (pointer, offset 0, sizes and
 /// row-major strides), cast to the memref. The later conversions take the
 /// descriptor through the cast, and reconcile-unrealized-casts removes the
 /// pair.
+static Value buildTensorAt(PatternRewriter &rewriter, Location loc,
+                           MemRefType type, Value address,
+                           ValueRange dynamicSizes) {
+  LLVMTypeConverter converter(rewriter.getContext());
+  Type descriptorType = converter.convertType(type);
+  Type i64 = rewriter.getI64Type();
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(rewriter, loc, value, 64);
+  };
+  Value pointer = LLVM::IntToPtrOp::create(
+      rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()),
+      address);
+  auto descriptor = MemRefDescriptor::poison(rewriter, loc, descriptorType);
+  descriptor.setAllocatedPtr(rewriter, loc, pointer);
+  descriptor.setAlignedPtr(rewriter, loc, pointer);
+  descriptor.setOffset(rewriter, loc, constant(0));
+  SmallVector<Value> sizes;
+  auto dynamic = dynamicSizes.begin();
+  for (int64_t extent : type.getShape())
+    sizes.push_back(ShapedType::isDynamic(extent)
+                        ? arith::IndexCastOp::create(rewriter, loc, i64,
+                                                     *dynamic++)
+                              .getResult()
+                        : constant(extent));
+  Value stride = constant(1);
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    descriptor.setSize(rewriter, loc, d, sizes[d]);
+    descriptor.setStride(rewriter, loc, d, stride);
+    if (d > 0)
+      stride = arith::MulIOp::create(rewriter, loc, stride, sizes[d]);
+  }
+  return UnrealizedConversionCastOp::create(rewriter, loc, type,
+                                            static_cast<Value>(descriptor))
+      .getResult(0);
+}
+
+/// tile.make_tensor -> the tensor at its address (buildTensorAt).
 struct MakeTensorLowering : TilePattern<MakeTensorOp> {
   using TilePattern::TilePattern;
 
   LogicalResult matchAndRewrite(MakeTensorOp op,
                                 PatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, buildTensorAt(rewriter, op.getLoc(),
+                                         cast<MemRefType>(op.getType()),
+                                         op.getAddress(), op.getSizes()));
+    return success();
+  }
+};
+
+/// tile.view -> the tensor at the source's first element (its aligned
+/// pointer plus its offset in bytes).
+struct ViewLowering : TilePattern<ViewOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(ViewOp op,
+                                PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<MemRefType>(op.getType());
-    LLVMTypeConverter converter(op.getContext());
-    Type descriptorType = converter.convertType(type);
-    Type i64 = rewriter.getI64Type();
-    auto constant = [&](int64_t value) -> Value {
-      return arith::ConstantIntOp::create(rewriter, loc, value, 64);
-    };
-    Value pointer = LLVM::IntToPtrOp::create(
-        rewriter, loc, LLVM::LLVMPointerType::get(op.getContext()),
-        op.getAddress());
-    auto descriptor = MemRefDescriptor::poison(rewriter, loc, descriptorType);
-    descriptor.setAllocatedPtr(rewriter, loc, pointer);
-    descriptor.setAlignedPtr(rewriter, loc, pointer);
-    descriptor.setOffset(rewriter, loc, constant(0));
-    SmallVector<Value> sizes;
-    auto dynamic = op.getSizes().begin();
-    for (int64_t extent : type.getShape())
-      sizes.push_back(ShapedType::isDynamic(extent)
-                          ? arith::IndexCastOp::create(rewriter, loc, i64,
-                                                       *dynamic++)
-                                .getResult()
-                          : constant(extent));
-    Value stride = constant(1);
-    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      descriptor.setSize(rewriter, loc, d, sizes[d]);
-      descriptor.setStride(rewriter, loc, d, stride);
-      if (d > 0)
-        stride = arith::MulIOp::create(rewriter, loc, stride, sizes[d]);
-    }
-    rewriter.replaceOpWithNewOp<UnrealizedConversionCastOp>(
-        op, type, static_cast<Value>(descriptor));
+    Value source = op.getSource();
+    auto sourceType = cast<MemRefType>(source.getType());
+    Value base =
+        memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, source);
+    auto metadata =
+        memref::ExtractStridedMetadataOp::create(rewriter, loc, source);
+    Value offset = arith::MulIOp::create(
+        rewriter, loc, metadata.getOffset(),
+        arith::ConstantIndexOp::create(
+            rewriter, loc, sourceType.getElementTypeBitWidth() / 8));
+    Value address = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getI64Type(),
+        arith::AddIOp::create(rewriter, loc, base, offset));
+    rewriter.replaceOp(op, buildTensorAt(rewriter, loc,
+                                         cast<MemRefType>(op.getType()),
+                                         address, ValueRange()));
     return success();
   }
 };
@@ -1451,7 +1488,7 @@ void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
            AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering,
            FillLowering, ClearLowering, GemmLowering, ReduceLowering,
            CumsumLowering, NextTileLowering, FinishTilesLowering,
-           ThreadIdLowering, SyncThreadsLowering, MakeTensorLowering,
+           ThreadIdLowering, SyncThreadsLowering, MakeTensorLowering, ViewLowering,
            EraseHint<AnnotateLayoutOp>, EraseHint<UseSwizzleOp>,
            // Synchronous gemms leave nothing to wait for, and
            // synchronous copies nothing to count.

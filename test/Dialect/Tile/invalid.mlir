@@ -1909,3 +1909,19 @@ func.func @make_tensor_layout(%p: i64) {
   %t = tile.make_tensor %p : memref<64x64xf16, strided<[1, 64]>>
   return
 }
+
+// -----
+
+func.func @view_bytes(%a: memref<64xf32>) {
+  // expected-error @+1 {{keeps the bytes: 'memref<64xf32>' holds 256, 'memref<64xf16>' 128}}
+  %v = tile.view %a : memref<64xf32> to memref<64xf16>
+  return
+}
+
+// -----
+
+func.func @view_layout(%a: memref<8x8xf32, strided<[1, 8]>>) {
+  // expected-error @+1 {{views a statically shaped row-major global tensor as another, got 'memref<8x8xf32, strided<[1, 8]>>'}}
+  %v = tile.view %a : memref<8x8xf32, strided<[1, 8]>> to memref<8x16xf16>
+  return
+}

@@ -190,6 +190,8 @@ func.func @fill_reduce_cumsum(%n: index, %x: f32) {
     %g = tile.make_tensor %addr[%tx] : memref<?x128xf16>
     // CHECK: %{{.*}} = tile.make_tensor %{{.*}} : memref<64x64xf32>
     %h = tile.make_tensor %addr : memref<64x64xf32>
+    // CHECK: %{{.*}} = tile.view %{{.*}} : memref<64x64xf32> to memref<64x128xf16>
+    %v = tile.view %h : memref<64x64xf32> to memref<64x128xf16>
     // CHECK: %{{.*}} = tile.thread_id 2
     %tz = tile.thread_id 2
     // CHECK: tile.sync_threads

@@ -364,6 +364,38 @@ LogicalResult MakeTensorOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// ViewOp
+//===----------------------------------------------------------------------===//
+
+Value ViewOp::getViewSource() { return getSource(); }
+
+LogicalResult ViewOp::verify() {
+  auto source = cast<MemRefType>(getSource().getType());
+  auto result = cast<MemRefType>(getResult().getType());
+  for (MemRefType type : {source, result}) {
+    if (type.getMemorySpace() || !type.getLayout().isIdentity() ||
+        !type.hasStaticShape())
+      return emitOpError("views a statically shaped row-major global "
+                         "tensor as another, got ")
+             << type;
+  }
+  auto bytes = [](MemRefType type) -> std::optional<int64_t> {
+    int64_t bits = type.getElementTypeBitWidth();
+    if (bits % 8)
+      return std::nullopt;
+    return getCheckedByteSize(type.getShape(), bits / 8);
+  };
+  std::optional<int64_t> from = bytes(source), to = bytes(result);
+  if (!from || !to)
+    return emitOpError("views whole bytes: element types of 8 bits or more");
+  if (*from != *to)
+    return emitOpError("keeps the bytes: ")
+           << source << " holds " << *from << ", " << result << " "
+           << *to;
+  return success();
+}
+
 LogicalResult AllocSharedOp::verify() {
   return verifyAlloc(*this, getType(), MemorySpace::Shared,
                      getLayoutAttr());

@@ -14,6 +14,7 @@ include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/LoopLikeInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ViewLikeInterface.td"
 
 //===----------------------------------------------------------------------===//
 // Traits, resources and type constraints
@@ -692,6 +693,34 @@ def Tile_GemmWaitOp : Tile_Op<"gemm_wait", [Tile_InKernel,
   }];
   let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
   let assemblyFormat = "`pending` `(` $pending `)` attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// tile.view
+//===----------------------------------------------------------------------===//
+
+def Tile_ViewOp : Tile_Op<"view", [Pure,
+    DeclareOpInterfaceMethods<ViewLikeOpInterface>]> {
+  let summary = "A global tensor's bytes seen as another element type";
+  let description = [{
+    TileLang's `T.view(A, shape, dtype=...)` of a global tensor: the same
+    bytes, from the source's first element on, as a row-major tensor of
+    another element type and shape. Source and result are statically shaped
+    global memrefs with the identity layout and the same number of bytes.
+    Writes through the view are writes of the source (the op is view-like:
+    the JIT counts them). Both conversions make it the memref descriptor of
+    the source's first byte, as for `tile.make_tensor`.
+
+    ```mlir
+    %h = tile.view %a : memref<1024xf32> to memref<32x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Tile:$source);
+  let results = (outs Tile_Tile:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` type($source) `to` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
