@@ -168,3 +168,54 @@ def test_per_thread_histogram_on_the_gpu():
     kernel(a, h)
     kept = a[a >= 0].long() % 16
     assert torch.equal(h.long(), torch.bincount(kept, minlength=16))
+
+
+def votes(threads=128, split=16):
+    """Every thread writes the block's count, and, or of `tx < split`, and
+    the and of a predicate that holds everywhere."""
+    @T.prim_func
+    def main(Out: T.Tensor((4, threads), T.int32)):
+        with T.Kernel(1, threads=threads):
+            tx = T.get_thread_binding()
+            Out[0, tx] = T.syncthreads_count(tx < split)
+            Out[1, tx] = T.syncthreads_and(tx < split)
+            Out[2, tx] = T.syncthreads_or(tx < split)
+            Out[3, tx] = T.syncthreads_and(tx < threads)
+    return main
+
+
+def uniform_votes():
+    """The CPU's block is one thread: it counts itself."""
+    @T.prim_func
+    def main(Flag: T.Tensor((1,), T.int32), Out: T.Tensor((3,), T.int32)):
+        with T.Kernel(1, threads=128):
+            Out[0] = T.syncthreads_count(Flag[0] != 0)
+            Out[1] = T.syncthreads_and(Flag[0])
+            Out[2] = T.syncthreads_or(Flag[0] != 0)
+    return main
+
+
+def test_block_votes_on_the_cpu():
+    kernel = tilelang.compile(uniform_votes(), out_idx=-1, target="cpu")
+    np.testing.assert_array_equal(kernel(np.array([1], np.int32)), [1, 1, 1])
+    np.testing.assert_array_equal(kernel(np.array([0], np.int32)), [0, 0, 0])
+
+
+def test_block_votes_compile_to_shared_atomics_and_barriers():
+    ptx = tilelang.compile(votes(), target="cuda -arch=sm_90a").get_kernel_source("ptx")
+    assert "atom.shared" in ptx or "red.shared" in ptx
+    assert "bar.sync" in ptx or "barrier.sync" in ptx
+    with pytest.raises(TypeError, match="requires an integer or boolean predicate"):
+        @T.prim_func
+        def main(Out: T.Tensor((1,), T.int32)):
+            with T.Kernel(1, threads=32):
+                Out[0] = T.syncthreads_count(T.float32(0.5))
+
+
+def test_block_votes_on_the_gpu(cuda_torch):
+    torch = cuda_torch
+    out = torch.full((4, 128), -7, device="cuda", dtype=torch.int32)
+    tilelang.compile(votes(), target="cuda -arch=sm_90a")(out)
+    torch.cuda.synchronize()
+    want = torch.tensor([16, 0, 1, 1], device="cuda", dtype=torch.int32)
+    assert torch.equal(out, want[:, None].expand(4, 128)), out

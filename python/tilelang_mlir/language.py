@@ -4368,6 +4368,47 @@ def _predicate(predicate, what):
     return _convert(_convert(predicate, "i1"), "i32")
 
 
+def _block_count(predicate, what):
+    """The number of the block's threads for which `predicate` (an integer
+    or bool; nonzero holds) holds, given to every thread: a shared counter
+    each thread zeroes, a barrier, each thread's atomic add of 0 or 1, a
+    barrier, the read, and a barrier before anything can reuse it. Every
+    thread of the block must reach it (as CUDA's __syncthreads_count); the
+    CPU runs a block as one thread, which counts only itself."""
+    _current_kernel(what)
+    bit = _predicate(predicate, what)
+    counter = _alloc("alloc_shared", "shared", (1,), "int32")
+    zero = _constant(0, "index")
+    counter[0] = 0
+    sync_threads()
+    _atomic_rmw("addi", bit.name, counter.name, [zero.name], "i32")
+    sync_threads()
+    total = Expr(counter[0].name, "i32")
+    sync_threads()
+    return total
+
+
+def syncthreads_count(predicate):
+    """CUDA's __syncthreads_count: a block barrier that gives every thread
+    the number of threads whose predicate holds (int32)."""
+    return _block_count(predicate, "T.syncthreads_count")
+
+
+def syncthreads_and(predicate):
+    """CUDA's __syncthreads_and: a block barrier giving nonzero (1) when
+    the predicate holds in every thread."""
+    misses = _block_count(_binary("xor", _convert(_predicate(
+        predicate, "T.syncthreads_and"), "i1"), True), "T.syncthreads_and")
+    return _convert(_compare("eq", misses, 0), "i32")
+
+
+def syncthreads_or(predicate):
+    """CUDA's __syncthreads_or: a block barrier giving nonzero (1) when
+    the predicate holds in some thread."""
+    hits = _block_count(predicate, "T.syncthreads_or")
+    return _convert(_compare("ne", hits, 0), "i32")
+
+
 def any_sync(mask, predicate=None):
     """Nonzero in every lane when the predicate holds in some lane of the
     warp (``T.any_sync(pred)`` or ``T.any_sync(mask, pred)``)."""
