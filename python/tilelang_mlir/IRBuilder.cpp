@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/OpDefinition.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/stl.h>
@@ -226,43 +227,42 @@ void IRBuilder::restore() {
   saved.pop_back();
 }
 
+/// Calls `fn` on every value `op` and the ops inside it define: results and
+/// block arguments.
+static void forEachDefinedValue(Operation *op, function_ref<void(Value)> fn) {
+  op->walk([&](Operation *nested) {
+    for (Value result : nested->getResults())
+      fn(result);
+    for (Region &region : nested->getRegions())
+      for (Block &block : region)
+        for (Value arg : block.getArguments())
+          fn(arg);
+  });
+}
+
 void IRBuilder::erase(size_t handle) {
   Operation *op = get(handle);
-  auto forget = [&](Value v) {
+  forEachDefinedValue(op, [&](Value v) {
     auto it = names.find(v);
     if (it == names.end())
       return;
     values.erase(it->second);
     names.erase(it);
-  };
-  op->walk([&](Operation *nested) {
-    for (Value result : nested->getResults())
-      forget(result);
-    for (Region &region : nested->getRegions())
-      for (Block &block : region)
-        for (Value arg : block.getArguments())
-          forget(arg);
-    for (Operation *&known : ops)
-      if (known == nested)
-        known = nullptr;
   });
+  llvm::SmallPtrSet<Operation *, 16> erased;
+  op->walk([&](Operation *nested) { erased.insert(nested); });
+  for (Operation *&known : ops)
+    if (erased.contains(known))
+      known = nullptr;
   op->erase();
 }
 
 std::vector<std::string> IRBuilder::definedIn(size_t handle) {
   std::vector<std::string> result;
-  auto add = [&](Value v) {
+  forEachDefinedValue(get(handle), [&](Value v) {
     auto it = names.find(v);
     if (it != names.end())
       result.push_back(it->second);
-  };
-  get(handle)->walk([&](Operation *nested) {
-    for (Value v : nested->getResults())
-      add(v);
-    for (Region &region : nested->getRegions())
-      for (Block &block : region)
-        for (Value arg : block.getArguments())
-          add(arg);
   });
   return result;
 }

@@ -971,12 +971,6 @@ static bool canLiveInRegisters(Value fragment, TableOf tableOf,
   return true;
 }
 
-/// Bytes of a statically shaped tile of `type` (sub-byte elements rounded
-/// up to bytes).
-static int64_t getTileBytes(MemRefType type) {
-  return type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
-}
-
 /// Bytes of registers the fragment `alloc` may take in each thread:
 /// kMaxRegisterBytes, or no limit when the fragment cannot live in shared
 /// memory either, its bytes and the kernel's shared tiles' together being
@@ -992,10 +986,10 @@ static int64_t getRegisterBudget(AllocFragmentOp alloc) {
   int64_t limit = getMaxSharedMemoryPerBlock(target);
   if (!kernel || limit <= 0 || !alloc.getType().hasStaticShape())
     return kMaxRegisterBytes;
-  int64_t shared = getTileBytes(alloc.getType());
+  int64_t shared = getTileSizeInBytes(alloc.getType());
   for (AllocSharedOp tile : kernel.getBody().front().getOps<AllocSharedOp>())
     if (tile.getType().hasStaticShape())
-      shared += getTileBytes(tile.getType());
+      shared += getTileSizeInBytes(tile.getType());
   return shared > limit ? std::numeric_limits<int32_t>::max()
                         : kMaxRegisterBytes;
 }
