@@ -286,6 +286,9 @@ void mlir::tile::buildTileToNVVMPipeline(OpPassManager &pm,
     // (With the target known, before tile-expand-f8: conversions to 8-bit
     // floats the chip does in one instruction.)
     pm.addNestedPass<gpu::GPUModuleOp>(createTileNVVMConvertF8());
+    // Kernels that wait on their grid dependencies (T.pdl_sync) launch
+    // with programmatic stream serialization.
+    pm.addPass(createTileNVVMProgrammaticLaunch());
   };
   auto prepareKernels = [&](OpPassManager &pm) {
     pm.addPass(createTileNVVMWarpSpecialize());

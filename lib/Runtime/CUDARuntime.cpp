@@ -20,7 +20,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <utility>
 
 using namespace mlir::tile;
 
@@ -41,6 +43,8 @@ constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
 constexpr unsigned CU_EVENT_DEFAULT = 0;
 constexpr int CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14;
 constexpr int CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
+constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+constexpr CUresult CUDA_ERROR_NOT_SUPPORTED = 801;
 /// CUstreamCaptureMode / CUstreamCaptureStatus values.
 constexpr int CU_STREAM_CAPTURE_MODE_RELAXED = 2;
 constexpr int CU_STREAM_CAPTURE_STATUS_NONE = 0;
@@ -49,7 +53,8 @@ constexpr intptr_t kPortableClusterSize = 8;
 
 /// The driver's launch attribute and configuration records (cuda.h,
 /// CUDA 12 and later): an attribute is an id padded to 8 bytes and a 64-byte
-/// value union, of which a cluster dimension uses the first three words.
+/// value union, of which a cluster dimension uses the first three words and
+/// programmatic stream serialization the first.
 struct CUlaunchAttribute {
   int id;
   char pad[4];
@@ -58,6 +63,7 @@ struct CUlaunchAttribute {
     struct {
       unsigned x, y, z;
     } clusterDim;
+    int programmaticStreamSerializationAllowed;
   } value;
 };
 static_assert(sizeof(CUlaunchAttribute) == 72, "cuda.h layout");
@@ -466,24 +472,108 @@ void timedLaunch(Driver *d, void *stream, Launch launch) {
 }
 } // namespace
 
+/// Set by tileProgrammaticLaunch for this thread's next launch.
+thread_local bool nextLaunchProgrammatic = false;
+
+extern "C" void tileProgrammaticLaunch() { nextLaunchProgrammatic = true; }
+
+namespace {
+/// Launches `function` on `stream` with a cluster shape when `cluster` is
+/// given and with programmatic stream serialization when tileProgrammaticLaunch
+/// asked for it (consumed here, launched or not): cuLaunchKernelEx with
+/// those attributes, cuLaunchKernel without any.
+void launchKernel(const char *caller, void *function,
+            std::optional<std::array<intptr_t, 3>> cluster,
+            std::array<intptr_t, 3> grid, std::array<intptr_t, 3> block,
+            int32_t smem, void *stream, void **params, void **extra) {
+  bool programmatic = std::exchange(nextLaunchProgrammatic, false);
+  // An empty grid (a size-0 input) launches nothing; CUDA would refuse it.
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    return;
+  Driver *d = driver(caller);
+  if (!d)
+    return;
+  // Programmatic serialization only lets the kernel start earlier: without
+  // cuLaunchKernelEx (drivers before CUDA 12) it launches in stream order.
+  if (!d->cuLaunchKernelEx)
+    programmatic = false;
+  if (cluster && !d->cuLaunchKernelEx) {
+    record("the CUDA driver lacks cuLaunchKernelEx, which launches thread "
+           "block clusters; update the driver");
+    return;
+  }
+  if (!prepareLaunch(d, function, smem))
+    return;
+  if (cluster && (*cluster)[0] * (*cluster)[1] * (*cluster)[2] >
+                     kPortableClusterSize &&
+      !check(d,
+             d->cuFuncSetAttribute(
+                 function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                 1),
+             "cuFuncSetAttribute(non-portable cluster size)"))
+    return;
+  if (!cluster && !programmatic) {
+    timedLaunch(d, stream, [&] {
+      check(d,
+            d->cuLaunchKernel(function, grid[0], grid[1], grid[2], block[0],
+                              block[1], block[2], smem, stream, params, extra),
+            "cuLaunchKernel");
+    });
+    return;
+  }
+  CUlaunchAttribute attributes[2] = {};
+  unsigned count = 0;
+  if (cluster) {
+    CUlaunchAttribute &a = attributes[count++];
+    a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a.value.clusterDim = {static_cast<unsigned>((*cluster)[0]),
+                          static_cast<unsigned>((*cluster)[1]),
+                          static_cast<unsigned>((*cluster)[2])};
+  }
+  unsigned withoutProgrammatic = count;
+  if (programmatic) {
+    CUlaunchAttribute &a = attributes[count++];
+    a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a.value.programmaticStreamSerializationAllowed = 1;
+  }
+  CUlaunchConfig config = {};
+  config.gridDimX = grid[0];
+  config.gridDimY = grid[1];
+  config.gridDimZ = grid[2];
+  config.blockDimX = block[0];
+  config.blockDimY = block[1];
+  config.blockDimZ = block[2];
+  config.sharedMemBytes = smem;
+  config.hStream = stream;
+  config.attrs = attributes;
+  config.numAttrs = count;
+  timedLaunch(d, stream, [&] {
+    CUresult result = d->cuLaunchKernelEx(&config, function, params, extra);
+    // A device or capture that cannot take the programmatic edge runs the
+    // kernel in stream order instead.
+    if (result == CUDA_ERROR_NOT_SUPPORTED && programmatic) {
+      config.numAttrs = withoutProgrammatic;
+      result = config.numAttrs
+                   ? d->cuLaunchKernelEx(&config, function, params, extra)
+                   : d->cuLaunchKernel(function, grid[0], grid[1], grid[2],
+                                       block[0], block[1], block[2], smem,
+                                       stream, params, extra);
+    }
+    check(d, result, cluster ? "cuLaunchKernelEx(cluster launch)"
+                             : "cuLaunchKernelEx(programmatic launch)");
+  });
+}
+} // namespace
+
 extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
                                  intptr_t gridY, intptr_t gridZ,
                                  intptr_t blockX, intptr_t blockY,
                                  intptr_t blockZ, int32_t smem, void *stream,
                                  void **params, void **extra,
                                  size_t /*paramsCount*/) {
-  // An empty grid (a size-0 input) launches nothing; CUDA would refuse it.
-  if (gridX == 0 || gridY == 0 || gridZ == 0)
-    return;
-  Driver *d = driver("mgpuLaunchKernel");
-  if (!d || !prepareLaunch(d, function, smem))
-    return;
-  timedLaunch(d, stream, [&] {
-    check(d,
-          d->cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY,
-                            blockZ, smem, stream, params, extra),
-          "cuLaunchKernel");
-  });
+  launchKernel("mgpuLaunchKernel", function, std::nullopt,
+         {gridX, gridY, gridZ}, {blockX, blockY, blockZ}, smem, stream, params,
+         extra);
 }
 
 /// gpu.launch_func with clusters: the cluster shape travels as a launch
@@ -493,45 +583,10 @@ extern "C" void mgpuLaunchClusterKernel(
     intptr_t gridX, intptr_t gridY, intptr_t gridZ, intptr_t blockX,
     intptr_t blockY, intptr_t blockZ, int32_t smem, void *stream,
     void **params, void **extra) {
-  if (gridX == 0 || gridY == 0 || gridZ == 0)
-    return; // An empty grid launches nothing.
-  Driver *d = driver("mgpuLaunchClusterKernel");
-  if (!d)
-    return;
-  if (!d->cuLaunchKernelEx) {
-    record("the CUDA driver lacks cuLaunchKernelEx, which launches thread "
-           "block clusters; update the driver");
-    return;
-  }
-  if (!prepareLaunch(d, function, smem))
-    return;
-  if (clusterX * clusterY * clusterZ > kPortableClusterSize &&
-      !check(d,
-             d->cuFuncSetAttribute(
-                 function, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                 1),
-             "cuFuncSetAttribute(non-portable cluster size)"))
-    return;
-  CUlaunchAttribute attribute = {};
-  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attribute.value.clusterDim = {static_cast<unsigned>(clusterX),
-                                static_cast<unsigned>(clusterY),
-                                static_cast<unsigned>(clusterZ)};
-  CUlaunchConfig config = {};
-  config.gridDimX = gridX;
-  config.gridDimY = gridY;
-  config.gridDimZ = gridZ;
-  config.blockDimX = blockX;
-  config.blockDimY = blockY;
-  config.blockDimZ = blockZ;
-  config.sharedMemBytes = smem;
-  config.hStream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  timedLaunch(d, stream, [&] {
-    check(d, d->cuLaunchKernelEx(&config, function, params, extra),
-          "cuLaunchKernelEx(cluster launch)");
-  });
+  launchKernel("mgpuLaunchClusterKernel", function,
+         std::array<intptr_t, 3>{clusterX, clusterY, clusterZ},
+         {gridX, gridY, gridZ}, {blockX, blockY, blockZ}, smem, stream, params,
+         extra);
 }
 
 namespace {
@@ -982,6 +1037,8 @@ llvm::SmallVector<std::pair<llvm::StringRef, void *>> runtime::getSymbols() {
       {"tileTensorMapEncode", reinterpret_cast<void *>(&tileTensorMapEncode)},
       {"tileMultiprocessorCount",
        reinterpret_cast<void *>(&tileMultiprocessorCount)},
+      {"tileProgrammaticLaunch",
+       reinterpret_cast<void *>(&tileProgrammaticLaunch)},
   };
 }
 

@@ -53,6 +53,11 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *rankedDescriptor,
                                      int64_t dataType, int64_t interleave,
                                      int64_t swizzle, int64_t l2Promotion,
                                      int64_t oobFill, int64_t *boxDims);
+/// Makes this thread's next mgpuLaunchKernel / mgpuLaunchClusterKernel
+/// launch with programmatic stream serialization (the host code of kernels
+/// that wait on their grid dependencies calls it right before the launch:
+/// tile-nvvm-programmatic-launch).
+void tileProgrammaticLaunch();
 }
 
 namespace mlir {

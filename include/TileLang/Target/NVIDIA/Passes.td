@@ -74,6 +74,38 @@ def TileNVVMMinBlocks
 }
 
 
+def TileNVVMProgrammaticLaunch
+    : Pass<"tile-nvvm-programmatic-launch", "::mlir::ModuleOp"> {
+  let summary = "Launch kernels that wait on their grid dependencies with "
+                "programmatic stream serialization";
+  let description = [{
+    Programmatic dependent launch (sm_90 and newer): a kernel launched with
+    `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION` may start while
+    the kernel before it on the stream still runs, once every block of that
+    kernel has executed `griddepcontrol.launch_dependents` (TileLang's
+    `T.pdl_trigger()`) or exited; its own `griddepcontrol.wait`
+    (`T.pdl_sync()`) then blocks until the earlier kernel has completed and
+    its memory operations are visible. What comes before the wait (the
+    launch, block scheduling, the prologue's index arithmetic, loads of
+    buffers the earlier kernel does not write) overlaps the earlier
+    kernel's tail. A kernel without the wait must not launch so: it could
+    read what the earlier kernel has not written yet.
+
+    Before each `gpu.launch_func` whose kernel, in a GPU module with an
+    NVVM target, executes `nvvm.griddepcontrol wait`, inserts a call of the
+    runtime's `tileProgrammaticLaunch()`, which makes that thread's next
+    launch (`mgpuLaunchKernel` or `mgpuLaunchClusterKernel`, the calls
+    gpu-to-llvm makes of the launch) carry the attribute. Other launches,
+    and kernels of other targets, are left alone. `tile-to-nvvm` runs it.
+
+    ```
+    tile-opt --tile-nvvm-programmatic-launch
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+
 def TileNVVMFlushDenormals
     : Pass<"tile-nvvm-ftz", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Let libdevice's math functions flush f32 denormals to zero "
