@@ -97,9 +97,10 @@ def test_a_view_read_on_the_gpu(cuda_torch):
     def main(A: T.Tensor((4096,), T.float32), B: T.Tensor((64, 128), T.bfloat16)):
         with T.Kernel(4, threads=128) as bx:
             halves = T.view(A, (64, 128), dtype=T.bfloat16)
-            T.copy(halves[bx * 16, 0], B[bx * 16, 0])
+            T.copy(halves[bx * 16:(bx + 1) * 16, :], B[bx * 16:(bx + 1) * 16, :])
 
-    kernel = tilelang.compile(main, out_idx=-1, target="cuda -arch=sm_90a")
+    kernel = tilelang.compile(main, target="cuda -arch=sm_90a")
     a = torch.randn(4096, device="cuda")
-    b = kernel(a)
+    b = torch.full((64, 128), float("nan"), device="cuda", dtype=torch.bfloat16)
+    kernel(a, b)
     assert torch.equal(b.view(torch.int16), a.view(torch.bfloat16).view(64, 128).view(torch.int16))

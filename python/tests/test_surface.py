@@ -632,12 +632,16 @@ def test_utils_tensor_and_fp8_type_helpers():
     from tilelang_mlir.utils.tensor import (TensorSupplyType, get_tensor_supply,
                                             torch_assert_close)
     from tilelang_mlir.language.fp8 import determine_fp8_type
+    # A CUDA torch tensor where torch has a device (as TileLang's), else
+    # a numpy array.
+    def host(x):
+        return x.cpu().numpy() if hasattr(x, "cpu") else x
     supply = get_tensor_supply(TensorSupplyType.Integer)
-    ints = supply(T.Tensor((64, 3), "int32"))
+    ints = host(supply(T.Tensor((64, 3), "int32")))
     assert ints.shape == (64, 3) and ints.dtype == np.int32
     assert ints.min() >= -2 and ints.max() <= 2 and len(np.unique(ints)) > 1
     ones = get_tensor_supply(TensorSupplyType.One)(T.Tensor((2, 2), "float16"))
-    np.testing.assert_array_equal(ones, np.ones((2, 2), np.float16))
+    np.testing.assert_array_equal(host(ones), np.ones((2, 2), np.float16))
     with pytest.raises(ValueError, match="static shape"):
         supply(T.Tensor((T.symbolic("n"),), "float32"))
     torch_assert_close(np.ones(4), np.ones(4))
