@@ -622,7 +622,7 @@ def compilers(with_peer, variants=()):
     return sides
 
 
-def run_case(case, sides, timing, rounds, caller):
+def run_case(case, sides, timing, rounds, caller, profile_once=False):
     import torch
     args = case.inputs()
     want = case.reference(*args)
@@ -648,6 +648,12 @@ def run_case(case, sides, timing, rounds, caller):
         calls[side] = (lambda k: lambda: k(*args))(kernel)
     for name, call in case.peers(args).items():
         calls[name] = call
+    if profile_once:
+        # Under Nsight Compute: each side's kernels once, in side order.
+        for call in calls.values():
+            call()
+        torch.cuda.synchronize()
+        return row
     samples = {name: [] for name in calls}
     caller_ms = {name: [] for name in calls}
     for _ in range(rounds):
@@ -697,6 +703,9 @@ def main():
                              "NAME:key=value,... (e.g. plain:overlap_gemm_chains=false)")
     parser.add_argument("--compile-only", action="store_true",
                         help="compile our side of every case for sm_90a (no GPU)")
+    parser.add_argument("--ncu", action="store_true",
+                        help="check each side, then call it once, untimed (to run "
+                             "under Nsight Compute: the sides' kernels in order)")
     parser.add_argument("--json")
     args = parser.parse_args()
     cases = [c for g in args.only.split(",") for c in GROUPS[g]()
@@ -718,7 +727,7 @@ def main():
     sides = compilers(not args.no_tilelang, args.variant)
     rows = []
     for case in cases:
-        row = run_case(case, sides, timing, args.rounds, args.caller)
+        row = run_case(case, sides, timing, args.rounds, args.caller, args.ncu)
         print_row(row)
         rows.append(row)
     if args.json:
