@@ -1000,6 +1000,10 @@ void runtime::detail::recordError(const llvm::Twine &message) {
     pendingError = message.str();
 }
 
+extern "C" void tileAssumeFailed(const char *message) {
+  runtime::detail::recordError(message);
+}
+
 llvm::Error runtime::takeError() {
   if (pendingError.empty())
     return llvm::Error::success();
@@ -1039,6 +1043,7 @@ llvm::SmallVector<std::pair<llvm::StringRef, void *>> runtime::getSymbols() {
        reinterpret_cast<void *>(&tileMultiprocessorCount)},
       {"tileProgrammaticLaunch",
        reinterpret_cast<void *>(&tileProgrammaticLaunch)},
+      {"tileAssumeFailed", reinterpret_cast<void *>(&tileAssumeFailed)},
   };
 }
 

@@ -396,6 +396,8 @@ runtime::hip::getSymbols() {
       {"tileTensorMapEncode", reinterpret_cast<void *>(&tensorMapEncode)},
       {"tileMultiprocessorCount",
        reinterpret_cast<void *>(&multiprocessorCount)},
+      // Target-independent (CUDARuntime.cpp).
+      {"tileAssumeFailed", reinterpret_cast<void *>(&tileAssumeFailed)},
   };
 }
 

@@ -9,9 +9,14 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/IR/OpDefinition.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <functional>
 
 #include <pybind11/stl.h>
 
@@ -267,6 +272,42 @@ std::vector<std::string> IRBuilder::definedIn(size_t handle) {
   return result;
 }
 
+bool IRBuilder::hoist(const std::string &name, size_t handle,
+                      const std::string &copy) {
+  Operation *anchor = get(handle);
+  if (anchor->getParentOp() != function)
+    return false;
+  // The ops inside `anchor` that compute `name`, operands first; the
+  // values they read from outside `anchor` are reused as they are.
+  llvm::SetVector<Operation *> slice;
+  bool movable = true;
+  std::function<void(Value)> visit = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    Operation *owner = def ? def : v.getParentBlock()->getParentOp();
+    if (!movable || !anchor->isAncestor(owner) || slice.contains(def))
+      return;
+    // Block and thread indices, loop variables, loads: a kernel's own.
+    if (!def || def->getNumRegions() || !isMemoryEffectFree(def)) {
+      movable = false;
+      return;
+    }
+    for (Value operand : def->getOperands())
+      visit(operand);
+    slice.insert(def);
+  };
+  Value v = value(name);
+  visit(v);
+  if (!movable)
+    return false;
+  IRMapping mapping;
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(anchor);
+  for (Operation *op : slice)
+    builder.clone(*op, mapping);
+  bind(copy, mapping.lookupOrDefault(v));
+  return true;
+}
+
 std::string IRBuilder::print(bool locations) const {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -302,5 +343,10 @@ void mlir::tile::python::bindIRBuilder(py::module_ &m) {
       .def("restore", &IRBuilder::restore)
       .def("erase", &IRBuilder::erase, py::arg("op"))
       .def("defined_in", &IRBuilder::definedIn, py::arg("op"))
+      .def("hoist", &IRBuilder::hoist, py::arg("name"), py::arg("op"),
+           py::arg("copy"),
+           "Copies what computes `name` in front of op `op` (a function-"
+           "level op) as `copy` when it reads nothing defined inside `op` "
+           "but through side-effect-free ops; whether it did")
       .def("print", &IRBuilder::print, py::arg("locations") = true);
 }

@@ -74,6 +74,12 @@ public:
   /// The names of the values defined by op `op` and inside its regions.
   std::vector<std::string> definedIn(size_t op);
 
+  /// When `name` is computed inside function-level op `op` only by ops
+  /// without side effects or regions from values defined outside `op`,
+  /// copies those ops in front of `op`, binds the copy's result to `copy`
+  /// and returns true; otherwise false (nothing changes).
+  bool hoist(const std::string &name, size_t op, const std::string &copy);
+
   /// The module as text (with the ops' locations when `locations`).
   std::string print(bool locations) const;
 

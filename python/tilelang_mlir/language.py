@@ -24,11 +24,13 @@ loops become IR loops, and conditions on traced values use
 ``T.if_then_else``.
 """
 
+import ast
 import builtins
 import numbers
 import contextlib
 import enum
 import inspect
+import linecache
 import math
 import os
 import re
@@ -3966,11 +3968,58 @@ def truncmod(a, b):
 
 
 def assume(condition):
-    """``T.assume(cond)``: a fact the programmer states for the optimizer.
-    Accepted and not used here (a correct program computes the same without
-    it); a Python value that is false is an error at once."""
-    if isinstance(condition, (builtins.bool, int)) and not condition:
-        raise TileLangError("T.assume of a condition that is false")
+    """``T.assume(cond)``: a fact the programmer states. A Python value that
+    is false is an error at once. A condition inside a kernel that reads only
+    what the host knows before launching (dynamic sizes, scalar arguments)
+    is checked at each call, before the kernel runs: when it is false the
+    call fails with "Assume: <cond>" (TileLang's runtime check) and no
+    kernel of the function runs. Other conditions (on block or thread
+    indices, loaded values) are hints a correct program computes the same
+    without; they are accepted and not used."""
+    if isinstance(condition, (builtins.bool, int)) and not isinstance(condition, Expr):
+        if not condition:
+            raise TileLangError("T.assume of a condition that is false")
+        return
+    builder = _builder()
+    kernel = builder.kernel
+    if kernel is None or not isinstance(condition, Expr):
+        return
+    if condition.type != "i1":
+        raise TileLangError("T.assume needs a comparison (a bool), got %s"
+                            % condition.type)
+    hoisted = builder.fresh("assume")
+    if not builder.ir.hoist(condition.name, kernel.op, hoisted):
+        return
+    with builder.before(kernel):
+        builder.op("tile.assume", (hoisted,), attrs={
+            "message": _string_attr("Assume: " + _argument_text("assume"))})
+
+
+def _argument_text(function):
+    """The source text of the first argument of the user's call of
+    `function` being traced (``N % 4 == 0`` of ``T.assume(N % 4 == 0)``),
+    or its file:line when the source cannot be read."""
+    frame = _user_frame()
+    if frame is None:
+        return "(unknown)"
+    where = "%s:%d" % (os.path.basename(frame.f_code.co_filename), frame.f_lineno)
+    try:
+        positions = inspect.getframeinfo(frame).positions
+        lines = linecache.getlines(frame.f_code.co_filename)
+        if positions is None or positions.col_offset is None or not lines:
+            return where
+        first, last = positions.lineno, positions.end_lineno
+        text = "".join(lines[first - 1:last])
+        # The call's text: from its column on the first line to its end
+        # column on the last.
+        end = len(text) - len(lines[last - 1]) + positions.end_col_offset
+        call = ast.parse(text[positions.col_offset:end].strip(), mode="eval").body
+        if isinstance(call, ast.Call) and call.args and \
+                getattr(call.func, "attr", getattr(call.func, "id", "")) == function:
+            return ast.unparse(call.args[0])
+    except (AttributeError, SyntaxError, ValueError, IndexError):
+        pass
+    return where
 
 
 def func_attr(attrs):
@@ -3991,8 +4040,7 @@ def pdl_trigger():
     """TileLang's programmatic-dependent-launch trigger: the kernel launched
     after this one may begin launching once every block ran it
     (``griddepcontrol.launch_dependents`` on sm_90 and newer; nothing
-    elsewhere). The kernels of a prim_func are launched in stream order,
-    each after the one before completed, which every use of it allows."""
+    elsewhere). Only a kernel that waits (T.pdl_sync) launches early."""
     _current_kernel("T.pdl_trigger")
     _builder().op("tile.grid_launch_dependents")
 
@@ -4000,8 +4048,10 @@ def pdl_trigger():
 def pdl_sync():
     """TileLang's programmatic-dependent-launch wait: the threads that run
     it wait until the kernels launched before this one completed and their
-    writes are visible (``griddepcontrol.wait`` on sm_90 and newer; nothing
-    elsewhere, where kernels start after their predecessors completed)."""
+    writes are visible (``griddepcontrol.wait`` on sm_90 and newer, where
+    the kernel launches with programmatic stream serialization and may start
+    before its predecessor ends; nothing elsewhere, where kernels start after
+    their predecessors completed)."""
     _current_kernel("T.pdl_sync")
     _builder().op("tile.grid_wait")
 

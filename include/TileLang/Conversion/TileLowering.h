@@ -79,6 +79,15 @@ inline constexpr llvm::StringLiteral kNextTileHandoffNVIDIAOnly =
     "hands the tile index over between a producer and the consumers: "
     "lowered for NVIDIA sm_90 only";
 
+/// The name of the runtime function a failed tile.assume calls with its
+/// message (a C string); the call reports it as the call's error.
+inline constexpr llvm::StringLiteral kAssumeFailedFunction = "tileAssumeFailed";
+
+/// Lowers every tile.assume of `module`: its block branches on the
+/// condition to the rest of the function or to a block that calls
+/// kAssumeFailedFunction with the message and returns.
+void lowerAssumes(ModuleOp module);
+
 /// Patterns for tile.copy, gemm, fill, clear, reduce, cumsum, atomic_add,
 /// parallel, pipelined and the hints.
 void populateTileOpLoweringPatterns(RewritePatternSet &patterns,

@@ -58,6 +58,9 @@ void *mgpuTensorMapEncodeTiledMemref(int64_t rank, void *rankedDescriptor,
 /// that wait on their grid dependencies calls it right before the launch:
 /// tile-nvvm-programmatic-launch).
 void tileProgrammaticLaunch();
+/// A tile.assume whose condition is false: `message` becomes the error of
+/// the call (runtime::takeError); the host code then returns.
+void tileAssumeFailed(const char *message);
 }
 
 namespace mlir {

@@ -18,6 +18,8 @@
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -1480,6 +1482,47 @@ struct SyncThreadsLowering : TilePattern<SyncThreadsOp> {
 };
 
 } // namespace
+
+void mlir::tile::lowerAssumes(ModuleOp module) {
+  SmallVector<AssumeOp> assumes;
+  module.walk([&](AssumeOp op) { assumes.push_back(op); });
+  if (assumes.empty())
+    return;
+  MLIRContext *ctx = module.getContext();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  auto callee = module.lookupSymbol<LLVM::LLVMFuncOp>(kAssumeFailedFunction);
+  if (!callee) {
+    auto builder = OpBuilder::atBlockEnd(module.getBody());
+    callee = LLVM::LLVMFuncOp::create(
+        builder, module.getLoc(), kAssumeFailedFunction,
+        LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), {ptrType}));
+  }
+  unsigned count = 0;
+  for (AssumeOp op : assumes) {
+    Location loc = op.getLoc();
+    // The ops after the assume go on in a block of their own.
+    Block *before = op->getBlock();
+    Block *rest = before->splitBlock(std::next(op->getIterator()));
+    Region *body = before->getParent();
+    Block *fail = new Block();
+    body->getBlocks().insertAfter(before->getIterator(), fail);
+    OpBuilder b = OpBuilder::atBlockEnd(fail);
+    std::string name;
+    do
+      name = ("__tile_assume_" + llvm::Twine(count++)).str();
+    while (module.lookupSymbol(name));
+    std::string text = op.getMessage().str();
+    text.push_back('\0'); // a C string
+    Value message = LLVM::createGlobalString(loc, b, name, text,
+                                             LLVM::Linkage::Internal);
+    LLVM::CallOp::create(b, loc, callee, ValueRange{message});
+    func::ReturnOp::create(b, loc);
+    b.setInsertionPointToEnd(before);
+    cf::CondBranchOp::create(b, loc, op.getCondition(), rest, ValueRange(),
+                             fail, ValueRange());
+    op.erase();
+  }
+}
 
 void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
                                                 TileLoweringMode mode) {

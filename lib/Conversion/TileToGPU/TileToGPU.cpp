@@ -406,6 +406,7 @@ struct ConvertTileToGPUPass
     dropUnappliedSwizzles(module);
     markParallelVectorAccesses(module);
     swizzleElementAccesses(module);
+    lowerAssumes(module);
 
     // Kernels and tile ops, with the tiles still in tile memory spaces
     // (the lowering tells global from on-chip buffers by them).

@@ -86,6 +86,7 @@ struct ConvertTileToSCFPass
     MLIRContext *ctx = &getContext();
     dropUnappliedSwizzles(module);
     swizzleElementAccesses(module);
+    lowerAssumes(module);
     // A producer runs beside the consumers it feeds: no sequential order.
     WalkResult producers = module.walk([](ProducerOp op) {
       op.emitOpError("runs concurrently with the kernel's threads: "

@@ -1925,3 +1925,24 @@ func.func @view_layout(%a: memref<8x8xf32, strided<[1, 8]>>) {
   %v = tile.view %a : memref<8x8xf32, strided<[1, 8]>> to memref<8x16xf16>
   return
 }
+
+// -----
+
+func.func @assume_in_kernel(%c: i1) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) -> (%bx) {
+    // expected-error @+1 {{stands in the body of a function, outside kernels and loops}}
+    tile.assume %c, "Assume: c"
+    tile.yield
+  }
+  return
+}
+
+// -----
+
+func.func @assume_with_results(%c: i1) -> i32 {
+  // expected-error @+1 {{returns early from its function, which must have no results; 'assume_with_results' has 1}}
+  tile.assume %c, "Assume: c"
+  %z = arith.constant 0 : i32
+  return %z : i32
+}

@@ -409,4 +409,17 @@ func.func @copy_engines(%A: memref<?x?xf16>, %n: index) {
   return
 }
 
+
+// A fact about the call's arguments, at the function's top level.
+// CHECK-LABEL: func.func @assume
+// CHECK: tile.assume %{{.*}}, "Assume: N % 4 == 0"
+func.func @assume(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %r = arith.remui %n, %c4 : index
+  %ok = arith.cmpi eq, %r, %c0 : index
+  tile.assume %ok, "Assume: N % 4 == 0"
+  return
+}
+
 }

@@ -7,6 +7,7 @@
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "TileLang/Support/CheckedSize.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -347,6 +348,19 @@ static LogicalResult verifyAlloc(Operation *op, MemRefType type,
 //===----------------------------------------------------------------------===//
 // MakeTensorOp
 //===----------------------------------------------------------------------===//
+
+LogicalResult AssumeOp::verify() {
+  auto func = dyn_cast_or_null<func::FuncOp>((*this)->getParentOp());
+  if (!func)
+    return emitOpError("stands in the body of a function, outside kernels "
+                       "and loops: it returns from the function when its "
+                       "condition is false");
+  if (func.getNumResults() != 0)
+    return emitOpError("returns early from its function, which must have no "
+                       "results; '")
+           << func.getName() << "' has " << func.getNumResults();
+  return success();
+}
 
 LogicalResult MakeTensorOp::verify() {
   auto type = cast<MemRefType>(getResult().getType());

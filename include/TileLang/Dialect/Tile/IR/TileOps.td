@@ -762,6 +762,32 @@ def Tile_GridLaunchDependentsOp
 }
 
 //===----------------------------------------------------------------------===//
+// tile.assume
+//===----------------------------------------------------------------------===//
+
+def Tile_AssumeOp : Tile_Op<"assume"> {
+  let summary = "A fact about the call's arguments, checked before any kernel runs";
+  let description = [{
+    TileLang's `T.assume(cond)` where `cond` reads only what the host knows
+    before launching (the sizes of dynamic dimensions, scalar arguments):
+    the function's caller is told `message` (the runtime's
+    `tileAssumeFailed`, an error of the call) and the function returns
+    without running what follows when `condition` is false. It stands in the
+    body of a function with no results, outside kernels (the front end
+    places it before the kernel whose body stated it). A condition that
+    reads what only a kernel knows (block or thread indices, loaded values)
+    is a hint the front end drops.
+
+    ```mlir
+    tile.assume %divisible, "Assume: N % 4 == 0"
+    ```
+  }];
+  let arguments = (ins I1:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // tile.make_tensor
 //===----------------------------------------------------------------------===//
 
