@@ -139,7 +139,7 @@ def test_refusals_name_the_problem():
             (unnamed, r"made 2 barriers here; name one"),
             (parity, "parity is 0 or 1, got 2"),
             (not_a_barrier, "takes a barrier of T.alloc_barrier"),
-            (cluster, "clusters are not provided")]:
+            (cluster, "is one of T.alloc_cluster_barrier, not of T.alloc_barrier")]:
         with pytest.raises(TileLangError, match=message):
             build(body)
     with pytest.raises(TileLangError, match="inside"):

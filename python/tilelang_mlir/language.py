@@ -72,7 +72,9 @@ __all__ = [
     "tma_store_arrive", "tma_store_wait", "fence_proxy_async", "ws",
     "WarpSpecialize", "set_max_nreg", "inc_max_nreg", "dec_max_nreg",
     "annotate_producer_reg_dealloc", "annotate_consumer_reg_alloc",
-    "no_set_max_nreg",
+    "no_set_max_nreg", "ClusterKernel", "cluster_arrive",
+    "cluster_arrive_relaxed", "cluster_wait", "cluster_sync",
+    "block_rank_in_cluster", "alloc_cluster_barrier",
 ]
 
 def __getattr__(name):
@@ -1962,6 +1964,63 @@ def thread_binding(begin, end=None, thread="threadIdx.x", annotations=None):
             "extent along %s (0 to %r) is supported" % (begin, end, thread,
                                                         thread, extent))
     return get_thread_binding(dim) if kind == "thread" else get_block_binding(dim)
+
+
+def ClusterKernel(*blocks, cluster_dims, threads=None, prelude=None):
+    """``with T.ClusterKernel(gx, gy, cluster_dims=(2, 1, 1), threads=128) as
+    (bx, by):`` TileLang's kernel launched in thread block clusters (NVIDIA
+    sm_90 and newer): T.Kernel with the cluster's shape. Each grid extent
+    must be a multiple of the cluster's."""
+    if prelude is not None:
+        raise TileLangError("T.ClusterKernel(prelude=...) injects CUDA C source; "
+                            "this compiler takes no C source")
+    dims = (cluster_dims,) if isinstance(cluster_dims, builtins.int) else \
+        tuple(cluster_dims) if isinstance(cluster_dims, (tuple, list)) else None
+    if not dims or len(dims) > 3 or not builtins.all(
+            isinstance(d, builtins.int) and not isinstance(d, builtins.bool)
+            and d > 0 for d in dims):
+        raise TileLangError("T.ClusterKernel: cluster_dims is a positive int or 1 "
+                            "to 3 of them, got %r" % (cluster_dims,))
+    return Kernel(*blocks, threads=128 if threads is None else threads,
+                  cluster=dims)
+
+
+def cluster_arrive():
+    """TileLang's T.cluster_arrive: the thread arrives on its thread block
+    cluster's barrier (``barrier.cluster.arrive``), releasing its earlier
+    accesses to the cluster; T.cluster_wait waits for every thread of the
+    cluster."""
+    _current_kernel("T.cluster_arrive")
+    _builder().op("tile.cluster_arrive")
+
+
+def cluster_arrive_relaxed():
+    """T.cluster_arrive without its memory ordering
+    (``barrier.cluster.arrive.relaxed``)."""
+    _current_kernel("T.cluster_arrive_relaxed")
+    _builder().op("tile.cluster_arrive", attrs={"relaxed": "unit"})
+
+
+def cluster_wait():
+    """TileLang's T.cluster_wait: waits until every thread of every block of
+    the cluster arrived (``barrier.cluster.wait``)."""
+    _current_kernel("T.cluster_wait")
+    _builder().op("tile.cluster_wait")
+
+
+def cluster_sync():
+    """TileLang's T.cluster_sync: T.cluster_arrive, then T.cluster_wait."""
+    cluster_arrive()
+    cluster_wait()
+
+
+def block_rank_in_cluster():
+    """TileLang's T.block_rank_in_cluster: this block's linear index in its
+    thread block cluster, x fastest (``%cluster_ctarank``), an int32."""
+    _current_kernel("T.block_rank_in_cluster")
+    rank = _builder().value("tile.block_rank_in_cluster", (), "index",
+                            hint="rank")
+    return Expr(_builder().value("arith.index_cast", (rank,), "i32"), "i32")
 
 
 def get_thread_bindings():
@@ -4091,8 +4150,10 @@ class Barriers:
     bytes of the ``T.tma_copy`` transfers on it landed. ``bars[i]`` names
     barrier i (i may be a traced value); a single barrier is used as is."""
 
-    def __init__(self, buffer, count, arrivals):
+    def __init__(self, buffer, count, arrivals, cluster=False):
         self.buffer, self.count, self.arrivals = buffer, count, arrivals
+        # T.alloc_cluster_barrier: other blocks of the cluster arrive too.
+        self.cluster = cluster
 
     def __getitem__(self, index):
         if isinstance(index, builtins.int) and not 0 <= index < self.count:
@@ -4124,24 +4185,35 @@ def _barrier(mbarrier, what):
                         % (what, mbarrier))
 
 
-def alloc_barrier(arrive_count):
+def alloc_cluster_barrier(arrive_count):
+    """TileLang's T.alloc_cluster_barrier: barriers as T.alloc_barrier's
+    that the threads of other blocks of the thread block cluster may arrive
+    on too (``T.mbarrier_arrive(bar, cta_id)``); synchronize the cluster
+    (``T.cluster_sync()``) before any block arrives on another's, and keep
+    the owner alive until the arrivals landed."""
+    barriers = alloc_barrier(arrive_count, what="T.alloc_cluster_barrier")
+    barriers.cluster = True
+    return barriers
+
+
+def alloc_barrier(arrive_count, what="T.alloc_barrier"):
     """TileLang's T.alloc_barrier: barriers the kernel's threads arrive on
     and wait for (``T.barrier_arrive``, ``T.barrier_wait``), which
     ``T.tma_copy`` transfers also count their bytes on. `arrive_count` is
     the number of threads that arrive in each phase; a list allocates one
     barrier per entry (all entries equal here)."""
-    _current_kernel("T.alloc_barrier")
+    _current_kernel(what)
     counts = [arrive_count] if isinstance(arrive_count, builtins.int) \
         else list(arrive_count)
     if not counts or not builtins.all(
             isinstance(c, builtins.int) and not isinstance(c, builtins.bool)
             and c > 0 for c in counts):
-        raise TileLangError("T.alloc_barrier takes a positive thread count or "
-                            "a list of them, got %r" % (arrive_count,))
+        raise TileLangError("%s takes a positive thread count or a list of "
+                            "them, got %r" % (what, arrive_count))
     if len(set(counts)) != 1:
         raise TileLangError(
-            "T.alloc_barrier(%r): the barriers of one allocation share their "
-            "thread count here; allocate each count separately" % (counts,))
+            "%s(%r): the barriers of one allocation share their thread count "
+            "here; allocate each count separately" % (what, counts))
     buffer = _alloc("alloc_shared", "shared", (len(counts),), "int64")
     builder = _builder()
     with builder.kernel_level() or contextlib.nullcontext():
@@ -4161,13 +4233,21 @@ def barrier_arrive(mbarrier):
 
 
 def mbarrier_arrive(mbarrier, cta_id=None):
-    """T.mbarrier_arrive: as T.barrier_arrive (cta_id, another block of a
-    cluster, is refused: there are no clusters here)."""
-    if cta_id is not None:
-        raise TileLangError("T.mbarrier_arrive(cta_id=...) arrives on a "
-                            "barrier of another block of a cluster; thread "
-                            "block clusters are not provided")
-    barrier_arrive(mbarrier)
+    """T.mbarrier_arrive: as T.barrier_arrive; with `cta_id`, every thread
+    that runs it arrives on that barrier of the block of rank `cta_id` in
+    its thread block cluster (a barrier of T.alloc_cluster_barrier;
+    ``mapa`` and a cluster-scope ``mbarrier.arrive`` on sm_90)."""
+    if cta_id is None:
+        barrier_arrive(mbarrier)
+        return
+    _current_kernel("T.mbarrier_arrive")
+    ref = _barrier(mbarrier, "T.mbarrier_arrive")
+    if not ref.barriers.cluster:
+        raise TileLangError("T.mbarrier_arrive(barrier, cta_id): the barrier "
+                            "of another block of the cluster is one of "
+                            "T.alloc_cluster_barrier, not of T.alloc_barrier")
+    _builder().op("tile.cluster_barrier_arrive",
+                  ref.operands() + [_index(cta_id).name])
 
 
 def barrier_wait(mbarrier, parity):

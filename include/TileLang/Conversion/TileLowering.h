@@ -88,6 +88,16 @@ inline constexpr llvm::StringLiteral kAssumeFailedFunction = "tileAssumeFailed";
 /// kAssumeFailedFunction with the message and returns.
 void lowerAssumes(ModuleOp module);
 
+/// On targets that do not launch thread block clusters
+/// (`hardwareClusters` false): the cluster ops of kernels whose cluster is a
+/// single block become what they mean there (barriers nothing, the rank 0,
+/// an arrival on block 0's barrier a per-thread arrival on the block's
+/// own); in a kernel whose cluster has several blocks they are a located
+/// error naming `target` (failure). With `hardwareClusters`, nothing (the
+/// target lowers them).
+LogicalResult lowerClusterOps(ModuleOp module, bool hardwareClusters,
+                              StringRef target);
+
 /// Patterns for tile.copy, gemm, fill, clear, reduce, cumsum, atomic_add,
 /// parallel, pipelined and the hints.
 void populateTileOpLoweringPatterns(RewritePatternSet &patterns,

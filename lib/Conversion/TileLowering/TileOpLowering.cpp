@@ -1524,6 +1524,41 @@ void mlir::tile::lowerAssumes(ModuleOp module) {
   }
 }
 
+LogicalResult mlir::tile::lowerClusterOps(ModuleOp module,
+                                          bool hardwareClusters,
+                                          StringRef target) {
+  if (hardwareClusters)
+    return success();
+  SmallVector<Operation *> ops;
+  module.walk([&](Operation *op) {
+    if (isa<ClusterArriveOp, ClusterWaitOp, BlockRankInClusterOp,
+            ClusterBarrierArriveOp>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    auto kernel = op->getParentOfType<KernelOp>();
+    int64_t size = 1;
+    if (kernel && kernel.getCluster())
+      for (int64_t c : *kernel.getCluster())
+        size *= c;
+    if (size > 1)
+      return op->emitOpError(
+                 "synchronizes or addresses the blocks of a thread block "
+                 "cluster: only NVIDIA sm_90 and newer run a cluster's blocks "
+                 "together, and this kernel's clusters have ")
+             << size << " blocks (target: " << target << ")";
+    OpBuilder b(op);
+    if (auto rank = dyn_cast<BlockRankInClusterOp>(op))
+      rank.replaceAllUsesWith(indexConst(b, op->getLoc(), 0));
+    else if (auto arrive = dyn_cast<ClusterBarrierArriveOp>(op))
+      // The verifier holds the rank to 0 where it is a constant.
+      BarrierArriveOp::create(b, op->getLoc(), arrive.getBarriers(),
+                              arrive.getIndex(), /*per_thread=*/true);
+    op->erase();
+  }
+  return success();
+}
+
 void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
                                                 TileLoweringMode mode) {
   patterns

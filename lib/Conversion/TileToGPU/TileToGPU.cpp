@@ -37,9 +37,9 @@ namespace {
 /// (they are placed once the tile ops are lowered).
 /// Thread block clusters are launched where the target says
 /// (TargetInfo::launchesClusters: NVIDIA from sm_90 on, and when no target
-/// is attached); AMD GPUs have none, and since the dialect exposes no
-/// cluster-scoped memory or synchronization, blocks that run unclustered
-/// compute the same result there.
+/// is attached); AMD GPUs have none, and blocks that run unclustered compute
+/// the same result there: the cluster-scoped synchronization ops are refused
+/// in such kernels before this pattern runs (lowerClusterOps).
 struct KernelToLaunch : OpRewritePattern<KernelOp> {
   KernelToLaunch(MLIRContext *ctx, TargetAttr target)
       : OpRewritePattern(ctx), target(target),
@@ -417,6 +417,11 @@ struct ConvertTileToGPUPass
     auto targetAttr =
         module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());
     if (failed(checkTargetRegistered(module)))
+      return signalPassFailure();
+    if (failed(lowerClusterOps(
+            module,
+            /*hardwareClusters=*/targetAttr && targetAttr.getSmVersion() >= 90,
+            targetAttr ? targetAttr.getChip() : StringRef("none attached"))))
       return signalPassFailure();
     const TargetInfo &info = getTargetInfo(ctx, targetAttr);
     KernelLoweringOptions options;

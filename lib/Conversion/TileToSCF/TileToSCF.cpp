@@ -87,6 +87,9 @@ struct ConvertTileToSCFPass
     dropUnappliedSwizzles(module);
     swizzleElementAccesses(module);
     lowerAssumes(module);
+    // Blocks run one after another here: no clusters.
+    if (failed(lowerClusterOps(module, /*hardwareClusters=*/false, "cpu")))
+      return signalPassFailure();
     // A producer runs beside the consumers it feeds: no sequential order.
     WalkResult producers = module.walk([](ProducerOp op) {
       op.emitOpError("runs concurrently with the kernel's threads: "

@@ -220,6 +220,7 @@ public:
     populateTmaPatterns(patterns);
     populateTmaStorePatterns(patterns);
     populateGridDependencyPatterns(patterns);
+    populateClusterPatterns(patterns);
     if (options.stmatrix)
       populateStmatrixPatterns(patterns, fragments);
     populateTakeTurnsPatterns(patterns);

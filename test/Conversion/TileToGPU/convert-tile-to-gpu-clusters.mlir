@@ -3,8 +3,9 @@
 // RUN: not tile-opt %s --tile-attach-target="kind=cuda chip=sm_80" --tile-select-register-fragments --convert-tile-to-gpu --tile-place-shared-memory 2>&1 | FileCheck %s --check-prefix=SM80
 
 // Thread block clusters per target: launched on sm_90+, dropped on AMD GPUs
-// (which have none; the dialect exposes nothing cluster-scoped, so the
-// blocks compute the same unclustered), refused before sm_90.
+// (which have none; a kernel without cluster-scoped synchronization computes
+// the same unclustered, and one with it is refused:
+// convert-tile-to-gpu-cluster-sync.mlir), refused before sm_90.
 // SM90: gpu.launch clusters(
 // AMD-NOT: clusters
 // AMD: gpu.launch blocks(

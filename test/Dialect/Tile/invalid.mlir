@@ -1946,3 +1946,16 @@ func.func @assume_with_results(%c: i1) -> i32 {
   %z = arith.constant 0 : i32
   return %z : i32
 }
+
+// -----
+
+func.func @cluster_arrive_out_of_cluster(%bars: memref<1xi64, #tile.mem<shared>>) {
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  tile.kernel grid(%c4) threads(32) cluster(4) -> (%bx) {
+    // expected-error @+1 {{arrives on the barrier of block 4 of a cluster of 4 blocks}}
+    tile.cluster_barrier_arrive %bars[%c0] cta(%c4) : memref<1xi64, #tile.mem<shared>>
+  }
+  return
+}

@@ -422,4 +422,25 @@ func.func @assume(%n: index) {
   return
 }
 
+
+// Thread block cluster synchronization.
+// CHECK-LABEL: func.func @clusters
+// CHECK: tile.cluster_arrive
+// CHECK: tile.cluster_arrive {relaxed}
+// CHECK: tile.cluster_wait
+// CHECK: %{{.*}} = tile.block_rank_in_cluster
+// CHECK: tile.cluster_barrier_arrive %{{.*}}[%{{.*}}] cta(%{{.*}}) : memref<2xi64, #tile.mem<shared>>
+func.func @clusters(%g: index) {
+  %c0 = arith.constant 0 : index
+  tile.kernel grid(%g) threads(128) cluster(2) -> (%bx) {
+    %bars = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
+    tile.cluster_arrive
+    tile.cluster_arrive {relaxed}
+    tile.cluster_wait
+    %rank = tile.block_rank_in_cluster
+    tile.cluster_barrier_arrive %bars[%c0] cta(%rank) : memref<2xi64, #tile.mem<shared>>
+  }
+  return
+}
+
 }

@@ -89,6 +89,12 @@ void populateTakeTurnsPatterns(RewritePatternSet &patterns);
 /// block barrier (sm_80 and newer).
 void populateCpAsyncPatterns(RewritePatternSet &patterns);
 
+/// tile.cluster_arrive, tile.cluster_wait, tile.block_rank_in_cluster and
+/// tile.cluster_barrier_arrive as barrier.cluster.arrive/wait,
+/// %cluster_ctarank and mapa + a cluster-scope mbarrier arrival (sm_90 and
+/// newer).
+void populateClusterPatterns(RewritePatternSet &patterns);
+
 /// tile.grid_wait and tile.grid_launch_dependents as griddepcontrol.wait
 /// and griddepcontrol.launch_dependents (sm_90 and newer).
 void populateGridDependencyPatterns(RewritePatternSet &patterns);

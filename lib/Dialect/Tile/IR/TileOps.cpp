@@ -822,6 +822,23 @@ LogicalResult BarrierArriveOp::verify() {
   return verifyBarriers(*this, getBarriers().getType(), getIndex());
 }
 
+LogicalResult ClusterBarrierArriveOp::verify() {
+  if (failed(verifyBarriers(*this, getBarriers().getType(), getIndex())))
+    return failure();
+  if (std::optional<int64_t> cta = getConstantIntValue(getCta()); cta) {
+    auto kernel = (*this)->getParentOfType<KernelOp>();
+    int64_t size = 1;
+    if (kernel && kernel.getCluster())
+      for (int64_t c : *kernel.getCluster())
+        size *= c;
+    if (*cta < 0 || *cta >= size)
+      return emitOpError("arrives on the barrier of block ")
+             << *cta << " of a cluster of " << size << " block"
+             << (size == 1 ? "" : "s");
+  }
+  return success();
+}
+
 LogicalResult BarrierWaitOp::verify() {
   if (failed(verifyBarriers(*this, getBarriers().getType(), getIndex())))
     return failure();

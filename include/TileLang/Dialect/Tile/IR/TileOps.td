@@ -416,7 +416,6 @@ def Tile_BarrierArriveOp : Tile_Op<"barrier_arrive", [Tile_InKernel,
     then need no block barrier before they overwrite their destinations,
     and if they fall back to a synchronous copy, every thread waits first.
 
-    ```mlir
     With `per_thread` (TileLang's `T.mbarrier_arrive`, `T.barrier_arrive`),
     every thread that reaches the op arrives once: a barrier initialized
     with `arrivals(128)` completes a phase when 128 threads got here (and
@@ -759,6 +758,97 @@ def Tile_GridLaunchDependentsOp
     ```
   }];
   let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Thread block clusters
+//===----------------------------------------------------------------------===//
+
+def Tile_ClusterArriveOp : Tile_Op<"cluster_arrive", [Tile_InKernel,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Arrive on the cluster's block barrier";
+  let description = [{
+    TileLang's `T.cluster_arrive()` (`T.cluster_arrive_relaxed()` with
+    `relaxed`): the thread arrives on the barrier of its thread block
+    cluster without waiting; `tile.cluster_wait` then waits until every
+    thread of every block of the cluster arrived. The arrival releases the
+    thread's earlier memory accesses to the cluster (not with `relaxed`).
+    On NVIDIA sm_90 and newer `barrier.cluster.arrive[.relaxed]`. Where
+    blocks are not launched as clusters (the CPU, AMD GPUs, earlier NVIDIA
+    chips) it is an error in a kernel whose cluster has several blocks and
+    nothing otherwise (a cluster of one block).
+
+    ```mlir
+    tile.cluster_arrive
+    tile.cluster_arrive {relaxed}
+    ```
+  }];
+  let arguments = (ins UnitAttr:$relaxed);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_ClusterWaitOp : Tile_Op<"cluster_wait", [Tile_InKernel,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Wait until every thread of the cluster arrived";
+  let description = [{
+    TileLang's `T.cluster_wait()`: the thread waits until all threads of
+    all blocks of its cluster performed `tile.cluster_arrive`, and acquires
+    what their arrivals released (`T.cluster_sync()` is the two in a row).
+    On NVIDIA sm_90 and newer `barrier.cluster.wait`; elsewhere as
+    `tile.cluster_arrive`.
+
+    ```mlir
+    tile.cluster_wait
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_BlockRankInClusterOp : Tile_Op<"block_rank_in_cluster",
+    [Tile_InKernel, Pure]> {
+  let summary = "The block's rank within its thread block cluster";
+  let description = [{
+    TileLang's `T.block_rank_in_cluster()`: the linear index of this block
+    in its cluster, x fastest (`%cluster_ctarank` on NVIDIA sm_90 and newer,
+    from 0 to the cluster's size - 1); 0 in a kernel without a cluster
+    elsewhere, and an error in a kernel with one there.
+
+    ```mlir
+    %rank = tile.block_rank_in_cluster
+    ```
+  }];
+  let results = (outs Index:$rank);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_ClusterBarrierArriveOp : Tile_Op<"cluster_barrier_arrive", [
+    Tile_InKernel]> {
+  let summary = "Arrive on a barrier of a block of the cluster";
+  let description = [{
+    TileLang's `T.mbarrier_arrive(barrier, cta_id)` on a cluster barrier
+    (`T.alloc_cluster_barrier`): every thread that reaches the op arrives
+    once on barrier `index` of `barriers` in the shared memory of the block
+    of rank `cta` in its cluster (`tile.block_rank_in_cluster`), releasing
+    its earlier accesses at cluster scope. The barriers must have been
+    initialized, and the cluster synchronized since (`tile.cluster_arrive`
+    and `tile.cluster_wait`), before any block arrives on another's; the
+    block that owns them must not exit before the arrivals land. On NVIDIA
+    sm_90 and newer `mapa` and `mbarrier.arrive.release.cluster
+    .shared::cluster`; elsewhere it is an error in a kernel whose cluster
+    has several blocks, and an arrival on the block's own barrier (rank 0)
+    otherwise.
+
+    ```mlir
+    tile.cluster_barrier_arrive %bars[%c0] cta(%rank) : memref<1xi64, #tile.mem<shared>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<Tile_Tile, "barriers", [MemRead, MemWrite]>:$barriers,
+    Index:$index, Index:$cta);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `cta` `(` $cta `)` attr-dict `:` type($barriers)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
