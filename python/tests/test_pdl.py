@@ -13,6 +13,16 @@ import tilelang_mlir as tilelang
 import tilelang_mlir.language as T
 
 
+@T.macro
+def doubled_after_wait(B, C, N, block):
+    """The dependent kernel: waits on the grid before it, then C = B * 2."""
+    with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
+        T.pdl_sync()
+        for i in T.Parallel(block):
+            if bx * block + i < N:
+                C[bx * block + i] = B[bx * block + i] * 2.0
+
+
 def chained(N, block=64):
     """B = A + 1 in one kernel, C = B * 2 in the next, which waits for it."""
     @T.prim_func
@@ -23,11 +33,7 @@ def chained(N, block=64):
                 if bx * block + i < N:
                     B[bx * block + i] = A[bx * block + i] + 1.0
             T.pdl_trigger()
-        with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
-            T.pdl_sync()
-            for i in T.Parallel(block):
-                if bx * block + i < N:
-                    C[bx * block + i] = B[bx * block + i] * 2.0
+        doubled_after_wait(B, C, N, block)
     return main
 
 
@@ -103,11 +109,7 @@ def early_trigger(N, rounds, block=128):
             for i in T.Parallel(block):
                 if bx * block + i < N:
                     B[bx * block + i] = acc[i]
-        with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
-            T.pdl_sync()
-            for i in T.Parallel(block):
-                if bx * block + i < N:
-                    C[bx * block + i] = B[bx * block + i] * 2.0
+        doubled_after_wait(B, C, N, block)
     return main
 
 

@@ -160,6 +160,11 @@ void populateTmaPatterns(RewritePatternSet &patterns);
 Value getSharedPointer(OpBuilder &b, Location loc, Value tile,
                        Value byteOffset = Value());
 
+/// An !llvm.ptr<3> to barrier `index` of the shared barrier array
+/// `barriers` (8 bytes each).
+Value getBarrierPointer(OpBuilder &b, Location loc, Value barriers,
+                        Value index);
+
 /// sm_90: a tile.copy of a whole register fragment into a 16-bit shared
 /// tile whose every group of eight slots is stmatrix's order (four 8x8
 /// matrices, a lane's two consecutive elements of row lane / 4 of each: the

@@ -12,7 +12,6 @@
 
 #include "TileLang/Target/NVIDIA/Lowering.h"
 
-#include "TileLang/Conversion/TileLowering.h"
 #include "TileLang/Dialect/Tile/IR/TileDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -76,11 +75,8 @@ struct ClusterBarrierArriveToNVVM : OpRewritePattern<ClusterBarrierArriveOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    // Barriers are 8 bytes apart.
-    Value local = getSharedPointer(
-        rewriter, loc, op.getBarriers(),
-        arith::MulIOp::create(rewriter, loc, op.getIndex(),
-                              indexConst(rewriter, loc, 8)));
+    Value local =
+        getBarrierPointer(rewriter, loc, op.getBarriers(), op.getIndex());
     Value cta = arith::IndexCastUIOp::create(rewriter, loc,
                                              rewriter.getI32Type(), op.getCta());
     auto clusterPointer = LLVM::LLVMPointerType::get(

@@ -314,14 +314,14 @@ void mlir::tile::createTensorMaps(Operation *root) {
   });
 }
 
-namespace {
-
-/// Barrier `index` of the barrier array `barriers`.
-Value barrierPointer(OpBuilder &b, Location loc, Value barriers, Value index) {
+Value mlir::tile::getBarrierPointer(OpBuilder &b, Location loc,
+                                   Value barriers, Value index) {
   return getSharedPointer(
       b, loc, barriers,
       arith::MulIOp::create(b, loc, index, indexConst(b, loc, 8)));
 }
+
+namespace {
 
 NVVM::MemScopeKindAttr ctaScope(OpBuilder &b) {
   return NVVM::MemScopeKindAttr::get(b.getContext(), NVVM::MemScopeKind::CTA);
@@ -417,7 +417,7 @@ struct BarrierInitToMBarrier : OpRewritePattern<BarrierInitOp> {
       Value arrivals = i32Const(b, loc, op.getArrivals());
       for (int64_t i = 0; i < count; ++i)
         NVVM::MBarrierInitOp::create(
-            b, loc, barrierPointer(b, loc, barriers, indexConst(b, loc, i)),
+            b, loc, getBarrierPointer(b, loc, barriers, indexConst(b, loc, i)),
             arrivals, /*predicate=*/Value());
       // Visible to the asynchronous proxy (TMA's completions) too.
       NVVM::FenceMbarrierInitOp::create(b, loc);
@@ -441,7 +441,7 @@ struct BarrierWaitToMBarrier : OpRewritePattern<BarrierWaitOp> {
       Value parity = arith::IndexCastOp::create(b, loc, b.getI32Type(),
                                                 op.getParity());
       NVVM::MBarrierTryWaitParityOp::create(
-          b, loc, barrierPointer(b, loc, op.getBarriers(), op.getIndex()),
+          b, loc, getBarrierPointer(b, loc, op.getBarriers(), op.getIndex()),
           parity, i32Const(b, loc, kWaitTicks));
     };
     if (!op.getIssuer()) {
@@ -469,7 +469,7 @@ struct BarrierArriveToMBarrier : OpRewritePattern<BarrierArriveOp> {
     if (op.getPerThread()) {
       NVVM::MBarrierArriveOp::create(
           rewriter, loc, Type(),
-          barrierPointer(rewriter, loc, op.getBarriers(), op.getIndex()),
+          getBarrierPointer(rewriter, loc, op.getBarriers(), op.getIndex()),
           /*count=*/Value(), ctaScope(rewriter));
       rewriter.eraseOp(op);
       return success();
@@ -480,7 +480,7 @@ struct BarrierArriveToMBarrier : OpRewritePattern<BarrierArriveOp> {
         [&](OpBuilder &b) {
           NVVM::MBarrierArriveOp::create(
               b, loc, Type(),
-              barrierPointer(b, loc, op.getBarriers(), op.getIndex()),
+              getBarrierPointer(b, loc, op.getBarriers(), op.getIndex()),
               /*count=*/Value(), ctaScope(b));
         },
         /*every=*/32);
@@ -545,17 +545,17 @@ struct NextTileHandoff : OpRewritePattern<NextTileOp> {
         Value previous =
             arith::AddIOp::create(b, loc, count, indexConst(b, loc, 1));
         NVVM::MBarrierTryWaitParityOp::create(
-            b, loc, barrierPointer(b, loc, op.getReleased(), zero),
+            b, loc, getBarrierPointer(b, loc, op.getReleased(), zero),
             parityOf(b, previous), i32Const(b, loc, kWaitTicks));
         Value taken = early ? early : take(b);
         memref::StoreOp::create(b, loc, taken, op.getSlot(), ValueRange{zero});
         NVVM::MBarrierArriveOp::create(
-            b, loc, Type(), barrierPointer(b, loc, op.getFull(), zero),
+            b, loc, Type(), getBarrierPointer(b, loc, op.getFull(), zero),
             /*count=*/Value(), ctaScope(b));
       });
     }
     NVVM::MBarrierTryWaitParityOp::create(
-        rewriter, loc, barrierPointer(rewriter, loc, op.getFull(), zero),
+        rewriter, loc, getBarrierPointer(rewriter, loc, op.getFull(), zero),
         parityOf(rewriter, count), i32Const(rewriter, loc, kWaitTicks));
     Value taken =
         memref::LoadOp::create(rewriter, loc, op.getSlot(), ValueRange{zero});
@@ -564,7 +564,7 @@ struct NextTileHandoff : OpRewritePattern<NextTileOp> {
         rewriter, loc, op,
         [&](OpBuilder &b) {
           NVVM::MBarrierArriveOp::create(
-              b, loc, Type(), barrierPointer(b, loc, op.getReleased(), zero),
+              b, loc, Type(), getBarrierPointer(b, loc, op.getReleased(), zero),
               /*count=*/Value(), ctaScope(b));
         },
         /*every=*/32);
@@ -615,7 +615,7 @@ struct CopyWithArriveToTMA : OpRewritePattern<CopyOp> {
     Location loc = op.getLoc();
     if (!followsBarrier(op))
       gpu::BarrierOp::create(rewriter, loc);
-    Value barrier = barrierPointer(rewriter, loc, op.getBarriers(),
+    Value barrier = getBarrierPointer(rewriter, loc, op.getBarriers(),
                                    op.getBarrierIndex());
     // The synchronous copy, then thread 0 arrives (its block barrier after
     // the copy orders every thread's writes before the arrival).
