@@ -74,7 +74,9 @@ TEST(CUDARuntimeTest, SymbolsCoverTheHostLowering) {
         "mgpuStreamDestroy", "mgpuMemAlloc", "mgpuMemFree", "mgpuMemcpy",
         "mgpuEventCreate", "mgpuEventRecord", "mgpuEventSynchronize",
         "mgpuEventDestroy", "mgpuStreamWaitEvent", "mgpuMemset32",
-        "mgpuTensorMapEncodeTiledMemref"})
+        "mgpuTensorMapEncodeTiledMemref", "tileTensorMapEncode",
+        "tileMultiprocessorCount", "tileProgrammaticLaunch",
+        "tileAssumeFailed"})
     EXPECT_TRUE(has(name)) << name;
 }
 
