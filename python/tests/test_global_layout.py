@@ -50,6 +50,21 @@ def accumulate(B, H, L, D, blk, parts, tile_form):
     return main
 
 
+def accumulate_at(B, H, L, D, blk, rows):
+    """dQ[:, :, s0:s0 + rows] += X through the layout, the row offset s0 a
+    scalar argument: the slice's extent is known only at run time (TileLang's
+    varlen backward), so the tile gives it."""
+    @T.prim_func
+    def main(X: T.Tensor((B, H, rows, D), "float32"),
+             dQ: T.Tensor((B, H, L, D), "float32"), s0: T.int32):
+        with T.Kernel(T.ceildiv(rows, blk), H, B, threads=64) as (bx, by, bz):
+            T.annotate_layout({dQ: dq_layout(dQ)})
+            part = T.alloc_fragment((blk, D), "float32")
+            T.copy(X[bz, by, bx * blk:(bx + 1) * blk, :], part)
+            T.atomic_add(dQ[bz, by, s0 + bx * blk:s0 + (bx + 1) * blk, :], part)
+    return main
+
+
 def read_back(B, H, L, D, blk):
     """Out = dQ read through the layout (the post-processing kernel)."""
     @T.prim_func
@@ -90,6 +105,19 @@ def test_accumulated_storage_is_the_layouts_order(tile_form):
     np.testing.assert_array_equal(post(dq), total.astype(np.float16))
 
 
+@pytest.mark.parametrize("s0", [0, 8, 24])
+def test_a_slice_sized_at_run_time(s0):
+    """Rows past the tensor's end (s0 = 24: 8 of 16) are dropped."""
+    B, H, L, D, rows = 1, 2, 32, 16, 16
+    x = np.random.default_rng().integers(-8, 8, (B, H, rows, D)).astype(np.float32)
+    dq = np.zeros((B, H, L, D), np.float32)
+    tilelang_mlir.compile(accumulate_at(B, H, L, D, 8, rows), target="cpu")(x, dq, s0)
+    want = np.zeros_like(dq)
+    end = min(L, s0 + rows)
+    want[:, :, s0:end] = x[:, :, :end - s0]
+    np.testing.assert_array_equal(dq, dq_storage(want))
+
+
 def test_element_stores_and_edge_blocks():
     B, H, L, D = 1, 2, 24, 8
     x = np.random.default_rng().standard_normal((B, H, L, D)).astype(np.float32)
@@ -105,6 +133,7 @@ def test_element_stores_and_edge_blocks():
 def test_compiles_for_sm90():
     for func in (accumulate(1, 4, 128, 64, 64, 2, True),
                  accumulate(1, 4, 128, 64, 64, 2, False),
+                 accumulate_at(1, 4, 128, 64, 64, 64),
                  read_back(1, 4, 128, 64, 64)):
         ptx = tilelang_mlir.compile(func, target="sm_90a").get_kernel_source("ptx")
         assert ".entry" in ptx

@@ -3143,13 +3143,13 @@ def _atomic_add_elements(region, tile, shape):
     """T.atomic_add of a tile into a region, element by element (a global
     tensor placed by T.Layout(shape, fn)); elements past the tensor's edge
     are dropped, as tile.atomic_add drops them."""
-    dims, extents = _region_tile(region, "T.atomic_add")
-    if extents != list(shape):
-        raise TileLangError("T.atomic_add: the tile of shape %s does not match "
-                            "%s (%s)" % (list(shape), region.describe(), extents))
+    # As T.copy places a tile: a slice whose extent is known only at run
+    # time (dQ[s0 + k * n:s0 + (k + 1) * n, h, :]) takes the tile's.
+    dims = region.match(shape, "T.atomic_add")
     for ivs in Parallel(*shape):
         ivs = ivs if isinstance(ivs, tuple) else (ivs,)
-        at = _region_at(region, dims, ivs)
+        along = [(d, iv) for d, iv in zip(dims, ivs) if d >= 0]
+        at = _region_at(region, [d for d, _ in along], [iv for _, iv in along])
         inside = _region_inside(region, at)
         with (contextlib.nullcontext() if inside is None else _branch(inside)):
             atomic_add(region.buffer[at], tile[ivs])
