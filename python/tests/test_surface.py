@@ -593,6 +593,31 @@ def test_fill_and_clear_of_slices():
     assert np.isnan(b[:, :8]).all()
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_fill_of_a_whole_global_tensor(dtype):
+    """TileLang's T.fill(A, T.infinity(dtype)) and T.clear of a global
+    tensor (every block writes all of it), static and dynamic shapes."""
+    N = T.dynamic("N")
+
+    @T.prim_func
+    def main(A: T.Tensor((32,), dtype), B: T.Tensor((N, 3), dtype),
+             C: T.Tensor((N,), "int32")):
+        with T.Kernel(2, threads=32):
+            T.fill(A, T.infinity(dtype))
+            T.fill(B, -1.5)
+            T.clear(C)
+
+    kernel = tilelang.compile(main, target="cpu")
+    a = np.full(32, np.nan, dtype)
+    b = np.full((5, 3), np.nan, dtype)
+    c = np.full(5, 7, np.int32)
+    kernel(a, b, c)
+    assert np.isposinf(a).all()
+    np.testing.assert_array_equal(b, np.full((5, 3), -1.5, dtype))
+    np.testing.assert_array_equal(c, np.zeros(5, np.int32))
+    assert ".entry" in tilelang.compile(main, target="sm_90a").get_kernel_source("ptx")
+
+
 def test_variables_bound_by_let_and_copy_hints():
     """`v = T.int32()` then `T.let(v, expr)` (TileLang's aliasing test's
     style); T.copy takes TileLang's lowering hints; run_once runs the kernel
@@ -772,3 +797,35 @@ def test_get_kernel_source_takes_kernel_only():
     assert kernel.get_kernel_source(kernel_only=True) == text
     with pytest.raises(TypeError, match="kernel_only"):
         kernel.get_kernel_source(kernel_only="yes")
+
+
+@pytest.mark.parametrize("order, stage", [([0, 1, 2], [0, 0, 1]), ([0, 1, 2], [0, 0, 2]),
+                                          ([1, 2, 0], [0, 0, 2]), ([1, 2, 0], [0, 0, 1])])
+def test_pipelined_manual_schedule_infers_its_depth(order, stage):
+    """T.Pipelined(n, order=..., stage=...) without num_stages: the depth is
+    max(stage) + 1 (TileLang's rule); the GEMM computes the same."""
+    M, N, K, bm, bn, bk = 128, 64, 256, 64, 64, 32
+
+    @T.prim_func
+    def main(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             C: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), threads=128) as (bx, by):
+            A_s = T.alloc_shared((bm, bk), "float16")
+            B_s = T.alloc_shared((bk, bn), "float16")
+            C_l = T.alloc_fragment((bm, bn), "float32")
+            T.clear(C_l)
+            for k in T.Pipelined(T.ceildiv(K, bk), order=order, stage=stage):
+                T.copy(A[by * bm, k * bk], A_s)
+                T.copy(B[k * bk, bx * bn], B_s)
+                T.gemm(A_s, B_s, C_l)
+            T.copy(C_l, C[by * bm, bx * bn])
+
+    assert "num_stages = %d" % (max(stage) + 1) in main.script()
+    rng = np.random.default_rng()
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.full((M, N), np.nan, np.float32)
+    tilelang.compile(main, target="cpu")(a, b, c)
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32),
+                               rtol=1e-3, atol=1e-3)
+    assert ".entry" in tilelang.compile(main, target="sm_90a").get_kernel_source("ptx")

@@ -2619,9 +2619,9 @@ def wait_wgmma(pending=0):
 
 
 def fill(buffer, value):
-    """Sets every element of a tile, or of a slice of a buffer
+    """Sets every element of a tile, of a slice of a buffer
     (``T.fill(C_local[:, 0:32], 0)``: elementwise, nothing written past a
-    global edge)."""
+    global edge) or of a whole global tensor (``T.fill(A, v)``)."""
     if isinstance(buffer, _Region):
         if buffer.buffer.space is not None and buffer.is_whole():
             buffer = buffer.buffer
@@ -2631,6 +2631,11 @@ def fill(buffer, value):
     if isinstance(buffer, _Access) and buffer._name is None:
         # One element (TileLang's T.fill(s_count[0], 0)): a store.
         buffer.buffer[tuple(buffer.indices)] = value
+        return
+    if isinstance(buffer, TileBuffer) and buffer.space is None:
+        # A whole global tensor (TileLang's T.fill(A, v)): elementwise over
+        # the block's threads.
+        _fill_region(_side_region(buffer, None, list(buffer.dims)), value)
         return
     _check_not_reducer(buffer, "T.fill")
     value = _convert(_as_expr(value, buffer.type), buffer.type)
@@ -2650,8 +2655,10 @@ def _fill_region(region, value):
 
 
 def clear(buffer):
-    """Sets every element of a tile (or of a slice, as T.fill) to zero."""
-    if isinstance(buffer, _Region):
+    """Sets every element of a tile (or of a slice or a global tensor, as
+    T.fill) to zero."""
+    if isinstance(buffer, _Region) or (isinstance(buffer, TileBuffer)
+                                       and buffer.space is None):
         fill(buffer, 0)
         return
     _check_not_reducer(buffer, "T.clear")
@@ -3821,10 +3828,14 @@ def _range(start, stop, step):
 def Pipelined(start, stop=None, num_stages=0, order=None, stage=None,
               sync=None, group=None):
     """``for k in T.Pipelined(n, num_stages=3):`` a loop whose copies the
-    compiler overlaps with its compute."""
+    compiler overlaps with its compute. With a manual `stage` and no
+    `num_stages`, the depth is max(stage) + 1, as TileLang infers it."""
     builder = _builder()
     lb, ub, step = _range(start, stop, 1)
     iv = builder.fresh("k")
+    if not num_stages and stage:
+        # A manual schedule without a depth: max(stage) + 1 (TileLang's).
+        num_stages = builtins.max(int(s) for s in stage) + 1
     attrs = {"num_stages": "%d : i64" % builtins.max(int(num_stages), 1)}
     if order is not None:
         attrs["order"] = _i64_array(order)
