@@ -382,3 +382,59 @@ def test_var_keyword_arguments_are_compile_time_values():
             A: T.Tensor[[8], T.float32]
             with T.Kernel(1, threads=32):
                 pass
+
+
+@T.macro
+def _copied_into_a_new_tensor(A):
+    """A macro that sizes its output from the annotated parameter before
+    the kernel (TileLang's eager return test)."""
+    M, N = A.shape
+    B = T.empty(M, N, dtype=A.dtype)
+    with T.Kernel(T.ceildiv(M, 32), T.ceildiv(N, 32), threads=64) as (bx, by):
+        T.copy(A[bx * 32:bx * 32 + 32, by * 32:by * 32 + 32],
+               B[bx * 32:bx * 32 + 32, by * 32:by * 32 + 32])
+    return B
+
+
+@tilelang.jit(target="cpu")
+def _copy_const(A):
+    M, N = T.const("M, N")
+    A: T.Tensor[[M, N], T.float32]
+    return _copied_into_a_new_tensor(A)
+
+
+@tilelang.jit(target="cpu")
+def _copy_dynamic(A):
+    N = T.dynamic("N")
+    M = T.const("M")
+    A: T.Tensor[[N, M], T.float32]
+    return _copied_into_a_new_tensor(A)
+
+
+@pytest.mark.parametrize("fn", [_copy_const, _copy_dynamic])
+def test_shape_and_dtype_of_an_annotated_parameter_before_the_kernel(fn):
+    a = np.random.default_rng().standard_normal((96, 64)).astype(np.float32)
+    b = fn(a)
+    assert b.dtype == np.float32 and b.shape == a.shape
+    np.testing.assert_array_equal(b, a)
+
+
+def test_module_level_par_compile():
+    """tilelang.par_compile(funcs): a kernel per PrimFunc, in order; with
+    ignore_error, None for one that fails; nvcc's flags refused."""
+    funcs = [_copy_const.get_tir(T.Tensor((64, 32))),
+             _copy_dynamic.get_tir(T.Tensor((64, 32)))]
+    kernels = tilelang.par_compile(funcs, target="cpu", num_workers=2)
+    assert [k.func for k in kernels] == funcs
+    a = np.random.default_rng().standard_normal((64, 32)).astype(np.float32)
+    for kernel in kernels:
+        # A PrimFunc of the eager style names its output as a parameter.
+        b = np.full_like(a, np.nan)
+        kernel(a, b)
+        np.testing.assert_array_equal(b, a)
+    assert tilelang.par_compile(["not a PrimFunc"], target="cpu",
+                                ignore_error=True) == [None]
+    with pytest.raises(TypeError, match="expected a @T.prim_func"):
+        tilelang.par_compile(["not a PrimFunc"], target="cpu")
+    with pytest.raises(ValueError, match="compile_flags are nvcc's"):
+        tilelang.par_compile(funcs, compile_flags=["-O3"])

@@ -27,7 +27,7 @@ except ImportError as _error:
            _os.path.dirname(__file__), ", ".join(_built) or "none",
            _sys.executable)) from _error
 from . import device_code, env, language, layout, math, target, testing, transform  # noqa: F401
-from .jit import jit, compile, JITKernel, TileError  # noqa: F401,A004
+from .jit import jit, compile, par_compile, JITKernel, TileError  # noqa: F401,A004
 from .language import TileLangError  # noqa: F401
 from .pass_config import PassConfigKey  # noqa: F401
 from .target import determine_target  # noqa: F401

@@ -134,6 +134,10 @@ class _State:
             if isinstance(spec, type) and spec is T.ptr:
                 spec = T.ptr()
             self.annotations[name] = spec
+            if isinstance(value, _Param) and isinstance(spec, T.Tensor):
+                # What code before the kernel reads of it (a macro's
+                # `M, N = A.shape`, `T.empty(M, N, dtype=A.dtype)`).
+                value.shape, value.dtype = spec.shape, spec.dtype
         return value
 
     def make_tensor(self, ptr, shape, dtype):

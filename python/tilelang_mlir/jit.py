@@ -41,7 +41,7 @@ from .eager import EagerJIT, _freeze, is_eager
 from .pass_config import normalize_pass_configs
 from .target import determine_target
 
-__all__ = ["jit", "compile", "JITKernel", "TileError"]
+__all__ = ["jit", "compile", "par_compile", "JITKernel", "TileError"]
 
 _NUMPY_TYPES = {
     "f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8,
@@ -515,6 +515,41 @@ def compile(func, out_idx=None, target="auto",  # noqa: A001 (TileLang's name)
     underscores: ``{"warp_specialize": False, "opt_level": 2}``."""
     _check_call_options(execution_backend, verbose)
     return _prepared(func, out_idx, target, pass_configs, verbose)
+
+
+def par_compile(funcs, out_idx=None, execution_backend=None, target=None,
+                target_host=None, verbose=None, pass_configs=None,
+                compile_flags=None, num_workers=None, ignore_error=False):
+    """TileLang's ``tilelang.par_compile``: ``compile`` of each PrimFunc of
+    `funcs` with the same options, the kernels in order (None where one
+    fails, with `ignore_error`). Each kernel's device code is built on its
+    first call per specialization (and cached), so preparing them here is
+    quick and `num_workers` has nothing to spread. `target_host` (the host
+    code is the compiler's own) and `compile_flags` (flags of nvcc, which
+    this compiler does not run) are refused when given."""
+    if target_host is not None:
+        raise ValueError("par_compile: target_host is not an option here (the "
+                         "host code is compiled for the machine it runs on)")
+    if compile_flags:
+        raise ValueError("par_compile: compile_flags are nvcc's; this compiler "
+                         "does not run nvcc (pass_configs set its options)")
+    if num_workers is not None and (not isinstance(num_workers, int)
+                                    or num_workers < 1):
+        raise ValueError("par_compile: num_workers is a positive int, got %r"
+                         % (num_workers,))
+    kernels = []
+    for func in funcs:
+        try:
+            kernels.append(compile(func, out_idx=out_idx,
+                                   target="auto" if target is None else target,
+                                   pass_configs=pass_configs,
+                                   execution_backend=execution_backend or "auto",
+                                   verbose=bool(verbose)))
+        except Exception:  # noqa: BLE001 (the caller asked to go on)
+            if not ignore_error:
+                raise
+            kernels.append(None)
+    return kernels
 
 
 def jit(fn=None, *, out_idx=None, target="auto", pass_configs=None,
