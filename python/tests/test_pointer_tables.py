@@ -167,3 +167,54 @@ def test_rows_gathered_through_a_pointer_table_on_the_gpu(cuda_torch):
                         dtype=torch.int64), out)
     torch.cuda.synchronize()
     assert torch.equal(out, torch.stack(sources[::-1]))
+
+
+def pointer_params_matmul(S, block):
+    """TileLang's pointer-parameter GEMM: C = A @ B^T through three T.ptr
+    parameters and sizes given as scalars."""
+    @T.prim_func
+    def main(a_ptr: T.ptr, b_ptr: T.ptr, c_ptr: T.ptr, m: T.int32, n: T.int32,
+             k: T.int32):
+        A = T.make_tensor(a_ptr, (m, k), T.float16)
+        B = T.make_tensor(b_ptr, (n, k), T.float16)
+        C = T.make_tensor(c_ptr, (m, n), T.float32)
+        with T.Kernel(T.ceildiv(S, block), T.ceildiv(S, block), threads=128) as (bx, by):
+            A_s = T.alloc_shared((block, 32), T.float16)
+            B_s = T.alloc_shared((block, 32), T.float16)
+            C_l = T.alloc_fragment((block, block), T.float32)
+            T.clear(C_l)
+            for ko in T.Pipelined(T.ceildiv(k, 32), num_stages=2):
+                T.copy(A[by * block, ko * 32], A_s)
+                T.copy(B[bx * block, ko * 32], B_s)
+                T.gemm(A_s, B_s, C_l, transpose_B=True)
+            T.copy(C_l, C[by * block, bx * block])
+    return main
+
+
+def test_pointer_parameters_take_addresses_or_tensors():
+    S = 128
+    kernel = tilelang.compile(pointer_params_matmul(S, 64), target="cpu")
+    rng = np.random.default_rng()
+    a = rng.standard_normal((S, S)).astype(np.float16)
+    b = rng.standard_normal((S, S)).astype(np.float16)
+    want = a.astype(np.float32) @ b.astype(np.float32).T
+    by_address = np.full((S, S), np.nan, np.float32)
+    kernel(a.ctypes.data, b.ctypes.data, by_address.ctypes.data, S, S, S)
+    np.testing.assert_allclose(by_address, want, rtol=1e-3, atol=1e-3)
+    by_array = np.full((S, S), np.nan, np.float32)
+    kernel(a, b, by_array, S, S, S)
+    np.testing.assert_array_equal(by_array, by_address)
+    with pytest.raises(TypeError, match=r"parameter 'a_ptr' \(T.ptr\) takes an address"):
+        kernel("a", b, by_array, S, S, S)
+
+
+def test_pointer_parameters_take_torch_tensors_on_the_gpu(cuda_torch):
+    torch = cuda_torch
+    S = 256
+    kernel = tilelang.compile(pointer_params_matmul(S, 64), target="sm_90a")
+    a = torch.randn(S, S, device="cuda", dtype=torch.float16)
+    b = torch.randn(S, S, device="cuda", dtype=torch.float16)
+    c = torch.full((S, S), float("nan"), device="cuda")
+    kernel(a, b, c, S, S, S)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(c, (a @ b.T).float(), rtol=1e-2, atol=1e-2)

@@ -102,6 +102,12 @@ class JITKernel:
         self._contiguous_inputs = [
             (k, name, i) for k, name, i in self._tensor_inputs
             if not isinstance(func.params[i][1], T.StridedTensor)]
+        # Address parameters (`a: T.ptr`): a tensor given for one passes its
+        # data's address (TileLang's TVM FFI calls take the tensor, its
+        # cython calls the int).
+        self._pointer_inputs = [k for k, i in enumerate(self._inputs)
+                                if func.params[i][1] is T.ptr
+                                or isinstance(func.params[i][1], T.ptr)]
         # Kernels that return nothing and allocate nothing run straight
         # from the arguments (__call__'s first lines).
         self._direct = not self.out_idx and not func.workspaces
@@ -292,6 +298,10 @@ class JITKernel:
         if len(args) != self._arity:
             raise TypeError("%s takes %d inputs, got %d" % (
                 self.func.name, self._arity, len(args)))
+        if self._pointer_inputs:
+            args = list(args)
+            for k in self._pointer_inputs:
+                args[k] = _address(self.func.params[self._inputs[k]][0], args[k])
         if self._direct:
             # Nothing to return or allocate: straight from the arguments.
             try:
@@ -466,6 +476,23 @@ def _torch_dtype(torch, mlir_type):
     if mlir_type not in _TORCH_DTYPES:
         raise TypeError("this torch has no %s tensors" % mlir_type)
     return _TORCH_DTYPES[mlir_type]
+
+
+def _address(name, value):
+    """The address a `T.ptr` parameter takes: an int as it is, a tensor's
+    data (torch's data_ptr(), the CUDA array interface, numpy's buffer)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if callable(getattr(value, "data_ptr", None)):
+        return int(value.data_ptr())
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        return int(interface["data"][0])
+    if isinstance(value, np.ndarray):
+        return int(value.ctypes.data)
+    raise TypeError("parameter %r (T.ptr) takes an address: an int or a tensor "
+                    "(torch, numpy, CUDA array interface), got %s"
+                    % (name, type(value).__name__))
 
 
 def _split_target(target):
