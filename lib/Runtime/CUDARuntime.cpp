@@ -473,7 +473,7 @@ void timedLaunch(Driver *d, void *stream, Launch launch) {
 } // namespace
 
 /// Set by tileProgrammaticLaunch for this thread's next launch.
-thread_local bool nextLaunchProgrammatic = false;
+static thread_local bool nextLaunchProgrammatic = false;
 
 extern "C" void tileProgrammaticLaunch() { nextLaunchProgrammatic = true; }
 
@@ -572,8 +572,8 @@ extern "C" void mgpuLaunchKernel(void *function, intptr_t gridX,
                                  void **params, void **extra,
                                  size_t /*paramsCount*/) {
   launchKernel("mgpuLaunchKernel", function, std::nullopt,
-         {gridX, gridY, gridZ}, {blockX, blockY, blockZ}, smem, stream, params,
-         extra);
+               {gridX, gridY, gridZ}, {blockX, blockY, blockZ}, smem, stream,
+               params, extra);
 }
 
 /// gpu.launch_func with clusters: the cluster shape travels as a launch
@@ -584,9 +584,9 @@ extern "C" void mgpuLaunchClusterKernel(
     intptr_t blockY, intptr_t blockZ, int32_t smem, void *stream,
     void **params, void **extra) {
   launchKernel("mgpuLaunchClusterKernel", function,
-         std::array<intptr_t, 3>{clusterX, clusterY, clusterZ},
-         {gridX, gridY, gridZ}, {blockX, blockY, blockZ}, smem, stream, params,
-         extra);
+               std::array<intptr_t, 3>{clusterX, clusterY, clusterZ},
+               {gridX, gridY, gridZ}, {blockX, blockY, blockZ}, smem, stream,
+               params, extra);
 }
 
 namespace {
