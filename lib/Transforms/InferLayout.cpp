@@ -321,12 +321,9 @@ struct InferLayoutPass
     SmallVector<AnnotateLayoutOp> annotations;
     kernel.getBody().walk(
         [&](AnnotateLayoutOp op) { annotations.push_back(op); });
+    IRRewriter rewriter(kernel->getContext());
     for (AnnotateLayoutOp op : annotations)
-      if (auto alloc =
-              op.getBuffer().getDefiningOp<TileAllocationOpInterface>()) {
-        alloc.setTileLayout(op.getLayout());
-        op.erase();
-      }
+      (void)op.moveToAllocation(rewriter);
     LayoutClasses classes(keepConflictsInMemory);
     SmallVector<AllocFragmentOp> allocs(
         kernel.getBody().front().getOps<AllocFragmentOp>());

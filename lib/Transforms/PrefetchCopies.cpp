@@ -51,10 +51,22 @@ Value allocateBarrier(OpBuilder &b, Location loc) {
   return AllocSharedOp::create(b, loc, type, Attribute()).getResult();
 }
 
-/// True when `op` or anything nested in it uses `value`.
+/// True when `op` or anything nested in it uses `value`, or the same
+/// bytes as another element type: the shared tile a tile.view of it views,
+/// or a tile.view of it.
 bool usesValue(Operation *op, Value value) {
-  return llvm::any_of(value.getUsers(),
-                      [&](Operation *user) { return op->isAncestor(user); });
+  SmallVector<Value> aliases = {value};
+  if (auto view = value.getDefiningOp<ViewOp>())
+    aliases.push_back(view.getSource());
+  for (size_t i = 0; i < aliases.size(); ++i)
+    for (Operation *user : aliases[i].getUsers()) {
+      if (op->isAncestor(user))
+        return true;
+      if (auto view = dyn_cast<ViewOp>(user);
+          view && !llvm::is_contained(aliases, view.getResult()))
+        aliases.push_back(view.getResult());
+    }
+  return false;
 }
 
 /// Where `copy` may be issued: right before the earliest of the body's ops

@@ -30,6 +30,7 @@ import numbers
 import contextlib
 import enum
 import inspect
+import itertools
 import linecache
 import math
 import os
@@ -2079,6 +2080,7 @@ def _alloc(op, space, shape, dtype, cls=None):
     hoist = builder.kernel_level() or contextlib.nullcontext()
     with hoist:
         builder.op("tile." + op, (), [(buffer.name, buffer.memref_type)])
+    buffer.allocation = buffer
     return buffer
 
 
@@ -2892,21 +2894,33 @@ def _expand(source, shape, name, type_):
 
 
 def view(buffer, shape=None, dtype=None):
-    """`buffer` seen with `shape` (T.reshape), or, for a global tensor, its
-    bytes seen as `dtype` with `shape` (tile.view: the same bytes, row-major;
-    writes through it are the tensor's). A view of an on-chip tile as
-    another dtype is not supported yet."""
+    """`buffer` seen with `shape` (T.reshape), or, for a global tensor or a
+    shared tile, its bytes seen as `dtype` with `shape` (tile.view: the same
+    bytes, row-major; writes through it are the buffer's; a shared tile's
+    swizzle is the view's, seen in its dtype). Fragments and local tiles
+    have no bytes to view."""
     shape = list(buffer.dims) if shape is None else \
         (list(shape) if isinstance(shape, (tuple, list)) else [shape])
     if dtype is None or _mlir_type(dtype) == buffer.type:
         return reshape(buffer, shape)
-    if not isinstance(buffer, TileBuffer) or buffer.space is not None:
+    space = getattr(buffer, "space", "?")
+    if not isinstance(buffer, TileBuffer) or space not in (None, "shared"):
         raise TileLangError("T.view of the %s tile %s as another dtype (%s as "
-                            "%s) is not supported yet; global tensors can be "
-                            "viewed so" % (getattr(buffer, "space", "?"),
-                                           getattr(buffer, "name", "?").lstrip("%"),
-                                           getattr(buffer, "dtype", "?"),
-                                           _dtype_name(dtype)))
+                            "%s): only global tensors and shared tiles have "
+                            "bytes to view; copy the tile into a shared one"
+                            % (space, getattr(buffer, "name", "?").lstrip("%"),
+                               getattr(buffer, "dtype", "?"),
+                               _dtype_name(dtype)))
+    if space == "shared":
+        # A view of a view views the tile.
+        allocation = getattr(buffer, "allocation", None)
+        if allocation is None:
+            raise TileLangError(
+                "T.view of %s as %s: a shared tile is viewed as another dtype "
+                "whole, from its T.alloc_shared (or a view of it), not a "
+                "slice or reshape of it" % (buffer.name.lstrip("%"),
+                                            _dtype_name(dtype)))
+        buffer = allocation
     name = buffer.name.lstrip("%")
     if not builtins.all(isinstance(d, int) for d in list(buffer.dims) + shape):
         raise TileLangError("T.view of %s as %s: the view and the tensor need "
@@ -2921,8 +2935,16 @@ def view(buffer, shape=None, dtype=None):
             "and %d bits)" % (name, list(buffer.dims), buffer.dtype, shape,
                               _dtype_name(dtype), have, want))
     _require_tile_types(buffer)
-    out = TileBuffer(_builder().fresh("view"), shape, dtype)
-    _builder().op("tile.view", (buffer.name,), [(out.name, out.memref_type)])
+    builder = _builder()
+    out = TileBuffer(builder.fresh("view"), shape, dtype, space)
+    if space is None:
+        builder.op("tile.view", (buffer.name,), [(out.name, out.memref_type)])
+        return out
+    _require_tile_types(out)
+    # With the tile's allocation, which dominates every use.
+    with builder.kernel_level() or contextlib.nullcontext():
+        builder.op("tile.view", (buffer.name,), [(out.name, out.memref_type)])
+    out.allocation = buffer
     return out
 
 
@@ -3593,8 +3615,11 @@ def annotate_layout(layouts):
     builder = _builder()
     for buffer, layout in layouts.items():
         if isinstance(layout, Layout) and layout.forward is not None:
-            _remap_global(builder, buffer, layout)
-            continue
+            if isinstance(buffer, TileBuffer) and buffer.space == "shared":
+                layout = _row_major_layout(buffer, layout)
+            else:
+                _remap_global(builder, buffer, layout)
+                continue
         if not isinstance(buffer, TileBuffer) or buffer.space is None:
             raise TileLangError("T.annotate_layout takes on-chip tiles, got %r"
                                 % (buffer,))
@@ -3602,6 +3627,32 @@ def annotate_layout(layouts):
         _require_tile_types(buffer)
         builder.op("tile.annotate_layout", (buffer.name,), (),
                    {"layout": text})
+
+
+def _row_major_layout(buffer, layout):
+    """A T.Layout(shape, fn) of a shared tile that maps every coordinate to
+    itself, as the layout that fixes the tile row-major (#tile.swizzle<0,
+    0, 0>); other maps of shared tiles are refused by name."""
+    name = buffer.name.lstrip("%")
+    what = "T.annotate_layout of the shared tile %s" % name
+    dims = list(buffer.dims)
+    if list(layout.shape) != dims:
+        raise TileLangError("%s: the layout's shape %s is not the tile's %s"
+                            % (what, list(layout.shape), dims))
+    if math.prod(dims) > (1 << 16):
+        raise TileLangError("%s: T.Layout(shape, fn) of a shared tile of more "
+                            "than 65536 elements cannot be checked; use "
+                            "T.make_swizzled_layout or none" % what)
+    for coords in itertools.product(*[range(d) for d in dims]):
+        out = layout.forward(*coords)
+        out = list(out) if isinstance(out, (tuple, list)) else [out]
+        if out != list(coords):
+            raise TileLangError(
+                "%s: T.Layout(shape, fn) of a shared tile is supported when fn "
+                "maps each coordinate to itself (the row-major layout); it maps "
+                "%s to %s. Shared tiles take T.make_swizzled_layout or the "
+                "compiler's choice" % (what, list(coords), out))
+    return Layout("#tile.swizzle<0, 0, 0>")
 
 
 def _remap_global(builder, buffer, layout):

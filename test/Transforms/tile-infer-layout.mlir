@@ -200,3 +200,46 @@ func.func @operand_a_conflict(%n: index) {
   }
   return
 }
+
+// -----
+
+// An annotation of a view of a shared tile as another element type is the
+// tile's, seen in its element type: the view's bf16 <3, 3, 3> is the f32
+// tile's <3, 2, 3> (16-byte units either way). The identity swizzle (a
+// row-major layout the user fixed) stays on its tile.
+// CHECK-LABEL: func.func @annotated_view
+// CHECK: tile.alloc_shared {layout = #tile.swizzle<3, 2, 3>} : memref<64x64xf32, #tile.mem<shared>>
+// CHECK: tile.alloc_shared {layout = #tile.swizzle<0, 0, 0>} : memref<2x64x64xf16, #tile.mem<shared>>
+// CHECK-NOT: tile.annotate_layout
+func.func @annotated_view(%a: memref<64x64xf32>, %b: memref<64x128xbf16>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<64x64xf32, #tile.mem<shared>>
+    %v = tile.view %s : memref<64x64xf32, #tile.mem<shared>> to memref<64x128xbf16, #tile.mem<shared>>
+    tile.annotate_layout %v : memref<64x128xbf16, #tile.mem<shared>> layout #tile.swizzle<3, 3, 3>
+    %t = tile.alloc_shared : memref<2x64x64xf16, #tile.mem<shared>>
+    %w = tile.view %t : memref<2x64x64xf16, #tile.mem<shared>> to memref<2x64x128xi8, #tile.mem<shared>>
+    tile.annotate_layout %w : memref<2x64x128xi8, #tile.mem<shared>> layout #tile.swizzle<0, 0, 0>
+    tile.copy %a to %s : memref<64x64xf32> to memref<64x64xf32, #tile.mem<shared>>
+    tile.copy %v to %b : memref<64x128xbf16, #tile.mem<shared>> to memref<64x128xbf16>
+  }
+  return
+}
+
+// -----
+
+// A swizzle a view of the tile cannot keep (blocked, and the view's rows
+// hold other bytes) is dropped: the accesses through the view would not
+// apply it.
+// CHECK-LABEL: func.func @unkept_by_view
+// CHECK: tile.alloc_shared : memref<64x128xf16, #tile.mem<shared>>
+func.func @unkept_by_view(%a: memref<64x128xf16>, %b: memref<128x32xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %s = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3, blocked = true>} : memref<64x128xf16, #tile.mem<shared>>
+    %v = tile.view %s : memref<64x128xf16, #tile.mem<shared>> to memref<128x32xf32, #tile.mem<shared>>
+    tile.copy %a to %s : memref<64x128xf16> to memref<64x128xf16, #tile.mem<shared>>
+    tile.copy %v to %b : memref<128x32xf32, #tile.mem<shared>> to memref<128x32xf32>
+  }
+  return
+}

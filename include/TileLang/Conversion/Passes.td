@@ -236,7 +236,10 @@ def TilePlaceSharedMemory
     (`#gpu.address_space<workgroup>`) marked `tile.unplaced_tile` (their
     layout, or a unit attribute) and their local tiles as per-thread
     `memref.alloca`s: each marked allocation becomes a `memref.view` of
-    the launch's dynamic shared memory (`gpu.dynamic_shared_memory`). Each tile is aligned to 16 bytes, to 128 when its size is
+    the launch's dynamic shared memory (`gpu.dynamic_shared_memory`), and
+    each `tile.view` of one (the tile as another element type) a
+    `memref.view` at the same bytes; a `tile.view` of workgroup memory that
+    is no placed tile is an error. Each tile is aligned to 16 bytes, to 128 when its size is
     a multiple of 128 (what TMA writes into), and to at least one period
     of its swizzle (so the pattern relative to the tile is the one wgmma
     and TMA apply to absolute addresses). Tiles are placed by decreasing
@@ -248,7 +251,8 @@ def TilePlaceSharedMemory
     launch.
 
     With `reuse-shared-memory`, tiles whose lifetimes (from the first to the
-    last top-level op of the kernel that touches them) do not overlap share
+    last top-level op of the kernel that touches them or a view of them) do
+    not overlap share
     dynamic shared memory, first fit, with a `gpu.barrier` before the first
     use of a tile that takes over another's bytes; the launch asks for the
     smaller total. In a warp-specialized kernel, a tile that only one side

@@ -57,8 +57,21 @@ SwizzleAttr mlir::tile::getTileSwizzle(Value tile) {
     return swizzle && isLeadingSliceView(view, swizzle) ? swizzle
                                                         : SwizzleAttr();
   }
-  if (auto alloc = dyn_cast_or_null<AllocSharedOp>(def))
-    return dyn_cast_or_null<SwizzleAttr>(alloc.getLayoutAttr());
+  // A view of a shared tile as another element type: the same bytes where
+  // the tile's swizzle puts them (appliesSwizzle kept only swizzles its
+  // views can keep).
+  if (auto view = dyn_cast_or_null<ViewOp>(def)) {
+    SwizzleAttr swizzle = getTileSwizzle(view.getSource());
+    return swizzle ? swizzle.reinterpret(
+                         cast<MemRefType>(view.getSource().getType()),
+                         cast<MemRefType>(view.getType()))
+                   : SwizzleAttr();
+  }
+  if (auto alloc = dyn_cast_or_null<AllocSharedOp>(def)) {
+    auto swizzle = dyn_cast_or_null<SwizzleAttr>(alloc.getLayoutAttr());
+    // The identity (a row-major layout the user fixed) applies as none.
+    return swizzle && !swizzle.isIdentity() ? swizzle : SwizzleAttr();
+  }
   return {};
 }
 
@@ -156,6 +169,8 @@ SmallVector<Value> mlir::tile::swizzleIndices(OpBuilder &b, Location loc,
 }
 
 bool mlir::tile::appliesSwizzle(Value tile, SwizzleAttr swizzle) {
+  if (swizzle.isIdentity())
+    return true;
   auto type = cast<MemRefType>(tile.getType());
   if (!type.hasStaticShape() || type.getRank() == 0 ||
       type.getShape().back() %
@@ -170,6 +185,14 @@ bool mlir::tile::appliesSwizzle(Value tile, SwizzleAttr swizzle) {
     // Element accesses apply it too (swizzleElementAccesses).
     if (isa<CopyOp, GemmOp, memref::LoadOp, memref::StoreOp>(user))
       continue;
+    // A view as another element type applies what it keeps of it.
+    if (auto view = dyn_cast<ViewOp>(user)) {
+      SwizzleAttr kept =
+          swizzle.reinterpret(type, cast<MemRefType>(view.getType()));
+      if (!kept || !tile::appliesSwizzle(view.getResult(), kept))
+        return false;
+      continue;
+    }
     auto view = dyn_cast<memref::SubViewOp>(user);
     if (!view || !isLeadingSliceView(view, swizzle) ||
         !tile::appliesSwizzle(view.getResult(), swizzle))

@@ -1439,7 +1439,9 @@ struct MakeTensorLowering : TilePattern<MakeTensorOp> {
 };
 
 /// tile.view -> the tensor at the source's first element (its aligned
-/// pointer plus its offset in bytes).
+/// pointer plus its offset in bytes). A view of a shared tile in a block
+/// stays for tile-place-shared-memory, which places it at the tile's bytes;
+/// where one thread runs the block, the tile is host memory like the rest.
 struct ViewLowering : TilePattern<ViewOp> {
   using TilePattern::TilePattern;
 
@@ -1447,6 +1449,32 @@ struct ViewLowering : TilePattern<ViewOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value source = op.getSource();
+    auto sourceType = cast<MemRefType>(source.getType());
+    auto type = cast<MemRefType>(op.getType());
+    if (isInSpace(sourceType, MemorySpace::Shared)) {
+      if (mode == TileLoweringMode::Block)
+        return rewriter.notifyMatchFailure(op, "placed with the tile");
+      // Host memory once the tile spaces are gone: build the host
+      // descriptor and cast it to the tile type, which the space
+      // replacement then rewrites.
+      Value view = buildTensorAt(
+          rewriter, loc,
+          MemRefType::get(type.getShape(), type.getElementType()),
+          getSourceAddress(rewriter, loc, source), ValueRange());
+      rewriter.replaceOpWithNewOp<UnrealizedConversionCastOp>(op, type, view);
+      return success();
+    }
+    rewriter.replaceOp(op, buildTensorAt(rewriter, loc, type,
+                                         getSourceAddress(rewriter, loc,
+                                                          source),
+                                         ValueRange()));
+    return success();
+  }
+
+  /// The address of the first element of `source` as an i64: its aligned
+  /// pointer plus its offset in bytes.
+  static Value getSourceAddress(PatternRewriter &rewriter, Location loc,
+                                Value source) {
     auto sourceType = cast<MemRefType>(source.getType());
     Value base =
         memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, source);
@@ -1456,13 +1484,9 @@ struct ViewLowering : TilePattern<ViewOp> {
         rewriter, loc, metadata.getOffset(),
         arith::ConstantIndexOp::create(
             rewriter, loc, sourceType.getElementTypeBitWidth() / 8));
-    Value address = arith::IndexCastOp::create(
+    return arith::IndexCastOp::create(
         rewriter, loc, rewriter.getI64Type(),
         arith::AddIOp::create(rewriter, loc, base, offset));
-    rewriter.replaceOp(op, buildTensorAt(rewriter, loc,
-                                         cast<MemRefType>(op.getType()),
-                                         address, ValueRange()));
-    return success();
   }
 };
 

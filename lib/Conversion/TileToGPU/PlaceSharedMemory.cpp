@@ -306,11 +306,32 @@ static LogicalResult placeAllocations(ModuleOp module, bool reuse,
           arith::ConstantIndexOp::create(builder, loc, placement.offset);
       Value view = memref::ViewOp::create(builder, alloc.getLoc(), type,
                                           dynamicShared, shift, ValueRange{});
+      // The tile's views as other element types: the same bytes.
+      for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
+        auto typed = dyn_cast<ViewOp>(user);
+        if (!typed)
+          continue;
+        builder.setInsertionPoint(typed);
+        typed.getResult().replaceAllUsesWith(memref::ViewOp::create(
+            builder, typed.getLoc(), typed.getType(), dynamicShared, shift,
+            ValueRange{}));
+        typed.erase();
+      }
       alloc.getResult().replaceAllUsesWith(view);
       alloc.erase();
     }
   }
-  return success();
+  // A view of anything but a placed tile has no bytes to take.
+  WalkResult views = module.walk([](ViewOp view) {
+    if (!isa_and_nonnull<gpu::AddressSpaceAttr>(
+            cast<MemRefType>(view.getSource().getType()).getMemorySpace()))
+      return WalkResult::advance();
+    view.emitOpError("views workgroup memory that is not a tile of its "
+                     "kernel; a whole shared tile allocated in the kernel "
+                     "body can be viewed as another element type");
+    return WalkResult::interrupt();
+  });
+  return failure(views.wasInterrupted());
 }
 
 

@@ -413,6 +413,11 @@ struct ConvertTileToGPUPass
     ConversionTarget target(*ctx);
     target.addIllegalDialect<TileDialect>();
     target.addLegalOp<AllocSharedOp, AllocFragmentOp, AllocLocalOp>();
+    // Views of shared tiles are placed with them (tile-place-shared-memory).
+    target.addDynamicallyLegalOp<ViewOp>([](ViewOp op) {
+      return isInSpace(cast<MemRefType>(op.getSource().getType()),
+                       MemorySpace::Shared);
+    });
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     auto targetAttr =
         module->getAttrOfType<TargetAttr>(TileDialect::getTargetAttrName());

@@ -117,3 +117,34 @@ func.func @too_large() {
   }
   return
 }
+
+// -----
+
+// A tile's view as another element type (tile.view) is placed at the
+// tile's bytes, and its uses keep the tile alive: with reuse, %b, first
+// used after the tile's last direct use but before the view's, does not
+// take the tile's bytes.
+// REUSE-LABEL: func.func @viewed
+// REUSE: %[[SHARED:.*]] = gpu.dynamic_shared_memory
+// REUSE: %[[AT:.*]] = arith.constant 0 : index
+// REUSE: memref.view %[[SHARED]][%[[AT]]][] : {{.*}} to memref<64xf32, #gpu.address_space<workgroup>>
+// REUSE: %[[B_AT:.*]] = arith.constant 256 : index
+// REUSE: memref.view %[[SHARED]][%[[B_AT]]][] : {{.*}} to memref<64xf32, #gpu.address_space<workgroup>>
+// REUSE: memref.view %[[SHARED]][%[[AT]]][] : {{.*}} to memref<128xf16, #gpu.address_space<workgroup>>
+// REUSE-NOT: tile.view
+func.func @viewed(%f: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %a = memref.alloc() {tile.unplaced_tile} : memref<64xf32, #gpu.address_space<workgroup>>
+    %b = memref.alloc() {tile.unplaced_tile} : memref<64xf32, #gpu.address_space<workgroup>>
+    %v = tile.view %a : memref<64xf32, #gpu.address_space<workgroup>> to memref<128xf16, #gpu.address_space<workgroup>>
+    memref.store %f, %a[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    memref.store %f, %b[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    %h = memref.load %v[%c0] : memref<128xf16, #gpu.address_space<workgroup>>
+    gpu.terminator
+  }
+  return
+}
+

@@ -1921,8 +1921,62 @@ func.func @view_bytes(%a: memref<64xf32>) {
 // -----
 
 func.func @view_layout(%a: memref<8x8xf32, strided<[1, 8]>>) {
-  // expected-error @+1 {{views a statically shaped row-major global tensor as another, got 'memref<8x8xf32, strided<[1, 8]>>'}}
+  // expected-error @+1 {{views a statically shaped row-major global tensor or shared tile as another, got 'memref<8x8xf32, strided<[1, 8]>>'}}
   %v = tile.view %a : memref<8x8xf32, strided<[1, 8]>> to memref<8x16xf16>
+  return
+}
+
+// -----
+
+func.func @view_fragment() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) -> (%bx) {
+    %f = tile.alloc_fragment : memref<8x8xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{views a statically shaped row-major global tensor or shared tile as another, got 'memref<8x8xf32, #tile.mem<fragment>>'}}
+    %v = tile.view %f : memref<8x8xf32, #tile.mem<fragment>> to memref<8x16xf16, #tile.mem<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @view_space() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(32) -> (%bx) {
+    %s = tile.alloc_shared : memref<8x8xf32, #tile.mem<shared>>
+    // expected-error @+1 {{keeps the memory space: 'memref<8x8xf32, #tile.mem<shared>>' viewed as 'memref<8x16xf16>'}}
+    %v = tile.view %s : memref<8x8xf32, #tile.mem<shared>> to memref<8x16xf16>
+  }
+  return
+}
+
+// -----
+
+// A blocked swizzle depends on the row: a view with rows of other bytes
+// has none equal to it.
+func.func @annotate_view_unkept() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    // expected-note @+1 {{allocated here}}
+    %s = tile.alloc_shared : memref<64x128xf16, #tile.mem<shared>>
+    %v = tile.view %s : memref<64x128xf16, #tile.mem<shared>> to memref<128x32xf32, #tile.mem<shared>>
+    // expected-error @+1 {{layout #tile.swizzle<3, 2, 3, blocked = true> of a view has no equal for the tile it views}}
+    tile.annotate_layout %v : memref<128x32xf32, #tile.mem<shared>> layout #tile.swizzle<3, 2, 3, blocked = true>
+  }
+  return
+}
+
+// -----
+
+func.func @annotate_view_conflict() {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    // expected-note @+1 {{allocated here}}
+    %s = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<64x64xf16, #tile.mem<shared>>
+    %v = tile.view %s : memref<64x64xf16, #tile.mem<shared>> to memref<64x32xf32, #tile.mem<shared>>
+    // expected-error @+1 {{layout #tile.swizzle<2, 2, 3> conflicts with the layout #tile.swizzle<3, 3, 3> of the allocation}}
+    tile.annotate_layout %v : memref<64x32xf32, #tile.mem<shared>> layout #tile.swizzle<2, 2, 3>
+  }
   return
 }
 

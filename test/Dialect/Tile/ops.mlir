@@ -192,6 +192,9 @@ func.func @fill_reduce_cumsum(%n: index, %x: f32) {
     %h = tile.make_tensor %addr : memref<64x64xf32>
     // CHECK: %{{.*}} = tile.view %{{.*}} : memref<64x64xf32> to memref<64x128xf16>
     %v = tile.view %h : memref<64x64xf32> to memref<64x128xf16>
+    // CHECK: %{{.*}} = tile.view %{{.*}} : memref<64x64xf32, #tile.mem<shared>> to memref<64x128xbf16, #tile.mem<shared>>
+    %shv = tile.alloc_shared : memref<64x64xf32, #tile.mem<shared>>
+    %sv = tile.view %shv : memref<64x64xf32, #tile.mem<shared>> to memref<64x128xbf16, #tile.mem<shared>>
     // CHECK: %{{.*}} = tile.thread_id 2
     %tz = tile.thread_id 2
     // CHECK: tile.sync_threads

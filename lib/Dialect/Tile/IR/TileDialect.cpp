@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/InterleavedRange.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <mutex>
 #include <set>
@@ -264,6 +265,31 @@ int64_t SwizzleAttr::applyToTile(int64_t row, int64_t col, int64_t rows,
 
 int64_t SwizzleAttr::getPeriod() const {
   return int64_t(1) << (getBits() + getBase() + getShift());
+}
+
+SwizzleAttr SwizzleAttr::reinterpret(MemRefType from, MemRefType to) const {
+  if (isIdentity())
+    return get(getContext(), 0, 0, 0);
+  uint64_t fromBits = from.getElementTypeBitWidth();
+  uint64_t toBits = to.getElementTypeBitWidth();
+  if (!llvm::isPowerOf2_64(fromBits) || !llvm::isPowerOf2_64(toBits) ||
+      from.getRank() == 0 || to.getRank() == 0)
+    return {};
+  // The swizzle permutes units of 2^base elements: the same bytes are
+  // 2^base' elements of the other type. Shifting the offsets by a power of
+  // two moves both bit fields by as much, so `shift` stays.
+  int64_t base = int64_t(getBase()) + llvm::Log2_64(fromBits) -
+                 llvm::Log2_64(toBits);
+  if (base < 0 || base + getBits() + getShift() > 30)
+    return {};
+  // A blocked layout depends on the row: the rows must hold the same bytes
+  // (then, the bytes being the same, the same number of rows).
+  if (getBlocked() &&
+      from.getShape().back() * int64_t(fromBits) !=
+          to.getShape().back() * int64_t(toBits))
+    return {};
+  return get(getContext(), getBits(), base, getShift(), getBlocked(),
+             getPanels());
 }
 
 //===----------------------------------------------------------------------===//

@@ -388,12 +388,18 @@ LogicalResult ViewOp::verify() {
   auto source = cast<MemRefType>(getSource().getType());
   auto result = cast<MemRefType>(getResult().getType());
   for (MemRefType type : {source, result}) {
-    if (type.getMemorySpace() || !type.getLayout().isIdentity() ||
-        !type.hasStaticShape())
+    // On-chip tiles other than shared ones have no bytes to view; after
+    // convert-tile-to-gpu a shared tile is in the target's workgroup space.
+    auto space = dyn_cast_or_null<MemorySpaceAttr>(type.getMemorySpace());
+    if ((space && space.getValue() != MemorySpace::Shared) ||
+        !type.getLayout().isIdentity() || !type.hasStaticShape())
       return emitOpError("views a statically shaped row-major global "
-                         "tensor as another, got ")
+                         "tensor or shared tile as another, got ")
              << type;
   }
+  if (source.getMemorySpace() != result.getMemorySpace())
+    return emitOpError("keeps the memory space: ")
+           << source << " viewed as " << result;
   auto bytes = [](MemRefType type) -> std::optional<int64_t> {
     int64_t bits = type.getElementTypeBitWidth();
     if (bits % 8)
@@ -1516,42 +1522,71 @@ std::optional<SmallVector<OpFoldResult>> PipelinedOp::getLoopSteps() {
 // AnnotateLayoutOp
 //===----------------------------------------------------------------------===//
 
-/// The layout of the allocation that defines `buffer`, if it comes straight
-/// from a tile.alloc_*.
-static Attribute getAllocLayout(Value buffer) {
+/// The allocation an annotation of `buffer` with `layout` fixes, straight
+/// from a tile.alloc_* or through a tile.view of a shared one, and the
+/// layout that gives the allocation (a view's swizzle seen in the tile's
+/// element type; null when the tile has none equal to it). A null
+/// allocation when `buffer` comes from neither.
+static std::pair<TileAllocationOpInterface, Attribute>
+getAnnotatedAllocation(Value buffer, Attribute layout) {
   if (auto alloc = buffer.getDefiningOp<TileAllocationOpInterface>())
-    return alloc.getTileLayout();
-  return {};
+    return {alloc, layout};
+  auto view = buffer.getDefiningOp<ViewOp>();
+  auto alloc = view ? view.getSource().getDefiningOp<TileAllocationOpInterface>()
+                    : TileAllocationOpInterface();
+  if (!alloc)
+    return {};
+  auto swizzle = dyn_cast<SwizzleAttr>(layout);
+  return {alloc, swizzle ? swizzle.reinterpret(
+                               cast<MemRefType>(buffer.getType()),
+                               cast<MemRefType>(view.getSource().getType()))
+                         : Attribute()};
 }
 
 LogicalResult AnnotateLayoutOp::verify() {
   if (failed(getOnChipPlace(*this, getBuffer().getType(), "buffer")) ||
       failed(verifyLayoutFor(*this, getBuffer().getType(), getLayout())))
     return failure();
-  if (Attribute existing = getAllocLayout(getBuffer());
-      existing && existing != getLayout()) {
+  auto [alloc, layout] = getAnnotatedAllocation(getBuffer(), getLayout());
+  if (!alloc)
+    return success();
+  if (!layout) {
+    InFlightDiagnostic diag =
+        emitOpError("layout ")
+        << getLayout() << " of a view has no equal for the tile it views ("
+        << getBuffer().getType() << " of "
+        << alloc->getResult(0).getType()
+        << "): its units would split the tile's elements, or it is blocked "
+           "and the rows differ in bytes";
+    diag.attachNote(alloc->getLoc()) << "allocated here";
+    return diag;
+  }
+  if (Attribute existing = alloc.getTileLayout();
+      existing && existing != layout) {
     InFlightDiagnostic diag = emitOpError("layout ")
                               << getLayout()
                               << " conflicts with the layout " << existing
                               << " of the allocation";
-    diag.attachNote(getBuffer().getLoc()) << "allocated here";
+    diag.attachNote(alloc->getLoc()) << "allocated here";
     return diag;
   }
+  return success();
+}
+
+LogicalResult AnnotateLayoutOp::moveToAllocation(RewriterBase &rewriter) {
+  auto [alloc, layout] = getAnnotatedAllocation(getBuffer(), getLayout());
+  if (!alloc || !layout)
+    return failure();
+  rewriter.modifyOpInPlace(alloc, [&] { alloc.setTileLayout(layout); });
+  rewriter.eraseOp(*this);
   return success();
 }
 
 void AnnotateLayoutOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                    MLIRContext *context) {
   // Move the annotation onto the allocation it names.
-  results.add(+[](AnnotateLayoutOp op,
-                  PatternRewriter &rewriter) -> LogicalResult {
-    auto alloc = op.getBuffer().getDefiningOp<TileAllocationOpInterface>();
-    if (!alloc)
-      return failure();
-    rewriter.modifyOpInPlace(alloc,
-                             [&] { alloc.setTileLayout(op.getLayout()); });
-    rewriter.eraseOp(op);
-    return success();
+  results.add(+[](AnnotateLayoutOp op, PatternRewriter &rewriter) {
+    return op.moveToAllocation(rewriter);
   });
 }
 

@@ -290,6 +290,9 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
     wgmma reads it with 1 KiB between 8-row groups and R x W elements
     between panels.
 
+    `#tile.swizzle<0, 0, 0>` moves nothing: the row-major layout, fixed (a
+    `T.Layout` that maps each coordinate to itself).
+
     Example:
 
     ```mlir
@@ -331,6 +334,14 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
     /// The number of contiguous elements the swizzle permutes as a unit
     /// times the number of units it permutes: the period of the pattern.
     int64_t getPeriod() const;
+    /// Whether the swizzle moves nothing (`bits` = 0): a row-major tile.
+    bool isIdentity() const { return getBits() == 0; }
+    /// The swizzle that stores every byte of a tile of type `to` where this
+    /// one stores it in a tile of type `from` holding the same bytes (a
+    /// `tile.view` of a shared tile as another element type); null when
+    /// none does: an element of `to` would straddle the units this one
+    /// permutes, or, blocked, the rows differ in bytes.
+    SwizzleAttr reinterpret(MemRefType from, MemRefType to) const;
   }];
 }
 

@@ -700,18 +700,30 @@ def Tile_GemmWaitOp : Tile_Op<"gemm_wait", [Tile_InKernel,
 
 def Tile_ViewOp : Tile_Op<"view", [Pure,
     DeclareOpInterfaceMethods<ViewLikeOpInterface>]> {
-  let summary = "A global tensor's bytes seen as another element type";
+  let summary = "A tensor's or a shared tile's bytes seen as another element type";
   let description = [{
-    TileLang's `T.view(A, shape, dtype=...)` of a global tensor: the same
-    bytes, from the source's first element on, as a row-major tensor of
-    another element type and shape. Source and result are statically shaped
-    global memrefs with the identity layout and the same number of bytes.
+    TileLang's `T.view(A, shape, dtype=...)`: the same bytes, from the
+    source's first element on, as a row-major buffer of another element
+    type and shape. Source and result are statically shaped memrefs with
+    the identity layout, the same number of bytes and the same memory
+    space: global tensors, or a shared tile (`#tile.mem<shared>`; after
+    convert-tile-to-gpu, the target's workgroup space) and its view.
+
     Writes through the view are writes of the source (the op is view-like:
-    the JIT counts them). Both conversions make it the memref descriptor of
-    the source's first byte, as for `tile.make_tensor`.
+    the JIT counts them for global tensors). For global tensors both
+    conversions make it the memref descriptor of the source's first byte,
+    as for `tile.make_tensor`. A view of a shared tile keeps the tile's
+    storage: its swizzle is the tile's, seen in the view's element type
+    (`SwizzleAttr::reinterpret`; a swizzle the view cannot keep is
+    dropped), an annotation on the view is the tile's, the tile lives as
+    long as its views are used and is never multi-buffered; on GPUs
+    tile-place-shared-memory places the view at the tile's bytes, on the
+    CPU it is the descriptor of the tile's first byte.
 
     ```mlir
     %h = tile.view %a : memref<1024xf32> to memref<32x64xf16>
+    %b = tile.view %s : memref<64x64xf32, #tile.mem<shared>>
+        to memref<64x128xbf16, #tile.mem<shared>>
     ```
   }];
   let arguments = (ins Tile_Tile:$source);
@@ -1212,8 +1224,10 @@ def Tile_AnnotateLayoutOp : Tile_Op<"annotate_layout", [Tile_InKernel,
   let description = [{
     TileLang's `T.annotate_layout`: a `#tile.swizzle` for a shared tile or a
     `#tile.fragment` for a fragment. Layout inference treats it as a
-    constraint. When `buffer` comes straight from a `tile.alloc_*`, the
-    annotation canonicalizes into that allocation's `layout` attribute.
+    constraint. When `buffer` comes straight from a `tile.alloc_*`, or is a
+    `tile.view` of a shared one (the swizzle then seen in the tile's element
+    type), the annotation canonicalizes into that allocation's `layout`
+    attribute.
 
     ```mlir
     tile.annotate_layout %a_s : memref<128x64xf16, #tile.mem<shared>>
@@ -1224,6 +1238,12 @@ def Tile_AnnotateLayoutOp : Tile_Op<"annotate_layout", [Tile_InKernel,
   let assemblyFormat = "$buffer `:` type($buffer) `layout` $layout attr-dict";
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// Sets the layout on the allocation `buffer` comes from (straight, or
+    /// through a tile.view of a shared tile: the view's swizzle seen in the
+    /// tile's element type) and erases this op; failure when there is none.
+    LogicalResult moveToAllocation(RewriterBase &rewriter);
+  }];
 }
 
 def Tile_UseSwizzleOp : Tile_Op<"use_swizzle", [
