@@ -155,8 +155,9 @@ def test_misuse_is_refused_at_the_line():
                        r"T.annotate_layout of A: the layout places the 256 "
                        r"elements in a storage of shape \[16, 31\]"):
         kernel(lambda A: T.Layout(A.shape, lambda i, j: [i, 2 * j]))
-    with pytest.raises(T.TileLangError, match="T.Layout.shape, forward_fn. places "
-                       "the elements of a global tensor; on-chip tiles"):
+    with pytest.raises(T.TileLangError, match=r"T.Layout\(shape, fn\) of a shared "
+                       r"tile is supported when fn maps each coordinate to "
+                       r"itself .*; it maps \[0, 1\] to \[1, 0\]"):
         kernel(lambda A: T.Layout(A.shape, lambda i, j: [j, i]), shared=True)
     with pytest.raises(T.TileLangError, match="applies inside T.Kernel"):
         kernel(lambda A: T.Layout(A.shape, lambda i, j: [j, i]), outside=True)

@@ -242,7 +242,8 @@ def test_reshape_views_and_global_copies(kind):
 
 def test_reshape_misuse():
     # (A global tensor's bytes as another dtype are a view: test_dtype_views.)
-    with pytest.raises(T.TileLangError, match="as another dtype .* is not supported yet"):
+    with pytest.raises(T.TileLangError, match="as another dtype .*: only global "
+                       "tensors and shared tiles have bytes to view"):
         @T.prim_func
         def as_half(A: T.Tensor((64,), T.float32)):
             with T.Kernel(1, threads=32):
