@@ -4737,6 +4737,42 @@ def evaluate(value):
                         "number), got %r" % (value,))
 
 
+def _float_class(x, what, predicate, integers):
+    """Whether the scalar `x` is NaN, infinite or finite (TileLang's
+    T.isnan / T.isinf / T.isfinite): an i1 from an arith.cmpf of x against
+    itself or of |x| against +inf; integers are never NaN nor infinite, so
+    they give `integers`. Floats narrower than 16 bits are compared as f32
+    (the conversion keeps NaN and infinity)."""
+    x = _as_expr(x)
+    if not _is_float(x.type):
+        if _bit_width(x.type) is None:
+            raise TileLangError("%s takes a number, got %s" % (what, x.type))
+        return _constant(int(integers), "i1")
+    if _FLOAT_WIDTH[x.type] < 16:
+        x = _convert(x, "f32")
+    if predicate == "uno":
+        return Expr(_comparison("arith.cmpf", "uno", x.name, x.name), "i1")
+    magnitude = _math("absf", x)
+    inf = _constant(float("inf"), x.type)
+    return Expr(_comparison("arith.cmpf", predicate, magnitude.name, inf.name),
+                "i1")
+
+
+def isnan(x):
+    """True where `x` is a NaN."""
+    return _float_class(x, "T.isnan", "uno", False)
+
+
+def isinf(x):
+    """True where `x` is +inf or -inf."""
+    return _float_class(x, "T.isinf", "oeq", False)
+
+
+def isfinite(x):
+    """True where `x` is neither infinite nor NaN."""
+    return _float_class(x, "T.isfinite", "one", True)
+
+
 def infinity(dtype):
     """+inf of a float dtype (use -T.infinity(...) for -inf)."""
     return _constant(float("inf"), _mlir_type(dtype))
