@@ -2896,9 +2896,9 @@ def _expand(source, shape, name, type_):
 def view(buffer, shape=None, dtype=None):
     """`buffer` seen with `shape` (T.reshape), or, for a global tensor or a
     shared tile, its bytes seen as `dtype` with `shape` (tile.view: the same
-    bytes, row-major; writes through it are the buffer's; a shared tile's
-    swizzle is the view's, seen in its dtype). Fragments and local tiles
-    have no bytes to view."""
+    bytes, row-major; writes through it are the buffer's; the view of a
+    shared tile takes the tile's swizzle, seen in its dtype). Fragments and
+    local tiles have no bytes to view."""
     shape = list(buffer.dims) if shape is None else \
         (list(shape) if isinstance(shape, (tuple, list)) else [shape])
     if dtype is None or _mlir_type(dtype) == buffer.type:

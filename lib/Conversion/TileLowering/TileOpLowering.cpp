@@ -1449,25 +1449,21 @@ struct ViewLowering : TilePattern<ViewOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value source = op.getSource();
-    auto sourceType = cast<MemRefType>(source.getType());
     auto type = cast<MemRefType>(op.getType());
-    if (isInSpace(sourceType, MemorySpace::Shared)) {
-      if (mode == TileLoweringMode::Block)
-        return rewriter.notifyMatchFailure(op, "placed with the tile");
-      // Host memory once the tile spaces are gone: build the host
-      // descriptor and cast it to the tile type, which the space
-      // replacement then rewrites.
-      Value view = buildTensorAt(
-          rewriter, loc,
-          MemRefType::get(type.getShape(), type.getElementType()),
-          getSourceAddress(rewriter, loc, source), ValueRange());
-      rewriter.replaceOpWithNewOp<UnrealizedConversionCastOp>(op, type, view);
-      return success();
-    }
-    rewriter.replaceOp(op, buildTensorAt(rewriter, loc, type,
-                                         getSourceAddress(rewriter, loc,
-                                                          source),
-                                         ValueRange()));
+    if (mode == TileLoweringMode::Block &&
+        isInSpace(cast<MemRefType>(source.getType()), MemorySpace::Shared))
+      return rewriter.notifyMatchFailure(op, "placed with the tile");
+    // The host descriptor; a shared tile's view (host memory once the tile
+    // spaces are gone) is cast to its tile type, which the space
+    // replacement then rewrites.
+    auto plain = MemRefType::get(type.getShape(), type.getElementType());
+    Value view = buildTensorAt(rewriter, loc, plain,
+                               getSourceAddress(rewriter, loc, source),
+                               ValueRange());
+    if (plain != type)
+      view = UnrealizedConversionCastOp::create(rewriter, loc, type, view)
+                 .getResult(0);
+    rewriter.replaceOp(op, view);
     return success();
   }
 
