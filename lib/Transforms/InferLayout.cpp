@@ -375,11 +375,10 @@ struct InferLayoutPass
           if (!shared || shared.getLayoutAttr() ||
               !isa<MemRefType>(operand.getType()))
             continue;
-          auto type = cast<MemRefType>(operand.getType());
+          // (A window of a wider tile, `Q_shared[:, :512]`: the swizzle
+          // of its page.)
           SwizzleAttr swizzle = info.getOperandSwizzle(
-              gemm, instruction, threads,
-              MemRefType::get(type.getShape(), type.getElementType()),
-              target);
+              gemm, instruction, threads, getWindowPage(operand), target);
           if (swizzle && (root == operand || appliesSwizzle(root, swizzle)))
             shared.setLayoutAttr(swizzle);
         }

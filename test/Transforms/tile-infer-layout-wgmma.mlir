@@ -78,12 +78,15 @@ func.func @tall(%n: index) {
 // A gemm on stages of tiles the kernel buffers by hand (TileLang's
 // `A_shared[s, :, :]`: subviews at a leading index) on wgmma: the
 // allocations take the swizzle wgmma reads, each stage swizzled as the tile
-// alone would be. A view at a column offset (`A_shared[:, 32:]`) keeps its
-// tile unswizzled, and the gemm is not on wgmma.
+// alone would be. A view at a column offset (`A_shared[:, 32:]`, a window
+// of its tile's rows) gives its tile the swizzle of the whole tile, which
+// ldmatrix reads through the window; wgmma's descriptors take only whole
+// rows of a tile that is not stored in column panels, so the gemm is on
+// mma.sync.
 // CHECK-LABEL: func.func @stage_views
 // CHECK: tile.alloc_shared {layout = #tile.swizzle<2, 3, 3>} : memref<2x64x32xf16, #tile.mem<shared>>
 // CHECK: tile.alloc_shared {layout = #tile.swizzle<2, 3, 3>} : memref<2x64x32xf16, #tile.mem<shared>>
-// CHECK: tile.alloc_shared : memref<64x64xf16, #tile.mem<shared>>
+// CHECK: tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<64x64xf16, #tile.mem<shared>>
 // CHECK: instruction = #tile.gemm_instruction<wgmma m64n64k16>
 // CHECK: instruction = #tile.gemm_instruction<mma_sync m16n8k16>
 // CHECK: return
@@ -102,3 +105,4 @@ func.func @stage_views(%n: index, %s: index) {
   }
   return
 }
+

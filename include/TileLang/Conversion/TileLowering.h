@@ -169,14 +169,46 @@ Value isWholeVectorInBounds(OpBuilder &b, Location loc,
                             int64_t width);
 
 /// The swizzle (`#tile.swizzle` layout of its allocation) that places the
-/// elements of the on-chip tile `tile`, seen directly or through a
-/// memref.subview that selects one of its leading slices; null otherwise.
+/// elements of the on-chip tile `tile`, seen directly, through a
+/// memref.subview that selects one of its leading slices, or through a
+/// window of one of its pages (getSwizzleWindow); null otherwise.
 SwizzleAttr getTileSwizzle(Value tile);
+
+/// A window of a swizzled page: a memref.subview of rows [row, row + rows)
+/// and columns [col, col + cols) of the trailing two dimensions (the page,
+/// pageRows x pageCols) of one leading slice of a swizzled shared tile,
+/// with unit strides and static offsets along the page, the column offset
+/// a whole unit of the swizzle (TileLang's `Q_shared[:, :512]`, a gemm
+/// operand that is part of a wider tile). The page's swizzle places its
+/// elements: swizzleIndices maps them through the page.
+struct SwizzleWindow {
+  SwizzleAttr swizzle;
+  int64_t pageRows = 0, pageCols = 0;
+  int64_t row = 0, col = 0, rows = 0, cols = 0;
+};
+
+/// The window `tile` is (a memref.subview as SwizzleWindow describes, not
+/// a leading slice), if it is one.
+std::optional<SwizzleWindow> getSwizzleWindow(Value tile);
+/// The same with its page placed by `swizzle` (the one its allocation
+/// will get).
+std::optional<SwizzleWindow> getSwizzleWindow(Value tile, SwizzleAttr swizzle);
+
+/// The type (shape and element type, no memory space) whose swizzle places
+/// `tile`: its page's when it is a window of one (by its geometry, before
+/// any swizzle is chosen), its own otherwise.
+MemRefType getWindowPage(Value tile);
 
 /// The indices at which element `indices` of `tile` is stored: the
 /// innermost index XOR-permuted by the tile's swizzle, applied to the
 /// row-major offset within `tile` (unchanged when it has none).
 SmallVector<Value> swizzleIndices(OpBuilder &b, Location loc, Value tile,
+                                  ValueRange indices);
+
+/// The indices at which element `indices` of a tile of shape `shape`
+/// placed by `swizzle` is stored.
+SmallVector<Value> swizzleIndices(OpBuilder &b, Location loc,
+                                  SwizzleAttr swizzle, ArrayRef<int64_t> shape,
                                   ValueRange indices);
 
 /// `value` (a scalar or a vector of them) converted element-wise to the

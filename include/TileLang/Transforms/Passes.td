@@ -182,7 +182,10 @@ def TileInferLayout : Pass<"tile-infer-layout", "::mlir::ModuleOp"> {
     Shared tiles that an mma.sync gemm reads through ldmatrix get a
     `#tile.swizzle` that spreads the eight rows of each ldmatrix read over
     eight 16-byte bank groups, unless the user gave one. For rows of 32, 64
-    and 128 bytes these are also wgmma's canonical K-major swizzles.
+    and 128 bytes these are also wgmma's canonical K-major swizzles. An
+    operand that is a window of a wider tile's page (a memref.subview of
+    part of the trailing two dimensions, `Q_shared[:, :512]`) gives the
+    tile the swizzle of the page, kept when only gemms read the window.
 
     On the same targets, a shared tile without a layout that only stages
     data from a fragment to global memory (whole-tile copies from a

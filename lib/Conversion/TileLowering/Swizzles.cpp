@@ -50,12 +50,93 @@ static bool isLeadingSliceView(memref::SubViewOp view, SwizzleAttr swizzle) {
   return slice % swizzle.getPeriod() == 0;
 }
 
+/// The geometry of the window of a page of its source `view` is, if it
+/// is one (see SwizzleWindow; whole pages are not windows): no swizzle in
+/// it yet.
+static std::optional<SwizzleWindow> getWindowGeometry(memref::SubViewOp view) {
+  MemRefType source = view.getSourceType();
+  int64_t rank = source.getRank();
+  if (rank < 2 || !source.hasStaticShape() || view.getType().getRank() < 2)
+    return std::nullopt;
+  ArrayRef<int64_t> sizes = view.getStaticSizes();
+  ArrayRef<int64_t> offsets = view.getStaticOffsets();
+  if (llvm::any_of(view.getStaticStrides(),
+                   [](int64_t stride) { return stride != 1; }))
+    return std::nullopt;
+  // One page (the trailing two dimensions) of one leading slice, which
+  // the view keeps as its own trailing dimensions.
+  for (int64_t d = 0; d < rank - 2; ++d)
+    if (sizes[d] != 1)
+      return std::nullopt;
+  llvm::SmallBitVector dropped = view.getDroppedDims();
+  if (dropped.test(rank - 2) || dropped.test(rank - 1))
+    return std::nullopt;
+  for (int64_t d : {rank - 2, rank - 1})
+    if (ShapedType::isDynamic(offsets[d]) || ShapedType::isDynamic(sizes[d]))
+      return std::nullopt;
+  SwizzleWindow window;
+  window.pageRows = source.getDimSize(rank - 2);
+  window.pageCols = source.getDimSize(rank - 1);
+  window.row = offsets[rank - 2];
+  window.col = offsets[rank - 1];
+  window.rows = sizes[rank - 2];
+  window.cols = sizes[rank - 1];
+  if (window.rows == window.pageRows && window.cols == window.pageCols)
+    return std::nullopt;
+  return window;
+}
+
+/// The window of a page of `view`'s source, placed by `swizzle`, that
+/// `view` is (see SwizzleWindow), if it is one.
+static std::optional<SwizzleWindow> getWindow(memref::SubViewOp view,
+                                              SwizzleAttr swizzle) {
+  std::optional<SwizzleWindow> window = getWindowGeometry(view);
+  // Whole units of the swizzle along the rows (the unit vectors of the
+  // accesses through it stay whole).
+  if (!swizzle || !window || isLeadingSliceView(view, swizzle) ||
+      window->col % (int64_t(1) << swizzle.getBase()))
+    return std::nullopt;
+  window->swizzle = swizzle;
+  return window;
+}
+
+MemRefType mlir::tile::getWindowPage(Value tile) {
+  auto type = cast<MemRefType>(tile.getType());
+  auto view = tile.getDefiningOp<memref::SubViewOp>();
+  std::optional<SwizzleWindow> window =
+      view ? getWindowGeometry(view) : std::nullopt;
+  if (!window)
+    return MemRefType::get(type.getShape(), type.getElementType());
+  return MemRefType::get({window->pageRows, window->pageCols},
+                         type.getElementType());
+}
+
+std::optional<SwizzleWindow> mlir::tile::getSwizzleWindow(Value tile) {
+  auto view = tile.getDefiningOp<memref::SubViewOp>();
+  if (!view)
+    return std::nullopt;
+  return getWindow(view, getTileSwizzle(view.getSource()));
+}
+
+std::optional<SwizzleWindow> mlir::tile::getSwizzleWindow(Value tile,
+                                                          SwizzleAttr swizzle) {
+  auto view = tile.getDefiningOp<memref::SubViewOp>();
+  if (!view)
+    return std::nullopt;
+  return getWindow(view, swizzle);
+}
+
 SwizzleAttr mlir::tile::getTileSwizzle(Value tile) {
   Operation *def = tile.getDefiningOp();
   if (auto view = dyn_cast_or_null<memref::SubViewOp>(def)) {
     SwizzleAttr swizzle = getTileSwizzle(view.getSource());
-    return swizzle && isLeadingSliceView(view, swizzle) ? swizzle
-                                                        : SwizzleAttr();
+    if (!swizzle)
+      return {};
+    // A leading slice has the swizzle as its own; a window of a page is
+    // placed by the page's (swizzleIndices, getSwizzleWindow).
+    return isLeadingSliceView(view, swizzle) || getSwizzleWindow(tile)
+               ? swizzle
+               : SwizzleAttr();
   }
   // A view of a shared tile as another element type: the same bytes where
   // the tile's swizzle puts them (appliesSwizzle kept only swizzles its
@@ -73,6 +154,13 @@ SwizzleAttr mlir::tile::getTileSwizzle(Value tile) {
     return swizzle && !swizzle.isIdentity() ? swizzle : SwizzleAttr();
   }
   return {};
+}
+
+/// `x + y`.
+static Value offsetIndex(OpBuilder &b, Location loc, Value x, int64_t y) {
+  return y ? arith::AddIOp::create(b, loc, x, indexConst(b, loc, y))
+                 .getResult()
+           : x;
 }
 
 /// The mask `swizzle` XORs into the element offset `offset`: the `bits`
@@ -96,12 +184,6 @@ static SmallVector<Value> swizzleBlockedIndices(OpBuilder &b, Location loc,
                                                 ArrayRef<int64_t> shape,
                                                 ValueRange indices) {
   int64_t rowLength = shape.back(), width = swizzle.getBlockWidth();
-  Value row = indexConst(b, loc, 0);
-  for (auto [d, index] : llvm::enumerate(indices.drop_back()))
-    row = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, row, indexConst(b, loc, shape[d])),
-        index);
-  Value col = indices.back();
   auto mul = [&](Value v, int64_t c) -> Value {
     return arith::MulIOp::create(b, loc, v, indexConst(b, loc, c));
   };
@@ -111,26 +193,30 @@ static SmallVector<Value> swizzleBlockedIndices(OpBuilder &b, Location loc,
   auto rem = [&](Value v, int64_t c) -> Value {
     return arith::RemUIOp::create(b, loc, v, indexConst(b, loc, c));
   };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddIOp::create(b, loc, x, y);
+  };
+  // Each page (the trailing two dimensions) of each leading slice is laid
+  // out by itself, as a leading-slice view of it sees it: the leading
+  // indices select the page, row-major.
+  size_t rank = shape.size();
+  int64_t rows = rank >= 2 ? shape[rank - 2] : 1;
+  Value page = indexConst(b, loc, 0);
+  for (size_t d = 0; d + 2 < rank; ++d)
+    page = add(mul(page, shape[d]), indices[d]);
+  Value row = rank >= 2 ? indices[rank - 2] : indexConst(b, loc, 0);
+  Value col = indices.back();
   // Group of 8 rows, then the column block, then the row inside the group,
   // then the column inside the block; in column panels, the panel, then the
   // row, then the column inside the panel.
-  int64_t rows = 1;
-  for (int64_t extent : shape.drop_back())
-    rows *= extent;
   Value offset =
       swizzle.getPanels()
-          ? arith::AddIOp::create(
-                b, loc, mul(div(col, width), rows * width),
-                arith::AddIOp::create(b, loc, mul(row, width),
-                                      rem(col, width)))
-                .getResult()
-          : arith::AddIOp::create(
-                b, loc,
-                arith::AddIOp::create(b, loc, mul(div(row, 8), 8 * rowLength),
-                                      mul(div(col, width), 8 * width)),
-                arith::AddIOp::create(b, loc, mul(rem(row, 8), width),
-                                      rem(col, width)))
-                .getResult();
+          ? add(mul(div(col, width), rows * width),
+                add(mul(row, width), rem(col, width)))
+          : add(add(mul(div(row, 8), 8 * rowLength),
+                    mul(div(col, width), 8 * width)),
+                add(mul(rem(row, 8), width), rem(col, width)));
+  offset = add(mul(page, rows * rowLength), offset);
   offset = arith::XOrIOp::create(b, loc, offset,
                                  getSwizzleMask(b, loc, swizzle, offset));
   // Back to indices of the tile's shape.
@@ -149,7 +235,30 @@ SmallVector<Value> mlir::tile::swizzleIndices(OpBuilder &b, Location loc,
   SwizzleAttr swizzle = getTileSwizzle(tile);
   if (!swizzle || indices.empty())
     return result;
-  ArrayRef<int64_t> shape = cast<MemRefType>(tile.getType()).getShape();
+  if (std::optional<SwizzleWindow> window = getSwizzleWindow(tile)) {
+    // The element's place in the page, as indices of the view: the
+    // page's (row, column) less the window's origin (the view's strides
+    // are the page's, so the difference addresses the same element even
+    // where it lies outside the window's bounds).
+    size_t rank = indices.size();
+    SmallVector<Value> page = {
+        offsetIndex(b, loc, indices[rank - 2], window->row),
+        offsetIndex(b, loc, indices[rank - 1], window->col)};
+    SmallVector<Value> placed = swizzleIndices(
+        b, loc, swizzle, {window->pageRows, window->pageCols}, page);
+    result[rank - 2] = offsetIndex(b, loc, placed[0], -window->row);
+    result[rank - 1] = offsetIndex(b, loc, placed[1], -window->col);
+    return result;
+  }
+  return swizzleIndices(b, loc, swizzle,
+                        cast<MemRefType>(tile.getType()).getShape(), indices);
+}
+
+SmallVector<Value> mlir::tile::swizzleIndices(OpBuilder &b, Location loc,
+                                              SwizzleAttr swizzle,
+                                              ArrayRef<int64_t> shape,
+                                              ValueRange indices) {
+  SmallVector<Value> result(indices);
   if (swizzle.getBlocked())
     return swizzleBlockedIndices(b, loc, swizzle, shape, indices);
   // The row-major offset; only the bits the swizzle reads matter, and they
@@ -194,7 +303,17 @@ bool mlir::tile::appliesSwizzle(Value tile, SwizzleAttr swizzle) {
       continue;
     }
     auto view = dyn_cast<memref::SubViewOp>(user);
-    if (!view || !isLeadingSliceView(view, swizzle) ||
+    if (!view)
+      return false;
+    // A window of a page that only gemms read: their lowerings place its
+    // elements through the page (swizzleIndices, the wgmma descriptors).
+    if (getWindow(view, swizzle)) {
+      if (!llvm::all_of(view->getUsers(),
+                        [](Operation *op) { return isa<GemmOp>(op); }))
+        return false;
+      continue;
+    }
+    if (!isLeadingSliceView(view, swizzle) ||
         !tile::appliesSwizzle(view.getResult(), swizzle))
       return false;
   }

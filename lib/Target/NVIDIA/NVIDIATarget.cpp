@@ -32,7 +32,7 @@ static constexpr int64_t kWarpgroupThreads = 128;
 /// pipeline planner, for staged tiles) gives a tile without one, kept by
 /// every access (convert-tile-to-gpu drops a swizzle an element-wise access
 /// cannot apply).
-static bool keepsWgmmaSwizzles(GemmOp gemm, bool blockedOperands) {
+static bool keepsWgmmaSwizzles(GemmOp gemm, GemmInstructionAttr instruction) {
   for (Value operand : {gemm.getA(), gemm.getB()}) {
     auto type = cast<MemRefType>(operand.getType());
     if (isInSpace(type, MemorySpace::Fragment))
@@ -44,13 +44,14 @@ static bool keepsWgmmaSwizzles(GemmOp gemm, bool blockedOperands) {
     auto shared = root.getDefiningOp<AllocSharedOp>();
     if (!shared)
       return false;
-    auto plain = MemRefType::get(type.getShape(), type.getElementType());
     auto swizzle = dyn_cast_or_null<SwizzleAttr>(shared.getLayoutAttr());
     if (!swizzle)
-      swizzle = getWgmmaOperandSwizzle(plain, blockedOperands);
+      swizzle = getWgmmaOperandSwizzle(getWindowPage(operand),
+                                       instruction.getBlocked(),
+                                       instruction.getPanels());
     // What the lowering reads (getWgmmaRowBytes).
     if (!swizzle || !appliesSwizzle(root, swizzle) ||
-        !isWgmmaOperandSwizzle(plain, swizzle))
+        !getWgmmaRowBytes(operand, swizzle))
       return false;
   }
   return true;
@@ -111,7 +112,7 @@ explainWgmmaMismatch(GemmOp gemm, GemmInstructionAttr instruction,
                        "FP8; with warpgroups splitting N, an MN-major B "
                        "blocked, each group's columns whole 128-byte "
                        "blocks)");
-  if (!keepsWgmmaSwizzles(gemm, instruction.getBlocked()))
+  if (!keepsWgmmaSwizzles(gemm, instruction))
     return std::string("a shared operand will not be in a swizzle wgmma "
                        "reads (a layout or an access that keeps it from "
                        "its swizzle)");

@@ -72,8 +72,20 @@ bool isWgmmaOperandSwizzle(MemRefType type, SwizzleAttr swizzle);
 
 /// Bytes of one row of the shared operand tile `tile` when wgmma can read
 /// it through a descriptor (rows of 32, 64 or 128 bytes with the matching
-/// swizzle, or wider rows in the blocked 128-byte layout), else 0.
+/// swizzle, or wider rows in the blocked 128-byte layout), else 0. A window
+/// of a wider page (SwizzleWindow) is read in the page's layout: whole
+/// 8-row groups and, in column panels, whole panels (its rows are then
+/// its panels' bytes), or, in any other layout, whole rows of the page.
 int64_t getWgmmaRowBytes(Value tile);
+/// The same for `tile` placed by `swizzle` (its allocation's, or the one
+/// it will get).
+int64_t getWgmmaRowBytes(Value tile, SwizzleAttr swizzle);
+
+/// The bytes from the start of the window `tile` is (if it is one) to its
+/// first element in its page's layout, less the row-major distance its
+/// view adds (memref.extract_strided_metadata's offset): what a wgmma
+/// descriptor adds to the view's address. 0 for anything but a window.
+int64_t getWgmmaWindowCorrection(Value tile);
 
 /// tile.take_turns on named barriers: warpgroup w waits on barrier 3 + w
 /// (its own 128 threads and the previous warpgroup's 128 arrivals), runs

@@ -270,10 +270,49 @@ bool mlir::tile::isWgmmaOperandSwizzle(MemRefType type, SwizzleAttr swizzle) {
 }
 
 int64_t mlir::tile::getWgmmaRowBytes(Value tile) {
+  return getWgmmaRowBytes(tile, getTileSwizzle(tile));
+}
+
+int64_t mlir::tile::getWgmmaRowBytes(Value tile, SwizzleAttr swizzle) {
   auto type = cast<MemRefType>(tile.getType());
-  if (!isWgmmaOperandSwizzle(type, getTileSwizzle(tile)))
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  std::optional<SwizzleWindow> window = getSwizzleWindow(tile, swizzle);
+  if (!window) {
+    if (!isWgmmaOperandSwizzle(type, swizzle))
+      return 0;
+    return type.getDimSize(1) * bytes;
+  }
+  auto page = MemRefType::get({window->pageRows, window->pageCols},
+                              type.getElementType());
+  if (!isWgmmaOperandSwizzle(page, swizzle) || window->row % 8)
     return 0;
-  return type.getDimSize(1) * type.getElementTypeBitWidth() / 8;
+  if (swizzle.getPanels()) {
+    // Whole panels: each is a 128-byte-row tile of the page's rows.
+    int64_t width = swizzle.getBlockWidth();
+    if (window->col % width || window->cols % width)
+      return 0;
+    return window->cols * bytes;
+  }
+  // Elsewhere 8-row groups span the page's rows: whole rows only.
+  if (window->col || window->cols != window->pageCols)
+    return 0;
+  return window->pageCols * bytes;
+}
+
+int64_t mlir::tile::getWgmmaWindowCorrection(Value tile) {
+  std::optional<SwizzleWindow> window = getSwizzleWindow(tile);
+  if (!window)
+    return 0;
+  auto type = cast<MemRefType>(tile.getType());
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  int64_t rowMajor = (window->row * window->pageCols + window->col) * bytes;
+  if (!window->swizzle.getPanels())
+    return 0; // Whole rows: the row-major distance is the layout's.
+  // In column panels: the window's first panel, then its first row there.
+  int64_t width = window->swizzle.getBlockWidth();
+  int64_t placed = (window->col / width) * window->pageRows * width * bytes +
+                   window->row * width * bytes;
+  return placed - rowMajor;
 }
 
 std::optional<StringRef>

@@ -164,8 +164,13 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
       SwizzleAttr swizzle = getTileSwizzle(tile);
       bool panels = blocked && swizzle && swizzle.getPanels();
       auto tileType = cast<MemRefType>(tile.getType());
+      // A panel holds 128 bytes of every row of the page (a window's
+      // page: the wider tile it is part of).
+      std::optional<SwizzleWindow> window = getSwizzleWindow(tile);
       int64_t panelBytes =
-          tileType.getNumElements() / tileType.getShape().back() * 128;
+          (window ? window->pageRows
+                  : tileType.getNumElements() / tileType.getShape().back()) *
+          128;
       int64_t mode = rowBytes >= 128 ? 1 : rowBytes == 64 ? 2 : 3;
       int64_t lbo = panels ? panelBytes / 16 : blocked ? 1024 / 16 : 1;
       int64_t sbo = panels ? 1024 / 16 : 8 * rowBytes / 16;
@@ -181,10 +186,14 @@ struct GemmOnWgmma : OpRewritePattern<GemmOp> {
                                                                   loc, tile);
       int64_t bytes = cast<MemRefType>(tile.getType())
                           .getElementTypeBitWidth() / 8;
-      Value start = arith::AddIOp::create(
-          rewriter, loc, base,
-          arith::MulIOp::create(rewriter, loc, metadata.getOffset(),
-                                index(bytes)));
+      // (A window's first element lies where the page's layout puts it.)
+      Value start = addIndex(
+          rewriter, loc,
+          arith::AddIOp::create(
+              rewriter, loc, base,
+              arith::MulIOp::create(rewriter, loc, metadata.getOffset(),
+                                    index(bytes))),
+          getWgmmaWindowCorrection(tile));
       // In 32-bit halves: the low one holds the address field and the
       // leading byte offset, the high one (the stride byte offset and the
       // swizzle mode) is a constant, which ptxas moves into the uniform
