@@ -465,6 +465,98 @@ def mla_cases():
                  bytes_moved=kv_bytes)]
 
 
+def sparse_mla(T, B, S, SKV, H, D, PE, topk, BI, stages, threads=256):
+    """DeepSeek's sparse MLA forward in TileLang's style: each query row
+    attends to its own `topk` keys (gathered by index from one shared KV
+    head); the 576-wide query sits in one shared tile and its two parts,
+    Q[:, :D] and Q[:, D:], multiply the gathered keys and their rotary
+    tails. Online softmax; O = softmax(Q K^T / sqrt(D + PE)) V with V the
+    keys' first D columns."""
+    scale = (D + PE) ** -0.5 * 1.44269504
+
+    @T.prim_func
+    def main(Q: T.Tensor((B, S, H, D + PE), "bfloat16"),
+             KV: T.Tensor((B, SKV, D + PE), "bfloat16"),
+             Idx: T.Tensor((B, S, topk), "int32"),
+             O: T.Tensor((B, S, H, D), "bfloat16")):
+        with T.Kernel(S, B, threads=threads) as (s, b):
+            q_s = T.alloc_shared((H, D + PE), "bfloat16")
+            kv_s = T.alloc_shared((BI, D), "bfloat16")
+            pe_s = T.alloc_shared((BI, PE), "bfloat16")
+            p_s = T.alloc_shared((H, BI), "bfloat16")
+            o_s = T.alloc_shared((H, D), "bfloat16")
+            scores = T.alloc_fragment((H, BI), "float32")
+            acc = T.alloc_fragment((H, D), "float32")
+            row_max = T.alloc_fragment((H,), "float32")
+            prev_max = T.alloc_fragment((H,), "float32")
+            rescale = T.alloc_fragment((H,), "float32")
+            row_sum = T.alloc_fragment((H,), "float32")
+            block_sum = T.alloc_fragment((H,), "float32")
+            T.copy(Q[b, s, :, :], q_s)
+            T.fill(acc, 0)
+            T.fill(row_sum, 0)
+            T.fill(row_max, -(2 ** 30))
+            for k in T.Pipelined(topk // BI, num_stages=stages):
+                for i, d in T.Parallel(BI, D):
+                    kv_s[i, d] = KV[b, Idx[b, s, k * BI + i], d]
+                for i, d in T.Parallel(BI, PE):
+                    pe_s[i, d] = KV[b, Idx[b, s, k * BI + i], D + d]
+                T.clear(scores)
+                T.gemm(q_s[:, :D], kv_s, scores, transpose_B=True,
+                       policy=T.GemmWarpPolicy.FullRow)
+                T.gemm(q_s[:, D:], pe_s, scores, transpose_B=True,
+                       policy=T.GemmWarpPolicy.FullRow)
+                T.copy(row_max, prev_max)
+                T.reduce_max(scores, row_max, dim=1, clear=False)
+                for h in T.Parallel(H):
+                    rescale[h] = T.exp2((prev_max[h] - row_max[h]) * scale)
+                for h, i in T.Parallel(H, BI):
+                    scores[h, i] = T.exp2(scores[h, i] * scale - row_max[h] * scale)
+                T.reduce_sum(scores, block_sum, dim=1)
+                for h in T.Parallel(H):
+                    row_sum[h] = row_sum[h] * rescale[h] + block_sum[h]
+                for h, d in T.Parallel(H, D):
+                    acc[h, d] *= rescale[h]
+                T.copy(scores, p_s)
+                T.gemm(p_s, kv_s, acc, policy=T.GemmWarpPolicy.FullRow)
+            for h, d in T.Parallel(H, D):
+                acc[h, d] /= row_sum[h]
+            T.copy(acc, o_s)
+            T.copy(o_s, O[b, s, :, :])
+    return main
+
+
+def sparse_mla_cases():
+    B, S, SKV, H, D, PE, topk = 1, 2048, 8192, 64, 512, 64, 1024
+
+    def inputs():
+        import torch
+        q = _randn((B, S, H, D + PE), "bfloat16")
+        kv = _randn((B, SKV, D + PE), "bfloat16")
+        idx = torch.stack([torch.randperm(SKV, device="cuda")[:topk]
+                           for _ in range(B * S)]).view(B, S, topk).int()
+        return [q, kv, idx]
+
+    def reference(q, kv, idx):
+        import torch
+        out = torch.empty(B, S, H, D, device="cuda")
+        for s0 in range(0, S, 256):
+            sl = slice(s0, s0 + 256)
+            keys = kv[0][idx[0, sl].long()].float()           # [s, topk, D+PE]
+            scores = torch.einsum("shd,skd->shk", q[0, sl].float(), keys)
+            probs = (scores * (D + PE) ** -0.5).softmax(-1)
+            out[0, sl] = torch.einsum("shk,skd->shd", probs, keys[..., :D])
+        return out
+
+    flops = 2 * B * S * H * topk * (D + PE + D)
+    return [Case("sparse_mla", "sparse mla fwd b%ds%dh%d topk%d d%d+%d, %d stages"
+                 % (B, S, H, topk, D, PE, stages),
+                 lambda T, stages=stages: sparse_mla(T, B, S, SKV, H, D, PE, topk,
+                                                     64, stages),
+                 [3], inputs, reference, (2e-2, 2e-2), None, flops=flops)
+            for stages in (1, 2)]
+
+
 def row_cases():
     cases = []
     M, N = 8192, 4096
@@ -588,7 +680,8 @@ def fp8_cases():
 
 GROUPS = {"gemm": gemm_cases, "attention": attention_cases, "mla": mla_cases,
           "rows": row_cases, "ws": ws_gemm_cases,
-          "dequant": dequant_cases, "fp8": fp8_cases}
+          "dequant": dequant_cases, "fp8": fp8_cases,
+          "sparse_mla": sparse_mla_cases}
 
 # ---------------------------------------------------------------------------
 # Runner
