@@ -188,3 +188,56 @@ def test_column_windows_on_the_gpu(cuda_torch, M, N, K, offset):
     c = torch.full((M, N), float("nan"), device="cuda")
     kernel(_as(a, "float16", torch), _as(b, "float16", torch), c)
     np.testing.assert_array_equal(c.cpu().numpy(), a[:, offset:offset + K] @ b.T)
+
+
+def _async_thirds_program(H, D, DT, N, dtype):
+    """TileLang's sparse_mla_fwd_pipelined issue order: three explicit
+    asynchronous gemms (T.wgmma_gemm) on windows of one query tile, one
+    T.wait_wgmma(0) before the scores are read."""
+    half = D // 2
+
+    @T.prim_func
+    def main(Q: T.Tensor((H, D + DT), dtype), K: T.Tensor((N, D + DT), dtype),
+             S: T.Tensor((H, N), T.float32)):
+        with T.Kernel(1, threads=128):
+            Q_shared = T.alloc_shared((H, D + DT), dtype)
+            K_shared = T.alloc_shared((N, D + DT), dtype)
+            acc = T.alloc_fragment((H, N), T.float32)
+            T.copy(Q, Q_shared)
+            T.copy(K, K_shared)
+            T.clear(acc)
+            T.wgmma_gemm(Q_shared[:, :half], K_shared[:, :half], acc, transpose_B=True)
+            T.wgmma_gemm(Q_shared[:, half:D], K_shared[:, half:D], acc, transpose_B=True)
+            T.wgmma_gemm(Q_shared[:, D:], K_shared[:, D:], acc, transpose_B=True)
+            T.wait_wgmma(0)
+            T.copy(acc, S)
+
+    return main
+
+
+def test_async_gemms_on_windows_on_the_cpu():
+    main = _async_thirds_program(64, 512, 64, 32, "float16")
+    q, k = _random((64, 576), 0), _random((32, 576), 0)
+    s = np.full((64, 32), np.nan, np.float32)
+    tilelang.compile(main, target="cpu")(_as(q, "float16"), _as(k, "float16"), s)
+    np.testing.assert_array_equal(s, q @ k.T)
+
+
+def test_async_gemms_wait_once():
+    """Each T.wgmma_gemm commits its group and leaves it in flight: the one
+    wgmma.wait_group of the kernel is T.wait_wgmma's."""
+    main = _async_thirds_program(64, 512, 64, 32, "bfloat16")
+    ptx = tilelang.compile(main, target="sm_90a").get_kernel_source("ptx")
+    assert len(re.findall(r"wgmma\.mma_async", ptx)) == 576 // 16
+    assert len(re.findall(r"wgmma\.commit_group", ptx)) == 3
+    assert len(re.findall(r"wgmma\.wait_group", ptx)) == 1
+
+
+def test_async_gemms_on_windows_on_the_gpu(cuda_torch):
+    torch = cuda_torch
+    main = _async_thirds_program(64, 512, 64, 32, "bfloat16")
+    kernel = tilelang.compile(main, target="cuda -arch=sm_90a")
+    q, k = _random((64, 576), 0), _random((32, 576), 0)
+    s = torch.full((64, 32), float("nan"), device="cuda")
+    kernel(_as(q, "bfloat16", torch), _as(k, "bfloat16", torch), s)
+    np.testing.assert_array_equal(s.cpu().numpy(), q @ k.T)

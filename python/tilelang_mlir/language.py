@@ -2610,6 +2610,21 @@ def gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
     _builder().op("tile.gemm", (A.name, B.name, C.name), (), attrs)
 
 
+def wgmma_gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
+               clear_accum=False, annotations=None):
+    """TileLang's explicit asynchronous Hopper gemm: ``T.gemm`` that leaves
+    its tensor-core work in flight (``wg_wait=-1``) until a
+    ``T.wait_wgmma(n)``. The instruction is the compiler's choice, as for
+    ``T.gemm``: where the gemm does not run on wgmma it completes before the
+    next op (TileLang refuses to compile it instead), so results are the
+    same either way."""
+    if annotations is not None and not isinstance(annotations, dict):
+        raise TileLangError("T.wgmma_gemm: annotations is a dict, got %r"
+                            % (annotations,))
+    gemm(A, B, C, transpose_A=transpose_A, transpose_B=transpose_B,
+         policy=policy, clear_accum=clear_accum, wg_wait=-1)
+
+
 def wait_wgmma(pending=0):
     """Waits until at most ``pending`` groups of the tensor-core work that
     ``T.gemm(..., wg_wait=n)`` left in flight remain (wgmma on sm_90a;
