@@ -241,3 +241,14 @@ def test_async_gemms_on_windows_on_the_gpu(cuda_torch):
     s = torch.full((64, 32), float("nan"), device="cuda")
     kernel(_as(q, "bfloat16", torch), _as(k, "bfloat16", torch), s)
     np.testing.assert_array_equal(s.cpu().numpy(), q @ k.T)
+
+
+@pytest.mark.parametrize("threads", [128, 256])
+def test_split_query_compiles_for_gfx942(threads):
+    """On AMD matrix cores the windows are read through the tile's swizzle
+    (its element loads): the kernel compiles to gfx942 machine code with
+    matrix-core instructions (not run: no AMD hardware here)."""
+    # (A 64 KiB LDS: a 64 x 192 query.)
+    main = _split_query_program(64, 128, 64, 64, threads, "float16")
+    isa = tilelang.compile(main, target="hip -mcpu=gfx942").get_kernel_source("llvm")
+    assert "v_mfma" in isa
