@@ -81,3 +81,36 @@ def test_float_classes_on_the_gpu(cuda_torch):
     assert torch.equal(y[0], torch.isnan(x).int())
     assert torch.equal(y[1], torch.isinf(x).int())
     assert torch.equal(y[2], torch.isfinite(x).int())
+
+
+@pytest.mark.parametrize("dtype, bits", [
+    ("float16", 0x7C00), ("bfloat16", 0x7F80), ("float32", 0x7F800000),
+    ("float64", 0x7FF0000000000000), ("float8_e5m2", 0x7C)])
+def test_infinity_of_every_float_with_one(dtype, bits):
+    """T.infinity(dtype) (TileLang's test_infinity): +inf and -inf read
+    back as float64, and +inf's bit pattern in the type's own width."""
+    width = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64,
+             "float8_e5m2": 8}[dtype]
+    unsigned = "uint%d" % width
+
+    @T.prim_func
+    def main(Out: T.Tensor((2,), T.float64), Bits: T.Tensor((1,), unsigned)):
+        with T.Kernel(1, threads=1):
+            Out[0] = T.cast(T.infinity(dtype), T.float64)
+            Out[1] = T.cast(-T.infinity(dtype), T.float64)
+            Bits[0] = T.reinterpret(T.infinity(dtype), unsigned)
+
+    out = np.zeros(2, np.float64)
+    pattern = np.zeros(1, getattr(np, unsigned))
+    tilelang.compile(main, target="cpu")(out, pattern)
+    assert out[0] == np.inf and out[1] == -np.inf
+    assert int(pattern[0]) == bits
+
+
+@pytest.mark.parametrize("dtype", ["float8_e4m3fn", "float4_e2m1fn"])
+def test_infinity_of_a_float_without_one_is_refused(dtype):
+    with pytest.raises(T.TileLangError, match="%s has no infinity" % dtype):
+        @T.prim_func
+        def main(Out: T.Tensor((1,), T.float32)):
+            with T.Kernel(1, threads=1):
+                Out[0] = T.cast(T.infinity(dtype), T.float32)

@@ -483,3 +483,31 @@ def test_running_maxima_and_minima():
         def bad(A: T.Tensor((16,), T.float32)):
             with T.Kernel(1, threads=32):
                 T.cummax(A)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_min_of_a_float_without_infinity_start_from_its_extremes(op):
+    """float8_e4m3fn has no infinity: its max / min reducers start from
+    -448 / 448. All values on the side of zero that would expose any other
+    start (a max of negatives, a min of positives), the type's extreme
+    among them."""
+    @T.prim_func
+    def kernel(A: T.Tensor((64,), T.float32), B: T.Tensor((1,), T.float32)):
+        with T.Kernel(1, threads=32):
+            src = T.alloc_fragment((64,), T.float8_e4m3fn)
+            T.copy(A, src)
+            acc = T.alloc_reducer((1,), T.float8_e4m3fn, op=op)
+            T.reducer_init(acc)
+            for i in T.Parallel(64):
+                T.reducer_update(acc[0], src[i])
+            result = T.alloc_fragment((1,), T.float8_e4m3fn)
+            T.finalize_reducer(acc, result)
+            B[0] = T.cast(result[0], T.float32)
+
+    # Values exact in e4m3.
+    sign = -1.0 if op == "max" else 1.0
+    a = sign * RNG.choice(np.array([3.0, 0.5, 1.5, 2.0], np.float32), 64)
+    a[RNG.integers(64)] = sign * 448.0
+    b = np.zeros(1, np.float32)
+    tilelang.compile(kernel, target="cpu")(a, b)
+    assert b[0] == (a.max() if op == "max" else a.min())

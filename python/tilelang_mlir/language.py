@@ -435,6 +435,15 @@ class _Builder:
 # Values
 # --------------------------------------------------------------------------
 
+# Bit patterns of the non-finite values of the narrow float types: (width
+# in hex digits, sign bit, +inf or None where the type has none, quiet NaN
+# or None). float8_e4m3fn has NaN but no infinity, float4_e2m1fn neither.
+_NONFINITE_BITS = {"f16": (4, 0x8000, 0x7C00, 0x7E00),
+                   "f8E5M2": (2, 0x80, 0x7C, 0x7E),
+                   "f8E4M3FN": (2, 0x80, None, 0x7F),
+                   "f4E2M1FN": (1, 0x8, None, None)}
+
+
 def _format_float(value, type_):
     if math.isfinite(value):
         return "%.17e" % value
@@ -446,8 +455,13 @@ def _format_float(value, type_):
         return "0x%08X" % bits
     if type_ == "bf16":
         return "0x%04X" % (bits >> 16)
-    sign = 0x8000 if bits >> 31 else 0
-    return "0x%04X" % (sign | (0x7E00 if math.isnan(value) else 0x7C00))
+    digits, sign_bit, inf, nan = _NONFINITE_BITS[type_]
+    pattern = nan if math.isnan(value) else inf
+    if pattern is None:
+        raise TileLangError("%s has no %s" % (
+            _FLOAT_MAX[type_][1], "NaN" if math.isnan(value) else "infinity"))
+    sign = sign_bit if bits >> 31 else 0
+    return "0x%0*X" % (digits, sign | pattern)
 
 
 def _constant(value, type_):
@@ -3260,7 +3274,10 @@ def _reducer_identity(op, type_):
     if op == "bitand":
         return _constant((1 << bits) - 1 if _is_unsigned(type_) else -1, type_)
     if _is_float(type_):
-        return _constant(float("-inf") if op == "max" else float("inf"), type_)
+        # Types without infinities start from their extreme finite values.
+        extreme = float("inf") if _NONFINITE_BITS.get(type_, (0, 0, 1))[2] \
+            else _FLOAT_MAX[type_][0]
+        return _constant(-extreme if op == "max" else extreme, type_)
     if _is_unsigned(type_):
         return _constant(0 if op == "max" else (1 << bits) - 1, type_)
     return _constant(-(1 << (bits - 1)) if op == "max" else (1 << (bits - 1)) - 1,
