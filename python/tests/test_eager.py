@@ -438,3 +438,32 @@ def test_module_level_par_compile():
         tilelang.par_compile(["not a PrimFunc"], target="cpu")
     with pytest.raises(ValueError, match="compile_flags are nvcc's"):
         tilelang.par_compile(funcs, compile_flags=["-O3"])
+
+
+def test_consts_read_from_an_arguments_strides():
+    """TileLang's `N, M, N_, M_ = T.const(...)` with
+    `A: T.StridedTensor[[N, M], [N_, M_], dtype]`: the strides' consts come
+    from the argument's strides (in elements), each stride pattern its own
+    specialization."""
+
+    @T.macro
+    def copy_impl(A):
+        M, N = A.shape
+        B = T.empty(M, N, dtype=A.dtype)
+        with T.Kernel(T.ceildiv(M, 16), T.ceildiv(N, 16), threads=32) as (bx, by):
+            T.copy(A[bx * 16:bx * 16 + 16, by * 16:by * 16 + 16],
+                   B[bx * 16:bx * 16 + 16, by * 16:by * 16 + 16])
+        return B
+
+    @tilelang.jit(target="cpu")
+    def copy(A):
+        N, M, N_, M_ = T.const("N, M, N_, M_")
+        A: T.StridedTensor[[N, M], [N_, M_], T.float32]
+        return copy_impl(A)
+
+    whole = np.random.default_rng().standard_normal((32, 2, 48, 3)).astype(np.float32)
+    for view in (whole[:, 0, :, 0], whole[:, 1, :, 2], whole[:, 0, :, 1].copy()):
+        out = copy(view)
+        np.testing.assert_array_equal(out, view)
+    with pytest.raises(TypeError, match="T.const 'M_' of copy is an int"):
+        copy.compile(N=32, M=48, N_=288, M_=1.5)

@@ -238,6 +238,21 @@ def _is_tensor(value):
         hasattr(value, "__dlpack__") or hasattr(value, "__array_interface__"))
 
 
+def _element_strides(value):
+    """The strides, in elements, of a tensor argument (torch's stride(),
+    numpy's byte strides over the item size), or None where not known."""
+    stride = getattr(value, "stride", None)
+    if callable(stride):
+        return tuple(stride())
+    strides = getattr(value, "strides", None)
+    itemsize = getattr(getattr(value, "dtype", None), "itemsize", None)
+    if strides is not None and itemsize:
+        return tuple(s // itemsize for s in strides)
+    if isinstance(value, T.StridedTensor):
+        return tuple(value.strides)
+    return None
+
+
 def _is_placeholder(value):
     return isinstance(value, (T.Tensor, T.ptr)) or value is T.ptr
 
@@ -286,6 +301,9 @@ class EagerJIT:
         self._names = [n for n in self.signature.parameters
                        if n != self._var_keyword]
         self._runtime_scalars = set()
+        # Whether a T.const comes from a stride (T.StridedTensor): calls are
+        # then told apart by their tensors' strides too.
+        self._keys_strides = False
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
@@ -393,16 +411,29 @@ class EagerJIT:
             source = self._const_source(found, name)
             if source is None:
                 raise ValueError(
-                    "T.const %r of %s is not a dimension of any input tensor's "
-                    "annotation: give it as a keyword argument (%s=...)"
+                    "T.const %r of %s is not a dimension or stride of any input "
+                    "tensor's annotation: give it as a keyword argument (%s=...)"
                     % (name, self.__name__, name))
-            param, axis = source
+            param, axis, of_strides = source
             value = arguments.get(param)
             if not _is_tensor(value) and not isinstance(value, T.Tensor):
                 raise ValueError(
                     "cannot find the value of T.const %r of %s: pass the tensor %r "
-                    "(its dimension %d) or %s=..." % (name, self.__name__, param,
-                                                      axis, name))
+                    "(its %s %d) or %s=..." % (
+                        name, self.__name__, param,
+                        "stride" if of_strides else "dimension", axis, name))
+            if of_strides:
+                # (T.StridedTensor: the argument's stride, in elements.)
+                strides = _element_strides(value)
+                if strides is None or axis >= len(strides):
+                    raise ValueError(
+                        "cannot find the value of T.const %r of %s: the stride %d "
+                        "of argument %r is not known; give %s=..." % (
+                            name, self.__name__, axis, param, name))
+                consts[name] = int(strides[axis])
+                # From now on a call's key holds its tensors' strides.
+                self._keys_strides = True
+                continue
             shape = tuple(value.shape)
             spec = found.annotations.get(param)
             if isinstance(spec, T.Tensor):
@@ -426,12 +457,19 @@ class EagerJIT:
 
     @staticmethod
     def _const_source(found, name):
+        """(parameter, axis, whether a stride) of the first tensor annotation
+        naming the const as a dimension, else as a stride."""
         symbol = found.symbols[name]
         for param, spec in found.annotations.items():
             if isinstance(spec, T.Tensor):
                 for axis, dim in enumerate(spec.shape):
                     if dim is symbol:
-                        return param, axis
+                        return param, axis, False
+        for param, spec in found.annotations.items():
+            if isinstance(spec, T.StridedTensor):
+                for axis, stride in enumerate(spec.strides):
+                    if stride is symbol:
+                        return param, axis, True
         return None
 
     def _build(self, values, runtime, consts):
@@ -530,6 +568,8 @@ class EagerJIT:
             shape = getattr(value, "shape", None)
             dtype = getattr(value, "dtype", None)
             if shape is not None and dtype is not None:
+                if self._keys_strides:  # (T.const strides)
+                    return (kind, tuple(shape), dtype, _element_strides(value))
                 return (kind, tuple(shape), dtype)
             return (kind, value)
         names = self._names
