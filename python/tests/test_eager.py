@@ -467,3 +467,41 @@ def test_consts_read_from_an_arguments_strides():
         np.testing.assert_array_equal(out, view)
     with pytest.raises(TypeError, match="T.const 'M_' of copy is an int"):
         copy.compile(N=32, M=48, N_=288, M_=1.5)
+
+
+def test_several_outputs_come_back_as_a_list():
+    """As TileLang's kernels return them (its test of multiple T.empty
+    outputs asserts a list): eager outputs, and a compiled kernel's out_idx
+    outputs."""
+
+    @tilelang.jit(target="cpu")
+    def kernel(A):
+        m = T.dynamic("m")
+        A: T.Tensor[[m], T.float32]
+        B = T.empty([m], T.float32)
+        C = T.empty([m + 1], T.float32)
+        with T.Kernel(1, threads=1):
+            for i in T.serial(m):
+                B[i] = A[i] + 1.0
+            for i in T.serial(m + 1):
+                C[i] = T.cast(i, T.float32)
+        return B, C
+
+    a = np.arange(29, dtype=np.float32)
+    outputs = kernel(a)
+    assert isinstance(outputs, list) and len(outputs) == 2
+    np.testing.assert_array_equal(outputs[0], a + 1)
+    np.testing.assert_array_equal(outputs[1], np.arange(30, dtype=np.float32))
+
+    @T.prim_func
+    def split(A: T.Tensor((8,), T.float32), B: T.Tensor((8,), T.float32),
+              C: T.Tensor((8,), T.float32)):
+        with T.Kernel(1, threads=8):
+            for i in T.Parallel(8):
+                B[i] = A[i] * 2.0
+                C[i] = A[i] - 1.0
+
+    b, c = outputs = tilelang.compile(split, out_idx=[1, 2], target="cpu")(a[:8])
+    assert isinstance(outputs, list)
+    np.testing.assert_array_equal(b, a[:8] * 2)
+    np.testing.assert_array_equal(c, a[:8] - 1)

@@ -346,7 +346,8 @@ class JITKernel:
             _record_stream(outputs + workspaces, stream)
         if not self.out_idx:
             return None
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+        # Several outputs: a list, as TileLang's kernels return them.
+        return outputs[0] if len(outputs) == 1 else list(outputs)
 
     def _run(self, args, stream):
         if stream is None:

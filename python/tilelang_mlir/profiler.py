@@ -271,8 +271,8 @@ class Profiler:
         expected = reference_program(*[
             x.clone() if hasattr(x, "clone") else
             x.copy() if isinstance(x, np.ndarray) else x for x in inputs])
-        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
-        expected = expected if isinstance(expected, tuple) else (expected,)
+        outputs = outputs if isinstance(outputs, (list, tuple)) else (outputs,)
+        expected = expected if isinstance(expected, (list, tuple)) else (expected,)
         if len(outputs) != len(expected):
             raise AssertionError("the kernel has %d outputs, the reference "
                                  "returned %d" % (len(outputs), len(expected)))

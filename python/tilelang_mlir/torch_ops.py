@@ -81,7 +81,10 @@ def register(kernel, name, dispatch_keys=None):
     kernel._torch_libraries = getattr(kernel, "_torch_libraries", []) + [library]
 
     def implementation(*args):
-        return kernel(*args)
+        result = kernel(*args)
+        # (Several outputs come back as a list, TileLang's API; an
+        # operator returns a tuple of them.)
+        return tuple(result) if isinstance(result, list) else result
 
     for key in dispatch_keys:
         library.impl(op, implementation, key)
