@@ -317,6 +317,40 @@ def test_macro_is_inlined_with_its_control_flow():
     np.testing.assert_array_equal(run(main, a, np.empty_like(a)), np.minimum(a * 2, 1))
 
 
+def test_macro_parameters_annotated_as_on_chip_tiles():
+    """TileLang's macros annotate their tile parameters T.SharedBuffer /
+    T.FragmentBuffer / T.LocalBuffer (minference's sparse attention): the
+    macro gets the caller's tiles; a kernel parameter so annotated is
+    refused by name (a kernel's parameters are global tensors)."""
+    @T.macro
+    def scale_rows(src: T.SharedBuffer([16, 32], T.float32),
+                   dst: T.FragmentBuffer([16, 32], T.float32),
+                   factor: T.LocalBuffer([1], T.float32)):
+        for i, j in T.Parallel(16, 32):
+            dst[i, j] = src[i, j] * factor[0]
+
+    @T.prim_func
+    def main(A: T.Tensor((16, 32), T.float32), B: T.Tensor((16, 32), T.float32)):
+        with T.Kernel(1, threads=64):
+            a_s = T.alloc_shared((16, 32), T.float32)
+            b_f = T.alloc_fragment((16, 32), T.float32)
+            f = T.alloc_local((1,), T.float32)
+            f[0] = 3.0
+            T.copy(A, a_s)
+            scale_rows(a_s, b_f, f)
+            T.copy(b_f, B)
+    a = RNG.standard_normal((16, 32)).astype(np.float32)
+    np.testing.assert_array_equal(run(main, a, np.empty_like(a)), a * 3)
+
+    with pytest.raises(T.TileLangError, match="parameter 'A' of bad is annotated "
+                       r"T.SharedBuffer\(\(16,\), 'float32'\): a kernel's parameters are "
+                       "global tensors"):
+        @T.prim_func
+        def bad(A: T.SharedBuffer((16,), T.float32)):
+            with T.Kernel(1, threads=16):
+                pass
+
+
 def test_dtype_names_and_cdiv():
     assert T.dtype("float16") == "float16" and T.dtype("float16").bits == 16
     assert T.dtype(T.int8).bits == 8
@@ -648,3 +682,48 @@ def test_equality_of_alloc_vars_in_helpers_compares_on_the_device():
     out = run(main, d, a, np.zeros(n, np.float32))
     want = np.where(d == 1, a, np.where(d != 2, 10.0, a + 10.0)).astype(np.float32)
     np.testing.assert_allclose(out, want, rtol=1e-6)
+
+
+def test_slices_with_int32_bounds_have_known_extents():
+    """`K[k:k + 16]` with k an int32 read from an index table (TileLang's
+    sparse attention): the extent is 16 whatever the bounds' type."""
+    @T.prim_func
+    def main(K: T.Tensor((64, 8), T.float32), Offsets: T.Tensor((4,), T.int32),
+             Out: T.Tensor((4, 16, 8), T.float32)):
+        with T.Kernel(4, threads=32) as b:
+            k = Offsets[b]
+            tile = T.alloc_shared((16, 8), T.float32)
+            T.copy(K[k:k + 16, :], tile)
+            T.copy(tile, Out[b, :, :])
+    k = RNG.standard_normal((64, 8)).astype(np.float32)
+    offsets = np.array([0, 48, 7, 31], np.int32)
+    out = np.full((4, 16, 8), np.nan, np.float32)
+    tilelang_mlir.compile(main, target="cpu")(k, offsets, out)
+    np.testing.assert_array_equal(out, np.stack([k[o:o + 16] for o in offsets]))
+
+
+def test_parallel_prefer_async_and_cp_async_groups_are_accepted():
+    """TileLang's hints for gathers into shared memory
+    (`T.Parallel(..., prefer_async=True)`, `T.ptx_commit_group()`,
+    `T.ptx_wait_group(n)`): accepted; the loop has completed when the next
+    op reads its tile."""
+    @T.prim_func
+    def main(A: T.Tensor((64, 16), T.float32), Rows: T.Tensor((8,), T.int32),
+             B: T.Tensor((8, 16), T.float32)):
+        with T.Kernel(1, threads=32):
+            s = T.alloc_shared((8, 16), T.float32)
+            for i, j in T.Parallel(8, 16, prefer_async=True,
+                                   annotations={"parallel_async_without_async_commit_wait": True}):
+                s[i, j] = A[Rows[i], j]
+            T.ptx_commit_group()
+            T.ptx_wait_group(0)
+            T.copy(s, B)
+    a = RNG.standard_normal((64, 16)).astype(np.float32)
+    rows = RNG.integers(0, 64, 8).astype(np.int32)
+    np.testing.assert_array_equal(run(main, a, rows, np.empty((8, 16), np.float32)), a[rows])
+    with pytest.raises(T.TileLangError, match="prefer_async is a bool"):
+        @T.prim_func
+        def bad(A: T.Tensor((8,), T.float32)):
+            with T.Kernel(1, threads=8):
+                for i in T.Parallel(8, prefer_async=1):
+                    A[i] = 0.0

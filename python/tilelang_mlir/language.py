@@ -52,7 +52,7 @@ __all__ = [
     "float16", "bfloat16", "float32", "float64", "int8",
     "int16", "int32", "int64", "bool", "floordiv", "floormod", "truncdiv",
     "truncmod", "assume", "func_attr", "sync_threads", "const", "empty",
-    "make_tensor", "ptr", "StridedTensor", "reinterpret", "alloc_global", "annotate_safe_value", "half", "double", "long", "short",
+    "make_tensor", "ptr", "StridedTensor", "SharedBuffer", "FragmentBuffer", "LocalBuffer", "reinterpret", "alloc_global", "annotate_safe_value", "half", "double", "long", "short",
     "tfloat32", "float8_e4m3fn", "float8_e4m3", "float8_e5m2",
     "uint8", "uint16", "uint32", "uint64", "int4", "float8_e4m3fnuz",
     "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn", "float4_e2m1fnx2",
@@ -641,7 +641,10 @@ def _binary(kind, a, b):
     builder = _builder()
     name = builder.value(op, (a.name, b.name), _ir(a.type))
     result = Expr(name, a.type)
-    if a.type == "index":
+    # Integer sums and constant multiples keep their linear form, so that a
+    # slice's extent is known however its bounds were typed
+    # (`K[b, k:k + 64]` with k an int32 read from an index table).
+    if a.type == "index" or (a.type in _INT_WIDTH and a.type != "i1"):
         result.lin = _combine_linear(kind, _linear(a), _linear(b))
     return result
 
@@ -1335,6 +1338,31 @@ def _eager_annotate(name, value, annotation):
 Buffer = Tensor  # TileLang's T.Buffer annotation
 
 
+class _OnChipBuffer(Tensor):
+    """An annotation of a ``T.macro`` parameter that is an on-chip tile
+    (TileLang's ``T.SharedBuffer``, ``T.FragmentBuffer``,
+    ``T.LocalBuffer``): documentation of what the caller passes, as in
+    TileLang (a macro is traced where it is called, with the caller's
+    tiles). A kernel's own parameters are global tensors: these are refused
+    there by name."""
+    scope = None
+
+    def __repr__(self):
+        return "T.%s(%r, %r)" % (type(self).__name__, self.shape, self.dtype)
+
+
+class SharedBuffer(_OnChipBuffer):
+    scope = "shared"
+
+
+class FragmentBuffer(_OnChipBuffer):
+    scope = "fragment"
+
+
+class LocalBuffer(_OnChipBuffer):
+    scope = "local"
+
+
 class _BufferData:
     """``A.data``: the storage of a buffer, which ``T.Tensor(shape, dtype,
     A.data)`` views with another shape."""
@@ -1700,6 +1728,12 @@ def _trace(fn, params, call):
     try:
         args, dims = [], builder.dims
         for pname, spec in params:
+            if isinstance(spec, _OnChipBuffer):
+                raise TileLangError(
+                    "parameter %r of %s is annotated %s: a kernel's parameters "
+                    "are global tensors (T.Tensor); T.%s annotates the "
+                    "parameters of a T.macro" % (pname, fn.__name__, spec,
+                                                 type(spec).__name__))
             if isinstance(spec, Tensor):
                 buffer = TileBuffer("%" + pname, [
                     d if isinstance(d, int) else None for d in spec.shape],
@@ -2637,6 +2671,23 @@ def wgmma_gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
                             % (annotations,))
     gemm(A, B, C, transpose_A=transpose_A, transpose_B=transpose_B,
          policy=policy, clear_accum=clear_accum, wg_wait=-1)
+
+
+def ptx_commit_group():
+    """TileLang's `cp.async.commit_group`, which closes a group of the
+    asynchronous copies `T.Parallel(..., prefer_async=True)` issued. Here
+    those loops complete before what follows them (the compiler's own
+    asynchronous copies are waited for where it issues them), so there is
+    no group of the program's to close: nothing is emitted."""
+
+
+def ptx_wait_group(count=0):
+    """TileLang's `cp.async.wait_group n` after `T.ptx_commit_group()`:
+    nothing of the program's is in flight here (see ptx_commit_group), so
+    nothing is emitted; `count` is checked."""
+    if isinstance(count, builtins.bool) or not isinstance(count, (int, Expr)):
+        raise TileLangError("T.ptx_wait_group takes a group count, got %r"
+                            % (count,))
 
 
 def wait_wgmma(pending=0):
@@ -3812,12 +3863,21 @@ def use_swizzle(panel_size, order="row", enable=True):
 # --------------------------------------------------------------------------
 
 def Parallel(*extents, coalesced_width=None, loop_layout=None,
-             annotations=None):
+             annotations=None, prefer_async=False):
     """``for i, j in T.Parallel(128, 128):`` elementwise over a tile. An
     extent known only at run time (``T.Parallel(n)``, n a device value) is
     covered in chunks of the block's thread count: a sequential loop over
     the chunks, each a parallel loop whose iterations past the end do
-    nothing."""
+    nothing. TileLang's lowering hints (coalesced_width, loop_layout,
+    annotations, prefer_async: copy a gather into shared memory with
+    cp.async) are checked and accepted: the compiler chooses how the loop
+    runs, and the loop completes before what follows reads its results."""
+    if not isinstance(prefer_async, builtins.bool):
+        raise TileLangError("T.Parallel: prefer_async is a bool, got %r"
+                            % (prefer_async,))
+    if annotations is not None and not isinstance(annotations, dict):
+        raise TileLangError("T.Parallel: annotations is a dict, got %r"
+                            % (annotations,))
     if not extents:
         raise TileLangError("T.Parallel takes at least one extent")
     if not builtins.all(isinstance(e, int) for e in extents):
