@@ -727,3 +727,46 @@ def test_parallel_prefer_async_and_cp_async_groups_are_accepted():
             with T.Kernel(1, threads=8):
                 for i in T.Parallel(8, prefer_async=1):
                     A[i] = 0.0
+
+
+def _uniform_branch_in_a_range():
+    @T.prim_func
+    def main(A: T.Tensor((64,), T.float32), N: T.Tensor((1,), T.int32),
+             B: T.Tensor((64,), T.float32)):
+        with T.Kernel(1, threads=256):
+            n = T.alloc_var(T.int32)
+            n = N[0]
+            s = T.alloc_shared((64,), T.float32)
+            tid = T.get_thread_binding()
+            if tid < 128:
+                if n != 0:
+                    for i in T.Parallel(64):
+                        s[i] = A[i] * 2.0
+                    T.copy(s, B)
+    return main
+
+
+def test_uniform_branch_inside_a_thread_range_compiles():
+    """`if tid < 128: if n != 0: ...` (TileLang's minference): the inner
+    branch is on a value every thread computes alike, so the tile ops in it
+    run on the range's threads, synchronized by the range's named barrier
+    (never the block's, which the other threads would not reach)."""
+    import re
+    ptx = tilelang_mlir.compile(_uniform_branch_in_a_range(),
+                                target="sm_90a").get_kernel_source("ptx")
+    barriers = re.findall(r"bar\.sync\s+(\d+)(?:,\s*(\d+))?;", ptx)
+    assert barriers and all(b == ("1", "128") for b in barriers), barriers
+
+
+def test_uniform_branch_inside_a_thread_range_on_the_gpu(cuda_torch):
+    torch = cuda_torch
+    kernel = tilelang_mlir.compile(_uniform_branch_in_a_range(),
+                                   target="cuda -arch=sm_90a")
+    a = torch.randn(64, device="cuda")
+    for n in (0, 5):
+        b = torch.full((64,), float("nan"), device="cuda")
+        kernel(a, torch.tensor([n], dtype=torch.int32, device="cuda"), b)
+        if n:
+            torch.testing.assert_close(b, a * 2, rtol=0, atol=0)
+        else:
+            assert torch.isnan(b).all()

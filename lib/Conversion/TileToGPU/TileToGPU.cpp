@@ -367,6 +367,13 @@ static LogicalResult narrowOrRefuse(ModuleOp module, TargetAttr target) {
         !perThreadValue(loop.getUpperBound()) &&
         !perThreadValue(loop.getStep()))
       continue;
+    // The slice holds every op nested in one that depends on the thread
+    // index; a branch on a value every thread computes alike is there only
+    // for its enclosing op (checked by itself): the threads of a range take
+    // it together (TileLang's `if tid < 128: ... if n != 0: T.copy(...)`).
+    if (auto branch = dyn_cast<scf::IfOp>(control);
+        branch && !perThreadValue(branch.getCondition()))
+      continue;
     Operation *tileOp = nullptr;
     control->walk([&](Operation *inner) {
       if (inner != control && isa<TileDialect>(inner->getDialect()) &&

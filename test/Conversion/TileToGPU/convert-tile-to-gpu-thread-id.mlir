@@ -83,6 +83,65 @@ func.func @split_branches(%in: memref<1024xf32>, %out: memref<1024xf32>) {
 
 // -----
 
+// A branch on a value every thread computes alike, inside a range of whole
+// warps (TileLang's `if tid < 128: if n != 0: T.copy(...)`): the range's
+// threads take it together, so the copy inside runs on the range's 128
+// threads, as directly under the range.
+// CHECK-LABEL: func.func @uniform_branch_in_a_range
+// CHECK: scf.if %{{.*}} {
+// CHECK:   scf.if %{{.*}} {
+// CHECK:     arith.addi %{{.*}}, %c896
+// CHECK:   }
+// CHECK: } {tile.thread_range = array<i64: 0, 128>}
+func.func @uniform_branch_in_a_range(%in: memref<1024xf32>, %out: memref<1024xf32>, %n: memref<1xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0 : i32
+  tile.kernel grid(%c1) threads(256) -> (%bx) {
+    %s = tile.alloc_shared : memref<1024xf32, #tile.mem<shared>>
+    %count = memref.load %n[%c0] : memref<1xi32>
+    %tx = tile.thread_id 0
+    %low = arith.cmpi slt, %tx, %c128 : index
+    scf.if %low {
+      %any = arith.cmpi ne, %count, %zero : i32
+      scf.if %any {
+        tile.copy %in[%c0] to %s : memref<1024xf32> to memref<1024xf32, #tile.mem<shared>>
+      }
+    }
+    tile.copy %s to %out[%c0] : memref<1024xf32, #tile.mem<shared>> to memref<1024xf32>
+  }
+  return
+}
+
+// -----
+
+// A uniform branch does not make a divergent one around it acceptable: the
+// error names the divergent branch.
+func.func @uniform_branch_in_a_divergent_one(%in: memref<128xf32>, %out: memref<128xf32>, %n: memref<1xi32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0 : i32
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<128xf32, #tile.mem<shared>>
+    %count = memref.load %n[%c0] : memref<1xi32>
+    %tx = tile.thread_id 0
+    %first = arith.cmpi eq, %tx, %c0 : index
+    // expected-note @+1 {{the thread-dependent control flow}}
+    scf.if %first {
+      %any = arith.cmpi ne, %count, %zero : i32
+      scf.if %any {
+        // expected-error @+1 {{'tile.copy' op synchronizes the threads that run it, but runs under control flow that depends on the thread index: the condition is not a range of threads (tid < c, tid >= c, or both)}}
+        tile.copy %in[%c0] to %s : memref<128xf32> to memref<128xf32, #tile.mem<shared>>
+      }
+    }
+    tile.copy %s to %out[%c0] : memref<128xf32, #tile.mem<shared>> to memref<128xf32>
+  }
+  return
+}
+
+// -----
+
 // Anything else may not depend on the thread index through control flow.
 func.func @divergent_copy(%in: memref<128xf32>, %out: memref<128xf32>) {
   %c0 = arith.constant 0 : index
