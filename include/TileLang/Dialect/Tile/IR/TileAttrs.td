@@ -288,7 +288,9 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
     8-row blocks one after another), the panels one after another. Each
     panel is then what one TMA box with the 128-byte swizzle writes, and
     wgmma reads it with 1 KiB between 8-row groups and R x W elements
-    between panels.
+    between panels. In a tile of more than two dimensions each page (the
+    trailing two dimensions of one leading index, R its rows) is laid out
+    so by itself, the pages one after another.
 
     `#tile.swizzle<0, 0, 0>` moves nothing: the row-major layout, fixed (a
     `T.Layout` that maps each coordinate to itself).
