@@ -134,7 +134,7 @@ SwizzleAttr mlir::tile::getTileSwizzle(Value tile) {
       return {};
     // A leading slice has the swizzle as its own; a window of a page is
     // placed by the page's (swizzleIndices, getSwizzleWindow).
-    return isLeadingSliceView(view, swizzle) || getSwizzleWindow(tile)
+    return isLeadingSliceView(view, swizzle) || getWindow(view, swizzle)
                ? swizzle
                : SwizzleAttr();
   }
