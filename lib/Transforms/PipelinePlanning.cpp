@@ -15,6 +15,7 @@
 
 #include "TileLang/Transforms/InstructionSelection.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -32,9 +33,11 @@ using namespace mlir::tile;
 
 namespace {
 
-/// A copy the planner pipelines.
+/// A copy the planner pipelines: a tile.copy, or a tile.parallel that
+/// copies global elements into the tile (a gather,
+/// ParallelOp::getGatherDestination).
 struct StagedCopy {
-  CopyOp copy;
+  Operation *copy;
   AllocSharedOp alloc;
   MemRefType stagedType;
   SwizzleAttr swizzle;
@@ -49,7 +52,8 @@ struct StagedCopy {
 
 /// True when `user`, at any depth of `body`, only reads `tile` and comes
 /// after `copy`.
-bool onlyReadsAfter(Operation *user, Value tile, CopyOp copy, Block &body) {
+bool onlyReadsAfter(Operation *user, Value tile, Operation *copy,
+                    Block &body) {
   Operation *top = body.findAncestorOpInBlock(*user);
   if (!top || top == copy || !copy->isBeforeInBlock(top))
     return false;
@@ -129,6 +133,42 @@ Value getStageView(OpBuilder &b, Location loc, Value buffer, Value stage) {
       type.getShape().drop_front(), type, offsets, sizes, strides);
   return memref::SubViewOp::create(b, loc, viewType, buffer, offsets, sizes,
                                    strides);
+}
+
+/// True when the body of `op` stores, unconditionally, each element of a
+/// tile of its own shape at its coordinates (a stage buffer it fills holds
+/// nothing else).
+bool writesWholeTile(ParallelOp op) {
+  Value tile = op.getGatherDestination();
+  if (!tile || ArrayRef<int64_t>(op.getExtents()) !=
+                   cast<MemRefType>(tile.getType()).getShape())
+    return false;
+  Block &body = op.getBody().front();
+  return llvm::all_of(body.getOps<memref::StoreOp>(), [&](memref::StoreOp store) {
+    return ValueRange(store.getIndices()) == ValueRange(body.getArguments());
+  });
+}
+
+/// Clones the copy `copy` (a tile.copy or a gather tile.parallel) with
+/// `mapping` at `b`, asynchronous; with `barriers`, arriving on barrier
+/// `index` (tile.copy only: the planner stages gathers in cp.async groups).
+void cloneAsync(OpBuilder &b, Operation *copy, IRMapping &mapping,
+                Value barriers, Value index) {
+  Operation *clone = b.clone(*copy, mapping);
+  if (auto parallel = dyn_cast<ParallelOp>(clone)) {
+    assert(!barriers && "gathers do not arrive on barriers");
+    parallel.setAsync(true);
+    return;
+  }
+  auto tileCopy = cast<CopyOp>(clone);
+  tileCopy.setAsync(true);
+  if (barriers) {
+    tileCopy.getBarriersMutable().assign(barriers);
+    tileCopy.getBarrierIndexMutable().assign(index);
+  }
+  // An asynchronous copy now: its engine is chosen again once it is in
+  // place (stampAsyncCopyEngines).
+  tileCopy.removeEngineAttr();
 }
 
 class Planner {
@@ -316,21 +356,38 @@ bool Planner::analyze() {
           .wasInterrupted())
     return false;
   Block &body = loop.getBody().front();
-  for (auto copy : body.getOps<CopyOp>()) {
-    Value tile = copy.getDst();
-    auto alloc = tile.getDefiningOp<AllocSharedOp>();
-    if (copy.getAsync() || !isGlobalBuffer(copy.getSrc()) || !alloc ||
-        alloc->getParentOp() != kernel || copy.getSrcOffsets().empty() ||
-        !copy.getDstOffsets().empty() ||
-        copy.getSrc().getType().getElementType() !=
-            copy.getDst().getType().getElementType())
+  for (Operation &op : body) {
+    // What the copy writes and the values of the body it needs.
+    Value tile;
+    SmallVector<Value> needs;
+    if (auto copy = dyn_cast<CopyOp>(op)) {
+      if (copy.getAsync() || !isGlobalBuffer(copy.getSrc()) ||
+          copy.getSrcOffsets().empty() || !copy.getDstOffsets().empty() ||
+          copy.getSrc().getType().getElementType() !=
+              copy.getDst().getType().getElementType())
+        continue;
+      tile = copy.getDst();
+      llvm::append_range(needs, copy.getSrcOffsets());
+    } else if (auto parallel = dyn_cast<ParallelOp>(op)) {
+      if (parallel.getAsync() || !writesWholeTile(parallel))
+        continue;
+      tile = parallel.getGatherDestination();
+      llvm::SetVector<Value> above;
+      getUsedValuesDefinedAbove(parallel.getBody(), above);
+      llvm::append_range(needs, above);
+    } else {
       continue;
+    }
+    auto alloc = tile.getDefiningOp<AllocSharedOp>();
+    if (!alloc || alloc->getParentOp() != kernel)
+      continue;
+    Operation *copy = &op;
     bool readByGemm = false;
     // How the instructions of the gemms that read it lay out wide rows.
     SharedTileOptions sharedTiles;
     bool usedOutside = false;
     bool ok = llvm::all_of(tile.getUsers(), [&](Operation *user) {
-      if (user == copy)
+      if (copy->isAncestor(user))
         return true;
       if (!loop->isAncestor(user)) {
         usedOutside = true;
@@ -349,8 +406,8 @@ bool Planner::analyze() {
     ok = ok && (!usedOutside || stages == 1 ||
                 overwrittenAroundLoop(tile, loop));
     llvm::SetVector<Operation *> copySlice;
-    for (Value offset : copy.getSrcOffsets())
-      ok = ok && collectSlice(offset, body, copySlice);
+    for (Value value : needs)
+      ok = ok && (value == tile || collectSlice(value, body, copySlice));
     if (!ok)
       continue;
     slice.insert(copySlice.begin(), copySlice.end());
@@ -375,8 +432,11 @@ bool Planner::analyze() {
     return false;
   // Barriers count the stages when TMA can do every copy in one box.
   tma = tma && llvm::all_of(staged, [&](StagedCopy &s) {
+    auto copy = dyn_cast<CopyOp>(s.copy);
+    if (!copy)
+      return false; // A gather: cp.async groups.
     std::optional<int64_t> boxes = info.getBulkCopyBoxes(
-        s.copy, s.alloc.getType(), s.swizzle, target);
+        copy, s.alloc.getType(), s.swizzle, target);
     // Blocked tiles take many small boxes: only with tma-blocked; in column
     // panels, one box per panel.
     return boxes && (*boxes == 1 || tmaBlocked ||
@@ -447,7 +507,7 @@ bool Planner::findUses(StagedCopy &s) {
   Block &body = loop.getBody().front();
   bool inFlight = false;
   for (Operation *user : s.alloc.getResult().getUsers()) {
-    if (user == s.copy || !loop->isAncestor(user))
+    if (s.copy->isAncestor(user) || !loop->isAncestor(user))
       continue;
     Operation *top = body.findAncestorOpInBlock(*user);
     if (!s.firstUse || top->isBeforeInBlock(s.firstUse))
@@ -596,15 +656,7 @@ void Planner::emitCopies(OpBuilder &b, Location loc, Value iv, Value stage,
   for (StagedCopy &s : staged) {
     mapping.map(s.alloc.getResult(),
                 getStageView(b, loc, s.buffer, stage));
-    auto copy = cast<CopyOp>(b.clone(*s.copy, mapping));
-    copy.setAsync(true);
-    if (barriers) {
-      copy.getBarriersMutable().assign(barriers);
-      copy.getBarrierIndexMutable().assign(stage);
-    }
-    // An asynchronous copy now: its engine is chosen again once it is in
-    // place (stampAsyncCopyEngines).
-    copy.removeEngineAttr();
+    cloneAsync(b, s.copy, mapping, barriers, stage);
   }
 }
 
@@ -860,13 +912,7 @@ void Planner::rewriteSingleStage() {
         for (Operation *op : s.slice)
           then.clone(*op, mapping);
         Value barrier = barriers ? index(then, c) : Value();
-        auto copy = cast<CopyOp>(then.clone(*s.copy, mapping));
-        copy.setAsync(true);
-        copy.removeEngineAttr();
-        if (barriers) {
-          copy.getBarriersMutable().assign(barriers);
-          copy.getBarrierIndexMutable().assign(barrier);
-        }
+        cloneAsync(then, s.copy, mapping, barriers, barrier);
       }
       scf::YieldOp::create(then, loc);
     });
@@ -917,7 +963,7 @@ void Planner::rewriteSingleStage() {
     issue(b, next, g);
   }
   for (StagedCopy &s : staged)
-    s.copy.erase();
+    s.copy->erase();
   // Every copy was waited for in the loop; the last groups are empty.
   if (!barriers) {
     b.setInsertionPointAfter(loop);
@@ -981,11 +1027,7 @@ bool Planner::rewriteSingleStageWithProducer(Operation *lastAlloc) {
           mapping.map(loop.getInductionVar(), iv);
           for (Operation *op : s.slice)
             bld.clone(*op, mapping);
-          auto copy = cast<CopyOp>(bld.clone(*s.copy, mapping));
-          copy.setAsync(true);
-          copy.removeEngineAttr();
-          copy.getBarriersMutable().assign(full);
-          copy.getBarrierIndexMutable().assign(barrier);
+          cloneAsync(bld, s.copy, mapping, full, barrier);
         }
         scf::YieldOp::create(bld, loc);
       });
@@ -1018,7 +1060,7 @@ bool Planner::rewriteSingleStageWithProducer(Operation *lastAlloc) {
     BarrierArriveOp::create(b, loc, freed, index(b, c));
   }
   for (StagedCopy &s : staged)
-    s.copy.erase();
+    s.copy->erase();
   return true;
 }
 
@@ -1272,7 +1314,7 @@ void Planner::rewrite() {
   // Only now: the builder inserts before what follows `current`. A tile
   // also used outside the loop stays for those uses.
   for (StagedCopy &s : staged) {
-    s.copy.erase();
+    s.copy->erase();
     if (s.alloc->use_empty())
       s.alloc.erase();
   }

@@ -103,6 +103,29 @@ LogicalResult lowerClusterOps(ModuleOp module, bool hardwareClusters,
 void populateTileOpLoweringPatterns(RewritePatternSet &patterns,
                                     TileLoweringMode mode);
 
+/// Moves the `elements` consecutive elements of the global buffer `src` at
+/// `srcIndices` into the shared tile `dst` at `dstIndices` (the vector's
+/// place, swizzle applied) asynchronously, visible after the next
+/// tile.async_wait; false where it cannot (the caller then moves them with
+/// a vector load and store).
+using AsyncVectorCopy = function_ref<bool(
+    OpBuilder &b, Location loc, Value src, ValueRange srcIndices, Value dst,
+    ValueRange dstIndices, int64_t elements)>;
+
+/// tile.parallel `op` -> a loop nest over its iterations at the rewriter's
+/// insertion point (split over the block in Block mode unless it writes
+/// only local tiles), replacing it. In Block mode, a body whose global
+/// accesses run along the innermost coordinate takes groups of consecutive
+/// iterations per thread, with vector accesses where they are aligned at
+/// run time; the groups' loop has a constant trip count when the block's
+/// threads divide them, which the device compiler unrolls. Block barriers
+/// surround it, except around an asynchronous one (`async`: a gather,
+/// whose tile is read only after a tile.async_wait), whose lowered ops are
+/// marked TileDialect::getLoweredAsyncCopyAttrName; there `asyncCopy`, when
+/// given, moves each aligned vector that is stored as it was loaded.
+void lowerParallel(RewriterBase &rewriter, ParallelOp op, TileLoweringMode mode,
+                   AsyncVectorCopy asyncCopy = nullptr);
+
 /// Marks (TileDialect::getInTurnAttrName) the gemms of the tile.take_turns
 /// `op`, whose body its lowering inlines: their lowerings then know they are
 /// in a turn (no block barrier may be placed there).

@@ -265,6 +265,16 @@ def TilePlanPipelines : Pass<"tile-plan-pipelines", "::mlir::ModuleOp"> {
     writes global memory (which the prefetched tiles might alias) or that
     fixes its schedule by hand (`order`, `stage`) is left as it is.
 
+    A `tile.parallel` of the body that copies global elements into a shared
+    tile (`ParallelOp::getGatherDestination`: TileLang's gathers such as
+    `K_s[i, d] = KV[b, Idx[b, s, k * 64 + i], d]`, whose index loads read
+    global memory the loop does not write) is pipelined as such a copy
+    when it also stores every element of the tile at its own coordinates
+    (its extents are the tile's shape): its clones become `tile.parallel
+    {async}` in the stages' copy groups (cp.async on NVIDIA GPUs). A loop
+    with such a gather counts its stages in copy groups, never on TMA's
+    arrival barriers.
+
     On NVIDIA targets, a pipelined tile that a `tile.gemm` reads gets the
     ldmatrix swizzle (`#tile.swizzle`) unless it has a layout already, so
     tensor-core operand loads hit distinct shared-memory banks; 16-bit rows

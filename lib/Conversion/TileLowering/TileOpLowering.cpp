@@ -180,10 +180,14 @@ static ValueRange getAccessIndexValues(Operation *access) {
 /// canAccessVectors), the body `width` times with those accesses merged
 /// into one vector load (where the first iteration loaded) or store (where
 /// the last stored); otherwise the body `width` times as it is.
+///
+/// In an asynchronous tile.parallel, `asyncCopy` is offered each vector a
+/// vector store writes straight from a vector load of a global buffer (the
+/// stored values are the loaded ones, which nothing else uses).
 static void emitParallelVectorGroup(RewriterBase &rewriter, Location loc,
-                                    ParallelOp op,
-                                    const ParallelVectors &plan,
-                                    ValueRange coords) {
+                                    ParallelOp op, const ParallelVectors &plan,
+                                    ValueRange coords,
+                                    AsyncVectorCopy asyncCopy) {
   Block &body = op.getBody().front();
   int64_t width = plan.width;
   auto mappingAt = [&](int64_t e) {
@@ -240,18 +244,49 @@ static void emitParallelVectorGroup(RewriterBase &rewriter, Location loc,
     for (auto [i, access] : llvm::enumerate(plan.accesses))
       clones[i].push_back(mapping.lookup(access));
   }
+  // A swizzled shared tile keeps each aligned vector of at most 2^base
+  // elements whole: the vector's place is its first element's.
+  auto placed = [&](Operation *first, Value buffer, ValueRange indices) {
+    if (!first->hasAttr(kSwizzleLaterAttrName))
+      return SmallVector<Value>(indices);
+    return swizzleIndices(rewriter, loc, buffer, indices);
+  };
+  // Asynchronous copies of vectors: each store of a loaded value.
+  llvm::SmallDenseSet<size_t> moved;
+  if (asyncCopy && op.getAsync()) {
+    for (auto [s, store] : llvm::enumerate(plan.accesses)) {
+      auto storeOp = dyn_cast<memref::StoreOp>(store);
+      if (!storeOp)
+        continue;
+      auto *load =
+          llvm::find(plan.accesses, storeOp.getValueToStore().getDefiningOp());
+      if (load == plan.accesses.end() || !(*load)->hasOneUse())
+        continue;
+      size_t l = load - plan.accesses.begin();
+      auto firstLoad = cast<memref::LoadOp>(clones[l].front());
+      auto firstStore = cast<memref::StoreOp>(clones[s].front());
+      rewriter.setInsertionPoint(clones[s].back());
+      if (!asyncCopy(rewriter, loc, firstLoad.getMemRef(),
+                     firstLoad.getIndices(), firstStore.getMemRef(),
+                     placed(firstStore, firstStore.getMemRef(),
+                            firstStore.getIndices()),
+                     width))
+        continue;
+      for (Operation *clone : clones[s])
+        rewriter.eraseOp(clone);
+      for (Operation *clone : clones[l])
+        rewriter.eraseOp(clone);
+      moved.insert(s);
+      moved.insert(l);
+    }
+  }
   for (auto [i, access] : llvm::enumerate(plan.accesses)) {
+    if (moved.contains(i))
+      continue;
     ArrayRef<Operation *> group = clones[i];
     auto type = cast<MemRefType>(getAccessBuffer(access).getType());
     auto vectorType = VectorType::get({width}, type.getElementType());
     llvm::Align alignment(width * type.getElementTypeBitWidth() / 8);
-    // A swizzled shared tile keeps each aligned vector of at most 2^base
-    // elements whole: the vector's place is its first element's.
-    auto placed = [&](Operation *first, Value buffer, ValueRange indices) {
-      if (!first->hasAttr(kSwizzleLaterAttrName))
-        return SmallVector<Value>(indices);
-      return swizzleIndices(rewriter, loc, buffer, indices);
-    };
     if (auto load = dyn_cast<memref::LoadOp>(group.front())) {
       rewriter.setInsertionPoint(load);
       Value vector = vector::LoadOp::create(
@@ -281,75 +316,97 @@ static void emitParallelVectorGroup(RewriterBase &rewriter, Location loc,
   }
 }
 
-/// tile.parallel -> a loop nest over its iterations (split over the block
-/// unless it writes only local tiles). In Block mode, a body whose global
-/// accesses run along the innermost coordinate takes groups of
-/// consecutive iterations per thread, with vector accesses
-/// (planParallelVectors); the groups' loop has a constant trip count when
-/// the block's threads divide them, which the device compiler unrolls.
+/// tile.parallel -> a loop nest over its iterations (lowerParallel).
 struct ParallelLowering : TilePattern<ParallelOp> {
   using TilePattern::TilePattern;
 
   LogicalResult matchAndRewrite(ParallelOp op,
                                 PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    withBarriers(rewriter, loc, mode, [&] {
-      Distribution dist =
-          getDistribution(rewriter, op, mode, writesOnlyLocalTiles(op));
-      ParallelVectors plan;
-      if (dist.isSplit())
-        plan = planParallelVectors(op);
-      if (plan.width) {
-        SmallVector<int64_t> groups(op.getExtents());
-        groups.back() /= plan.width;
-        auto emitGroup = [&](ValueRange at) {
-          SmallVector<Value> coords(at);
-          coords.back() = arith::MulIOp::create(
-              rewriter, loc, coords.back(), indexConst(rewriter, loc, plan.width));
-          emitParallelVectorGroup(rewriter, loc, op, plan, coords);
-        };
-        int64_t total = ShapedType::getNumElements(groups);
-        std::optional<int64_t> threads = getStaticBlockThreads(op);
-        if (threads && total % *threads == 0) {
-          auto loop = scf::ForOp::create(
-              rewriter, loc, indexConst(rewriter, loc, 0),
-              indexConst(rewriter, loc, total / *threads),
-              indexConst(rewriter, loc, 1));
-          OpBuilder::InsertionGuard guard(rewriter);
-          rewriter.setInsertionPoint(loop.getBody()->getTerminator());
-          Value linear = arith::AddIOp::create(
-              rewriter, loc,
-              arith::MulIOp::create(rewriter, loc, loop.getInductionVar(),
-                                    indexConst(rewriter, loc, *threads)),
-              dist.threadId);
-          emitGroup(delinearize(rewriter, loc, groups, linear));
-        } else {
-          buildTileLoops(rewriter, loc, groups, dist,
-                         [&](OpBuilder &b, Location, ValueRange at) {
-                           OpBuilder::InsertionGuard guard(rewriter);
-                           rewriter.setInsertionPoint(b.getInsertionBlock(),
-                                                      b.getInsertionPoint());
-                           emitGroup(at);
-                         });
-        }
-        return;
-      }
-      // Build an empty nest, then move the body into it.
-      Block *inner = nullptr;
-      SmallVector<Value> ivs;
-      buildTileLoops(rewriter, loc, op.getExtents(), dist,
-                     [&](OpBuilder &b, Location, ValueRange coords) {
-                       inner = b.getInsertionBlock();
-                       ivs.assign(coords.begin(), coords.end());
-                     });
-      // buildLoopNest ends the innermost block with a yield; a split loop
-      // gets one from buildTileLoops.
-      inlineTileBody(rewriter, op.getBody(), inner, ivs);
-    });
-    rewriter.eraseOp(op);
+    lowerParallel(rewriter, op, mode);
     return success();
   }
 };
+} // namespace
+
+void mlir::tile::lowerParallel(RewriterBase &rewriter, ParallelOp op,
+                               TileLoweringMode mode,
+                               AsyncVectorCopy asyncCopy) {
+  Location loc = op.getLoc();
+  // An asynchronous one needs no barriers: it reads only global memory,
+  // and its tile is read after a tile.async_wait (a block barrier).
+  bool async = op.getAsync();
+  Operation *before = op->getPrevNode();
+  auto lower = [&] {
+    Distribution dist =
+        getDistribution(rewriter, op, mode, writesOnlyLocalTiles(op));
+    ParallelVectors plan;
+    if (dist.isSplit())
+      plan = planParallelVectors(op);
+    if (plan.width) {
+      SmallVector<int64_t> groups(op.getExtents());
+      groups.back() /= plan.width;
+      auto emitGroup = [&](ValueRange at) {
+        SmallVector<Value> coords(at);
+        coords.back() =
+            arith::MulIOp::create(rewriter, loc, coords.back(),
+                                  indexConst(rewriter, loc, plan.width));
+        emitParallelVectorGroup(rewriter, loc, op, plan, coords, asyncCopy);
+      };
+      int64_t total = ShapedType::getNumElements(groups);
+      std::optional<int64_t> threads = getStaticBlockThreads(op);
+      if (threads && total % *threads == 0) {
+        auto loop =
+            scf::ForOp::create(rewriter, loc, indexConst(rewriter, loc, 0),
+                               indexConst(rewriter, loc, total / *threads),
+                               indexConst(rewriter, loc, 1));
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(loop.getBody()->getTerminator());
+        Value linear = arith::AddIOp::create(
+            rewriter, loc,
+            arith::MulIOp::create(rewriter, loc, loop.getInductionVar(),
+                                  indexConst(rewriter, loc, *threads)),
+            dist.threadId);
+        emitGroup(delinearize(rewriter, loc, groups, linear));
+      } else {
+        buildTileLoops(rewriter, loc, groups, dist,
+                       [&](OpBuilder &b, Location, ValueRange at) {
+                         OpBuilder::InsertionGuard guard(rewriter);
+                         rewriter.setInsertionPoint(b.getInsertionBlock(),
+                                                    b.getInsertionPoint());
+                         emitGroup(at);
+                       });
+      }
+      return;
+    }
+    // Build an empty nest, then move the body into it.
+    Block *inner = nullptr;
+    SmallVector<Value> ivs;
+    buildTileLoops(rewriter, loc, op.getExtents(), dist,
+                   [&](OpBuilder &b, Location, ValueRange coords) {
+                     inner = b.getInsertionBlock();
+                     ivs.assign(coords.begin(), coords.end());
+                   });
+    // buildLoopNest ends the innermost block with a yield; a split loop
+    // gets one from buildTileLoops.
+    inlineTileBody(rewriter, op.getBody(), inner, ivs);
+  };
+  if (async)
+    lower();
+  else
+    withBarriers(rewriter, loc, mode, lower);
+  // What it wrote is an asynchronous copy's (visible after the wait).
+  if (async) {
+    Block *block = op->getBlock();
+    for (Operation *at = before ? before->getNextNode() : &block->front();
+         at != op; at = at->getNextNode())
+      if (at->getNumRegions() || !isMemoryEffectFree(at))
+        at->setAttr(TileDialect::getLoweredAsyncCopyAttrName(),
+                    rewriter.getUnitAttr());
+  }
+  rewriter.eraseOp(op);
+}
+
+namespace {
 
 /// tile.pipelined -> scf.for: pipelining never changes the result.
 struct PipelinedLowering : TilePattern<PipelinedOp> {

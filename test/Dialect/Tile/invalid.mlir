@@ -846,6 +846,83 @@ func.func @parallel_indices(%n: index) {
 
 // -----
 
+func.func @async_parallel_not_gather(%n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64xf32, #tile.mem<shared>>
+    // expected-error @+1 {{with 'async', the body must copy elements of global buffers into one shared tile; it stores a value it did not load from a global buffer}}
+    tile.parallel (%i) in (64) attributes {async} {
+      %c = arith.constant 1.0 : f32
+      memref.store %c, %a[%i] : memref<64xf32, #tile.mem<shared>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @async_parallel_reads_shared(%n: index, %src: memref<?xf32>) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64xf32, #tile.mem<shared>>
+    %idx = tile.alloc_shared : memref<64xi32, #tile.mem<shared>>
+    // expected-error @+1 {{it loads from a buffer that is not global}}
+    tile.parallel (%i) in (64) attributes {async} {
+      %x = memref.load %idx[%i] : memref<64xi32, #tile.mem<shared>>
+      %r = arith.index_cast %x : i32 to index
+      %v = memref.load %src[%r] : memref<?xf32>
+      memref.store %v, %a[%i] : memref<64xf32, #tile.mem<shared>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @async_parallel_into_fragment(%n: index, %src: memref<?xf32>) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %f = tile.alloc_fragment : memref<64xf32, #tile.mem<fragment>>
+    // expected-error @+1 {{it stores into a buffer that is not a shared tile}}
+    tile.parallel (%i) in (64) attributes {async} {
+      %v = memref.load %src[%i] : memref<?xf32>
+      memref.store %v, %f[%i] : memref<64xf32, #tile.mem<fragment>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @async_parallel_two_tiles(%n: index, %src: memref<?xf32>) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64xf32, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64xf32, #tile.mem<shared>>
+    // expected-error @+1 {{it stores into more than one shared tile}}
+    tile.parallel (%i) in (64) attributes {async} {
+      %v = memref.load %src[%i] : memref<?xf32>
+      memref.store %v, %a[%i] : memref<64xf32, #tile.mem<shared>>
+      memref.store %v, %b[%i] : memref<64xf32, #tile.mem<shared>>
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @async_parallel_branch(%n: index, %src: memref<?xf32>, %c: i1) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64xf32, #tile.mem<shared>>
+    // expected-error @+1 {{it has a nested region}}
+    tile.parallel (%i) in (64) attributes {async} {
+      scf.if %c {
+        %v = memref.load %src[%i] : memref<?xf32>
+        memref.store %v, %a[%i] : memref<64xf32, #tile.mem<shared>>
+      }
+    }
+  }
+  return
+}
+
+// -----
+
 func.func @parallel_outside_kernel() {
   // expected-error @+1 {{'tile.parallel' op must be nested in a 'tile.kernel'}}
   tile.parallel (%i) in (16) {

@@ -237,7 +237,7 @@ func.func @atomics(%out: memref<?xf32>, %C: memref<?x?xf32>, %v: f32, %i: index)
 }
 
 // CHECK-LABEL: func.func @loops
-func.func @loops(%n: index, %kt: index) {
+func.func @loops(%n: index, %kt: index, %idx: memref<64xi32>, %src: memref<?x64xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   tile.kernel grid(%n, %n) threads(128) -> (%bx, %by) {
@@ -264,6 +264,16 @@ func.func @loops(%n: index, %kt: index) {
       %v = memref.load %c[%i, %j] : memref<64x64xf32, #tile.mem<fragment>>
       %w = arith.mulf %v, %v : f32
       memref.store %w, %c[%i, %j] : memref<64x64xf32, #tile.mem<fragment>>
+    }
+    // A gather the pipeline issues asynchronously.
+    // CHECK: tile.parallel (%[[R:.*]], %[[D:.*]]) in (64, 64) attributes {async} {
+    tile.parallel (%r, %d) in (64, 64) attributes {async} {
+      // CHECK-NEXT: memref.load %{{.*}}[%[[R]]] : memref<64xi32>
+      %x = memref.load %idx[%r] : memref<64xi32>
+      %row = arith.index_cast %x : i32 to index
+      %v = memref.load %src[%row, %d] : memref<?x64xf16>
+      // CHECK: memref.store %{{.*}}, %{{.*}}[%[[R]], %[[D]]] : memref<64x64xf16, #tile.mem<shared>>
+      memref.store %v, %a[%r, %d] : memref<64x64xf16, #tile.mem<shared>>
     }
   }
   return

@@ -149,3 +149,71 @@ func.func @unapplied_swizzle(%A: memref<?x?xf16>, %n: index) {
   }
   return
 }
+
+// -----
+
+// A gather the pipeline made asynchronous (tile.parallel {async}): groups
+// of 8 consecutive f16 per thread (64 x 64 / 8 = 512 groups, four per
+// thread); where a group's row and shared place are 16-byte aligned at
+// run time, one cp.async of 16 bytes from the gathered row, otherwise the
+// plain element stores. No block barrier around it: the wait that follows
+// its commit is the block barrier its readers need. Into a swizzled tile
+// each vector lands at its permuted place.
+// CHECK-LABEL: func.func @gather
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK: memref.load %{{.*}}[%{{.*}}] : memref<?xi32>
+// CHECK: arith.xori
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 8 {bypassL1}
+// CHECK-NEXT: } else {
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.store
+// CHECK: } {tile.lowered_async_copy}
+// CHECK-NEXT: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// Rows of 3 f32 (12 bytes): no vectors, plain stores, and still no barrier
+// before the commit.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c192 step %c128 {
+// CHECK-NEXT: arith.remui
+// CHECK-NEXT: arith.divui
+// CHECK-NEXT: memref.load %{{.*}}[%{{.*}}] : memref<?xi32>
+// CHECK-NEXT: arith.index_cast
+// CHECK-NEXT: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x3xf32>
+// CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<64x3xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: } {tile.lowered_async_copy}
+// CHECK-NEXT: nvvm.cp.async.commit.group
+// Before sm_80, plain stores and a barrier for the wait.
+// SM75-LABEL: func.func @gather
+// SM75-NOT: nvgpu.device_async_copy
+// SM75: memref.store
+// SM75: gpu.barrier
+// PTX: .entry gather_kernel(
+// PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
+// PTX: cp.async.commit_group;
+func.func @gather(%KV: memref<?x64xf16>, %Idx: memref<?xi32>, %V: memref<?x3xf32>, %O: memref<64x64xf16>, %n: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %s = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<64x64xf16, #tile.mem<shared>>
+    %t = tile.alloc_shared : memref<64x3xf32, #tile.mem<shared>>
+    tile.parallel (%i, %d) in (64, 64) attributes {async} {
+      %r = memref.load %Idx[%i] : memref<?xi32>
+      %row = arith.index_cast %r : i32 to index
+      %v = memref.load %KV[%row, %d] : memref<?x64xf16>
+      memref.store %v, %s[%i, %d] : memref<64x64xf16, #tile.mem<shared>>
+    }
+    tile.async_commit
+    tile.async_wait pending(0)
+    tile.copy %s to %O : memref<64x64xf16, #tile.mem<shared>> to memref<64x64xf16>
+    tile.parallel (%i, %d) in (64, 3) attributes {async} {
+      %r = memref.load %Idx[%i] : memref<?xi32>
+      %row = arith.index_cast %r : i32 to index
+      %v = memref.load %V[%row, %d] : memref<?x3xf32>
+      memref.store %v, %t[%i, %d] : memref<64x3xf32, #tile.mem<shared>>
+    }
+    tile.async_commit
+    tile.async_wait pending(0)
+  }
+  return
+}

@@ -8,12 +8,14 @@
 #include "TileLang/Support/CheckedSize.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/InterleavedRange.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -1347,6 +1349,44 @@ LogicalResult ParallelOp::verify() {
   return success();
 }
 
+/// Why `op`'s body is not a copy of global elements into one shared tile
+/// (empty when it is); the tile in `tile`.
+static std::string whyNotGather(ParallelOp op, Value &tile) {
+  tile = Value();
+  for (Operation &inst : op.getBody().front().without_terminator()) {
+    if (inst.getNumRegions())
+      return "has a nested region";
+    if (auto load = dyn_cast<memref::LoadOp>(inst)) {
+      if (!isGlobalBuffer(load.getMemRef()))
+        return "loads from a buffer that is not global";
+      continue;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(inst)) {
+      auto type = cast<MemRefType>(store.getMemRef().getType());
+      if (!isInSpace(type, MemorySpace::Shared))
+        return "stores into a buffer that is not a shared tile";
+      if (tile && store.getMemRef() != tile)
+        return "stores into more than one shared tile";
+      tile = store.getMemRef();
+      auto load = store.getValueToStore().getDefiningOp<memref::LoadOp>();
+      if (!load || load->getBlock() != inst.getBlock())
+        return "stores a value it did not load from a global buffer";
+      continue;
+    }
+    if (!isMemoryEffectFree(&inst))
+      return "has an operation with memory effects other than loads and "
+             "stores";
+  }
+  if (!tile)
+    return "stores nothing";
+  return "";
+}
+
+Value ParallelOp::getGatherDestination() {
+  Value tile;
+  return whyNotGather(*this, tile).empty() ? tile : Value();
+}
+
 LogicalResult ParallelOp::verifyRegions() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getExtents().size())
@@ -1355,6 +1395,14 @@ LogicalResult ParallelOp::verifyRegions() {
   for (BlockArgument arg : body.getArguments())
     if (!arg.getType().isIndex())
       return emitOpError("iteration indices must be of index type");
+  if (getAsync()) {
+    Value tile;
+    std::string why = whyNotGather(*this, tile);
+    if (!why.empty())
+      return emitOpError("with 'async', the body must copy elements of "
+                         "global buffers into one shared tile; it ")
+             << why;
+  }
   return success();
 }
 

@@ -11,6 +11,9 @@
 // Edge tiles: a vector that starts outside the global buffer reads nothing
 // (source size 0: the transfer fills zeros and touches no global memory) and one that crosses the end of
 // a row reads only the elements inside it, so edges cost no separate path.
+//
+// tile.parallel {async} (a gather of global elements into a shared tile)
+// likewise: its aligned vectors as cp.async transfers.
 // The vectors must be aligned: whether the global tile is (base address,
 // row strides, column offset) is only known at run time, so the block
 // checks it once per copy and takes the element-wise synchronous copy when
@@ -119,6 +122,38 @@ private:
   }
 };
 
+/// tile.parallel {async} (a gather the pipeline stages): each aligned
+/// vector of 4, 8 or 16 bytes it stores as loaded is one cp.async; the rest
+/// is the generic lowering's (plain stores, visible by the same wait).
+struct AsyncGatherToCpAsync : OpRewritePattern<ParallelOp> {
+  AsyncGatherToCpAsync(MLIRContext *ctx)
+      : OpRewritePattern<ParallelOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(ParallelOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getAsync())
+      return rewriter.notifyMatchFailure(op, "not asynchronous");
+    lowerParallel(
+        rewriter, op, TileLoweringMode::Block,
+        [](OpBuilder &b, Location loc, Value src, ValueRange srcIndices,
+           Value dst, ValueRange dstIndices, int64_t elements) {
+          int64_t bytes =
+              elements *
+              cast<MemRefType>(src.getType()).getElementTypeBitWidth() / 8;
+          if (bytes != 4 && bytes != 8 && bytes != 16)
+            return false;
+          // (In bounds: the body loaded every element.)
+          nvgpu::DeviceAsyncCopyOp::create(
+              b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
+              dstIndices, src, srcIndices, b.getIndexAttr(elements),
+              /*srcElements=*/Value(),
+              bytes == 16 ? b.getUnitAttr() : UnitAttr());
+          return true;
+        });
+    return success();
+  }
+};
+
 struct AsyncCommitToCpAsync : OpRewritePattern<AsyncCommitOp> {
   AsyncCommitToCpAsync(MLIRContext *ctx)
       : OpRewritePattern<AsyncCommitOp>(ctx, /*benefit=*/2) {}
@@ -152,6 +187,6 @@ struct AsyncWaitToCpAsync : OpRewritePattern<AsyncWaitOp> {
 } // namespace
 
 void mlir::tile::populateCpAsyncPatterns(RewritePatternSet &patterns) {
-  patterns.add<AsyncCopyToCpAsync, AsyncCommitToCpAsync, AsyncWaitToCpAsync>(
-      patterns.getContext());
+  patterns.add<AsyncCopyToCpAsync, AsyncGatherToCpAsync, AsyncCommitToCpAsync,
+               AsyncWaitToCpAsync>(patterns.getContext());
 }

@@ -376,6 +376,8 @@ bool writesOnChipSynchronously(Operation *op,
     // misaligned fallback writes synchronously, but before the wait).
     if (auto copy = dyn_cast<CopyOp>(inner); copy && copy.getAsync())
       return EffectCheck::Skip;
+    if (auto gather = dyn_cast<ParallelOp>(inner); gather && gather.getAsync())
+      return EffectCheck::Skip;
     if (inner->hasAttr(TileDialect::getLoweredAsyncCopyAttrName()) ||
         isa<nvgpu::DeviceAsyncCopyOp>(inner))
       return EffectCheck::Skip;

@@ -1142,8 +1142,31 @@ def Tile_ParallelOp : Tile_Op<"parallel", [Tile_InKernel,
       memref.store %r, %c[%i, %j] : memref<128x128xf32, #tile.mem<fragment>>
     }
     ```
+
+    With `async` the body must be an element copy from global memory into
+    one shared tile (a *gather*: TileLang's `T.Parallel` loops such as
+    `K_s[i, d] = KV[b, Idx[b, s, k * 64 + i], d]`): no nested regions, no
+    memory effects but loads of global buffers and stores into that tile,
+    each of a value loaded from a global buffer of the tile's element type.
+    Its stores may then still be in flight when the next operation starts,
+    as for `tile.copy {async}`: the tile holds them only after a
+    `tile.async_wait` that covers the group (`tile.async_commit`) the loop
+    was issued in. Pipeline planning (`tile-plan-pipelines`) sets it when it
+    stages such a loop; on NVIDIA GPUs from sm_80 the runs of consecutive
+    elements its vector accesses move become `cp.async` transfers (4, 8 or
+    16 bytes), elsewhere (and where a run is misaligned at run time) the
+    stores are plain ones.
+
+    ```mlir
+    tile.parallel (%i, %d) in (64, 512) attributes {async} {
+      %r = memref.load %idx[%i] : memref<64xi32>
+      %row = arith.index_cast %r : i32 to index
+      %v = memref.load %kv[%row, %d] : memref<?x512xbf16>
+      memref.store %v, %k_s[%i, %d] : memref<64x512xbf16, #tile.mem<shared>>
+    }
+    ```
   }];
-  let arguments = (ins DenseI64ArrayAttr:$extents);
+  let arguments = (ins DenseI64ArrayAttr:$extents, UnitAttr:$async);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -1156,6 +1179,9 @@ def Tile_ParallelOp : Tile_Op<"parallel", [Tile_InKernel,
     ::mlir::Block::BlockArgListType getIndices() {
       return getBody().getArguments();
     }
+    /// The shared tile the body copies global elements into, when it is the
+    /// body `async` allows (see the description); null otherwise.
+    ::mlir::Value getGatherDestination();
   }];
 }
 
