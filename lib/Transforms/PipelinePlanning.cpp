@@ -344,11 +344,14 @@ bool Planner::analyze() {
   // A loop the user synchronizes with barriers of their own (TileLang's
   // T.tma_copy, T.barrier_arrive, T.barrier_wait) runs as written: its
   // phases name the barriers of one buffer per tile, which more stages
-  // would have to multiply along with the tiles.
+  // would have to multiply along with the tiles. So does one with copy
+  // groups of its own (T.ptx_cp_async, its commits and waits), which the
+  // stages' groups would shift.
   if (loop.getBody()
           .walk([](Operation *op) {
             auto copy = dyn_cast<CopyOp>(op);
-            return isa<BarrierWaitOp, BarrierArriveOp>(op) ||
+            return isa<BarrierWaitOp, BarrierArriveOp, AsyncCopyElementsOp,
+                       AsyncCommitOp, AsyncWaitOp>(op) ||
                            (copy && copy.getBarriers())
                        ? WalkResult::interrupt()
                        : WalkResult::advance();

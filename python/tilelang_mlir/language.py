@@ -75,7 +75,8 @@ __all__ = [
     "annotate_producer_reg_dealloc", "annotate_consumer_reg_alloc",
     "no_set_max_nreg", "ClusterKernel", "cluster_arrive",
     "cluster_arrive_relaxed", "cluster_wait", "cluster_sync",
-    "block_rank_in_cluster", "alloc_cluster_barrier",
+    "block_rank_in_cluster", "alloc_cluster_barrier", "access_ptr",
+    "AccessPtr", "ptx_cp_async", "cp_async_barrier_noinc",
 ]
 
 def __getattr__(name):
@@ -2673,21 +2674,156 @@ def wgmma_gemm(A, B, C, transpose_A=False, transpose_B=False, policy=None,
          policy=policy, clear_accum=clear_accum, wg_wait=-1)
 
 
+def _issues_raw_copies():
+    """Whether the kernel being traced issued a T.ptx_cp_async so far."""
+    return getattr(_state.kernel, "raw_copies", False)
+
+
 def ptx_commit_group():
-    """TileLang's `cp.async.commit_group`, which closes a group of the
-    asynchronous copies `T.Parallel(..., prefer_async=True)` issued. Here
-    those loops complete before what follows them (the compiler's own
-    asynchronous copies are waited for where it issues them), so there is
-    no group of the program's to close: nothing is emitted."""
+    """TileLang's `cp.async.commit_group`: closes the group of this thread's
+    `T.ptx_cp_async` copies issued since the last one. The copies of
+    `T.Parallel(..., prefer_async=True)` loops complete before what follows
+    them here (the compiler's own asynchronous copies are waited for where
+    it issues them): in a kernel without `T.ptx_cp_async` there is no group
+    of the program's to close and nothing is emitted."""
+    _current_kernel("T.ptx_commit_group")
+    if _issues_raw_copies():
+        _builder().op("tile.async_commit")
 
 
 def ptx_wait_group(count=0):
-    """TileLang's `cp.async.wait_group n` after `T.ptx_commit_group()`:
-    nothing of the program's is in flight here (see ptx_commit_group), so
-    nothing is emitted; `count` is checked."""
-    if isinstance(count, builtins.bool) or not isinstance(count, (int, Expr)):
-        raise TileLangError("T.ptx_wait_group takes a group count, got %r"
+    """TileLang's `cp.async.wait_group n` after `T.ptx_commit_group()`: the
+    thread waits until at most `count` of its groups of `T.ptx_cp_async`
+    copies are in flight (no block barrier: other threads' copies are seen
+    after one). Nothing is emitted in a kernel without `T.ptx_cp_async`
+    (see ptx_commit_group)."""
+    if isinstance(count, builtins.bool) or not isinstance(count, int) \
+            or count < 0:
+        raise TileLangError("T.ptx_wait_group takes a group count >= 0, got %r"
                             % (count,))
+    _current_kernel("T.ptx_wait_group")
+    if _issues_raw_copies():
+        _builder().op("tile.async_wait",
+                      attrs={"pending": "%d : i64" % count,
+                             "per_thread": "unit"})
+
+
+class AccessPtr:
+    """``T.access_ptr(A[i, j], "r", n)``: the place of element (i, j) of
+    buffer A and the `n` elements that follow it along the last dimension,
+    for ``T.ptx_cp_async``. Here it is no pointer value: it names the
+    buffer and the indices, and only ``T.ptx_cp_async`` takes it."""
+
+    def __init__(self, buffer, indices, extent, mode):
+        self.buffer, self.indices = buffer, indices
+        self.extent, self.mode = extent, mode
+
+    def __repr__(self):
+        return "T.access_ptr(%s[...], %r, %r)" % (
+            self.buffer.name.lstrip("%"), self.mode, self.extent)
+
+
+def access_ptr(base, access_type="r", *extents, offset=0, extent=None,
+               ignore_last_ndim=0):
+    """TileLang's T.access_ptr: the place of an element (``A[i, j]``), of a
+    region's first element (``A[i, 0:8]``) or of a buffer's first element,
+    with `access_type` ("r", "w", "rw" or 1, 2, 3) and the elements it
+    covers (`extents`' product, or `extent`; 1 by default). Only
+    ``T.ptx_cp_async`` takes it; `offset` and `ignore_last_ndim` are not
+    provided (write the indices of the element instead)."""
+    if offset != 0 or ignore_last_ndim != 0:
+        raise TileLangError(
+            "T.access_ptr(offset=%r, ignore_last_ndim=%r) is not provided: "
+            "name the element itself (T.access_ptr(A[i, j + k], ...))"
+            % (offset, ignore_last_ndim))
+    modes = {"r": "r", "w": "w", "rw": "rw", 1: "r", 2: "w", 3: "rw"}
+    if isinstance(access_type, builtins.bool) or access_type not in modes:
+        raise TileLangError("T.access_ptr: the access type is 'r', 'w', 'rw' "
+                            "or 1, 2, 3; got %r" % (access_type,))
+    if len(extents) == 1 and isinstance(extents[0], (list, tuple)):
+        extents = tuple(extents[0])
+    count = 1
+    for e in extents if extent is None else (extent,):
+        if isinstance(e, builtins.bool) or not isinstance(e, int) or e < 1:
+            raise TileLangError("T.access_ptr: extents are positive ints "
+                                "here, got %r" % (e,))
+        count *= e
+    if isinstance(base, _Access):
+        buffer, indices = base.buffer, list(base.indices)
+    elif isinstance(base, _Region):
+        buffer, indices = base.buffer, list(base.starts)
+    elif isinstance(base, Buffer):
+        buffer, indices = base, [_index(0) for _ in base.dims]
+    else:
+        raise TileLangError("T.access_ptr takes an element (A[i, j]), a "
+                            "region or a buffer, got %r" % (base,))
+    if _is_remapped(buffer) or buffer.packed:
+        raise TileLangError("T.access_ptr of %s: a buffer with a T.Layout or "
+                            "packed 4-bit elements has no plain place"
+                            % buffer.name.lstrip("%"))
+    return AccessPtr(buffer, indices, count, modes[access_type])
+
+
+def ptx_cp_async(dst_access_ptr, src_access_ptr, num_elems, predicate=None):
+    """TileLang's T.ptx_cp_async: the thread that runs it copies `num_elems`
+    consecutive elements (4, 8 or 16 bytes) of a global tensor into a shared
+    tile, each side named by ``T.access_ptr`` and aligned to that size. The
+    copy is asynchronous: the tile holds the elements after
+    ``T.cp_async_barrier_noinc(bar)``'s phase completes, or after
+    ``T.ptx_commit_group()`` and ``T.ptx_wait_group(n)`` (cp.async on NVIDIA
+    from sm_80; elsewhere a plain copy, complete at once)."""
+    kernel = _current_kernel("T.ptx_cp_async")
+    if predicate is not None:
+        raise TileLangError("T.ptx_cp_async(predicate=...) is not provided: "
+                            "put the copy under `if` (elements it skips keep "
+                            "their values instead of zeros)")
+    for what, ptr, mode in (("destination", dst_access_ptr, "w"),
+                            ("source", src_access_ptr, "r")):
+        if not isinstance(ptr, AccessPtr):
+            raise TileLangError("T.ptx_cp_async: the %s is a T.access_ptr, "
+                                "got %r" % (what, ptr))
+        if mode not in ptr.mode:
+            raise TileLangError("T.ptx_cp_async: the %s is %s with access "
+                                "%r; it needs %r" % (what, ptr, ptr.mode, mode))
+    if isinstance(num_elems, builtins.bool) or not isinstance(num_elems, int) \
+            or num_elems < 1:
+        raise TileLangError("T.ptx_cp_async copies a constant number of "
+                            "elements, got %r" % (num_elems,))
+    dst, src = dst_access_ptr, src_access_ptr
+    if dst.buffer.space != "shared" or src.buffer.space is not None:
+        raise TileLangError(
+            "T.ptx_cp_async copies from a global tensor into a shared tile, "
+            "got %s (%s) into %s (%s)" % (
+                src.buffer.name.lstrip("%"), src.buffer.space or "global",
+                dst.buffer.name.lstrip("%"), dst.buffer.space or "global"))
+    if dst.buffer.type != src.buffer.type:
+        raise TileLangError("T.ptx_cp_async moves bytes unchanged: %s is %s "
+                            "and %s is %s" % (src.buffer.name.lstrip("%"),
+                                              src.buffer.dtype,
+                                              dst.buffer.name.lstrip("%"),
+                                              dst.buffer.dtype))
+    for ptr in (dst, src):
+        if ptr.extent not in (1, num_elems) and ptr.extent < num_elems:
+            raise TileLangError("T.ptx_cp_async copies %d elements, but %s "
+                                "covers %d" % (num_elems, ptr, ptr.extent))
+    operands = [src.buffer.name] + [i.name for i in src.indices] + \
+        [dst.buffer.name] + [i.name for i in dst.indices]
+    _builder().op("tile.async_copy_elements", operands, (), {
+        "count": "%d : i64" % num_elems,
+        "operandSegmentSizes": "array<i32: 1, %d, 1, %d>" % (
+            len(src.indices), len(dst.indices))})
+    kernel.raw_copies = True
+
+
+def cp_async_barrier_noinc(barrier):
+    """TileLang's T.cp_async_barrier_noinc: the thread arrives on the
+    barrier once every ``T.ptx_cp_async`` it issued before has landed
+    (``cp.async.mbarrier.arrive.noinc``: one arrival of the thread, which
+    the barrier's thread count includes)."""
+    _current_kernel("T.cp_async_barrier_noinc")
+    ref = _barrier(barrier, "T.cp_async_barrier_noinc")
+    _builder().op("tile.barrier_arrive", ref.operands(),
+                  attrs={"per_thread": "unit", "async_copies": "unit"})
 
 
 def wait_wgmma(pending=0):

@@ -294,6 +294,13 @@ bool mlir::tile::appliesSwizzle(Value tile, SwizzleAttr swizzle) {
     // Element accesses apply it too (swizzleElementAccesses).
     if (isa<CopyOp, GemmOp, memref::LoadOp, memref::StoreOp>(user))
       continue;
+    // A thread's few elements, inside one contiguous unit (the program
+    // aligns them to their size).
+    if (auto elements = dyn_cast<AsyncCopyElementsOp>(user)) {
+      if (elements.getCount() > (int64_t(1) << swizzle.getBase()))
+        return false;
+      continue;
+    }
     // A view as another element type applies what it keeps of it.
     if (auto view = dyn_cast<ViewOp>(user)) {
       SwizzleAttr kept =

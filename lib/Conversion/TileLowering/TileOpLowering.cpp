@@ -822,8 +822,34 @@ struct AsyncWaitLowering : TilePattern<AsyncWaitOp> {
 
   LogicalResult matchAndRewrite(AsyncWaitOp op,
                                 PatternRewriter &rewriter) const override {
-    if (mode == TileLoweringMode::Block)
+    // A thread's own wait: its copies completed when they were made.
+    if (mode == TileLoweringMode::Block && !op.getPerThread())
       gpu::BarrierOp::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Without asynchronous copies, a thread's few elements as plain loads
+/// and stores (complete at once; the destination through its swizzle).
+struct AsyncCopyElementsLowering : TilePattern<AsyncCopyElementsOp> {
+  using TilePattern::TilePattern;
+
+  LogicalResult matchAndRewrite(AsyncCopyElementsOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> src(op.getSrcIndices()), dst(op.getDstIndices());
+    Value srcColumn = src.back(), dstColumn = dst.back();
+    for (int64_t e = 0; e < static_cast<int64_t>(op.getCount()); ++e) {
+      if (e) {
+        Value offset = indexConst(rewriter, loc, e);
+        src.back() = arith::AddIOp::create(rewriter, loc, srcColumn, offset);
+        dst.back() = arith::AddIOp::create(rewriter, loc, dstColumn, offset);
+      }
+      Value value = memref::LoadOp::create(rewriter, loc, op.getSrc(), src);
+      memref::StoreOp::create(rewriter, loc, value, op.getDst(),
+                              swizzleIndices(rewriter, loc, op.getDst(), dst));
+    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -1640,7 +1666,8 @@ void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
                                                 TileLoweringMode mode) {
   patterns
       .add<ParallelLowering, PipelinedLowering, TakeTurnsLowering, CopyLowering,
-           AsyncCommitLowering, AsyncWaitLowering, AtomicAddLowering,
+           AsyncCommitLowering, AsyncWaitLowering, AsyncCopyElementsLowering,
+           AtomicAddLowering,
            FillLowering, ClearLowering, GemmLowering, ReduceLowering,
            CumsumLowering, NextTileLowering, FinishTilesLowering,
            ThreadIdLowering, SyncThreadsLowering, MakeTensorLowering, ViewLowering,

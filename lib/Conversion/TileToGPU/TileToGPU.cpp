@@ -374,10 +374,21 @@ static LogicalResult narrowOrRefuse(ModuleOp module, TargetAttr target) {
     if (auto branch = dyn_cast<scf::IfOp>(control);
         branch && !perThreadValue(branch.getCondition()))
       continue;
+    // Ops each thread runs by itself (a thread's copy of a few elements,
+    // its arrival or wait) do not synchronize the threads.
+    auto isThreadsOwn = [](Operation *inner) {
+      if (isa<ThreadIdOp, YieldOp, AsyncCopyElementsOp>(inner))
+        return true;
+      if (auto arrive = dyn_cast<BarrierArriveOp>(inner))
+        return arrive.getAsyncCopies();
+      if (auto wait = dyn_cast<AsyncWaitOp>(inner))
+        return wait.getPerThread();
+      return false;
+    };
     Operation *tileOp = nullptr;
     control->walk([&](Operation *inner) {
       if (inner != control && isa<TileDialect>(inner->getDialect()) &&
-          !isa<ThreadIdOp, YieldOp>(inner) && !tileOp)
+          !isThreadsOwn(inner) && !tileOp)
         tileOp = inner;
     });
     if (!tileOp)

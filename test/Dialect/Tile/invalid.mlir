@@ -923,6 +923,83 @@ func.func @async_parallel_branch(%n: index, %src: memref<?xf32>, %c: i1) {
 
 // -----
 
+func.func @copy_elements_from_shared(%n: index, %i: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64xf32, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<64xf32, #tile.mem<shared>>
+    // expected-error @+1 {{copies from a global buffer, got 'memref<64xf32, #tile.mem<shared>>'}}
+    tile.async_copy_elements %a[%i] to %b[%i] count(4) : memref<64xf32, #tile.mem<shared>> to memref<64xf32, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_elements_into_global(%n: index, %i: index, %g: memref<?xf32>, %h: memref<?xf32>) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    // expected-error @+1 {{copies into a shared tile, got 'memref<?xf32>'}}
+    tile.async_copy_elements %g[%i] to %h[%i] count(4) : memref<?xf32> to memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_elements_converts(%n: index, %i: index, %g: memref<?xf16>) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64xf32, #tile.mem<shared>>
+    // expected-error @+1 {{moves bytes unchanged: the element types differ ('f16' and 'f32')}}
+    tile.async_copy_elements %g[%i] to %a[%i] count(4) : memref<?xf16> to memref<64xf32, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_elements_bytes(%n: index, %i: index, %g: memref<?xf16>) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{copies 4, 8 or 16 bytes; 3 elements of 'f16' are 48 bits}}
+    tile.async_copy_elements %g[%i] to %a[%i] count(3) : memref<?xf16> to memref<64xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_elements_indices(%n: index, %i: index, %g: memref<?x?xf16>) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<64xf16, #tile.mem<shared>>
+    // expected-error @+1 {{needs one index per dimension of each side (2 and 1), got 1 and 1}}
+    tile.async_copy_elements %g[%i] to %a[%i] count(8) : memref<?x?xf16> to memref<64xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @copy_elements_wider_than_tile(%n: index, %i: index, %g: memref<?xf16>) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %a = tile.alloc_shared : memref<4xf16, #tile.mem<shared>>
+    // expected-error @+1 {{copies 8 elements, more than the tile's last dimension (4)}}
+    tile.async_copy_elements %g[%i] to %a[%i] count(8) : memref<?xf16> to memref<4xf16, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @async_copies_arrival_per_warp(%n: index, %i: index) {
+  tile.kernel grid(%n) threads(128) -> (%bx) {
+    %bars = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
+    // expected-error @+1 {{'async_copies' counts each thread's own copies: it needs 'per_thread'}}
+    tile.barrier_arrive %bars[%i] {async_copies} : memref<2xi64, #tile.mem<shared>>
+  }
+  return
+}
+
+// -----
+
 func.func @parallel_outside_kernel() {
   // expected-error @+1 {{'tile.parallel' op must be nested in a 'tile.kernel'}}
   tile.parallel (%i) in (16) {

@@ -279,6 +279,25 @@ func.func @loops(%n: index, %kt: index, %idx: memref<64xi32>, %src: memref<?x64x
   return
 }
 
+// A thread's own asynchronous copy of a few elements (TileLang's
+// T.ptx_cp_async), the arrival after its copies and its own group wait.
+// CHECK-LABEL: func.func @thread_copies
+func.func @thread_copies(%A: memref<?x?x576xbf16>, %i: index, %j: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(128) -> (%bx) {
+    %s = tile.alloc_shared : memref<2x64x576xbf16, #tile.mem<shared>>
+    %bars = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
+    // CHECK: tile.async_copy_elements %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] count(8) : memref<?x?x576xbf16> to memref<2x64x576xbf16, #tile.mem<shared>>
+    tile.async_copy_elements %A[%bx, %i, %j] to %s[%c1, %i, %j] count(8) : memref<?x?x576xbf16> to memref<2x64x576xbf16, #tile.mem<shared>>
+    // CHECK: tile.barrier_arrive %{{.*}}[%{{.*}}] {async_copies, per_thread} : memref<2xi64, #tile.mem<shared>>
+    tile.barrier_arrive %bars[%c1] {async_copies, per_thread} : memref<2xi64, #tile.mem<shared>>
+    tile.async_commit
+    // CHECK: tile.async_wait pending(0) {per_thread}
+    tile.async_wait pending(0) {per_thread}
+  }
+  return
+}
+
 // Arrival barriers: copies that arrive on them and the waits.
 // CHECK-LABEL: func.func @barriers
 func.func @barriers(%A: memref<?x?xf16>, %i: index, %p: index, %map: i64) {

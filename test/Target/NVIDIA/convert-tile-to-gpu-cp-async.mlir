@@ -217,3 +217,54 @@ func.func @gather(%KV: memref<?x64xf16>, %Idx: memref<?xi32>, %V: memref<?x3xf32
   }
   return
 }
+
+// -----
+
+// A thread's own copies (TileLang's T.ptx_cp_async) under a condition each
+// thread evaluates for itself, which the tile ops would refuse: one
+// cp.async of 16 bytes each, into the swizzled tile at the element's
+// swizzled place; the arrival once the thread's copies landed is
+// cp.async.mbarrier.arrive.noinc on sm_90 (PTX below), and before sm_90,
+// where arrival barriers are not lowered, a wait for the thread's copies;
+// a per-thread group wait has no block barrier.
+// CHECK-LABEL: func.func @thread_copies
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.if
+// CHECK: arith.xori
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 8 {bypassL1}
+// CHECK-NEXT: }
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: nvvm.cp.async.commit.group
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.terminator
+// Before sm_80 the copy completes at once: plain loads and stores.
+// SM75-LABEL: func.func @thread_copies
+// SM75-NOT: nvgpu.device_async_copy
+// SM75-COUNT-8: memref.store
+// PTX: .entry thread_copies_kernel(
+// PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
+// PTX: cp.async.mbarrier.arrive.noinc.shared{{(::cta)?}}.b64
+func.func @thread_copies(%KV: memref<?x64xf16>, %Idx: memref<?xi32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    %s = tile.alloc_shared {layout = #tile.swizzle<3, 3, 3>} : memref<8x64xf16, #tile.mem<shared>>
+    %bars = tile.alloc_shared : memref<1xi64, #tile.mem<shared>>
+    tile.barrier_init %bars arrivals(64) : memref<1xi64, #tile.mem<shared>>
+    %tx = tile.thread_id 0
+    %r = arith.divui %tx, %c8 : index
+    %c = arith.remui %tx, %c8 : index
+    %col = arith.muli %c, %c8 : index
+    %x = memref.load %Idx[%r] : memref<?xi32>
+    %row = arith.index_cast %x : i32 to index
+    %valid = arith.cmpi sge, %row, %c0 : index
+    scf.if %valid {
+      tile.async_copy_elements %KV[%row, %col] to %s[%r, %col] count(8) : memref<?x64xf16> to memref<8x64xf16, #tile.mem<shared>>
+    }
+    tile.barrier_arrive %bars[%c0] {async_copies, per_thread} : memref<1xi64, #tile.mem<shared>>
+    tile.async_commit
+    tile.async_wait pending(0) {per_thread}
+  }
+  return
+}

@@ -99,7 +99,10 @@ void populateTakeTurnsPatterns(RewritePatternSet &patterns);
 /// check that falls back to the element-wise copy), tile.async_commit and
 /// tile.async_wait as cp.async.commit_group and cp.async.wait_group plus a
 /// block barrier (sm_80 and newer).
-void populateCpAsyncPatterns(RewritePatternSet &patterns);
+/// Without `mbarriers` (before sm_90, where arrival barriers are not
+/// lowered), an arrival after a thread's cp.async copies
+/// (`tile.barrier_arrive {async_copies}`) waits for them instead.
+void populateCpAsyncPatterns(RewritePatternSet &patterns, bool mbarriers);
 
 /// tile.cluster_arrive, tile.cluster_wait, tile.block_rank_in_cluster and
 /// tile.cluster_barrier_arrive as barrier.cluster.arrive/wait,

@@ -827,7 +827,46 @@ LogicalResult BarrierInitOp::verify() {
 }
 
 LogicalResult BarrierArriveOp::verify() {
+  if (getAsyncCopies() && !getPerThread())
+    return emitOpError("'async_copies' counts each thread's own copies: it "
+                       "needs 'per_thread'");
   return verifyBarriers(*this, getBarriers().getType(), getIndex());
+}
+
+//===----------------------------------------------------------------------===//
+// AsyncCopyElementsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AsyncCopyElementsOp::verify() {
+  auto src = cast<MemRefType>(getSrc().getType());
+  auto dst = cast<MemRefType>(getDst().getType());
+  if (!isGlobalBuffer(getSrc()))
+    return emitOpError("copies from a global buffer, got ") << src;
+  if (!isInSpace(dst, MemorySpace::Shared))
+    return emitOpError("copies into a shared tile, got ") << dst;
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError("moves bytes unchanged: the element types differ (")
+           << src.getElementType() << " and " << dst.getElementType() << ")";
+  if (getSrcIndices().size() != static_cast<size_t>(src.getRank()) ||
+      getDstIndices().size() != static_cast<size_t>(dst.getRank()))
+    return emitOpError("needs one index per dimension of each side (")
+           << src.getRank() << " and " << dst.getRank() << "), got "
+           << getSrcIndices().size() << " and " << getDstIndices().size();
+  if (src.getRank() == 0 || dst.getRank() == 0)
+    return emitOpError("copies along the last dimension: neither side may be "
+                       "of rank 0");
+  unsigned bits = src.getElementTypeBitWidth();
+  int64_t bytes = getCount() * bits / 8;
+  if (bits % 8 || (bytes != 4 && bytes != 8 && bytes != 16))
+    return emitOpError("copies 4, 8 or 16 bytes; ")
+           << getCount() << " elements of " << src.getElementType()
+           << " are " << getCount() * bits << " bits";
+  int64_t last = dst.getShape().back();
+  if (!ShapedType::isDynamic(last) && getCount() > last)
+    return emitOpError("copies ") << getCount()
+           << " elements, more than the tile's last dimension (" << last
+           << ")";
+  return success();
 }
 
 LogicalResult ClusterBarrierArriveOp::verify() {

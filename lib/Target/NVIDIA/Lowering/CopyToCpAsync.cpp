@@ -154,6 +154,47 @@ struct AsyncGatherToCpAsync : OpRewritePattern<ParallelOp> {
   }
 };
 
+/// A thread's few elements (TileLang's T.ptx_cp_async): one cp.async.
+struct AsyncCopyElementsToCpAsync : OpRewritePattern<AsyncCopyElementsOp> {
+  AsyncCopyElementsToCpAsync(MLIRContext *ctx)
+      : OpRewritePattern<AsyncCopyElementsOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(AsyncCopyElementsOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t bytes = op.getCount() *
+                    cast<MemRefType>(op.getSrc().getType())
+                        .getElementTypeBitWidth() /
+                    8;
+    nvgpu::DeviceAsyncCopyOp::create(
+        rewriter, loc, nvgpu::DeviceAsyncTokenType::get(rewriter.getContext()),
+        op.getDst(), swizzleIndices(rewriter, loc, op.getDst(), op.getDstIndices()),
+        op.getSrc(), op.getSrcIndices(), rewriter.getIndexAttr(op.getCount()),
+        /*srcElements=*/Value(),
+        bytes == 16 ? rewriter.getUnitAttr() : UnitAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Where arrival barriers are not lowered (they order nothing: before
+/// sm_90), the arrival after a thread's copies waits for all of them, so
+/// that they are complete where the barrier would have said so.
+struct AsyncCopiesArrivalToWait : OpRewritePattern<BarrierArriveOp> {
+  AsyncCopiesArrivalToWait(MLIRContext *ctx)
+      : OpRewritePattern<BarrierArriveOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(BarrierArriveOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getAsyncCopies())
+      return rewriter.notifyMatchFailure(op, "not after async copies");
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(),
+                                     rewriter.getI32IntegerAttr(0));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct AsyncCommitToCpAsync : OpRewritePattern<AsyncCommitOp> {
   AsyncCommitToCpAsync(MLIRContext *ctx)
       : OpRewritePattern<AsyncCommitOp>(ctx, /*benefit=*/2) {}
@@ -168,7 +209,7 @@ struct AsyncCommitToCpAsync : OpRewritePattern<AsyncCommitOp> {
 
 /// The wait covers this thread's copies; the barrier makes every thread's
 /// copies visible to the block (and orders earlier reads of the buffers
-/// before later copies into them).
+/// before later copies into them). A `per_thread` wait has no barrier.
 struct AsyncWaitToCpAsync : OpRewritePattern<AsyncWaitOp> {
   AsyncWaitToCpAsync(MLIRContext *ctx)
       : OpRewritePattern<AsyncWaitOp>(ctx, /*benefit=*/2) {}
@@ -178,7 +219,8 @@ struct AsyncWaitToCpAsync : OpRewritePattern<AsyncWaitOp> {
     NVVM::CpAsyncWaitGroupOp::create(
         rewriter, op.getLoc(),
         rewriter.getI32IntegerAttr(static_cast<int32_t>(op.getPending())));
-    gpu::BarrierOp::create(rewriter, op.getLoc());
+    if (!op.getPerThread())
+      gpu::BarrierOp::create(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
   }
@@ -186,7 +228,11 @@ struct AsyncWaitToCpAsync : OpRewritePattern<AsyncWaitOp> {
 
 } // namespace
 
-void mlir::tile::populateCpAsyncPatterns(RewritePatternSet &patterns) {
-  patterns.add<AsyncCopyToCpAsync, AsyncGatherToCpAsync, AsyncCommitToCpAsync,
+void mlir::tile::populateCpAsyncPatterns(RewritePatternSet &patterns,
+                                         bool mbarriers) {
+  patterns.add<AsyncCopyToCpAsync, AsyncGatherToCpAsync,
+               AsyncCopyElementsToCpAsync, AsyncCommitToCpAsync,
                AsyncWaitToCpAsync>(patterns.getContext());
+  if (!mbarriers)
+    patterns.add<AsyncCopiesArrivalToWait>(patterns.getContext());
 }

@@ -458,7 +458,8 @@ struct BarrierWaitToMBarrier : OpRewritePattern<BarrierWaitOp> {
 };
 
 /// Each warp converges, then its lane 0 arrives (the barrier counts warps);
-/// `per_thread`, every thread arrives.
+/// `per_thread`, every thread arrives; `async_copies`, once its cp.async
+/// copies landed.
 struct BarrierArriveToMBarrier : OpRewritePattern<BarrierArriveOp> {
   BarrierArriveToMBarrier(MLIRContext *ctx)
       : OpRewritePattern<BarrierArriveOp>(ctx, /*benefit=*/2) {}
@@ -466,6 +467,16 @@ struct BarrierArriveToMBarrier : OpRewritePattern<BarrierArriveOp> {
   LogicalResult matchAndRewrite(BarrierArriveOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    // The arrival once the thread's cp.async copies landed (noinc: the
+    // barrier's count already holds it).
+    if (op.getAsyncCopies()) {
+      NVVM::CpAsyncMBarrierArriveOp::create(
+          rewriter, loc,
+          getBarrierPointer(rewriter, loc, op.getBarriers(), op.getIndex()),
+          /*noinc=*/true);
+      rewriter.eraseOp(op);
+      return success();
+    }
     if (op.getPerThread()) {
       NVVM::MBarrierArriveOp::create(
           rewriter, loc, Type(),

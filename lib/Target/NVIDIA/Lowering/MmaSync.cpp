@@ -378,6 +378,8 @@ bool writesOnChipSynchronously(Operation *op,
       return EffectCheck::Skip;
     if (auto gather = dyn_cast<ParallelOp>(inner); gather && gather.getAsync())
       return EffectCheck::Skip;
+    if (isa<AsyncCopyElementsOp>(inner))
+      return EffectCheck::Skip;
     if (inner->hasAttr(TileDialect::getLoweredAsyncCopyAttrName()) ||
         isa<nvgpu::DeviceAsyncCopyOp>(inner))
       return EffectCheck::Skip;
@@ -831,7 +833,7 @@ void mlir::tile::populateTileToNVGPUPatterns(
     patterns.add<GemmOnRegisterFragments>(ctx, *fragments);
   if (fragments && wgmma && smVersion >= 90)
     populateWgmmaPatterns(patterns, *fragments);
-  populateCpAsyncPatterns(patterns);
+  populateCpAsyncPatterns(patterns, /*mbarriers=*/smVersion >= 90);
 }
 
 /// The warp grid of `op` on mma.sync over a block of `threads` threads, or

@@ -339,12 +339,59 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [Tile_InKernel,
     every thread has finished what it did before the wait (so the buffers
     it read may be overwritten). `pending(0)` waits for everything.
 
+    With `per_thread` (TileLang's `T.ptx_wait_group(n)`), each thread that
+    runs it waits only for its own groups (its `tile.async_copy_elements`)
+    and the block is not synchronized: a thread sees its own copies after
+    it, others' after a barrier the program places.
+
     ```mlir
     tile.async_wait pending(1)
+    tile.async_wait pending(0) {per_thread}
     ```
   }];
-  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending);
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$pending,
+                       UnitAttr:$per_thread);
   let assemblyFormat = "`pending` `(` $pending `)` attr-dict";
+}
+
+def Tile_AsyncCopyElementsOp : Tile_Op<"async_copy_elements", [Tile_InKernel,
+    AttrSizedOperandSegments]> {
+  let summary = "One thread's asynchronous copy of a few consecutive elements";
+  let description = [{
+    TileLang's `T.ptx_cp_async(T.access_ptr(dst[...], "w", n),
+    T.access_ptr(src[...], "r", n), n)`: the thread that runs it copies
+    `count` consecutive elements of the global buffer `src`, from
+    `src[src_indices]` along its last dimension, into the shared tile `dst`
+    from `dst[dst_indices]` along its last dimension (through its swizzle,
+    where it has one). Unlike the tile ops, it is the thread's own work:
+    other threads run it (or not) with their own indices.
+
+    The copy is asynchronous: `dst` holds the elements once the thread's
+    copies completed, which a `tile.barrier_arrive {async_copies,
+    per_thread}` (the phase completes after them) or a `tile.async_commit`
+    followed by `tile.async_wait {per_thread}` tells. The `count` elements
+    are 4, 8 or 16 bytes, and both places must be aligned to that (the
+    program's guarantee, as for the instruction; both stay inside their
+    last dimension). On NVIDIA GPUs from sm_80 it is one `cp.async`,
+    elsewhere a plain copy that completes at once.
+
+    ```mlir
+    tile.async_copy_elements %KV[%b, %row, %c] to %KV_s[%s, %r, %c] count(8)
+        : memref<?x?x576xbf16> to memref<2x64x576xbf16, #tile.mem<shared>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<Tile_Tile, "source", [MemRead]>:$src,
+    Variadic<Index>:$src_indices,
+    Arg<Tile_Tile, "destination", [MemWrite]>:$dst,
+    Variadic<Index>:$dst_indices,
+    ConfinedAttr<I64Attr, [IntPositive]>:$count
+  );
+  let assemblyFormat = [{
+    $src `[` $src_indices `]` `to` $dst `[` $dst_indices `]`
+    `count` `(` $count `)` attr-dict `:` type($src) `to` type($dst)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -422,15 +469,22 @@ def Tile_BarrierArriveOp : Tile_Op<"barrier_arrive", [Tile_InKernel,
     the bytes of the `tx_only` copies on it landed); the arrival releases
     the thread's own earlier accesses.
 
+    With `async_copies` as well (TileLang's `T.cp_async_barrier_noinc`),
+    the thread's arrival happens once every `tile.async_copy_elements` it
+    issued before has landed (on NVIDIA `cp.async.mbarrier.arrive.noinc`:
+    it still counts as the thread's one arrival): whoever waits for the
+    phase sees those copies.
+
     ```mlir
     tile.barrier_arrive %empty[%s] : memref<4xi64, #tile.mem<shared>>
     tile.barrier_wait %empty[%s] parity(%p) {issuer} : memref<4xi64, #tile.mem<shared>>
     tile.barrier_arrive %ready[%c0] {per_thread} : memref<1xi64, #tile.mem<shared>>
+    tile.barrier_arrive %ready[%s] {async_copies, per_thread} : memref<2xi64, #tile.mem<shared>>
     ```
   }];
   let arguments = (ins
     Arg<Tile_Tile, "barriers", [MemRead, MemWrite]>:$barriers,
-    Index:$index, UnitAttr:$per_thread);
+    Index:$index, UnitAttr:$per_thread, UnitAttr:$async_copies);
   let assemblyFormat = [{
     $barriers `[` $index `]` attr-dict `:` type($barriers)
   }];
