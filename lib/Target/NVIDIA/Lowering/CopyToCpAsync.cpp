@@ -122,9 +122,27 @@ private:
   }
 };
 
+/// One cp.async of `elements` whole elements (4, 8 or 16 bytes; false for
+/// other sizes) from `src` at `srcIndices` to `dst` at `dstIndices` (its
+/// place, swizzle applied), bypassing L1 where it moves 16 bytes.
+static bool emitWholeCpAsync(OpBuilder &b, Location loc, Value src,
+                             ValueRange srcIndices, Value dst,
+                             ValueRange dstIndices, int64_t elements) {
+  int64_t bytes =
+      elements * cast<MemRefType>(src.getType()).getElementTypeBitWidth() / 8;
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    return false;
+  nvgpu::DeviceAsyncCopyOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
+      dstIndices, src, srcIndices, b.getIndexAttr(elements),
+      /*srcElements=*/Value(), bytes == 16 ? b.getUnitAttr() : UnitAttr());
+  return true;
+}
+
 /// tile.parallel {async} (a gather the pipeline stages): each aligned
-/// vector of 4, 8 or 16 bytes it stores as loaded is one cp.async; the rest
-/// is the generic lowering's (plain stores, visible by the same wait).
+/// vector of 4, 8 or 16 bytes it stores as loaded is one cp.async (in
+/// bounds: the body loaded every element); the rest is the generic
+/// lowering's (plain stores, visible by the same wait).
 struct AsyncGatherToCpAsync : OpRewritePattern<ParallelOp> {
   AsyncGatherToCpAsync(MLIRContext *ctx)
       : OpRewritePattern<ParallelOp>(ctx, /*benefit=*/2) {}
@@ -133,28 +151,13 @@ struct AsyncGatherToCpAsync : OpRewritePattern<ParallelOp> {
                                 PatternRewriter &rewriter) const override {
     if (!op.getAsync())
       return rewriter.notifyMatchFailure(op, "not asynchronous");
-    lowerParallel(
-        rewriter, op, TileLoweringMode::Block,
-        [](OpBuilder &b, Location loc, Value src, ValueRange srcIndices,
-           Value dst, ValueRange dstIndices, int64_t elements) {
-          int64_t bytes =
-              elements *
-              cast<MemRefType>(src.getType()).getElementTypeBitWidth() / 8;
-          if (bytes != 4 && bytes != 8 && bytes != 16)
-            return false;
-          // (In bounds: the body loaded every element.)
-          nvgpu::DeviceAsyncCopyOp::create(
-              b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
-              dstIndices, src, srcIndices, b.getIndexAttr(elements),
-              /*srcElements=*/Value(),
-              bytes == 16 ? b.getUnitAttr() : UnitAttr());
-          return true;
-        });
+    lowerParallel(rewriter, op, TileLoweringMode::Block, emitWholeCpAsync);
     return success();
   }
 };
 
-/// A thread's few elements (TileLang's T.ptx_cp_async): one cp.async.
+/// A thread's few elements (TileLang's T.ptx_cp_async): one cp.async (the
+/// verifier made them 4, 8 or 16 bytes).
 struct AsyncCopyElementsToCpAsync : OpRewritePattern<AsyncCopyElementsOp> {
   AsyncCopyElementsToCpAsync(MLIRContext *ctx)
       : OpRewritePattern<AsyncCopyElementsOp>(ctx, /*benefit=*/2) {}
@@ -162,16 +165,10 @@ struct AsyncCopyElementsToCpAsync : OpRewritePattern<AsyncCopyElementsOp> {
   LogicalResult matchAndRewrite(AsyncCopyElementsOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    int64_t bytes = op.getCount() *
-                    cast<MemRefType>(op.getSrc().getType())
-                        .getElementTypeBitWidth() /
-                    8;
-    nvgpu::DeviceAsyncCopyOp::create(
-        rewriter, loc, nvgpu::DeviceAsyncTokenType::get(rewriter.getContext()),
-        op.getDst(), swizzleIndices(rewriter, loc, op.getDst(), op.getDstIndices()),
-        op.getSrc(), op.getSrcIndices(), rewriter.getIndexAttr(op.getCount()),
-        /*srcElements=*/Value(),
-        bytes == 16 ? rewriter.getUnitAttr() : UnitAttr());
+    emitWholeCpAsync(
+        rewriter, loc, op.getSrc(), op.getSrcIndices(), op.getDst(),
+        swizzleIndices(rewriter, loc, op.getDst(), op.getDstIndices()),
+        op.getCount());
     rewriter.eraseOp(op);
     return success();
   }
