@@ -914,3 +914,79 @@ def pdl_chained_kernels(T):
                 if bx * 256 + i < N:
                     C[bx * 256 + i] = B[bx * 256 + i] * 2.0
     return main
+
+
+# --- gathers: pipelined T.Parallel, raw cp.async ------------------------------
+
+N_KV, D_KV, TOPK = 700, 64, 256
+
+
+def _gather_inputs(torch, g):
+    a = _randn(torch, g, 64, TOPK, dtype="float16")
+    kv = _randn(torch, g, N_KV, D_KV, dtype="float16")
+    idx = torch.randint(0, N_KV, (TOPK,), generator=g, device="cuda",
+                        dtype=torch.int32)
+    return [a, kv, idx]
+
+
+@program([3], _gather_inputs,
+         lambda torch, a, kv, idx: a.float() @ kv[idx.long()].float(),
+         tol=(1e-2, 1e-2))
+def pipelined_gather_gemm(T):
+    """C = A @ KV[Idx]: rows gathered by index in a T.Parallel of a
+    two-stage T.Pipelined loop (sparse attention's key gather)."""
+    BI = 32
+
+    @T.prim_func
+    def main(A: T.Tensor((64, TOPK), "float16"),
+             KV: T.Tensor((N_KV, D_KV), "float16"),
+             Idx: T.Tensor((TOPK,), "int32"),
+             C: T.Tensor((64, D_KV), "float32")):
+        with T.Kernel(1, threads=128):
+            A_s = T.alloc_shared((64, BI), "float16")
+            K_s = T.alloc_shared((BI, D_KV), "float16")
+            acc = T.alloc_fragment((64, D_KV), "float32")
+            T.clear(acc)
+            for k in T.Pipelined(TOPK // BI, num_stages=2):
+                T.copy(A[0, k * BI], A_s)
+                for i, d in T.Parallel(BI, D_KV):
+                    K_s[i, d] = KV[Idx[k * BI + i], d]
+                T.gemm(A_s, K_s, acc)
+            T.copy(acc, C)
+    return main
+
+
+def _rows_inputs(torch, g):
+    kv = _randn(torch, g, N_KV, D_KV, dtype="float16")
+    idx = torch.randint(0, N_KV, (32,), generator=g, device="cuda",
+                        dtype=torch.int32)
+    return [kv, idx]
+
+
+@program([2], _rows_inputs, lambda torch, kv, idx: kv[idx.long()])
+def producer_cp_async_rows(T):
+    """A producer warpgroup gathers rows with T.ptx_cp_async and arrives
+    with T.cp_async_barrier_noinc; the consumers wait and copy out."""
+    R, V = 32, 8
+    per_row = D_KV // V
+
+    @T.prim_func
+    def main(KV: T.Tensor((N_KV, D_KV), "float16"),
+             Idx: T.Tensor((R,), "int32"),
+             O: T.Tensor((R, D_KV), "float16")):
+        with T.Kernel(1, threads=256):
+            S = T.alloc_shared((R, D_KV), "float16")
+            bar = T.alloc_barrier(arrive_count=128)
+            tx = T.get_thread_binding()
+            if tx >= 128:
+                for k in T.serial(R * per_row // 128):
+                    v = tx - 128 + k * 128
+                    T.ptx_cp_async(
+                        T.access_ptr(S[v // per_row, v % per_row * V], "w", V),
+                        T.access_ptr(KV[Idx[v // per_row], v % per_row * V],
+                                     "r", V), V)
+                T.cp_async_barrier_noinc(bar)
+            else:
+                T.barrier_wait(bar, 0)
+                T.copy(S, O)
+    return main
