@@ -4,6 +4,8 @@ shapes or keyword arguments, T.empty outputs are allocated by the call and
 returned; one compile per specialization. Every kernel runs on the CPU
 against numpy on fresh random inputs; misuse is an error naming it."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -436,8 +438,47 @@ def test_module_level_par_compile():
                                 ignore_error=True) == [None]
     with pytest.raises(TypeError, match="expected a @T.prim_func"):
         tilelang.par_compile(["not a PrimFunc"], target="cpu")
-    with pytest.raises(ValueError, match="compile_flags are nvcc's"):
-        tilelang.par_compile(funcs, compile_flags=["-O3"])
+    with pytest.warns(RuntimeWarning, match="'-Wno-par-compile' is a flag of nvcc"):
+        kernels = tilelang.par_compile(funcs, target="cpu",
+                                       compile_flags=["-Wno-par-compile"])
+    assert len(kernels) == 2
+
+
+def test_compile_flags_of_nvcc():
+    """TileLang's `compile_flags=` on jit, compile and par_compile: there
+    is no nvcc here; "--use_fast_math" is TL_ENABLE_FAST_MATH (unless the
+    pass configs say otherwise), the other flags are ignored with one
+    warning each."""
+    main = _copy_const.get_tir(T.Tensor((64, 32)))
+    kernel = tilelang.compile(main, target="cpu",
+                              compile_flags=["-O3", "--use_fast_math"])
+    # (TL_ENABLE_FAST_MATH is the compile option `ftz` here.)
+    assert kernel.pass_configs["ftz"] is True
+    kernel = tilelang.compile(
+        main, target="cpu", compile_flags="--use_fast_math",
+        pass_configs={tilelang.PassConfigKey.TL_ENABLE_FAST_MATH: False})
+    assert kernel.pass_configs["ftz"] is False
+    with pytest.warns(RuntimeWarning, match="'-DTEST_ONCE' is a flag of nvcc"):
+        tilelang.compile(main, target="cpu", compile_flags=["-DTEST_ONCE"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tilelang.compile(main, target="cpu", compile_flags=["-DTEST_ONCE"])
+    with pytest.raises(TypeError, match="compile_flags is a list of strings"):
+        tilelang.compile(main, target="cpu", compile_flags=[3])
+
+    @tilelang.jit(target="cpu", compile_flags=["--use_fast_math"])
+    def scaled(n):
+        @T.prim_func
+        def f(A: T.Tensor((n,), "float32"), B: T.Tensor((n,), "float32")):
+            with T.Kernel(1, threads=32):
+                for i in T.Parallel(n):
+                    B[i] = A[i] * 2.0
+        return f
+
+    a = np.arange(16, dtype=np.float32)
+    b = np.full_like(a, np.nan)
+    scaled(16)(a, b)
+    np.testing.assert_array_equal(b, a * 2.0)
 
 
 def test_consts_read_from_an_arguments_strides():

@@ -29,6 +29,7 @@ import functools
 import inspect
 import numbers
 import sys
+import warnings
 
 import numpy as np
 
@@ -524,6 +525,32 @@ def _check_call_options(execution_backend, verbose):
         raise TypeError("verbose is True or False, got %r" % (verbose,))
 
 
+def _with_compile_flags(pass_configs, compile_flags, what):
+    """`pass_configs` with TileLang's nvcc `compile_flags` applied: there is
+    no nvcc here, so "--use_fast_math" (or "-use_fast_math") is
+    TL_ENABLE_FAST_MATH (unless the configs set it) and the other flags are
+    ignored with a one-time warning naming them."""
+    if compile_flags is None:
+        return pass_configs
+    flags = [compile_flags] if isinstance(compile_flags, str) else compile_flags
+    if not isinstance(flags, (list, tuple)) or not all(
+            isinstance(f, str) for f in flags):
+        raise TypeError("%s: compile_flags is a list of strings, got %r"
+                        % (what, compile_flags))
+    configs = dict(pass_configs or {})
+    for flag in flags:
+        if flag.lstrip("-") == "use_fast_math":
+            if not any(str(getattr(k, "value", k)) == "tl.enable_fast_math"
+                       for k in configs):
+                configs["tl.enable_fast_math"] = True
+        elif ("compile_flag:" + flag) not in T._hints_warned:
+            T._hints_warned.add("compile_flag:" + flag)
+            warnings.warn("%s: compile_flags: %r is a flag of nvcc, which this "
+                          "compiler does not use; ignored" % (what, flag),
+                          RuntimeWarning, stacklevel=3)
+    return configs
+
+
 def _prepared(func, out_idx, target, pass_configs, verbose):
     kernel = JITKernel(func, out_idx=out_idx, target=target,
                        pass_configs=pass_configs)
@@ -535,13 +562,18 @@ def _prepared(func, out_idx, target, pass_configs, verbose):
 
 
 def compile(func, out_idx=None, target="auto",  # noqa: A001 (TileLang's name)
-            pass_configs=None, execution_backend="auto", verbose=False):
+            pass_configs=None, execution_backend="auto", verbose=False,
+            compile_flags=None):
     """Prepares a PrimFunc: ``tilelang_mlir.compile(main, out_idx=[2])``.
     ``target`` as TileLang takes it (tilelang_mlir.target: "auto", "cuda",
     "cuda -arch=sm_80", "hip -mcpu=gfx942", "llvm", a chip).
     ``pass_configs`` sets compile options by name, as tile-run's flags with
-    underscores: ``{"warp_specialize": False, "opt_level": 2}``."""
+    underscores: ``{"warp_specialize": False, "opt_level": 2}``.
+    ``compile_flags`` (TileLang's nvcc flags): "--use_fast_math" is
+    TL_ENABLE_FAST_MATH, the others are ignored with a one-time warning."""
     _check_call_options(execution_backend, verbose)
+    pass_configs = _with_compile_flags(pass_configs, compile_flags,
+                                       "tilelang.compile")
     return _prepared(func, out_idx, target, pass_configs, verbose)
 
 
@@ -553,14 +585,13 @@ def par_compile(funcs, out_idx=None, execution_backend=None, target=None,
     fails, with `ignore_error`). Each kernel's device code is built on its
     first call per specialization (and cached), so preparing them here is
     quick and `num_workers` has nothing to spread. `target_host` (the host
-    code is the compiler's own) and `compile_flags` (flags of nvcc, which
-    this compiler does not run) are refused when given."""
+    code is the compiler's own) is refused when given; `compile_flags` as
+    ``compile`` takes them."""
     if target_host is not None:
         raise ValueError("par_compile: target_host is not an option here (the "
                          "host code is compiled for the machine it runs on)")
-    if compile_flags:
-        raise ValueError("par_compile: compile_flags are nvcc's; this compiler "
-                         "does not run nvcc (pass_configs set its options)")
+    pass_configs = _with_compile_flags(pass_configs, compile_flags,
+                                       "tilelang.par_compile")
     if num_workers is not None and (not isinstance(num_workers, int)
                                     or num_workers < 1):
         raise ValueError("par_compile: num_workers is a positive int, got %r"
@@ -581,14 +612,17 @@ def par_compile(funcs, out_idx=None, execution_backend=None, target=None,
 
 
 def jit(fn=None, *, out_idx=None, target="auto", pass_configs=None,
-        execution_backend="auto", verbose=False):
+        execution_backend="auto", verbose=False, compile_flags=None):
     """Decorates a function that returns a PrimFunc for its compile-time
     arguments (or a PrimFunc itself): calls trace and prepare once per
     distinct arguments. ``pass_configs``: compile options by name (see
     ``compile``); ``execution_backend`` (TileLang's names, one call path
     here) and ``verbose`` (prints the target and pipeline of each
-    compile) as TileLang takes them."""
+    compile) as TileLang takes them; ``compile_flags`` as ``compile``
+    takes them."""
     _check_call_options(execution_backend, verbose)
+    pass_configs = _with_compile_flags(pass_configs, compile_flags,
+                                       "tilelang.jit")
 
     def decorate(fn):
         if isinstance(fn, T.PrimFunc):
