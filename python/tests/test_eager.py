@@ -4,6 +4,7 @@ shapes or keyword arguments, T.empty outputs are allocated by the call and
 returned; one compile per specialization. Every kernel runs on the CPU
 against numpy on fresh random inputs; misuse is an error naming it."""
 
+import re
 import warnings
 
 import numpy as np
@@ -546,3 +547,60 @@ def test_several_outputs_come_back_as_a_list():
     assert isinstance(outputs, list)
     np.testing.assert_array_equal(b, a[:8] * 2)
     np.testing.assert_array_equal(c, a[:8] - 1)
+
+
+def test_macro_asserts_on_shapes_before_the_kernel():
+    """A macro before the kernel compares two tensors' shapes in a Python
+    assert (TileLang's `M, N = A.shape; M_, N_ = B.shape; assert M == M_`):
+    sizes given by T.const, T.dynamic or the signature's annotations; the
+    same size symbols are equal while the consts are discovered, and the
+    values are checked when the kernel is traced."""
+
+    @T.macro
+    def copy_impl(A, B):
+        M, N = A.shape
+        M_, N_ = B.shape
+        assert M == M_, "M mismatch %s %s" % (M, M_)
+        assert not (N != N_), "N mismatch"
+        with T.Kernel(T.ceildiv(M, 32), threads=32) as bx:
+            for i, j in T.Parallel(32, N):
+                if bx * 32 + i < M:
+                    B[bx * 32 + i, j] = A[bx * 32 + i, j]
+
+    @tilelang.jit(target="cpu")
+    def by_consts(A, B):
+        N, M = T.const("N, M")
+        A: T.Tensor[[N, M], T.float32]
+        B: T.Tensor[[N, M], T.float32]
+        copy_impl(A, B)
+
+    @tilelang.jit(target="cpu")
+    def by_signature(A: T.Tensor[[64, 16], T.float32],
+                     B: T.Tensor[[64, 16], T.float32]):
+        copy_impl(A, B)
+
+    @tilelang.jit(target="cpu")
+    def by_dynamic(A, B):
+        N = T.dynamic("N")
+        M = T.const("M")
+        A: T.Tensor[[N, M], T.float32]
+        B: T.Tensor[[N, M], T.float32]
+        copy_impl(A, B)
+
+    @tilelang.jit(target="cpu")
+    def mismatched(A, B):
+        N, M, K = T.const("N, M, K")
+        A: T.Tensor[[N, M], T.float32]
+        B: T.Tensor[[K, M], T.float32]
+        copy_impl(A, B)
+
+    for copy in (by_consts, by_signature, by_dynamic):
+        a = np.random.default_rng().standard_normal((64, 16)).astype(np.float32)
+        b = np.full_like(a, np.nan)
+        copy(a, b)
+        np.testing.assert_array_equal(b, a)
+    # Different symbols are different sizes while discovering (as TileLang
+    # compares its size variables structurally).
+    with pytest.raises(AssertionError,
+                       match=re.escape("M mismatch T.const('N') T.const('K')")):
+        mismatched(np.zeros((64, 16), np.float32), np.zeros((32, 16), np.float32))

@@ -324,7 +324,8 @@ class EagerJIT:
         state = _State("discover", consts, self.signature.parameters)
         for name, parameter in self.signature.parameters.items():
             if _is_runtime_annotation(parameter.annotation):
-                state.annotate(name, None, parameter.annotation)
+                # (A macro before the kernel may read its shape and dtype.)
+                state.annotate(name, values.get(name), parameter.annotation)
         previous = _eager_state()
         T._state.eager = state
         try:

@@ -161,8 +161,16 @@ class _Runtime:
 
     @staticmethod
     def compare(kind, a, b):
-        if _traced(a) or _traced(b):
+        if (_traced(a) or _traced(b)) and \
+                getattr(T._state, "builder", None) is not None:
             return T._Equality.compare(kind, a, b)
+        if _traced(a) or _traced(b):
+            # The eager style's discovery runs the code before the kernel
+            # with T.const/T.dynamic sizes as symbols (a macro's
+            # `assert M == M_` of two tensors' shapes): the same size
+            # expression is equal; the trace that follows checks the values.
+            same = T._same_size(a, b)
+            return same if kind == "eq" else not same
         return a == b if kind == "eq" else a != b
 
     @staticmethod

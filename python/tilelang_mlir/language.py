@@ -1073,6 +1073,21 @@ def _traced(value):
         Expr(value.name, "index")
 
 
+def _same_size(a, b):
+    """Whether two sizes (ints, T.symbolic/T.const symbols and arithmetic on
+    them) are the same expression."""
+    if isinstance(a, _Symbol) and isinstance(b, _Symbol):
+        return a.symbol == b.symbol
+    if isinstance(a, _Symbol) or isinstance(b, _Symbol):
+        return False
+    if isinstance(a, _SizeExpr) and isinstance(b, _SizeExpr):
+        return a.kind == b.kind and _same_size(a.a, b.a) and \
+            _same_size(a.b, b.b)
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b
+    return a is b
+
+
 class _Symbol(_SizeExpr):
     """A dynamic dimension: `T.symbolic("M")`. In a kernel it is the size
     of the first tensor parameter that has it (an index value)."""
