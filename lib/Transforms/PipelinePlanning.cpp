@@ -410,7 +410,7 @@ bool Planner::analyze() {
                 overwrittenAroundLoop(tile, loop));
     llvm::SetVector<Operation *> copySlice;
     for (Value value : needs)
-      ok = ok && (value == tile || collectSlice(value, body, copySlice));
+      ok = ok && collectSlice(value, body, copySlice);
     if (!ok)
       continue;
     slice.insert(copySlice.begin(), copySlice.end());

@@ -390,12 +390,11 @@ void mlir::tile::lowerParallel(RewriterBase &rewriter, ParallelOp op,
     // gets one from buildTileLoops.
     inlineTileBody(rewriter, op.getBody(), inner, ivs);
   };
-  if (async)
-    lower();
-  else
+  if (!async) {
     withBarriers(rewriter, loc, mode, lower);
-  // What it wrote is an asynchronous copy's (visible after the wait).
-  if (async) {
+  } else {
+    lower();
+    // What it wrote is an asynchronous copy's (visible after the wait).
     Block *block = op->getBlock();
     for (Operation *at = before ? before->getNextNode() : &block->front();
          at != op; at = at->getNextNode())
