@@ -74,11 +74,15 @@ class Node:
         return "%s(%s)" % (self.op, ", ".join(str(c) for c in self.children))
 
 
-def random_tree(rng, leaves, is_float, depth, exact=False):
+def random_tree(rng, leaves, is_float, depth, exact=False, exact_leaves=None):
     """A random expression of `depth` at most; `exact` ones have no
     transcendental operations (a select compares exact values only: a
     comparison of rounded ones may take the other branch on a tie that
-    differs in the last bit between two correct implementations)."""
+    differs in the last bit between two correct implementations). A
+    select's comparison reads only `exact_leaves` (default: all `leaves`):
+    a leaf that is itself a rounded result, such as a float sum whose order
+    is the kernel's, may not decide a branch."""
+    cond_leaves = leaves if exact_leaves is None else exact_leaves
     if depth == 0 or rng.random() < 0.25:
         if rng.random() < 0.2:
             if is_float:
@@ -91,14 +95,15 @@ def random_tree(rng, leaves, is_float, depth, exact=False):
     r = rng.random()
     if r < 0.25:
         return Node(str(rng.choice(unary)),
-                    random_tree(rng, leaves, is_float, depth - 1, exact))
+                    random_tree(rng, leaves, is_float, depth - 1, exact, exact_leaves))
     if r < 0.9:
         return Node(str(rng.choice(binary)),
-                    random_tree(rng, leaves, is_float, depth - 1, exact),
-                    random_tree(rng, leaves, is_float, depth - 1, exact))
-    return Node("select", *([random_tree(rng, leaves, is_float, depth - 1, True)
+                    random_tree(rng, leaves, is_float, depth - 1, exact, exact_leaves),
+                    random_tree(rng, leaves, is_float, depth - 1, exact, exact_leaves))
+    return Node("select", *([random_tree(rng, cond_leaves, is_float, depth - 1, True)
                              for _ in range(2)]
-                            + [random_tree(rng, leaves, is_float, depth - 1, exact)
+                            + [random_tree(rng, leaves, is_float, depth - 1, exact,
+                                           exact_leaves)
                                for _ in range(2)]))
 
 
@@ -254,7 +259,14 @@ class Case:
             if self.atomic:
                 self.clear = True
             if rng.random() < 0.5:
-                self.post = random_tree(rng, ["x", "row"], not self.integer, 2)
+                # The reduced value is exact where integer, or a max/min of
+                # values without transcendentals; a float sum is rounded in
+                # the kernel's order, so the post's selects compare `row`.
+                inexact = not self.integer and (
+                    self.reduce in ("sum", "abssum")
+                    or bool({"exp", "sqrt", "tanh"} & _names(self.tree)))
+                self.post = random_tree(rng, ["x", "row"], not self.integer, 2,
+                                        exact_leaves=["row"] if inexact else None)
         elif self.kind == "loop":
             self.bk = int(rng.choice(sizes))
             self.K = int(rng.integers(1, 4 * self.bk + 2))
