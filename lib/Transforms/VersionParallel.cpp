@@ -78,7 +78,7 @@ public:
   Outcome outcome(Value cond);
   /// x and y; null (unknown) if either is.
   Value andOf(Value x, Value y) {
-    return x && y ? arith::AndIOp::create(b, loc, x, y).getResult() : Value();
+    return x && y ? b.createOrFold<arith::AndIOp>(loc, x, y) : Value();
   }
 
 private:
@@ -96,11 +96,11 @@ private:
   Value orOf(Value x, Value y) {
     if (!x || !y)
       return x ? x : y;
-    return arith::OrIOp::create(b, loc, x, y);
+    return b.createOrFold<arith::OrIOp>(loc, x, y);
   }
   Value notOf(Value x) {
     Value one = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-    return arith::XOrIOp::create(b, loc, x, one);
+    return b.createOrFold<arith::XOrIOp>(loc, x, one);
   }
   Outcome compare(arith::CmpIOp cmp);
 
@@ -224,7 +224,7 @@ Outcome Versioner::compare(arith::CmpIOp cmp) {
     return {};
   Value inv = build(diff);
   auto test = [&](P p, int64_t bound) -> Value {
-    return arith::CmpIOp::create(b, loc, p, inv, constantIndex(bound));
+    return b.createOrFold<arith::CmpIOp>(loc, p, inv, constantIndex(bound));
   };
   // inv + low > 0 everywhere <=> inv > -low, and so on.
   switch (pred) {
@@ -352,6 +352,23 @@ struct VersionParallelPass
         none = outcome.none;
     }
     b.setListener(nullptr);
+    // A test the builder folded to a constant (a condition of the indices
+    // alone, `i < 32`): false drops its version, true leaves the op that
+    // version alone.
+    auto known = [](Value test) -> std::optional<bool> {
+      APInt bits;
+      if (test && matchPattern(test, m_ConstantInt(&bits)))
+        return !bits.isZero();
+      return std::nullopt;
+    };
+    std::optional<bool> allKnown = known(all), noneKnown = known(none);
+    std::optional<bool> only;
+    if (allKnown == true || noneKnown == true)
+      only = allKnown == true;
+    if (allKnown || only)
+      all = {};
+    if (noneKnown || only)
+      none = {};
     // What no test uses (all of it when there is nothing to version) goes.
     auto isTest = [](Operation *created, Value test) {
       return test && test.getDefiningOp() == created;
@@ -360,7 +377,7 @@ struct VersionParallelPass
       if (created->use_empty() && !isTest(created, all) &&
           !isTest(created, none))
         created->erase();
-    if (!all && !none)
+    if (!all && !none && !only)
       return;
     Location loc = op.getLoc();
     // Clones the op at `b`'s insertion point with every condition replaced
@@ -385,6 +402,12 @@ struct VersionParallelPass
                                           GreedySimplifyRegionLevel::Disabled));
       return cast<ParallelOp>(copy);
     };
+    if (only) {
+      b.setInsertionPoint(op);
+      specialize(*only);
+      op->erase();
+      return;
+    }
     auto outer = scf::IfOp::create(b, loc, all ? all : none,
                                    /*withElseRegion=*/true);
     b.setInsertionPoint(outer.thenBlock()->getTerminator());

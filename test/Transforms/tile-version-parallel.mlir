@@ -222,3 +222,54 @@ func.func @mask_then_gemm(%seq: index, %k: index) {
   }
   return
 }
+
+// -----
+
+// A condition of the indices alone (TileLang's split store `if i < 16`
+// over 32 rows, the guard of a stage's rows): whether it holds everywhere
+// or nowhere is known at compile time, so nothing is versioned. One that
+// holds at every point (`i < 32` over 32 rows) leaves only the version
+// where it is true; one that holds at none (`i >= 32`), only the version
+// where it is false.
+// CHECK-LABEL: func.func @static_outcomes
+// CHECK: %[[ONE:.*]] = arith.constant 1.0
+// CHECK: %[[TWO:.*]] = arith.constant 2.0
+// CHECK-NOT: scf.if
+// CHECK: tile.parallel
+// CHECK: arith.cmpi slt, %{{.*}}, %c16
+// CHECK: scf.if
+// CHECK: tile.parallel
+// CHECK-NOT: scf.if
+// CHECK: memref.store %[[ONE]], %{{.*}}[%{{.*}}, %{{.*}}]
+// CHECK: tile.parallel
+// CHECK-NEXT: memref.store %[[TWO]], %{{.*}}[%{{.*}}, %{{.*}}]
+// CHECK-NOT: scf.if
+// CHECK: return
+func.func @static_outcomes(%S: memref<16x16xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %one = arith.constant 1.0 : f32
+    %two = arith.constant 2.0 : f32
+    %s = tile.alloc_shared : memref<32x16xf32, #tile.mem<shared>>
+    tile.parallel (%i, %j) in (32, 16) {
+      %in = arith.cmpi slt, %i, %c16 : index
+      scf.if %in {
+        memref.store %one, %s[%i, %j] : memref<32x16xf32, #tile.mem<shared>>
+      }
+    }
+    tile.parallel (%i, %j) in (32, 16) {
+      %in = arith.cmpi slt, %i, %c32 : index
+      scf.if %in {
+        memref.store %one, %s[%i, %j] : memref<32x16xf32, #tile.mem<shared>>
+      }
+    }
+    tile.parallel (%i, %j) in (32, 16) {
+      %out = arith.cmpi sge, %i, %c32 : index
+      %v = arith.select %out, %one, %two : f32
+      memref.store %v, %s[%i, %j] : memref<32x16xf32, #tile.mem<shared>>
+    }
+  }
+  return
+}

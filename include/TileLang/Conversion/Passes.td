@@ -203,6 +203,19 @@ def TileSelectRegisterFragments
     made for all fragments of a kernel together: one that fails drops out,
     and the others are checked again without it.
 
+    A `tile.parallel` runs over the elements of its loop fragment: the
+    first register fragment it accesses at exactly its coordinates, else
+    one it accesses at its coordinates plus constants (`acc[i + 16, j]`):
+    each element q then stands for the loop point q - 16, a thread skips
+    the elements that stand for no point of the loop, and the loop points
+    with no element must be proven to do nothing (the body ends in an
+    `scf.if` whose condition, computed from the coordinates and constants,
+    is false at each of them; checked point by point). So that such offsets
+    are constants, an `scf.for` of constant bounds and at most 8 iterations
+    whose induction variable reaches an index of a candidate fragment's
+    access in a `tile.parallel` is unrolled first (TileLang's split store
+    `for s in range(2): if i < 16: half[i, j] = acc[i + s * 16, j]`).
+
     A gemm without an `instruction` first gets tile-select-instructions'
     default choice. Then the gemms whose stamped instruction the target's
     lowering cannot emit with the chosen registers are restamped with the

@@ -580,7 +580,10 @@ def TileVersionParallel : Pass<"tile-version-parallel", "::mlir::ModuleOp"> {
     `index` values are analyzed, whose arithmetic is assumed not to wrap
     (tile coordinates and sizes); anything else leaves the op as it is.
     The copies are simplified (selects and `scf.if`s on the known
-    condition folded).
+    condition folded). An outcome that is itself known at compile time (a
+    condition of the indices alone, `i < 16` over 32 rows: it holds at some
+    points and not at others of every tile) versions nothing; one known to
+    hold everywhere, or nowhere, leaves only that version of the op.
 
     When the op stores +0.0 to every element of a register fragment on the
     uncut tiles and the `tile.gemm` right after the `scf.if` accumulates

@@ -11,9 +11,13 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -164,10 +168,19 @@ int64_t getReplicaMask(const FragmentTable &table) {
 
 /// A tile.parallel on register fragments: it runs once per slot of its
 /// loop fragment (the first fragment it accesses at exactly its own
-/// coordinates), and every access to a register fragment reads or writes a
-/// slot fixed at compile time.
+/// coordinates; failing that, one it accesses at its coordinates plus
+/// constants, as `acc[i + 32, j]`), and every access to a register fragment
+/// reads or writes a slot fixed at compile time.
 struct ParallelPlan {
   Value loop;
+  /// Per loop dimension, what the loop fragment's coordinates add to the
+  /// loop's: the element at `q` stands for the loop point `q - shift`.
+  SmallVector<int64_t> shift;
+  /// Per slot of the loop fragment, whether every thread's element there
+  /// stands for a point of the loop (Every), some do (Some: the others are
+  /// skipped at run time) or none (None: the slot is not emitted).
+  enum class Runs { Every, Some, None };
+  SmallVector<Runs> runs;
   /// Per access op, its slot for each slot of the loop fragment.
   llvm::MapVector<Operation *, SmallVector<int64_t>> slots;
   /// Register fragments with an access that cannot be planned.
@@ -189,46 +202,229 @@ ValueRange getAccessIndices(Operation *op) {
   return cast<memref::StoreOp>(op).getIndices();
 }
 
-/// The slots of `access` (of fragment `table`) per slot of `loop`, when
-/// every thread visiting an element of the loop holds the accessed element
-/// at one slot fixed per loop slot (and, for a store, every thread holding
-/// it visits it).
-FailureOr<SmallVector<int64_t>> planAccess(Operation *access,
-                                           ValueRange coords,
-                                           const FragmentTable &loop,
-                                           const FragmentTable &table) {
-  SmallVector<int64_t> positions;
-  for (Value index : getAccessIndices(access)) {
-    auto it = llvm::find(coords, index);
+/// An access index that is loop coordinate `position` plus `offset`.
+struct ShiftedCoord {
+  int64_t position;
+  int64_t offset;
+};
+
+/// `index` as a loop coordinate plus a constant (`i`, `i + c`, `c + i`,
+/// `i - c`), or nothing.
+std::optional<ShiftedCoord> matchShiftedCoord(Value index, ValueRange coords) {
+  auto position = [&](Value v) -> std::optional<int64_t> {
+    auto it = llvm::find(coords, v);
     if (it == coords.end())
-      return failure();
-    positions.push_back(it - coords.begin());
+      return std::nullopt;
+    return it - coords.begin();
+  };
+  if (std::optional<int64_t> p = position(index))
+    return ShiftedCoord{*p, 0};
+  Operation *def = index.getDefiningOp();
+  if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(def))
+    return std::nullopt;
+  Value lhs = def->getOperand(0), rhs = def->getOperand(1);
+  std::optional<int64_t> p = position(lhs), c = getConstantIntValue(rhs);
+  if (isa<arith::AddIOp>(def) && !(p && c)) {
+    p = position(rhs);
+    c = getConstantIntValue(lhs);
   }
+  if (!p || !c)
+    return std::nullopt;
+  return ShiftedCoord{*p, isa<arith::SubIOp>(def) ? -*c : *c};
+}
+
+/// Every index of `access` as matchShiftedCoord, or nothing.
+std::optional<SmallVector<ShiftedCoord>> matchAccess(Operation *access,
+                                                     ValueRange coords) {
+  SmallVector<ShiftedCoord> at;
+  for (Value index : getAccessIndices(access)) {
+    std::optional<ShiftedCoord> coord = matchShiftedCoord(index, coords);
+    if (!coord)
+      return std::nullopt;
+    at.push_back(*coord);
+  }
+  return at;
+}
+
+bool isInside(ArrayRef<int64_t> point, ArrayRef<int64_t> shape) {
+  for (auto [x, extent] : llvm::zip_equal(point, shape))
+    if (x < 0 || x >= extent)
+      return false;
+  return true;
+}
+
+/// The loop point that element `e` of the loop fragment `loop` stands for.
+SmallVector<int64_t> getLoopPoint(const FragmentTable &loop, int64_t e,
+                                  ArrayRef<int64_t> shift) {
+  SmallVector<int64_t> point = loop.getCoords(e);
+  for (auto [x, d] : llvm::zip_equal(point, shift))
+    x -= d;
+  return point;
+}
+
+/// The slots of `access` (of fragment `table`) per slot of `loop`, when
+/// every thread visiting a point of the loop (`extents`; the loop
+/// fragment's element at q stands for the point q - `shift`) holds the
+/// accessed element at one slot fixed per loop slot (and, for a store,
+/// every thread holding it visits it).
+FailureOr<SmallVector<int64_t>>
+planAccess(Operation *access, ValueRange coords, const FragmentTable &loop,
+           ArrayRef<int64_t> shift, ArrayRef<int64_t> extents,
+           const FragmentTable &table) {
+  std::optional<SmallVector<ShiftedCoord>> at = matchAccess(access, coords);
+  if (!at)
+    return failure();
   bool store = isa<memref::StoreOp>(access);
-  if (store && positions.size() != coords.size())
+  if (store && at->size() != coords.size())
     return failure();
   SmallVector<int64_t> slots;
   for (int64_t s = 0; s < loop.getNumSlots(); ++s) {
     int64_t slot = -1;
     for (int64_t t = 0; t < loop.getNumThreads(); ++t) {
       int64_t visited = loop.getElement(t, s);
-      SmallVector<int64_t> at = loop.getCoords(visited), coordsOfAccess;
-      for (int64_t p : positions)
-        coordsOfAccess.push_back(at[p]);
+      SmallVector<int64_t> point = getLoopPoint(loop, visited, shift);
+      if (!isInside(point, extents))
+        continue; // Skipped: it stands for no point of the loop.
+      SmallVector<int64_t> coordsOfAccess;
+      for (ShiftedCoord coord : *at)
+        coordsOfAccess.push_back(point[coord.position] + coord.offset);
+      if (!isInside(coordsOfAccess, table.getShape()))
+        return failure();
       int64_t e = table.getLinear(coordsOfAccess);
       if (!table.holds(t, e) || (slot >= 0 && table.getSlot(e) != slot) ||
           (store && table.getNumHolders(e) != loop.getNumHolders(visited)))
         return failure();
       slot = table.getSlot(e);
     }
-    slots.push_back(slot);
+    slots.push_back(std::max<int64_t>(slot, 0)); // A slot no thread runs.
   }
   return slots;
+}
+
+/// Folds the memory-effect-free ops `slice` (in order) at the constant
+/// values `known` holds for the values they read from elsewhere; the
+/// attribute of `result`, or null when some op does not fold to one.
+Attribute evaluate(ArrayRef<Operation *> slice, DenseMap<Value, Attribute> known,
+                   Value result) {
+  auto valueOf = [&](Value v) -> Attribute {
+    if (Attribute attr = known.lookup(v))
+      return attr;
+    Attribute attr;
+    return matchPattern(v, m_Constant(&attr)) ? attr : Attribute();
+  };
+  for (Operation *op : slice) {
+    SmallVector<Attribute> operands;
+    for (Value operand : op->getOperands()) {
+      operands.push_back(valueOf(operand));
+      if (!operands.back())
+        return {};
+    }
+    SmallVector<OpFoldResult> results;
+    if (op->getNumResults() != 1 || failed(op->fold(operands, results)) ||
+        results.size() != 1)
+      return {};
+    Attribute folded = dyn_cast<Attribute>(results.front());
+    if (!folded)
+      folded = valueOf(cast<Value>(results.front()));
+    if (!folded)
+      return {};
+    known[op->getResult(0)] = folded;
+  }
+  return valueOf(result);
+}
+
+/// Points of the parallel loop examined at most when proving that those a
+/// shifted loop fragment does not cover do nothing.
+constexpr int64_t kMaxProvedPoints = int64_t(1) << 16;
+
+/// Whether the body of `op` does nothing at every loop point p for which
+/// p + `shift` is outside `shape` (the loop fragment's elements cover the
+/// others): trivially when there is no such point; otherwise the body must
+/// end in an scf.if without else that holds every write, before which only
+/// loads and memory-effect-free ops run, and whose condition, a function of
+/// the loop coordinates and constants, is false at each such point (checked
+/// point by point over the coordinates the condition reads; TileLang's
+/// `if i < BS // 2: ... acc[i + s * (BS // 2), j]`).
+bool skipsUncovered(ParallelOp op, ArrayRef<int64_t> shift,
+                    ArrayRef<int64_t> shape) {
+  ArrayRef<int64_t> extents = op.getExtents();
+  SmallVector<int64_t> uncovered;
+  for (int64_t d = 0, e = extents.size(); d < e; ++d)
+    if (shift[d] < 0 || extents[d] + shift[d] > shape[d])
+      uncovered.push_back(d);
+  if (uncovered.empty())
+    return true;
+  Block &body = op.getBody().front();
+  auto guard = dyn_cast_or_null<scf::IfOp>(body.getTerminator()->getPrevNode());
+  if (!guard || guard.getNumResults() || !guard.getElseRegion().empty())
+    return false;
+  for (Operation &inner : body.without_terminator())
+    if (&inner != guard && !isa<memref::LoadOp>(inner) &&
+        (inner.getNumRegions() || !isMemoryEffectFree(&inner)))
+      return false;
+  // The condition's ops in the body, and the coordinates it reads.
+  llvm::SetVector<Operation *> slice;
+  llvm::SmallSetVector<int64_t, 4> dims;
+  SmallVector<Value> worklist = {guard.getCondition()};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (arg.getOwner() != &body)
+        return false;
+      dims.insert(arg.getArgNumber());
+      continue;
+    }
+    Operation *def = value.getDefiningOp();
+    if (def->getBlock() != &body) {
+      if (!matchPattern(value, m_Constant()))
+        return false; // A value of the run time.
+      continue;
+    }
+    if (def->getNumRegions() || !isMemoryEffectFree(def))
+      return false;
+    if (slice.insert(def))
+      llvm::append_range(worklist, def->getOperands());
+  }
+  SmallVector<Operation *> ordered = slice.takeVector();
+  llvm::sort(ordered, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  int64_t points = 1;
+  for (int64_t d : dims)
+    points *= extents[d];
+  if (points > kMaxProvedPoints ||
+      llvm::any_of(uncovered, [&](int64_t d) { return !dims.contains(d); }))
+    return false;
+  Builder b(op.getContext());
+  SmallVector<int64_t> point(dims.size(), 0);
+  for (int64_t n = 0; n < points; ++n) {
+    DenseMap<Value, Attribute> known;
+    for (auto [k, d] : llvm::enumerate(dims)) {
+      BlockArgument arg = body.getArgument(d);
+      known[arg] = b.getIntegerAttr(arg.getType(), point[k]);
+    }
+    auto taken = dyn_cast_or_null<IntegerAttr>(
+        evaluate(ordered, known, guard.getCondition()));
+    if (!taken)
+      return false;
+    if (!taken.getValue().isZero())
+      for (auto [k, d] : llvm::enumerate(dims))
+        if (point[k] + shift[d] < 0 || point[k] + shift[d] >= shape[d])
+          return false;
+    // The next point, the last coordinate fastest.
+    for (int64_t k = dims.size() - 1; k >= 0; --k) {
+      if (++point[k] < extents[dims[k]])
+        break;
+      point[k] = 0;
+    }
+  }
+  return true;
 }
 
 ParallelPlan planParallel(ParallelOp op, TableOf tableOf) {
   ParallelPlan plan;
   ValueRange coords = op.getBody().front().getArguments();
+  ArrayRef<int64_t> extents = op.getExtents();
   SmallVector<Operation *> accesses;
   bool nestedTileOps = false;
   op.getBody().walk([&](Operation *inner) {
@@ -245,19 +441,55 @@ ParallelPlan planParallel(ParallelOp op, TableOf tableOf) {
         plan.failed.insert(operand.get());
     }
   });
+  plan.shift.assign(coords.size(), 0);
   for (Operation *access : accesses) {
     Value fragment = getAccessed(access);
     if (!plan.loop && !nestedTileOps &&
         llvm::equal(getAccessIndices(access), coords) &&
-        cast<MemRefType>(fragment.getType()).getShape() == op.getExtents())
+        cast<MemRefType>(fragment.getType()).getShape() == extents)
       plan.loop = fragment;
+  }
+  // Else a fragment read or written at the loop's coordinates in order
+  // plus constants, whose elements cover every point of the loop that does
+  // something.
+  if (!plan.loop && !nestedTileOps &&
+      !llvm::any_of(extents, ShapedType::isDynamic)) {
+    for (Operation *access : accesses) {
+      Value fragment = getAccessed(access);
+      std::optional<SmallVector<ShiftedCoord>> at = matchAccess(access, coords);
+      if (!at || at->size() != coords.size())
+        continue;
+      SmallVector<int64_t> shift;
+      for (auto [d, coord] : llvm::enumerate(*at))
+        if (coord.position == static_cast<int64_t>(d))
+          shift.push_back(coord.offset);
+      if (shift.size() != coords.size() ||
+          !skipsUncovered(op, shift,
+                          cast<MemRefType>(fragment.getType()).getShape()))
+        continue;
+      plan.loop = fragment;
+      plan.shift = std::move(shift);
+      break;
+    }
+  }
+  if (plan.loop) {
+    const FragmentTable &loop = *tableOf(plan.loop);
+    for (int64_t s = 0; s < loop.getNumSlots(); ++s) {
+      int64_t inside = 0;
+      for (int64_t t = 0; t < loop.getNumThreads(); ++t)
+        inside += isInside(
+            getLoopPoint(loop, loop.getElement(t, s), plan.shift), extents);
+      plan.runs.push_back(inside == loop.getNumThreads() ? ParallelPlan::Runs::Every
+                          : inside                     ? ParallelPlan::Runs::Some
+                                                       : ParallelPlan::Runs::None);
+    }
   }
   for (Operation *access : accesses) {
     Value fragment = getAccessed(access);
     FailureOr<SmallVector<int64_t>> slots = failure();
     if (plan.loop)
-      slots = planAccess(access, coords, *tableOf(plan.loop),
-                         *tableOf(fragment));
+      slots = planAccess(access, coords, *tableOf(plan.loop), plan.shift,
+                         extents, *tableOf(fragment));
     if (failed(slots))
       plan.failed.insert(fragment);
     else
@@ -841,12 +1073,45 @@ struct ParallelRegisters : RegisterPattern<ParallelOp> {
     const FragmentTable &loop = *tableOf(plan.loop);
     Value tid = getBlockThreads(rewriter, op).threadId;
     SmallVector<Value> parts = emitThreadParts(rewriter, loc, loop, tid);
-    // Clones `ops` for slot `s` at the rewriter's insertion point; returns
-    // the mapping (its first entry: the coordinates).
-    auto emitSlot = [&](int64_t s, ArrayRef<Operation *> ops) {
+    ArrayRef<int64_t> extents = op.getExtents();
+    // The loop point of slot `s`: the loop fragment's coordinates there
+    // less the shift.
+    auto emitPoint = [&](int64_t s) {
+      SmallVector<Value> point = emitCoords(rewriter, loc, loop, parts, s);
+      for (auto [x, d] : llvm::zip_equal(point, plan.shift))
+        if (d)
+          x = rewriter.createOrFold<arith::SubIOp>(
+              loc, x, indexConstant(rewriter, loc, d));
+      return point;
+    };
+    // Whether `point` is inside the loop's extents, in the dimensions where
+    // the loop fragment's coordinates can leave them.
+    SmallVector<int64_t> checked;
+    for (int64_t d = 0, e = extents.size(); d < e; ++d)
+      if (plan.shift[d] > 0 || loop.getShape()[d] - plan.shift[d] > extents[d])
+        checked.push_back(d);
+    auto emitInLoop = [&](ValueRange point) {
+      Value inside;
+      for (int64_t d : checked) {
+        Value x = point[d];
+        Value lower = arith::CmpIOp::create(rewriter, loc,
+                                            arith::CmpIPredicate::sge, x,
+                                            indexConstant(rewriter, loc, 0));
+        Value upper = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::slt, x,
+            indexConstant(rewriter, loc, extents[d]));
+        Value both = arith::AndIOp::create(rewriter, loc, lower, upper);
+        inside = inside ? arith::AndIOp::create(rewriter, loc, inside, both)
+                        : both;
+      }
+      return inside;
+    };
+    // Clones `ops` for slot `s` at `point` at the rewriter's insertion
+    // point; returns the mapping.
+    auto emitSlot = [&](int64_t s, ValueRange point,
+                        ArrayRef<Operation *> ops) {
       IRMapping mapping;
-      mapping.map(body.getArguments(),
-                  emitCoords(rewriter, loc, loop, parts, s));
+      mapping.map(body.getArguments(), point);
       SmallVector<Value> at;
       for (auto &access : plan.slots)
         at.push_back(indexConstant(rewriter, loc, access.second[s]));
@@ -867,33 +1132,66 @@ struct ParallelRegisters : RegisterPattern<ParallelOp> {
       }
       return mapping;
     };
+    // Opens, for a slot that only some threads run, the branch of those
+    // that do; `point` is the slot's.
+    auto enterIfSome = [&](int64_t s, ValueRange point) {
+      if (plan.runs[s] != ParallelPlan::Runs::Some)
+        return;
+      auto branch = scf::IfOp::create(rewriter, loc, emitInLoop(point),
+                                      /*withElseRegion=*/false);
+      rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
+    };
     SmallVector<Operation *> ops;
     for (Operation &inner : body.without_terminator())
       ops.push_back(&inner);
-    scf::IfOp guard = loop.isSeparable() ? getRowGuard(body) : scf::IfOp();
-    if (!guard) {
-      for (int64_t s = 0; s < loop.getNumSlots(); ++s)
-        emitSlot(s, ops);
+    // Slots share a branch per row (the same slot part of coordinate 0:
+    // the same row in every thread) where what decides it depends on the
+    // row alone: a guard of the row (getRowGuard), whether the row is one
+    // of the loop's (a shift of rows).
+    bool some = llvm::is_contained(plan.runs, ParallelPlan::Runs::Some);
+    bool byRows = loop.isSeparable() &&
+                  llvm::all_of(checked, [](int64_t d) { return d == 0; });
+    scf::IfOp guard = byRows ? getRowGuard(body) : scf::IfOp();
+    if (!guard && !(byRows && some)) {
+      for (int64_t s = 0; s < loop.getNumSlots(); ++s) {
+        if (plan.runs[s] == ParallelPlan::Runs::None)
+          continue;
+        OpBuilder::InsertionGuard insertion(rewriter);
+        SmallVector<Value> point = emitPoint(s);
+        enterIfSome(s, point);
+        emitSlot(s, point, ops);
+      }
     } else {
-      // The slots of each row (the same slot part of coordinate 0: the
-      // same row in every thread), in order of first appearance.
+      // The slots of each row, in order of first appearance.
       llvm::MapVector<int64_t, SmallVector<int64_t>> rows;
       for (int64_t s = 0; s < loop.getNumSlots(); ++s)
-        rows[loop.getSlotPart(0, s)].push_back(s);
+        if (plan.runs[s] != ParallelPlan::Runs::None)
+          rows[loop.getSlotPart(0, s)].push_back(s);
       ArrayRef<Operation *> reads = ArrayRef(ops).drop_back();
       SmallVector<Operation *> guarded(reads);
-      for (Operation &inner :
-           guard.getThenRegion().front().without_terminator())
-        guarded.push_back(&inner);
+      if (guard)
+        for (Operation &inner :
+             guard.getThenRegion().front().without_terminator())
+          guarded.push_back(&inner);
       for (auto &row : rows) {
-        IRMapping first = emitSlot(row.second.front(), reads);
-        auto branch = scf::IfOp::create(
-            rewriter, loc, first.lookupOrDefault(guard.getCondition()),
-            /*withElseRegion=*/false);
         OpBuilder::InsertionGuard insertion(rewriter);
-        rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
-        for (int64_t s : row.second)
-          emitSlot(s, guarded);
+        int64_t front = row.second.front();
+        SmallVector<Value> point = emitPoint(front);
+        enterIfSome(front, point);
+        if (guard) {
+          IRMapping first = emitSlot(front, point, reads);
+          auto branch = scf::IfOp::create(
+              rewriter, loc, first.lookupOrDefault(guard.getCondition()),
+              /*withElseRegion=*/false);
+          rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
+        }
+        for (int64_t s : row.second) {
+          ArrayRef<Operation *> slotOps = guard ? ArrayRef(guarded) : ops;
+          if (s == front)
+            emitSlot(s, point, slotOps);
+          else
+            emitSlot(s, emitPoint(s), slotOps);
+        }
       }
     }
     if (barriers)
@@ -1034,6 +1332,115 @@ static const FragmentTable *getRegisterTable(AllocFragmentOp alloc,
   return table;
 }
 
+/// Iterations of a loop unrolled at most so that the fragment slots its
+/// induction variable picks become constants.
+constexpr int64_t kMaxUnrolledTrips = 8;
+
+/// Folds the arith ops from `begin` to `end` (exclusive; nested ones too)
+/// that fold to a constant or to one of their operands, materializing
+/// constants in place (an unrolled body's `iv * 32` and `i + 0`).
+static void foldUnrolled(Block::iterator begin, Block::iterator end) {
+  for (Operation &top : llvm::make_early_inc_range(llvm::make_range(begin, end)))
+    top.walk([](Operation *op) {
+      if (!isa<arith::ArithDialect>(op->getDialect()) ||
+          op->getNumResults() != 1 || isa<arith::ConstantOp>(op))
+        return;
+      SmallVector<Attribute> operands;
+      for (Value operand : op->getOperands()) {
+        Attribute attr;
+        operands.push_back(matchPattern(operand, m_Constant(&attr)) ? attr
+                                                                     : nullptr);
+      }
+      SmallVector<OpFoldResult> results;
+      if (failed(op->fold(operands, results)) || results.size() != 1)
+        return;
+      Value replacement = dyn_cast<Value>(results.front());
+      if (!replacement) {
+        OpBuilder b(op);
+        replacement = arith::ConstantOp::materialize(
+            b, cast<Attribute>(results.front()), op->getResult(0).getType(),
+            op->getLoc());
+        if (!replacement)
+          return;
+      }
+      op->getResult(0).replaceAllUsesWith(replacement);
+      op->erase();
+    });
+}
+
+/// Unrolls the scf.for loops of `kernel` with constant bounds and at most
+/// kMaxUnrolledTrips iterations whose induction variable reaches an index
+/// of a `tile.parallel`'s access to a fragment `isCandidate` accepts
+/// (TileLang's `for s in range(2): ... acc[i + s * 32, j]`): the slot of
+/// each access must be known at compile time for the fragment to stay in
+/// registers. Inner loops first.
+static void unrollFragmentIndexLoops(KernelOp kernel,
+                                     function_ref<bool(Value)> isCandidate) {
+  llvm::SetVector<scf::ForOp> loops;
+  kernel.getBody().walk([&](Operation *access) {
+    Value fragment = getAccessed(access);
+    if (!fragment || !isCandidate(fragment) ||
+        !access->getParentOfType<ParallelOp>())
+      return;
+    SmallVector<Value> worklist(getAccessIndices(access));
+    llvm::DenseSet<Value> seen;
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      if (!seen.insert(value).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(value)) {
+        auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+        if (loop && arg == loop.getInductionVar())
+          loops.insert(loop);
+        continue;
+      }
+      Operation *def = value.getDefiningOp();
+      if (!def->getNumRegions() && isMemoryEffectFree(def))
+        llvm::append_range(worklist, def->getOperands());
+    }
+  });
+  // Inner loops before the loops around them.
+  auto depth = [](Operation *op) {
+    int64_t d = 0;
+    while ((op = op->getParentOp()))
+      ++d;
+    return d;
+  };
+  SmallVector<scf::ForOp> inner = loops.takeVector();
+  llvm::sort(inner, [&](scf::ForOp a, scf::ForOp b) {
+    return depth(a) > depth(b);
+  });
+  for (scf::ForOp loop : inner) {
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!lower || !upper || !step || *step <= 0 || loop.getNumResults() ||
+        llvm::divideCeil(std::max<int64_t>(*upper - *lower, 0), *step) >
+            kMaxUnrolledTrips)
+      continue;
+    // The body once per iteration in place of the loop, the induction
+    // variable a constant in each (upstream's loopUnrollFull is declared
+    // in SCF/Utils/Utils.h next to a function mlir::tile, which clashes
+    // with this project's namespace).
+    Block *block = loop->getBlock();
+    Operation *before = loop->getPrevNode();
+    OpBuilder b(loop);
+    for (int64_t iv = *lower; iv < *upper; iv += *step) {
+      IRMapping mapping;
+      mapping.map(loop.getInductionVar(),
+                  arith::ConstantOp::create(
+                      b, loop.getLoc(),
+                      b.getIntegerAttr(loop.getInductionVar().getType(), iv)));
+      for (Operation &op : loop.getBody()->without_terminator())
+        b.clone(op, mapping);
+    }
+    Block::iterator end = loop->getIterator();
+    foldUnrolled(before ? std::next(before->getIterator()) : block->begin(),
+                 end);
+    loop.erase();
+  }
+}
+
 void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
   root->walk([&](KernelOp kernel) {
     llvm::MapVector<Value, const FragmentTable *> candidates;
@@ -1045,6 +1452,8 @@ void RegisterFragments::select(Operation *root, const GemmSupport &gemm) {
               alloc, getFragmentThreads(alloc.getResult()), why))
         candidates.insert({alloc.getResult(), table});
     }
+    unrollFragmentIndexLoops(
+        kernel, [&](Value fragment) { return candidates.contains(fragment); });
     auto tableOf = [&](Value v) -> const FragmentTable * {
       auto it = candidates.find(v);
       return it == candidates.end() ? nullptr : it->second;

@@ -200,3 +200,104 @@ func.func @uniform_guard(%Q: memref<32x16xf16>, %K: memref<16x16xf16>, %O: memre
   }
   return
 }
+
+// -----
+
+// A tile.parallel reading a register fragment at rows shifted by a
+// constant (`half[i, j] = acc[i + 8, j]`) runs over the fragment's own
+// elements, each standing for the loop point 8 rows up; a thread skips the
+// rows that are none of the loop's (row - 8 outside [0, 16)), one branch
+// per row of the thread. The 32x16 mma accumulator over 64 threads: lane
+// rows g (slots 0, 1, 4, 5) and g + 8 (slots 2, 3, 6, 7), g = lane / 4 +
+// 16 * warp.
+// CHECK-LABEL: func.func @shifted_rows
+// CHECK: %[[ACC:.*]] = memref.alloca() : memref<8xf32>
+// CHECK: nvgpu.mma.sync
+// CHECK: %[[P0:.*]] = arith.subi %{{.*}}, %c8{{.*}} : index
+// CHECK: %[[LO0:.*]] = arith.cmpi sge, %[[P0]], %c0{{.*}} : index
+// CHECK: %[[HI0:.*]] = arith.cmpi slt, %[[P0]], %c16{{.*}} : index
+// CHECK: %[[IN0:.*]] = arith.andi %[[LO0]], %[[HI0]] : i1
+// CHECK: scf.if %[[IN0]] {
+// CHECK: memref.load %[[ACC]][%c0{{.*}}] : memref<8xf32>
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[P0]], %{{.*}}] : memref<16x16xf32, #gpu.address_space<workgroup>>
+// CHECK: memref.load %[[ACC]][%c1{{.*}}] : memref<8xf32>
+// CHECK: memref.load %[[ACC]][%c4{{.*}}] : memref<8xf32>
+// CHECK: memref.load %[[ACC]][%c5{{.*}}] : memref<8xf32>
+// CHECK-NOT: scf.if
+// CHECK: }
+// CHECK: arith.cmpi sge
+// CHECK: scf.if
+// CHECK: memref.load %[[ACC]][%c2{{.*}}] : memref<8xf32>
+// CHECK: memref.load %[[ACC]][%c3{{.*}}] : memref<8xf32>
+// CHECK: memref.load %[[ACC]][%c6{{.*}}] : memref<8xf32>
+// CHECK: memref.load %[[ACC]][%c7{{.*}}] : memref<8xf32>
+// CHECK: gpu.barrier
+func.func @shifted_rows(%A: memref<32x16xf16>, %B: memref<16x16xf16>, %O: memref<16x16xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    %c0 = arith.constant 0 : index
+    %c8 = arith.constant 8 : index
+    %a = tile.alloc_shared : memref<32x16xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %acc = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    %half = tile.alloc_shared : memref<16x16xf32, #tile.mem<shared>>
+    tile.copy %A[%c0, %c0] to %a : memref<32x16xf16> to memref<32x16xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<16x16xf16> to memref<16x16xf16, #tile.mem<shared>>
+    tile.gemm %a, %b, %acc {clear_accum, transpose_b} : memref<32x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.parallel (%i, %j) in (16, 16) {
+      %row = arith.addi %i, %c8 : index
+      %v = memref.load %acc[%row, %j] : memref<32x16xf32, #tile.mem<fragment>>
+      memref.store %v, %half[%i, %j] : memref<16x16xf32, #tile.mem<shared>>
+    }
+    tile.copy %half to %O[%c0, %c0] : memref<16x16xf32, #tile.mem<shared>> to memref<16x16xf32>
+  }
+  return
+}
+
+// -----
+
+// TileLang's split store (`for s in range(2): if i < 16: half[i, j] =
+// acc[i + s * 16, j]`), unrolled by tile-select-register-fragments: the
+// second half's loop runs over %acc's rows 16 up, each thread entering a
+// row only where it is one of the loop's (row - 16 in [0, 32)) and then
+// the guard of the row (row - 16 < 16).
+// CHECK-LABEL: func.func @split_store_rows
+// CHECK: %[[ACC:.*]] = memref.alloca() : memref<8xf32>
+// CHECK: %[[P:.*]] = arith.subi %{{.*}}, %c16{{.*}} : index
+// CHECK: %[[LO:.*]] = arith.cmpi sge, %[[P]], %c0{{.*}} : index
+// CHECK: %[[HI:.*]] = arith.cmpi slt, %[[P]], %c32{{.*}} : index
+// CHECK: %[[IN:.*]] = arith.andi %[[LO]], %[[HI]] : i1
+// CHECK: scf.if %[[IN]] {
+// CHECK: %[[G:.*]] = arith.cmpi slt, %[[P]], %c16{{.*}} : index
+// CHECK: scf.if %[[G]] {
+// CHECK: memref.load %[[ACC]][%c0{{.*}}] : memref<8xf32>
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[P]], %{{.*}}] : memref<16x16xf32, #gpu.address_space<workgroup>>
+func.func @split_store_rows(%A: memref<32x16xf16>, %B: memref<16x16xf16>, %O: memref<32x16xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c16 = arith.constant 16 : index
+    %a = tile.alloc_shared : memref<32x16xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %acc = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    %half = tile.alloc_shared : memref<16x16xf32, #tile.mem<shared>>
+    tile.copy %A[%c0, %c0] to %a : memref<32x16xf16> to memref<32x16xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<16x16xf16> to memref<16x16xf16, #tile.mem<shared>>
+    tile.gemm %a, %b, %acc {clear_accum, transpose_b} : memref<32x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    scf.for %s = %c0 to %c2 step %c1 {
+      tile.parallel (%i, %j) in (32, 16) {
+        %in = arith.cmpi slt, %i, %c16 : index
+        scf.if %in {
+          %off = arith.muli %s, %c16 : index
+          %row = arith.addi %i, %off : index
+          %v = memref.load %acc[%row, %j] : memref<32x16xf32, #tile.mem<fragment>>
+          memref.store %v, %half[%i, %j] : memref<16x16xf32, #tile.mem<shared>>
+        }
+      }
+      %r = arith.muli %s, %c16 : index
+      tile.copy %half to %O[%r, %c0] : memref<16x16xf32, #tile.mem<shared>> to memref<32x16xf32>
+    }
+  }
+  return
+}

@@ -146,3 +146,108 @@ func.func @wgmma_registers(%A: memref<64x64xf16>, %B: memref<128x64xf16>, %C: me
   }
   return
 }
+
+// -----
+
+// TileLang's split store of an accumulator (`for s in range(2): if i < 16:
+// half[i, j] = acc[i + s * 16, j]`): the loop is unrolled, so that each
+// read of %acc hits a slot known at compile time, and the tile.parallel
+// runs over %acc's elements shifted by s * 16 rows; the points whose
+// shifted row is past %acc (i >= 16 with s = 1) are proven to do nothing
+// (the guard is false there). %acc stays in registers.
+// CHECK-LABEL: func.func @split_store
+// CHECK: tile.alloc_fragment {{.*}}tile.in_registers} : memref<32x16xf32
+// CHECK-NOT: scf.for
+// CHECK: tile.parallel
+// CHECK-NOT: arith.muli
+// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<32x16xf32, #tile.mem<fragment>>
+// CHECK: tile.copy
+// CHECK: tile.parallel
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %c16{{.*}} : index
+// CHECK: memref.load %{{.*}}[%[[ROW]], %{{.*}}] : memref<32x16xf32, #tile.mem<fragment>>
+// CHECK: tile.copy
+// CHECK-NOT: tile.parallel
+// CHECK: return
+func.func @split_store(%A: memref<32x16xf16>, %B: memref<16x16xf16>, %O: memref<32x16xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    %c0 = arith.constant 0 : index
+    %c2 = arith.constant 2 : index
+    %c16 = arith.constant 16 : index
+    %a = tile.alloc_shared : memref<32x16xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %acc = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    %half = tile.alloc_shared : memref<16x16xf32, #tile.mem<shared>>
+    tile.copy %A[%c0, %c0] to %a : memref<32x16xf16> to memref<32x16xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<16x16xf16> to memref<16x16xf16, #tile.mem<shared>>
+    tile.gemm %a, %b, %acc {clear_accum, transpose_b} : memref<32x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    scf.for %s = %c0 to %c2 step %c1 {
+      tile.parallel (%i, %j) in (32, 16) {
+        %in = arith.cmpi slt, %i, %c16 : index
+        scf.if %in {
+          %off = arith.muli %s, %c16 : index
+          %row = arith.addi %i, %off : index
+          %v = memref.load %acc[%row, %j] : memref<32x16xf32, #tile.mem<fragment>>
+          memref.store %v, %half[%i, %j] : memref<16x16xf32, #tile.mem<shared>>
+        }
+      }
+      %r = arith.muli %s, %c16 : index
+      tile.copy %half to %O[%r, %c0] : memref<16x16xf32, #tile.mem<shared>> to memref<32x16xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Reads of an accumulator at shifted rows that do not all exist: without
+// the guard, i + 16 is past %acc's 32 rows for i >= 16, and with a guard
+// on a value of the run time nothing proves those points do nothing: %acc
+// stays in memory. A loop of 9 iterations is not unrolled, so its
+// induction variable's rows are not known: %late stays in memory too.
+// CHECK-LABEL: func.func @shifts_kept_in_memory
+// CHECK-NOT: tile.in_registers
+// CHECK: scf.for
+// CHECK: return
+func.func @shifts_kept_in_memory(%A: memref<32x16xf16>, %B: memref<16x16xf16>, %O: memref<32x16xf32>, %n: index) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    %c0 = arith.constant 0 : index
+    %c9 = arith.constant 9 : index
+    %c16 = arith.constant 16 : index
+    %a = tile.alloc_shared : memref<32x16xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %acc = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    %guarded = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    %late = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    %half = tile.alloc_shared : memref<32x16xf32, #tile.mem<shared>>
+    tile.copy %A[%c0, %c0] to %a : memref<32x16xf16> to memref<32x16xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<16x16xf16> to memref<16x16xf16, #tile.mem<shared>>
+    tile.gemm %a, %b, %acc {clear_accum, transpose_b} : memref<32x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %guarded {clear_accum, transpose_b} : memref<32x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.gemm %a, %b, %late {clear_accum, transpose_b} : memref<32x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    tile.parallel (%i, %j) in (32, 16) {
+      %row = arith.addi %i, %c16 : index
+      %v = memref.load %acc[%row, %j] : memref<32x16xf32, #tile.mem<fragment>>
+      memref.store %v, %half[%i, %j] : memref<32x16xf32, #tile.mem<shared>>
+    }
+    tile.parallel (%i, %j) in (32, 16) {
+      %in = arith.cmpi slt, %i, %n : index
+      scf.if %in {
+        %row = arith.addi %i, %c16 : index
+        %v = memref.load %guarded[%row, %j] : memref<32x16xf32, #tile.mem<fragment>>
+        memref.store %v, %half[%i, %j] : memref<32x16xf32, #tile.mem<shared>>
+      }
+    }
+    scf.for %s = %c0 to %c9 step %c1 {
+      tile.parallel (%i, %j) in (2, 16) {
+        %off = arith.muli %s, %c16 : index
+        %row = arith.addi %i, %s : index
+        %v = memref.load %late[%row, %j] : memref<32x16xf32, #tile.mem<fragment>>
+        memref.store %v, %half[%i, %j] : memref<32x16xf32, #tile.mem<shared>>
+      }
+    }
+    tile.copy %half to %O[%c0, %c0] : memref<32x16xf32, #tile.mem<shared>> to memref<32x16xf32>
+  }
+  return
+}
