@@ -7,8 +7,9 @@ warpgroup). Completion: ``T.ptx_commit_group()`` and
 ``T.cp_async_barrier_noinc(bar)`` (the arrival once the thread's copies
 landed) and ``T.barrier_wait``. Numerics against numpy on the GPU (the
 CPU target refuses programs that read the thread index): gathered rows,
-swizzled and plain tiles, 4-, 8- and 16-byte copies; the sm_80 and sm_90a
-assembly; the errors of misuse."""
+swizzled and plain tiles, 4-, 8- and 16-byte copies; ``predicate=`` (a
+false one reads nothing and zero-fills: on the CPU with one thread, on the
+GPU per thread); the sm_80 and sm_90a assembly; the errors of misuse."""
 
 import re
 
@@ -105,6 +106,89 @@ GROUPED = [  # N, R, D, V, dtype
 ]
 
 
+def _predicated_program(N, R, D, V, dtype, threads):
+    """O = KV[Idx] where 0 <= Idx < N, zeros elsewhere: each copy of V
+    elements is predicated on its row (an index out of range is never
+    read). With one thread the loops are the thread's (this runs on the
+    CPU target too); with R * D / V threads, each copies one vector."""
+    per_row = D // V
+
+    @T.prim_func
+    def main(KV: T.Tensor((N, D), dtype), Idx: T.Tensor((R,), T.int32),
+             O: T.Tensor((R, D), dtype)):
+        with T.Kernel(1, threads=threads):
+            S = T.alloc_shared((R, D), dtype)
+            if threads == 1:
+                for r in T.serial(R):
+                    for c in T.serial(per_row):
+                        row = Idx[r]
+                        T.ptx_cp_async(T.access_ptr(S[r, c * V], "w", V),
+                                       T.access_ptr(KV[row, c * V], "r", V), V,
+                                       predicate=(row >= 0) & (row < N))
+            else:
+                tx = T.get_thread_binding()
+                r = tx // per_row
+                c = tx % per_row * V
+                row = Idx[r]
+                T.ptx_cp_async(T.access_ptr(S[r, c], "w", V),
+                               T.access_ptr(KV[row, c], "r", V), V,
+                               predicate=(row >= 0) & (row < N))
+            T.ptx_commit_group()
+            T.ptx_wait_group(0)
+            T.sync_threads()
+            T.copy(S, O)
+
+    return main
+
+
+def _predicated_reference(kv, idx):
+    inside = (idx >= 0) & (idx < kv.shape[0])
+    return np.where(inside[:, None], kv[np.where(inside, idx, 0)], 0)
+
+
+def _rows_in_and_out(N, R):
+    """Indices of R rows, about half of them out of range (negative, N, or
+    far past the end: a read there would fault)."""
+    idx = RNG.integers(0, N, R).astype(np.int32)
+    out = RNG.permutation(R)[: R // 2]
+    idx[out] = RNG.choice([-1, -(1 << 30), N, 1 << 30], len(out))
+    return idx
+
+
+@pytest.mark.parametrize("N,R,D,V,dtype", GROUPED)
+def test_predicated_copies_zero_fill_on_the_cpu(N, R, D, V, dtype):
+    kernel = tilelang.compile(_predicated_program(N, R, D, V, dtype, 1),
+                              target="cpu")
+    kv, idx = _random((N, D)).astype(dtype), _rows_in_and_out(N, R)
+    o = np.full((R, D), np.nan, dtype)
+    kernel(kv, idx, o)
+    np.testing.assert_array_equal(o, _predicated_reference(kv, idx))
+
+
+def test_predicated_copy_assembly():
+    """The predicate chooses the cp.async's source size: 16 or 0 bytes."""
+    ptx = tilelang.compile(_predicated_program(100, 8, 64, 8, "float16", 64),
+                           target="sm_90a").get_kernel_source("ptx")
+    assert re.search(r"selp\.b32\s+(%r\d+), 16, 0, %p\d+;", ptx)
+    assert re.search(r"cp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], "
+                     r"16, %r\d+;", ptx)
+
+
+@pytest.mark.parametrize("N,R,D,V,dtype", GROUPED)
+def test_predicated_copies_zero_fill_on_the_gpu(cuda_torch, N, R, D, V, dtype):
+    torch = cuda_torch
+    kernel = tilelang.compile(
+        _predicated_program(N, R, D, V, dtype, R * (D // V)),
+        target="cuda -arch=sm_90a")
+    kv, idx = _random((N, D)), _rows_in_and_out(N, R)
+    o = torch.full((R, D), float("nan"), dtype=getattr(torch, dtype),
+                   device="cuda")
+    kernel(torch.from_numpy(kv).to(getattr(torch, dtype)).cuda(),
+           torch.from_numpy(idx).cuda(), o)
+    np.testing.assert_array_equal(o.float().cpu().numpy(),
+                                  _predicated_reference(kv, idx))
+
+
 @pytest.mark.parametrize("N,R,D,V,dtype", GROUPED)
 def test_grouped_copies_compile_for_sm80(N, R, D, V, dtype):
     """(These programs read the thread index: the CPU target refuses them,
@@ -166,8 +250,8 @@ def _kernel_calling(body):
      "moves bytes unchanged"),
     (lambda A, B, S: T.ptx_cp_async(T.access_ptr(S[0, 0], "w", 8),
                                     T.access_ptr(A[0, 0], "r", 8), 8,
-                                    predicate=True),
-     "predicate=...) is not provided"),
+                                    predicate=T.cast(1, T.float32)),
+     "the predicate is a boolean or an integer"),
     (lambda A, B, S: T.access_ptr(A[0, 0], "r", 8, offset=4),
      "is not provided: name the element itself"),
     (lambda A, B, S: T.access_ptr(A[0, 0], "x"),

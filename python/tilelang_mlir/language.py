@@ -2786,12 +2786,16 @@ def ptx_cp_async(dst_access_ptr, src_access_ptr, num_elems, predicate=None):
     copy is asynchronous: the tile holds the elements after
     ``T.cp_async_barrier_noinc(bar)``'s phase completes, or after
     ``T.ptx_commit_group()`` and ``T.ptx_wait_group(n)`` (cp.async on NVIDIA
-    from sm_80; elsewhere a plain copy, complete at once)."""
+    from sm_80; elsewhere a plain copy, complete at once). With `predicate`
+    false the source is not read (its indices may be out of bounds) and the
+    elements become zeros, as TileLang's conditional cp.async."""
     kernel = _current_kernel("T.ptx_cp_async")
     if predicate is not None:
-        raise TileLangError("T.ptx_cp_async(predicate=...) is not provided: "
-                            "put the copy under `if` (elements it skips keep "
-                            "their values instead of zeros)")
+        predicate = _as_expr(predicate)
+        if _is_float(predicate.type):
+            raise TileLangError("T.ptx_cp_async: the predicate is a boolean or "
+                                "an integer, got %s" % predicate.type)
+        predicate = _convert(predicate, "i1")
     for what, ptr, mode in (("destination", dst_access_ptr, "w"),
                             ("source", src_access_ptr, "r")):
         if not isinstance(ptr, AccessPtr):
@@ -2822,11 +2826,12 @@ def ptx_cp_async(dst_access_ptr, src_access_ptr, num_elems, predicate=None):
             raise TileLangError("T.ptx_cp_async copies %d elements, but %s "
                                 "covers %d" % (num_elems, ptr, ptr.extent))
     operands = [src.buffer.name] + [i.name for i in src.indices] + \
-        [dst.buffer.name] + [i.name for i in dst.indices]
+        [dst.buffer.name] + [i.name for i in dst.indices] + \
+        ([predicate.name] if predicate is not None else [])
     _builder().op("tile.async_copy_elements", operands, (), {
         "count": "%d : i64" % num_elems,
-        "operandSegmentSizes": "array<i32: 1, %d, 1, %d>" % (
-            len(src.indices), len(dst.indices))})
+        "operandSegmentSizes": "array<i32: 1, %d, 1, %d, %d>" % (
+            len(src.indices), len(dst.indices), predicate is not None)})
     kernel.raw_copies = True
 
 

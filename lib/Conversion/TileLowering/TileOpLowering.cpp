@@ -845,7 +845,26 @@ struct AsyncCopyElementsLowering : TilePattern<AsyncCopyElementsOp> {
         src.back() = arith::AddIOp::create(rewriter, loc, srcColumn, offset);
         dst.back() = arith::AddIOp::create(rewriter, loc, dstColumn, offset);
       }
-      Value value = memref::LoadOp::create(rewriter, loc, op.getSrc(), src);
+      Value value;
+      if (Value predicate = op.getPredicate()) {
+        // Zeros where the predicate is false, without reading the source.
+        Type element = op.getDst().getType().getElementType();
+        auto branch = scf::IfOp::create(rewriter, loc, TypeRange{element},
+                                        predicate, /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard insertion(rewriter);
+        rewriter.setInsertionPointToStart(branch.thenBlock());
+        scf::YieldOp::create(
+            rewriter, loc,
+            ValueRange{memref::LoadOp::create(rewriter, loc, op.getSrc(), src)});
+        rewriter.setInsertionPointToStart(branch.elseBlock());
+        scf::YieldOp::create(
+            rewriter, loc,
+            ValueRange{arith::ConstantOp::create(
+                rewriter, loc, element, rewriter.getZeroAttr(element))});
+        value = branch.getResult(0);
+      } else {
+        value = memref::LoadOp::create(rewriter, loc, op.getSrc(), src);
+      }
       memref::StoreOp::create(rewriter, loc, value, op.getDst(),
                               swizzleIndices(rewriter, loc, op.getDst(), dst));
     }

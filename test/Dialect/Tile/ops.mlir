@@ -289,6 +289,9 @@ func.func @thread_copies(%A: memref<?x?x576xbf16>, %i: index, %j: index) {
     %bars = tile.alloc_shared : memref<2xi64, #tile.mem<shared>>
     // CHECK: tile.async_copy_elements %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] count(8) : memref<?x?x576xbf16> to memref<2x64x576xbf16, #tile.mem<shared>>
     tile.async_copy_elements %A[%bx, %i, %j] to %s[%c1, %i, %j] count(8) : memref<?x?x576xbf16> to memref<2x64x576xbf16, #tile.mem<shared>>
+    // CHECK: tile.async_copy_elements %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] to %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] count(8) if %{{.*}} : memref<?x?x576xbf16> to memref<2x64x576xbf16, #tile.mem<shared>>
+    %valid = arith.cmpi slt, %i, %j : index
+    tile.async_copy_elements %A[%bx, %i, %j] to %s[%c1, %i, %j] count(8) if %valid : memref<?x?x576xbf16> to memref<2x64x576xbf16, #tile.mem<shared>>
     // CHECK: tile.barrier_arrive %{{.*}}[%{{.*}}] {async_copies, per_thread} : memref<2xi64, #tile.mem<shared>>
     tile.barrier_arrive %bars[%c1] {async_copies, per_thread} : memref<2xi64, #tile.mem<shared>>
     tile.async_commit

@@ -268,3 +268,40 @@ func.func @thread_copies(%KV: memref<?x64xf16>, %Idx: memref<?xi32>, %n: index) 
   }
   return
 }
+
+// -----
+
+// TileLang's conditional cp.async (T.ptx_cp_async(..., predicate=)): a
+// false predicate reads none of the source's bytes and zero-fills, as the
+// cp.async's source size 0; before sm_80 the source is read only where
+// the predicate holds, and zeros are stored elsewhere.
+// CHECK-LABEL: func.func @predicated_thread_copies
+// CHECK: %[[VALID:.*]] = arith.cmpi slt
+// CHECK: %[[N:.*]] = arith.select %[[VALID]], %c8, %c0 : index
+// CHECK: nvgpu.device_async_copy %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}}[%{{.*}}, %{{.*}}], 8, %[[N]] {bypassL1}
+// SM75-LABEL: func.func @predicated_thread_copies
+// SM75-NOT: nvgpu.device_async_copy
+// SM75: scf.if %{{.*}} -> (f16) {
+// SM75: memref.load
+// SM75: } else {
+// SM75: scf.yield %{{.*}} : f16
+// PTX: .entry predicated_thread_copies_kernel(
+// PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
+func.func @predicated_thread_copies(%KV: memref<?x64xf16>, %Idx: memref<?xi32>, %n: index, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  tile.kernel grid(%n) threads(64) -> (%bx) {
+    %s = tile.alloc_shared : memref<8x64xf16, #tile.mem<shared>>
+    %tx = tile.thread_id 0
+    %r = arith.divui %tx, %c8 : index
+    %c = arith.remui %tx, %c8 : index
+    %col = arith.muli %c, %c8 : index
+    %x = memref.load %Idx[%r] : memref<?xi32>
+    %row = arith.index_cast %x : i32 to index
+    %valid = arith.cmpi slt, %row, %rows : index
+    tile.async_copy_elements %KV[%row, %col] to %s[%r, %col] count(8) if %valid : memref<?x64xf16> to memref<8x64xf16, #tile.mem<shared>>
+    tile.async_commit
+    tile.async_wait pending(0) {per_thread}
+  }
+  return
+}

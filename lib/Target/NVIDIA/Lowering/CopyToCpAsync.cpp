@@ -127,15 +127,16 @@ private:
 /// place, swizzle applied), bypassing L1 where it moves 16 bytes.
 static bool emitWholeCpAsync(OpBuilder &b, Location loc, Value src,
                              ValueRange srcIndices, Value dst,
-                             ValueRange dstIndices, int64_t elements) {
+                             ValueRange dstIndices, int64_t elements,
+                             Value srcElements = Value()) {
   int64_t bytes =
       elements * cast<MemRefType>(src.getType()).getElementTypeBitWidth() / 8;
   if (bytes != 4 && bytes != 8 && bytes != 16)
     return false;
   nvgpu::DeviceAsyncCopyOp::create(
       b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
-      dstIndices, src, srcIndices, b.getIndexAttr(elements),
-      /*srcElements=*/Value(), bytes == 16 ? b.getUnitAttr() : UnitAttr());
+      dstIndices, src, srcIndices, b.getIndexAttr(elements), srcElements,
+      bytes == 16 ? b.getUnitAttr() : UnitAttr());
   return true;
 }
 
@@ -151,7 +152,13 @@ struct AsyncGatherToCpAsync : OpRewritePattern<ParallelOp> {
                                 PatternRewriter &rewriter) const override {
     if (!op.getAsync())
       return rewriter.notifyMatchFailure(op, "not asynchronous");
-    lowerParallel(rewriter, op, TileLoweringMode::Block, emitWholeCpAsync);
+    lowerParallel(rewriter, op, TileLoweringMode::Block,
+                  [](OpBuilder &b, Location loc, Value src,
+                     ValueRange srcIndices, Value dst, ValueRange dstIndices,
+                     int64_t elements) {
+                    return emitWholeCpAsync(b, loc, src, srcIndices, dst,
+                                            dstIndices, elements);
+                  });
     return success();
   }
 };
@@ -165,10 +172,18 @@ struct AsyncCopyElementsToCpAsync : OpRewritePattern<AsyncCopyElementsOp> {
   LogicalResult matchAndRewrite(AsyncCopyElementsOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    // A false predicate reads no byte of the source and zero-fills
+    // (cp.async's source size).
+    Value srcElements;
+    if (Value predicate = op.getPredicate())
+      srcElements = arith::SelectOp::create(
+          rewriter, loc, predicate,
+          arith::ConstantIndexOp::create(rewriter, loc, op.getCount()),
+          arith::ConstantIndexOp::create(rewriter, loc, 0));
     emitWholeCpAsync(
         rewriter, loc, op.getSrc(), op.getSrcIndices(), op.getDst(),
         swizzleIndices(rewriter, loc, op.getDst(), op.getDstIndices()),
-        op.getCount());
+        op.getCount(), srcElements);
     rewriter.eraseOp(op);
     return success();
   }

@@ -375,9 +375,15 @@ def Tile_AsyncCopyElementsOp : Tile_Op<"async_copy_elements", [Tile_InKernel,
     last dimension). On NVIDIA GPUs from sm_80 it is one `cp.async`,
     elsewhere a plain copy that completes at once.
 
+    With `if %predicate` false, the thread reads nothing of `src` (its
+    indices may be out of bounds) and the `count` elements of `dst` become
+    zeros (TileLang's `predicate=`: the cp.async's source size is 0).
+
     ```mlir
     tile.async_copy_elements %KV[%b, %row, %c] to %KV_s[%s, %r, %c] count(8)
         : memref<?x?x576xbf16> to memref<2x64x576xbf16, #tile.mem<shared>>
+    tile.async_copy_elements %KV[%b, %row, %c] to %KV_s[%s, %r, %c] count(8)
+        if %valid : memref<?x?x576xbf16> to memref<2x64x576xbf16, #tile.mem<shared>>
     ```
   }];
   let arguments = (ins
@@ -385,11 +391,13 @@ def Tile_AsyncCopyElementsOp : Tile_Op<"async_copy_elements", [Tile_InKernel,
     Variadic<Index>:$src_indices,
     Arg<Tile_Tile, "destination", [MemWrite]>:$dst,
     Variadic<Index>:$dst_indices,
+    Optional<I1>:$predicate,
     ConfinedAttr<I64Attr, [IntPositive]>:$count
   );
   let assemblyFormat = [{
     $src `[` $src_indices `]` `to` $dst `[` $dst_indices `]`
-    `count` `(` $count `)` attr-dict `:` type($src) `to` type($dst)
+    `count` `(` $count `)` (`if` $predicate^)? attr-dict `:` type($src) `to`
+    type($dst)
   }];
   let hasVerifier = 1;
 }
