@@ -1414,9 +1414,12 @@ static void unrollFragmentIndexLoops(KernelOp kernel,
     std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
     std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
     std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    int64_t span;
     if (!lower || !upper || !step || *step <= 0 || loop.getNumResults() ||
-        llvm::divideCeil(std::max<int64_t>(*upper - *lower, 0), *step) >
-            kMaxUnrolledTrips)
+        llvm::SubOverflow(*upper, *lower, span))
+      continue;
+    int64_t trips = span <= 0 ? 0 : (span - 1) / *step + 1;
+    if (trips > kMaxUnrolledTrips)
       continue;
     // The body once per iteration in place of the loop, the induction
     // variable a constant in each (upstream's loopUnrollFull is declared
@@ -1425,7 +1428,8 @@ static void unrollFragmentIndexLoops(KernelOp kernel,
     Block *block = loop->getBlock();
     Operation *before = loop->getPrevNode();
     OpBuilder b(loop);
-    for (int64_t iv = *lower; iv < *upper; iv += *step) {
+    for (int64_t k = 0; k < trips; ++k) {
+      int64_t iv = *lower + k * *step; // below upper: no overflow
       IRMapping mapping;
       mapping.map(loop.getInductionVar(),
                   arith::ConstantOp::create(

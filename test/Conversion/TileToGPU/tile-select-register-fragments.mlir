@@ -251,3 +251,53 @@ func.func @shifts_kept_in_memory(%A: memref<32x16xf16>, %B: memref<16x16xf16>, %
   }
   return
 }
+
+// -----
+
+// Bounds whose difference does not fit 64 bits: the loop is not unrolled.
+// A step of 2^61 - 1 up to 2^63 - 1: five iterations, unrolled without
+// wrapping (the last at 4 * (2^61 - 1)); the rows they pick are past
+// %acc, which stays in memory.
+// CHECK-LABEL: func.func @extreme_loop_bounds
+// CHECK-NOT: tile.in_registers
+// CHECK: scf.for
+// CHECK-NEXT: tile.parallel
+// CHECK-NOT: scf.for
+// CHECK: arith.constant 6917529027641081853 : index
+// CHECK-NEXT: tile.parallel
+// CHECK: arith.constant 9223372036854775804 : index
+// CHECK-NEXT: tile.parallel
+// CHECK-NOT: tile.parallel
+// CHECK: return
+func.func @extreme_loop_bounds(%A: memref<32x16xf16>, %B: memref<16x16xf16>, %O: memref<32x16xf32>) {
+  %c1 = arith.constant 1 : index
+  tile.kernel grid(%c1) threads(64) -> (%bx) {
+    %c0 = arith.constant 0 : index
+    %min = arith.constant -9223372036854775808 : index
+    %max = arith.constant 9223372036854775807 : index
+    %big = arith.constant 2305843009213693951 : index
+    %a = tile.alloc_shared : memref<32x16xf16, #tile.mem<shared>>
+    %b = tile.alloc_shared : memref<16x16xf16, #tile.mem<shared>>
+    %acc = tile.alloc_fragment : memref<32x16xf32, #tile.mem<fragment>>
+    %half = tile.alloc_shared : memref<16x16xf32, #tile.mem<shared>>
+    tile.copy %A[%c0, %c0] to %a : memref<32x16xf16> to memref<32x16xf16, #tile.mem<shared>>
+    tile.copy %B[%c0, %c0] to %b : memref<16x16xf16> to memref<16x16xf16, #tile.mem<shared>>
+    tile.gemm %a, %b, %acc {clear_accum, transpose_b} : memref<32x16xf16, #tile.mem<shared>>, memref<16x16xf16, #tile.mem<shared>> -> memref<32x16xf32, #tile.mem<fragment>>
+    scf.for %s = %min to %max step %c1 {
+      tile.parallel (%i, %j) in (16, 16) {
+        %row = arith.addi %i, %s : index
+        %v = memref.load %acc[%row, %j] : memref<32x16xf32, #tile.mem<fragment>>
+        memref.store %v, %half[%i, %j] : memref<16x16xf32, #tile.mem<shared>>
+      }
+    }
+    scf.for %s = %c0 to %max step %big {
+      tile.parallel (%i, %j) in (16, 16) {
+        %row = arith.addi %i, %s : index
+        %v = memref.load %acc[%row, %j] : memref<32x16xf32, #tile.mem<fragment>>
+        memref.store %v, %half[%i, %j] : memref<16x16xf32, #tile.mem<shared>>
+      }
+    }
+    tile.copy %half to %O[%c0, %c0] : memref<16x16xf32, #tile.mem<shared>> to memref<32x16xf32>
+  }
+  return
+}
