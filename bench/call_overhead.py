@@ -13,7 +13,8 @@ interleaved within a round):
   previous output), wall time from the first call to the end of a
   synchronization; then the same chain captured once into a CUDA graph and
   replayed.
-- cpu: our CPU target's dispatch with numpy arrays (no GPU involved).
+- cpu: our CPU target's dispatch with numpy arrays (no GPU involved), at
+  N elements and at 64 (`--cpu-only`: this section alone, on any machine).
 The same TileLang program (add_program) is compiled by both compilers;
 torch's peer is torch.add(a, b, out=c), Triton's a one-block-per-1024
 add kernel.
@@ -101,13 +102,57 @@ def triton_add():
     return add
 
 
+def cpu_dispatch(tilelang_mlir, TM):
+    """Our CPU target's call with numpy arrays, per call (median of
+    ROUNDS): `call_us` at N elements (the kernel's work included), and
+    `tiny_us` at 64 (nearly all of it the dispatch)."""
+    import numpy as np
+    result = {}
+    for key, n in (("call_us", N), ("tiny_us", 64)):
+        cpu = tilelang_mlir.compile(add_program(TM, n, min(n, 256)),
+                                    target="cpu")
+        an, bn, cn = (np.ones(n, np.float32) for _ in range(3))
+        cpu(an, bn, cn)
+        assert (cn == 2).all()
+        rounds = []
+        for _ in range(ROUNDS):
+            for _ in range(200):
+                cpu(an, bn, cn)
+            start = time.perf_counter()
+            for _ in range(CALLS):
+                cpu(an, bn, cn)
+            rounds.append((time.perf_counter() - start) / CALLS * 1e6)
+        result[key] = statistics.median(rounds)
+        result[key.replace("_us", "_raw_us")] = rounds
+    return result
+
+
+def print_cpu(cpu):
+    print("ours, CPU target, numpy: %.2f us per call (%d elements), %.2f us "
+          "(64 elements)" % (cpu["call_us"], N, cpu["tiny_us"]))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--cpu-only", action="store_true",
+                        help="only the CPU target's dispatch (no torch, no GPU)")
     args = parser.parse_args()
-    import torch
     import tilelang_mlir
     import tilelang_mlir.language as TM
+    if args.cpu_only:
+        cpu = cpu_dispatch(tilelang_mlir, TM)
+        print_cpu(cpu)
+        if args.json:
+            import platform
+            with open(args.json, "w") as f:
+                json.dump({"date": time.strftime("%Y-%m-%d"), "n": N,
+                           "calls": CALLS, "rounds": ROUNDS,
+                           "ours_cpu_numpy": cpu,
+                           "host": platform.processor() or platform.machine(),
+                           "cpus": os.cpu_count()}, f, indent=1)
+        return
+    import torch
 
     sides = {}
     ours = tilelang_mlir.compile(add_program(TM), target="sm_90a")
@@ -150,22 +195,11 @@ def main():
         x = x + b
     torch.testing.assert_close(bufs[-1], x, rtol=1e-4, atol=1e-4)
 
-    # Our CPU target's dispatch with numpy arrays.
-    import numpy as np
-    cpu = tilelang_mlir.compile(add_program(TM), target="cpu")
-    an, bn, cn = (np.ones(N, np.float32) for _ in range(3))
-    cpu_us = []
-    for _ in range(ROUNDS):
-        for _ in range(200):
-            cpu(an, bn, cn)
-        start = time.perf_counter()
-        for _ in range(CALLS):
-            cpu(an, bn, cn)
-        cpu_us.append((time.perf_counter() - start) / CALLS * 1e6)
+    cpu = cpu_dispatch(tilelang_mlir, TM)
 
     summary = {name: {k: statistics.median(v) for k, v in r.items()}
                for name, r in results.items()}
-    summary["ours_cpu_numpy"] = {"call_us": statistics.median(cpu_us)}
+    summary["ours_cpu_numpy"] = cpu
     print("%-10s %10s %10s %14s %14s" % ("side", "issue us", "sync us",
                                          "chain-100 us", "graph-100 us"))
     for name, r in summary.items():
@@ -173,8 +207,7 @@ def main():
             continue
         print("%-10s %10.2f %10.2f %14.1f %14.1f" % (
             name, r["issue_us"], r["sync_us"], r["chain_us"], r["graph_us"]))
-    print("ours, CPU target, numpy: %.2f us per call"
-          % summary["ours_cpu_numpy"]["call_us"])
+    print_cpu(cpu)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"date": time.strftime("%Y-%m-%d"), "n": N,

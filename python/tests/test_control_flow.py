@@ -360,6 +360,34 @@ def test_dtype_names_and_cdiv():
     assert tilelang_mlir.cdiv(10, 4) == 3
 
 
+def test_engine_callbacks_import_and_refuse_to_register():
+    # TileLang's gated delta net examples import
+    # tilelang.engine.callback.register_cuda_postproc_callback and never
+    # use it: the import works; a registration, whose callback could never
+    # run here (no CUDA source), is refused by name, in each decorator form.
+    from tilelang_mlir.engine.callback import (register_cuda_postproc_callback,
+                                               register_hip_postproc_callback)
+    from tilelang_mlir import engine
+
+    def dump(code, target):
+        return code
+
+    for form in (lambda: register_cuda_postproc_callback(dump),
+                 lambda: register_cuda_postproc_callback()(dump),
+                 lambda: register_cuda_postproc_callback(False)(dump),
+                 lambda: engine.register_cuda_postproc(dump)):
+        with pytest.raises(T.TileLangError,
+                           match=r"register_cuda_postproc\(dump\) is not "
+                                 r"provided: this compiler generates no CUDA"):
+            form()
+    with pytest.raises(T.TileLangError, match="no HIP source"):
+        register_hip_postproc_callback(dump)
+    with pytest.raises(TypeError, match="Invalid decorator usage"):
+        register_cuda_postproc_callback("not a function")
+    with pytest.raises(ImportError, match="tilelang.engine.lower is TileLang's"):
+        engine.lower
+
+
 def test_tvm_is_refused_by_name():
     # Naming it is fine (TileLang's files import it and never use it);
     # using it says there is no TVM.
