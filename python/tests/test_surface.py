@@ -253,6 +253,16 @@ def test_reshape_misuse():
         def main(A: T.Tensor((1024,), T.float32)):
             with T.Kernel(1, threads=128):
                 T.reshape(A, [33, 32])
+    # A shape that holds other elements (or bytes) is also an
+    # AssertionError, as TileLang's is (its check is an assert).
+    for change in (lambda A: T.reshape(A, [32, 33]),
+                   lambda A: T.view(A, [32, 33]),
+                   lambda A: T.view(A, [1000], dtype=T.float16)):
+        with pytest.raises(AssertionError, match="test_surface.py:"):
+            @T.prim_func
+            def reshaped(A: T.Tensor((1024,), T.float32)):
+                with T.Kernel(1, threads=128):
+                    change(A)
     with pytest.raises(T.TileLangError, match="between global buffers of shapes"):
         @T.prim_func
         def copy(A: T.Tensor((64,), T.float32), B: T.Tensor((32,), T.float32)):

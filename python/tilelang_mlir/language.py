@@ -160,6 +160,12 @@ class TileLangError(Exception):
         super().__init__(message)
 
 
+class ShapeMismatchError(TileLangError, AssertionError):
+    """T.reshape / T.view to a shape that holds a different number of
+    elements (or bytes): also an AssertionError, which TileLang raises
+    there (its shape check is an assert), so code catching either works."""
+
+
 class TileLangValueError(TileLangError, ValueError):
     """A value TileLang refuses with a ValueError (a literal its type
     cannot hold), located like every TileLangError."""
@@ -3098,7 +3104,7 @@ def reshape(src, shape):
                             "integers, got %r" % (shape,))
     count = math.prod(src.dims)
     if math.prod(shape) != count:
-        raise TileLangError(
+        raise ShapeMismatchError(
             "T.reshape: the shape %s holds %d elements, %s has %d (shape %s)"
             % (shape, math.prod(shape), src.name.lstrip("%"), count,
                list(src.dims)))
@@ -3166,7 +3172,7 @@ def view(buffer, shape=None, dtype=None):
     have = math.prod(buffer.dims) * bits(buffer.type)
     want = math.prod(shape) * bits(target)
     if have != want or bits(target) % 8 or bits(buffer.type) % 8:
-        raise TileLangError(
+        raise ShapeMismatchError(
             "T.view of %s (%s %s) as %s %s: a view keeps the bytes (%d bits "
             "and %d bits)" % (name, list(buffer.dims), buffer.dtype, shape,
                               _dtype_name(dtype), have, want))
