@@ -84,7 +84,7 @@ static constexpr std::pair<DType, llvm::StringLiteral> kDTypeNames[] = {
     {DType::Index, "index"},
     {DType::F16, "f16"}, {DType::BF16, "bf16"}, {DType::F32, "f32"},
     {DType::F64, "f64"}, {DType::F8E4M3FN, "f8E4M3FN"},
-    {DType::F8E5M2, "f8E5M2"}};
+    {DType::F8E5M2, "f8E5M2"}, {DType::F8E8M0FNU, "f8E8M0FNU"}};
 
 llvm::StringRef mlir::tile::jit::toString(DType dtype) {
   for (const auto &[d, name] : kDTypeNames)
@@ -107,6 +107,7 @@ int64_t mlir::tile::jit::getByteSize(DType dtype) {
   case DType::U8:
   case DType::F8E4M3FN:
   case DType::F8E5M2:
+  case DType::F8E8M0FNU:
     return 1;
   case DType::I16:
   case DType::U16:
@@ -129,7 +130,7 @@ int64_t mlir::tile::jit::getByteSize(DType dtype) {
 bool mlir::tile::jit::isFloat(DType dtype) {
   return dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F32 ||
          dtype == DType::F64 || dtype == DType::F8E4M3FN ||
-         dtype == DType::F8E5M2;
+         dtype == DType::F8E5M2 || dtype == DType::F8E8M0FNU;
 }
 
 bool mlir::tile::jit::isUnsigned(DType dtype) {
@@ -154,6 +155,8 @@ static std::optional<DType> getDType(Type type, bool isUnsigned) {
     return DType::F8E4M3FN;
   if (isa<Float8E5M2Type>(type))
     return DType::F8E5M2;
+  if (isa<Float8E8M0FNUType>(type))
+    return DType::F8E8M0FNU;
   if (auto integer = dyn_cast<IntegerType>(type)) {
     switch (integer.getWidth()) {
     case 1:
@@ -747,6 +750,7 @@ static Error checkScalarRange(DType dtype, const ScalarArg &scalar) {
       : dtype == DType::F32  ? &llvm::APFloat::IEEEsingle()
       : dtype == DType::F8E4M3FN ? &llvm::APFloat::Float8E4M3FN()
       : dtype == DType::F8E5M2   ? &llvm::APFloat::Float8E5M2()
+      : dtype == DType::F8E8M0FNU ? &llvm::APFloat::Float8E8M0FNU()
                                  : nullptr;
   if (!semantics)
     return Error::success();
@@ -1598,6 +1602,9 @@ void mlir::tile::jit::writeElement(DType dtype, void *p,
   case DType::F8E5M2:
     *static_cast<uint8_t *>(p) = narrowBits(llvm::APFloat::Float8E5M2());
     break;
+  case DType::F8E8M0FNU:
+    *static_cast<uint8_t *>(p) = narrowBits(llvm::APFloat::Float8E8M0FNU());
+    break;
   case DType::F32:
     *static_cast<float *>(p) = static_cast<float>(asDouble());
     break;
@@ -1646,8 +1653,10 @@ double mlir::tile::jit::readElement(DType dtype, const void *p) {
     return half(llvm::APFloat::BFloat());
   case DType::F8E4M3FN:
   case DType::F8E5M2:
-    return llvm::APFloat(dtype == DType::F8E5M2
-                             ? llvm::APFloat::Float8E5M2()
+  case DType::F8E8M0FNU:
+    return llvm::APFloat(dtype == DType::F8E5M2 ? llvm::APFloat::Float8E5M2()
+                         : dtype == DType::F8E8M0FNU
+                             ? llvm::APFloat::Float8E8M0FNU()
                              : llvm::APFloat::Float8E4M3FN(),
                          llvm::APInt(8, *static_cast<const uint8_t *>(p)))
         .convertToDouble();

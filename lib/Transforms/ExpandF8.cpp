@@ -31,10 +31,17 @@ static bool isF8(Type type) {
   return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
 }
 
+/// The OCP MX scale factor: 2^(bits - 127), bits 255 NaN (no sign, no zero,
+/// no infinity).
+static bool isE8M0(Type type) {
+  return isa<Float8E8M0FNUType>(getElementTypeOrSelf(type));
+}
+
 /// The floats this pass handles: the 8-bit ones and f4E2M1FN (whose
 /// conversions to and from f32 are MLIR's arith expansions).
 static bool isNarrowFloat(Type type) {
-  return isF8(type) || isa<Float4E2M1FNType>(getElementTypeOrSelf(type));
+  return isF8(type) || isE8M0(type) ||
+         isa<Float4E2M1FNType>(getElementTypeOrSelf(type));
 }
 
 /// `element` in the shape of `shaped` (a vector of it when `shaped` is a
@@ -360,6 +367,115 @@ struct ExpandF8TruncF : OpRewritePattern<arith::TruncFOp> {
   }
 };
 
+/// arith.extf from f8E8M0FNU: byte b is 2^(b - 127) as f32 bits b << 23,
+/// except b = 0 (2^-127, the f32 subnormal 0x00400000) and b = 255 (NaN);
+/// then the f32 to the result type (exact to f64; rounded to f16/bf16).
+/// (MLIR's expansion makes b = 0 a zero.)
+struct ExpandE8M0ExtF : OpRewritePattern<arith::ExtFOp> {
+  ExpandE8M0ExtF(MLIRContext *ctx)
+      : OpRewritePattern<arith::ExtFOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(arith::ExtFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type source = op.getIn().getType();
+    if (!isE8M0(source) || !isScalarOrVector(source))
+      return failure();
+    Location loc = op.getLoc();
+    auto like = [&](Type element) { return withElement(source, element); };
+    Type i8 = like(rewriter.getI8Type()), i32 = like(rewriter.getI32Type());
+    auto constant = [&](int64_t value) {
+      return splat(rewriter, loc, i32, rewriter.getI32IntegerAttr(value));
+    };
+    Value byte = arith::ExtUIOp::create(
+        rewriter, loc, i32, arith::BitcastOp::create(rewriter, loc, i8, op.getIn()));
+    Value bits = arith::ShLIOp::create(rewriter, loc, byte, constant(23));
+    auto is = [&](int64_t value) {
+      return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                   byte, constant(value));
+    };
+    bits = arith::SelectOp::create(rewriter, loc, is(0), constant(0x00400000),
+                                   bits);
+    bits = arith::SelectOp::create(rewriter, loc, is(255), constant(0x7FC00000),
+                                   bits);
+    Type f32 = like(rewriter.getF32Type());
+    Value wide = arith::BitcastOp::create(rewriter, loc, f32, bits);
+    unsigned width = getElementTypeOrSelf(op.getType()).getIntOrFloatBitWidth();
+    if (width == 32)
+      rewriter.replaceOp(op, wide);
+    else if (width > 32)
+      rewriter.replaceOpWithNewOp<arith::ExtFOp>(op, op.getType(), wide);
+    else
+      rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, op.getType(), wide);
+    return success();
+  }
+};
+
+/// arith.truncf to f8E8M0FNU, as torch converts: from the value's f32 (f16
+/// and bf16 widened exactly, f64 rounded to f32 first), the exponent byte
+/// e, plus one where the dropped significand bits are past one half, or
+/// exactly one half of a normal number (round to nearest, ties up: the
+/// implicit bit is the odd last bit); e = 255 (an infinity or NaN) and a
+/// value rounding past 2^127 are NaN (255); the sign is dropped; zero and
+/// values below 2^-127 are 2^-127 (0) or round up to 2^-126.
+/// (MLIR's expansion truncates toward zero.)
+struct ExpandE8M0TruncF : OpRewritePattern<arith::TruncFOp> {
+  ExpandE8M0TruncF(MLIRContext *ctx)
+      : OpRewritePattern<arith::TruncFOp>(ctx, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(arith::TruncFOp op,
+                                PatternRewriter &rewriter) const override {
+    Value x = op.getIn();
+    Type source = x.getType();
+    if (!isE8M0(op.getType()) || !isScalarOrVector(source))
+      return failure();
+    auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(source));
+    if (!isa_and_nonnull<Float16Type, BFloat16Type, Float32Type, Float64Type>(
+            floatType))
+      return failure();
+    Location loc = op.getLoc();
+    auto like = [&](Type element) { return withElement(source, element); };
+    Type f32 = like(rewriter.getF32Type()), i32 = like(rewriter.getI32Type());
+    if (floatType.getWidth() < 32)
+      x = arith::ExtFOp::create(rewriter, loc, f32, x);
+    else if (floatType.getWidth() > 32)
+      x = arith::TruncFOp::create(rewriter, loc, f32, x);
+    auto constant = [&](int64_t value) {
+      return splat(rewriter, loc, i32, rewriter.getI32IntegerAttr(value));
+    };
+    Value bits = arith::BitcastOp::create(rewriter, loc, i32, x);
+    Value exponent = arith::AndIOp::create(
+        rewriter, loc, arith::ShRUIOp::create(rewriter, loc, bits, constant(23)),
+        constant(0xFF));
+    auto nonzero = [&](Value v) {
+      return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne, v,
+                                   constant(0));
+    };
+    Value guard = nonzero(arith::AndIOp::create(rewriter, loc, bits,
+                                                constant(0x400000)));
+    Value rest = nonzero(arith::AndIOp::create(rewriter, loc, bits,
+                                               constant(0x3FFFFF)));
+    Value normal = nonzero(exponent);
+    Value special = arith::CmpIOp::create(rewriter, loc,
+                                          arith::CmpIPredicate::eq, exponent,
+                                          constant(0xFF));
+    Value up = arith::AndIOp::create(
+        rewriter, loc, guard, arith::OrIOp::create(rewriter, loc, rest, normal));
+    up = arith::AndIOp::create(
+        rewriter, loc, up,
+        arith::XOrIOp::create(
+            rewriter, loc, special,
+            splat(rewriter, loc, like(rewriter.getI1Type()),
+                  rewriter.getBoolAttr(true))));
+    Value rounded = arith::AddIOp::create(
+        rewriter, loc, exponent,
+        arith::ExtUIOp::create(rewriter, loc, i32, up));
+    Value byte = arith::TruncIOp::create(rewriter, loc,
+                                         like(rewriter.getI8Type()), rounded);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), byte);
+    return success();
+  }
+};
+
 /// arith.sitofp / uitofp to an 8-bit float: the integer clamped to
 /// +-2^17 (past every format's largest value, so the result saturates the
 /// same), converted exactly to f32, then arith.truncf (ExpandF8TruncF).
@@ -369,7 +485,8 @@ struct ExpandIntToF8 : OpRewritePattern<Op> {
 
   LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const override {
-    if (!isF8(op.getType()))
+    bool scale = isE8M0(op.getType());
+    if (!isF8(op.getType()) && !scale)
       return failure();
     Value x = op.getIn();
     Type source = x.getType();
@@ -377,7 +494,9 @@ struct ExpandIntToF8 : OpRewritePattern<Op> {
       return failure();
     Location loc = op.getLoc();
     unsigned width = getElementTypeOrSelf(source).getIntOrFloatBitWidth();
-    if (width > 18) {
+    // (f8E8M0FNU reaches 2^127: no clamp, f32 holds every integer's
+    // magnitude.)
+    if (width > 18 && !scale) {
       auto bound = [&](int64_t value) {
         return splat(rewriter, loc, source,
                      rewriter.getIntegerAttr(getElementTypeOrSelf(source),
@@ -406,7 +525,7 @@ struct ExpandF8ToInt : OpRewritePattern<Op> {
   LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const override {
     Type source = op.getIn().getType();
-    if (!isF8(source))
+    if (!isF8(source) && !isE8M0(source))
       return failure();
     Value wide = arith::ExtFOp::create(
         rewriter, op.getLoc(), withElement(source, rewriter.getF32Type()),
@@ -498,6 +617,9 @@ struct ExpandF8Pass : public tile::impl::TileExpandF8Base<ExpandF8Pass> {
     // (MLIR's truncf expansion rounds ties away from zero and drops the
     // sign of values that round to zero: ExpandF4TruncF comes first.)
     patterns.add<ExpandF4TruncF>(&getContext(), /*benefit=*/2);
+    // f8E8M0FNU: to and from f32 as torch converts (ahead of MLIR's, which
+    // truncate and make byte 0 a zero).
+    patterns.add<ExpandE8M0ExtF, ExpandE8M0TruncF>(&getContext());
     arith::populateExpandF4E2M1Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
@@ -513,9 +635,11 @@ struct ExpandF8Pass : public tile::impl::TileExpandF8Base<ExpandF8Pass> {
                               "func", "gpu", "scf", "cf"},
                              dialect))
         return WalkResult::advance();
-      auto onF8 = [](Value v) { return isF8(v.getType()); };
+      auto onF8 = [](Value v) {
+        return isF8(v.getType()) || isE8M0(v.getType());
+      };
       auto onF4 = [](Value v) {
-        return isNarrowFloat(v.getType()) && !isF8(v.getType());
+        return isa<Float4E2M1FNType>(getElementTypeOrSelf(v.getType()));
       };
       if (llvm::any_of(op->getOperands(), onF4) ||
           llvm::any_of(op->getResults(), onF4)) {
@@ -527,7 +651,8 @@ struct ExpandF8Pass : public tile::impl::TileExpandF8Base<ExpandF8Pass> {
       }
       if (llvm::any_of(op->getOperands(), onF8) ||
           llvm::any_of(op->getResults(), onF8)) {
-        op->emitOpError("on 8-bit floats (f8E4M3FN, f8E5M2) cannot be "
+        op->emitOpError("on 8-bit floats (f8E4M3FN, f8E5M2, f8E8M0FNU) "
+                        "cannot be "
                         "lowered: only loads, stores, copies, conversions "
                         "(to and from other floats and integers), "
                         "comparisons and min/max of them are supported; "

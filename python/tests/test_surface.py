@@ -25,12 +25,12 @@ def test_dtype_objects():
     assert T.float8_e8m0fnu.bits == 8 and T.float4_e2m1fn.bits == 4
     assert T.uint32(0xFFFFFFFF) == 0xFFFFFFFF and T.uint64.bits == 64
     assert T.float4_e2m1fnx2.bits == 4
-    with pytest.raises(T.TileLangError, match="'float8_e8m0fnu': 8-bit scale "
-                       "factors are not supported yet"):
+    with pytest.raises(T.TileLangError, match="'float8_e5m2fnuz': AMD's fnuz "
+                       "8-bit floats are not supported yet"):
         @T.prim_func
         def tile(A: T.Tensor((4,), T.float32)):
             with T.Kernel(1, threads=32):
-                T.alloc_fragment((4,), T.float8_e8m0fnu)
+                T.alloc_fragment((4,), T.float8_e5m2fnuz)
     # 4-bit types are elements of global tensors (test_packed4.py), not of
     # on-chip tiles.
     with pytest.raises(T.TileLangError, match="fragment tiles of float4_e2m1fn: "

@@ -109,6 +109,7 @@ enum DLDataTypeCode : uint8_t {
   kDLBool = 6,
   kDLFloat8_e4m3fn = 10,
   kDLFloat8_e5m2 = 12,
+  kDLFloat8_e8m0fnu = 14,
 };
 
 /// DLPack 1.2's C exchange table: a framework puts it on its tensor type
@@ -170,7 +171,8 @@ const char *residenceName(Residence residence) {
 
 /// The buffer element types, as the error messages list them.
 constexpr const char *kSupportedTypes =
-    "float16/32/64, bfloat16, float8_e4m3fn, float8_e5m2, int8/16/32/64, "
+    "float16/32/64, bfloat16, float8_e4m3fn, float8_e5m2, float8_e8m0fnu, "
+    "int8/16/32/64, "
     "uint8/16/32/64 or bool";
 
 /// The element type of `bytes`-byte elements of kind `kind`, in numpy's
@@ -202,6 +204,8 @@ std::optional<DType> findDType(const DLDataType &type) {
     return DType::F8E4M3FN;
   if (type.code == kDLFloat8_e5m2 && type.bits == 8)
     return DType::F8E5M2;
+  if (type.code == kDLFloat8_e8m0fnu && type.bits == 8)
+    return DType::F8E8M0FNU;
   char kind = type.code == kDLFloat  ? 'f'
               : type.code == kDLInt  ? 'i'
               : type.code == kDLUInt ? 'u'
@@ -286,6 +290,8 @@ static NumpyDType describe(const py::dtype &dtype) {
       info.dtype = DType::F8E4M3FN;
     else if (info.name == "float8_e5m2")
       info.dtype = DType::F8E5M2;
+    else if (info.name == "float8_e8m0fnu")
+      info.dtype = DType::F8E8M0FNU;
   }
   return info;
 }
@@ -882,6 +888,8 @@ private:
         {"uint16", DType::U16},
         {"uint32", DType::U32},
         {"uint64", DType::U64},
+        // The OCP MX scale factor (torch 2.7).
+        {"float8_e8m0fnu", DType::F8E8M0FNU},
         // Pairs of 4-bit floats, one per byte: the storage of a packed
         // 4-bit parameter (`tile.packed`), taken as its bytes.
         {"float4_e2m1fn_x2", DType::U8}};

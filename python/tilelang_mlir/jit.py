@@ -56,6 +56,8 @@ try:  # numpy's types of bfloat16 and FP8, where ml_dtypes is installed
     _NUMPY_TYPES.update(bf16=_ml_dtypes.bfloat16,
                         f8E4M3FN=_ml_dtypes.float8_e4m3fn,
                         f8E5M2=_ml_dtypes.float8_e5m2)
+    if hasattr(_ml_dtypes, "float8_e8m0fnu"):  # ml_dtypes 0.5
+        _NUMPY_TYPES["f8E8M0FNU"] = _ml_dtypes.float8_e8m0fnu
 except ImportError:
     pass
 
@@ -471,6 +473,8 @@ def _torch_dtype(torch, mlir_type):
             "i64": torch.int64, "i1": torch.bool, "i4": torch.int8,
             # Packed 4-bit floats: torch's pairs where it has them.
             "f4E2M1FN": getattr(torch, "float4_e2m1fn_x2", torch.int8)})
+        if hasattr(torch, "float8_e8m0fnu"):  # torch 2.7
+            _TORCH_DTYPES["f8E8M0FNU"] = torch.float8_e8m0fnu
         # uint16/32/64 are torch 2.3's.
         for bits in (8, 16, 32, 64):
             if hasattr(torch, "uint%d" % bits):

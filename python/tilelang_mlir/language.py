@@ -104,6 +104,9 @@ _MLIR_TYPES = {
     "tfloat32": "f32", "int": "i32", "long": "i64", "short": "i16",
     "float8_e4m3fn": "f8E4M3FN", "float8_e4m3": "f8E4M3FN",
     "float8_e5m2": "f8E5M2",
+    # The OCP MX scale factor: 2^(bits - 127), bits 255 NaN; no sign, no
+    # zero (conversions as torch's: the magnitude, rounded to nearest).
+    "float8_e8m0fnu": "f8E8M0FNU",
     # Unsigned integers: signless in the IR (_ir), their signedness chosen
     # by the tracer's ops (divui, cmpi ult, extui, uitofp, ...) and marked
     # `tile.unsigned` on the entry's arguments.
@@ -111,18 +114,19 @@ _MLIR_TYPES = {
     # 4-bit types: in global tensors, two elements per byte (_packed).
     "float4_e2m1fn": "f4E2M1FN", "int4": "i4",
 }
-_FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2", "f4E2M1FN")
+_FLOAT_TYPES = ("f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2", "f8E8M0FNU",
+                "f4E2M1FN")
 _FLOAT_WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "f8E4M3FN": 8,
-                "f8E5M2": 8, "f4E2M1FN": 4}
+                "f8E5M2": 8, "f8E8M0FNU": 8, "f4E2M1FN": 4}
 # The largest finite value of each float type, and TileLang's name of it
 # (a literal beyond it is an error, as TileLang's FloatImm makes it).
 _FLOAT_MAX = {"f16": (65504.0, "float16"), "bf16": (3.3895313892515355e38, "bfloat16"),
               "f32": (3.4028234663852886e38, "float32"),
               "f8E4M3FN": (448.0, "float8_e4m3fn"), "f8E5M2": (57344.0, "float8_e5m2"),
+              "f8E8M0FNU": (2.0 ** 127, "float8_e8m0fnu"),
               "f4E2M1FN": (6.0, "float4_e2m1fn")}
 _UNSUPPORTED_TYPES = {
     "float8_e4m3fnuz": "AMD's fnuz 8-bit floats", "float8_e5m2fnuz": "AMD's fnuz 8-bit floats",
-    "float8_e8m0fnu": "8-bit scale factors",
     "float4_e2m1fnx2": "pairs of 4-bit floats as one element",
 }
 _INT_WIDTH = {"i1": 1, "i4": 4, "i8": 8, "i16": 16, "i32": 32, "i64": 64,
@@ -451,7 +455,28 @@ _NONFINITE_BITS = {"f16": (4, 0x8000, 0x7C00, 0x7E00),
                    "f4E2M1FN": (1, 0x8, None, None)}
 
 
+def _e8m0_bits(value):
+    """The float8_e8m0fnu byte of `value` as torch converts it: the
+    exponent of its float32, rounded up where the significand's dropped
+    bits are past one half (or exactly one half of a normal number); a NaN
+    or an infinity, and a value that rounds past 2^127, is 0xFF (NaN); the
+    sign is dropped, and 0 is 2^-127 (byte 0)."""
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    exponent = (bits >> 23) & 0xFF
+    if exponent == 0xFF:
+        return 0xFF
+    guard, rest = bits & 0x400000, bits & 0x3FFFFF
+    if guard and (rest or exponent > 0):
+        exponent += 1
+    return exponent
+
+
 def _format_float(value, type_):
+    if type_ == "f8E8M0FNU":
+        # Its bits (MLIR's literal conversion has no sign to drop).
+        if math.isinf(value):
+            raise TileLangError("float8_e8m0fnu has no infinity")
+        return "0x%02X" % _e8m0_bits(value)
     if math.isfinite(value):
         return "%.17e" % value
     # Infinities and NaN as bit patterns of the type.
@@ -3486,6 +3511,8 @@ def _reducer_identity(op, type_):
     bits = _INT_WIDTH.get(type_)
     if op == "bitand":
         return _constant((1 << bits) - 1 if _is_unsigned(type_) else -1, type_)
+    if type_ == "f8E8M0FNU":  # no sign: from 2^-127 up to 2^127
+        return _constant(2.0 ** -127 if op == "max" else 2.0 ** 127, type_)
     if _is_float(type_):
         # Types without infinities start from their extreme finite values.
         extreme = float("inf") if _NONFINITE_BITS.get(type_, (0, 0, 1))[2] \

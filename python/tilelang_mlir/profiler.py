@@ -199,7 +199,8 @@ def _to_torch_cuda(torch, data, mlir_type):
     float32)."""
     from .jit import _torch_dtype
     tensor = torch.from_numpy(np.ascontiguousarray(data, dtype=np.float32)
-                              if mlir_type in ("bf16", "f8E4M3FN", "f8E5M2")
+                              if mlir_type in ("bf16", "f8E4M3FN", "f8E5M2",
+                                               "f8E8M0FNU")
                               else data).cuda()
     return tensor.to(_torch_dtype(torch, mlir_type))
 

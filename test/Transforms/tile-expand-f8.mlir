@@ -17,13 +17,13 @@
 // RUN: FileCheck %s --check-prefix=UNREG-ERR < %t.err
 // RUN: not tile-opt %S/Inputs/f8-absmax.mlir --tile-to-nvvm="chip=sm_90a format=isa" 2>&1 | FileCheck %s --check-prefix=ABSMAX
 // RUN: not tile-opt %S/Inputs/f8-absmax.mlir --tile-to-rocdl="chip=gfx942 format=isa" 2>&1 | FileCheck %s --check-prefix=ABSMAX
-// ABSMAX: f8-absmax.mlir:10:5: error: 'math.absf' op on 8-bit floats (f8E4M3FN, f8E5M2) cannot be lowered
+// ABSMAX: f8-absmax.mlir:10:5: error: 'math.absf' op on 8-bit floats (f8E4M3FN, f8E5M2, f8E8M0FNU) cannot be lowered
 // CPU-NOT: f8E4M3FN to f32
 // CPU-NOT: arith.extf
 
 // UNREG-LABEL: func.func @unregistered
 // UNREG: "test.use"(%{{.*}}) : (f32) -> ()
-// UNREG-ERR: error: 'test.use' op on 8-bit floats (f8E4M3FN, f8E5M2) cannot be lowered
+// UNREG-ERR: error: 'test.use' op on 8-bit floats (f8E4M3FN, f8E5M2, f8E8M0FNU) cannot be lowered
 func.func @unregistered(%x: f32) {
   "test.use"(%x) : (f32) -> ()
   return
@@ -232,8 +232,65 @@ func.func @arith_on_f4(%x: f4E2M1FN) -> f4E2M1FN {
 
 // -----
 
-// ERR: error: 'arith.addf' op on 8-bit floats (f8E4M3FN, f8E5M2) cannot be lowered
+// ERR: error: 'arith.addf' op on 8-bit floats (f8E4M3FN, f8E5M2, f8E8M0FNU) cannot be lowered
 func.func @arith_on_f8(%x: f8E4M3FN) -> f8E4M3FN {
   %y = arith.addf %x, %x : f8E4M3FN
   return %y : f8E4M3FN
+}
+
+// -----
+
+// f8E8M0FNU (the OCP MX scale factor, 2^(b - 127)): byte b to the f32 bits
+// b << 23, byte 0 to 2^-127 (the subnormal 0x00400000), 255 to NaN.
+// CHECK-LABEL: func.func @ext_e8m0
+// CHECK-DAG: arith.constant 23 : i32
+// CHECK-DAG: arith.constant 4194304 : i32
+// CHECK-DAG: arith.constant 2143289344 : i32
+// CHECK: %[[B:.*]] = arith.bitcast %{{.*}} : f8E8M0FNU to i8
+// CHECK: arith.extui %[[B]] : i8 to i32
+// CHECK: %[[F:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK: arith.extf %[[F]] : f32 to f64
+// CHECK-NOT: f8E8M0FNU to
+func.func @ext_e8m0(%x: f8E8M0FNU) -> f64 {
+  %y = arith.extf %x : f8E8M0FNU to f64
+  return %y : f64
+}
+
+// -----
+
+// To f8E8M0FNU as torch converts: the f32 exponent byte, plus one past
+// half of the significand (bit 22 and any lower bit, or bit 22 of a normal
+// number), 255 kept (NaN); from f16 through an exact f32.
+// CHECK-LABEL: func.func @trunc_e8m0
+// CHECK-DAG: arith.constant 4194304 : i32
+// CHECK-DAG: arith.constant 4194303 : i32
+// CHECK-DAG: arith.constant 255 : i32
+// CHECK: arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.shrui
+// CHECK: arith.trunci %{{.*}} : i32 to i8
+// CHECK: arith.bitcast %{{.*}} : i8 to f8E8M0FNU
+// CHECK-NOT: arith.truncf
+func.func @trunc_e8m0(%x: f16) -> f8E8M0FNU {
+  %y = arith.truncf %x : f16 to f8E8M0FNU
+  return %y : f8E8M0FNU
+}
+
+// -----
+
+// Integers to f8E8M0FNU through f32 (no clamp: the scale reaches 2^127).
+// CHECK-LABEL: func.func @int_to_e8m0
+// CHECK-NOT: arith.minsi
+// CHECK: arith.sitofp %{{.*}} : i64 to f32
+// CHECK: arith.bitcast %{{.*}} : i8 to f8E8M0FNU
+func.func @int_to_e8m0(%x: i64) -> f8E8M0FNU {
+  %y = arith.sitofp %x : i64 to f8E8M0FNU
+  return %y : f8E8M0FNU
+}
+
+// -----
+
+// ERR: error: 'arith.mulf' op on 8-bit floats (f8E4M3FN, f8E5M2, f8E8M0FNU) cannot be lowered
+func.func @arith_on_e8m0(%x: f8E8M0FNU) -> f8E8M0FNU {
+  %y = arith.mulf %x, %x : f8E8M0FNU
+  return %y : f8E8M0FNU
 }

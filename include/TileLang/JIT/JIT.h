@@ -48,8 +48,9 @@ enum class DType {
   /// marked `tile.unsigned`.
   U8, U16, U32, U64,
   Index, F16, BF16, F32, F64,
-  /// OCP FP8: 4 exponent bits (no infinities), 5 exponent bits.
-  F8E4M3FN, F8E5M2
+  /// OCP FP8: 4 exponent bits (no infinities), 5 exponent bits; the OCP
+  /// MX scale factor (8 exponent bits: 2^-127 to 2^127 and NaN).
+  F8E4M3FN, F8E5M2, F8E8M0FNU
 };
 
 llvm::StringRef toString(DType dtype);

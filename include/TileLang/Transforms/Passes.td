@@ -782,6 +782,16 @@ def TileExpandF8 : Pass<"tile-expand-f8"> {
     rounding to nearest even and saturating at +-6. Its comparisons and
     min/max are those of the 8-bit floats above.
 
+    `f8E8M0FNU` (OCP MX's scale factor: byte b is 2^(b - 127), 255 is
+    NaN; no sign, zero or infinity) converts as torch does:
+    `arith.extf` rebuilds the f32 bits b << 23 (byte 0, 2^-127, is the f32
+    subnormal 0x00400000; MLIR's expansion makes it a zero); `arith.truncf`
+    from f16, bf16, f32 (f64 through f32) takes the f32 exponent byte, plus
+    one where the dropped significand is past one half or exactly one half
+    of a normal number (MLIR's expansion truncates instead); infinities,
+    NaNs and values rounding past 2^127 give NaN, the sign is dropped, and
+    zero gives 2^-127. Integers convert through f32, unclamped.
+
     Any other operation on 8-bit or 4-bit floats that remains (arithmetic
     on them) is an error naming the operation: the pipelines
     cannot lower it and would otherwise fail with an internal error much
