@@ -840,3 +840,25 @@ def test_pipelined_manual_schedule_infers_its_depth(order, stage):
     np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32),
                                rtol=1e-3, atol=1e-3)
     assert ".entry" in tilelang.compile(main, target="sm_90a").get_kernel_source("ptx")
+
+
+def test_read_only_cache_loads_are_loads():
+    """TileLang's T.__ldg(x[i]) (and T.__ldg(x, i) of a 1-D tensor) reads
+    the element; on a tile it is a TypeError, as TileLang's."""
+    N = 64
+
+    @T.prim_func
+    def main(x: T.Tensor((N,), T.float32), y: T.Tensor((N,), T.float32)):
+        with T.Kernel(N, threads=32) as pid:
+            y[pid] = T.__ldg(x[pid]) * 2.0 + T.__ldg(x, [N - 1 - pid])
+
+    x = np.random.default_rng().standard_normal(N).astype(np.float32)
+    y = np.full(N, np.nan, np.float32)
+    tilelang.compile(main, target="cpu")(x, y)
+    np.testing.assert_allclose(y, x * 2 + x[::-1], rtol=1e-6)
+    with pytest.raises(TypeError, match="an element of a global tensor"):
+        @T.prim_func
+        def shared(x: T.Tensor((N,), T.float32)):
+            with T.Kernel(1, threads=32):
+                s = T.alloc_shared((N,), T.float32)
+                x[0] = T.__ldg(s[0])

@@ -76,7 +76,7 @@ __all__ = [
     "no_set_max_nreg", "ClusterKernel", "cluster_arrive",
     "cluster_arrive_relaxed", "cluster_wait", "cluster_sync",
     "block_rank_in_cluster", "alloc_cluster_barrier", "access_ptr",
-    "AccessPtr", "ptx_cp_async", "cp_async_barrier_noinc",
+    "AccessPtr", "ptx_cp_async", "cp_async_barrier_noinc", "__ldg",
 ]
 
 def __getattr__(name):
@@ -2752,6 +2752,35 @@ def ptx_wait_group(count=0):
         _builder().op("tile.async_wait",
                       attrs={"pending": "%d : i64" % count,
                              "per_thread": "unit"})
+
+
+def __ldg(load_or_buf, index=None):
+    """TileLang's ``T.__ldg(x[i])`` (or ``T.__ldg(x, i)`` on a 1-D
+    tensor): the element of a global tensor, read through the read-only
+    data cache on CUDA. Here it is the load itself: the device compiler
+    chooses the cache path of loads from tensors the kernel does not
+    write."""
+    if isinstance(load_or_buf, TileBuffer):
+        if index is None:
+            raise TileLangError("T.__ldg(buffer, index) needs the index")
+        if isinstance(index, (list, tuple)):
+            if len(index) != 1:
+                raise TileLangError("T.__ldg(buffer, index) takes one "
+                                    "(flattened) index, got %d" % len(index))
+            index = index[0]
+        if len(load_or_buf.dims) != 1:
+            raise TileLangError("T.__ldg(buffer, index) reads a 1-D tensor; "
+                                "%s has shape %s: write T.__ldg(%s[...])"
+                                % (load_or_buf.name.lstrip("%"),
+                                   load_or_buf.dims,
+                                   load_or_buf.name.lstrip("%")))
+        load_or_buf = load_or_buf[index]
+    if not isinstance(load_or_buf, _Access) or \
+            load_or_buf.buffer.space is not None:
+        raise TypeError("T.__ldg expects an element of a global tensor "
+                        "(x[i]) or a tensor and an index, got %r"
+                        % (load_or_buf,))
+    return _as_expr(load_or_buf)
 
 
 class AccessPtr:
