@@ -16,6 +16,8 @@ import tilelang_mlir as tilelang
 import tilelang_mlir.language as T
 from tilelang_mlir import _tilelang
 
+import test_f8  # its byte-decoding kernel
+
 N = 1024
 
 
@@ -70,27 +72,10 @@ def _round_trip_program(n):
 def test_every_byte_decodes_exactly():
     """Each of the 256 bytes through arith.extf to f32 and f64 (the 2^-127
     of byte 0 is an f32 subnormal)."""
-    kernel = """
-func.func @decode(%bytes: memref<256xi8>, %out: memref<256x{out}>) {{
-  %c1 = arith.constant 1 : index
-  tile.kernel grid(%c1) threads(256) -> (%bx) {{
-    %t = tile.alloc_fragment : memref<256xi8, #tile.mem<fragment>>
-    %f = tile.alloc_fragment : memref<256x{out}, #tile.mem<fragment>>
-    tile.copy %bytes[%bx] to %t : memref<256xi8> to memref<256xi8, #tile.mem<fragment>>
-    tile.parallel (%i) in (256) {{
-      %b = memref.load %t[%i] : memref<256xi8, #tile.mem<fragment>>
-      %x = arith.bitcast %b : i8 to f8E8M0FNU
-      %y = arith.extf %x : f8E8M0FNU to {out}
-      memref.store %y, %f[%i] : memref<256x{out}, #tile.mem<fragment>>
-    }}
-    tile.copy %f to %out[%bx] : memref<256x{out}, #tile.mem<fragment>> to memref<256x{out}>
-  }}
-  return
-}}
-"""
     want = np.array([_decode(b) for b in range(256)])
     for out, dtype in (("f32", np.float32), ("f64", np.float64)):
-        compiled = _tilelang.Kernel(kernel.format(out=out), "cpu")
+        compiled = _tilelang.Kernel(
+            test_f8.KERNEL.format(f8="f8E8M0FNU", out=out), "cpu")
         got = np.zeros(256, dtype)
         compiled.run(np.arange(256, dtype=np.uint8).view(np.int8), got)
         np.testing.assert_array_equal(got, want.astype(dtype))

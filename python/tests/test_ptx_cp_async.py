@@ -174,19 +174,23 @@ def test_predicated_copy_assembly():
                      r"16, %r\d+;", ptx)
 
 
-@pytest.mark.parametrize("N,R,D,V,dtype", GROUPED)
-def test_predicated_copies_zero_fill_on_the_gpu(cuda_torch, N, R, D, V, dtype):
-    torch = cuda_torch
-    kernel = tilelang.compile(
-        _predicated_program(N, R, D, V, dtype, R * (D // V)),
-        target="cuda -arch=sm_90a")
-    kv, idx = _random((N, D)), _rows_in_and_out(N, R)
-    o = torch.full((R, D), float("nan"), dtype=getattr(torch, dtype),
-                   device="cuda")
+def _rows_on_the_gpu(torch, program, kv, idx, dtype):
+    """O (len(idx) x D, NaN first) from `program` on the GPU, as numpy."""
+    kernel = tilelang.compile(program, target="cuda -arch=sm_90a")
+    o = torch.full((len(idx), kv.shape[1]), float("nan"),
+                   dtype=getattr(torch, dtype), device="cuda")
     kernel(torch.from_numpy(kv).to(getattr(torch, dtype)).cuda(),
            torch.from_numpy(idx).cuda(), o)
-    np.testing.assert_array_equal(o.float().cpu().numpy(),
-                                  _predicated_reference(kv, idx))
+    return o.float().cpu().numpy()
+
+
+@pytest.mark.parametrize("N,R,D,V,dtype", GROUPED)
+def test_predicated_copies_zero_fill_on_the_gpu(cuda_torch, N, R, D, V, dtype):
+    kv, idx = _random((N, D)), _rows_in_and_out(N, R)
+    got = _rows_on_the_gpu(
+        cuda_torch, _predicated_program(N, R, D, V, dtype, R * (D // V)),
+        kv, idx, dtype)
+    np.testing.assert_array_equal(got, _predicated_reference(kv, idx))
 
 
 @pytest.mark.parametrize("N,R,D,V,dtype", GROUPED)
@@ -274,15 +278,10 @@ def test_bytes_other_than_4_8_16_are_refused():
 
 @pytest.mark.parametrize("N,R,D,V,dtype", GROUPED)
 def test_grouped_copies_on_the_gpu(cuda_torch, N, R, D, V, dtype):
-    torch = cuda_torch
-    kernel = tilelang.compile(_grouped_program(N, R, D, V, dtype),
-                              target="cuda -arch=sm_90a")
     kv, idx = _random((N, D)), _indices(N, R)
-    o = torch.full((R, D), float("nan"), dtype=getattr(torch, dtype),
-                   device="cuda")
-    kernel(torch.from_numpy(kv).to(getattr(torch, dtype)).cuda(),
-           torch.from_numpy(idx).cuda(), o)
-    np.testing.assert_array_equal(o.float().cpu().numpy(), kv[idx])
+    got = _rows_on_the_gpu(cuda_torch, _grouped_program(N, R, D, V, dtype),
+                           kv, idx, dtype)
+    np.testing.assert_array_equal(got, kv[idx])
 
 
 @pytest.mark.parametrize("gemm", [False, True])

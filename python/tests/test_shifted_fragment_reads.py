@@ -74,12 +74,8 @@ CASES = [  # BS, D, H, split, threads
 ]
 
 
-@pytest.mark.parametrize("guarded", [True, False])
-@pytest.mark.parametrize("BS,D,H,split,threads", CASES)
-def test_split_store_on_the_cpu(BS, D, H, split, threads, guarded):
-    kernel = tilelang.compile(
-        _split_store_program(BS, D, H, split, threads, T.float16, guarded),
-        target="cpu")
+def _check_on_the_cpu(program, BS, D, H):
+    kernel = tilelang.compile(program, target="cpu")
     a, b, idx = _inputs(BS, D, H)
     plain = np.full((BS, D), np.nan, np.float32)
     out = np.zeros((BS, D), np.float32)
@@ -87,6 +83,14 @@ def test_split_store_on_the_cpu(BS, D, H, split, threads, guarded):
     want_plain, want_out = _reference(a, b, idx)
     np.testing.assert_array_equal(plain, want_plain)
     np.testing.assert_array_equal(out, want_out)
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+@pytest.mark.parametrize("BS,D,H,split,threads", CASES)
+def test_split_store_on_the_cpu(BS, D, H, split, threads, guarded):
+    _check_on_the_cpu(
+        _split_store_program(BS, D, H, split, threads, T.float16, guarded),
+        BS, D, H)
 
 
 @pytest.mark.parametrize("guarded", [True, False])
@@ -112,14 +116,7 @@ def test_a_loop_of_many_halves_keeps_the_accumulator_in_memory():
     loops = tilelang.compile(program, target="cuda -arch=sm_90a") \
         .get_kernel_source("loops")
     assert "memref<%dx%dxf32, #gpu.address_space<workgroup>>" % (BS, D) in loops
-    kernel = tilelang.compile(program, target="cpu")
-    a, b, idx = _inputs(BS, D, H)
-    plain = np.full((BS, D), np.nan, np.float32)
-    out = np.zeros((BS, D), np.float32)
-    kernel(a.astype(np.float16), b.astype(np.float16), idx, plain, out)
-    want_plain, want_out = _reference(a, b, idx)
-    np.testing.assert_array_equal(plain, want_plain)
-    np.testing.assert_array_equal(out, want_out)
+    _check_on_the_cpu(program, BS, D, H)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
