@@ -333,6 +333,20 @@ Attribute evaluate(ArrayRef<Operation *> slice, DenseMap<Value, Attribute> known
   return valueOf(result);
 }
 
+/// The scf.if without results or else that ends `body` (a tile.parallel's),
+/// when only loads and ops without regions or memory effects come before
+/// it: it holds every write of the body. Null otherwise.
+scf::IfOp getFinalGuard(Block &body) {
+  auto guard = dyn_cast_or_null<scf::IfOp>(body.getTerminator()->getPrevNode());
+  if (!guard || guard.getNumResults() || !guard.getElseRegion().empty())
+    return {};
+  for (Operation &inner : body.without_terminator())
+    if (&inner != guard && !isa<memref::LoadOp>(inner) &&
+        (inner.getNumRegions() || !isMemoryEffectFree(&inner)))
+      return {};
+  return guard;
+}
+
 /// Points of the parallel loop examined at most when proving that those a
 /// shifted loop fragment does not cover do nothing.
 constexpr int64_t kMaxProvedPoints = int64_t(1) << 16;
@@ -355,13 +369,9 @@ bool skipsUncovered(ParallelOp op, ArrayRef<int64_t> shift,
   if (uncovered.empty())
     return true;
   Block &body = op.getBody().front();
-  auto guard = dyn_cast_or_null<scf::IfOp>(body.getTerminator()->getPrevNode());
-  if (!guard || guard.getNumResults() || !guard.getElseRegion().empty())
+  scf::IfOp guard = getFinalGuard(body);
+  if (!guard)
     return false;
-  for (Operation &inner : body.without_terminator())
-    if (&inner != guard && !isa<memref::LoadOp>(inner) &&
-        (inner.getNumRegions() || !isMemoryEffectFree(&inner)))
-      return false;
   // The condition's ops in the body, and the coordinates it reads.
   llvm::SetVector<Operation *> slice;
   llvm::SmallSetVector<int64_t, 4> dims;
@@ -1001,14 +1011,9 @@ private:
 /// fails costs one branch instead of its elements' work (FlashAttention-4's
 /// conditional rescale of O). Null otherwise.
 static scf::IfOp getRowGuard(Block &body) {
-  Operation *last = body.getTerminator()->getPrevNode();
-  auto guard = dyn_cast_or_null<scf::IfOp>(last);
-  if (!guard || guard.getNumResults() || !guard.getElseRegion().empty())
+  scf::IfOp guard = getFinalGuard(body);
+  if (!guard)
     return {};
-  for (Operation &op : body.without_terminator())
-    if (&op != guard && !isa<memref::LoadOp>(op) &&
-        (op.getNumRegions() || !isMemoryEffectFree(&op)))
-      return {};
   SmallVector<Value> worklist = {guard.getCondition()};
   llvm::DenseSet<Value> seen;
   while (!worklist.empty()) {
