@@ -1658,10 +1658,7 @@ LogicalResult mlir::tile::lowerClusterOps(ModuleOp module,
   });
   for (Operation *op : ops) {
     auto kernel = op->getParentOfType<KernelOp>();
-    int64_t size = 1;
-    if (kernel && kernel.getCluster())
-      for (int64_t c : *kernel.getCluster())
-        size *= c;
+    int64_t size = kernel ? kernel.getClusterSize() : 1;
     if (size > 1)
       return op->emitOpError(
                  "synchronizes or addresses the blocks of a thread block "

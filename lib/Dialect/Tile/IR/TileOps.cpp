@@ -205,6 +205,13 @@ void KernelOp::getAsmBlockArgumentNames(Region &region,
 
 int64_t KernelOp::getNumThreads() { return product(getThreads()); }
 
+int64_t KernelOp::getClusterSize() {
+  // (The optional is held for the product: a range-for over
+  // *getCluster() would read the ArrayRef of a destroyed temporary.)
+  std::optional<ArrayRef<int64_t>> cluster = getCluster();
+  return cluster ? product(*cluster) : 1;
+}
+
 LogicalResult KernelOp::verify() {
   if ((*this)->getParentOfType<KernelOp>())
     return emitOpError("a tile.kernel cannot be nested in another; launch "
@@ -874,10 +881,7 @@ LogicalResult ClusterBarrierArriveOp::verify() {
     return failure();
   if (std::optional<int64_t> cta = getConstantIntValue(getCta()); cta) {
     auto kernel = (*this)->getParentOfType<KernelOp>();
-    int64_t size = 1;
-    if (kernel && kernel.getCluster())
-      for (int64_t c : *kernel.getCluster())
-        size *= c;
+    int64_t size = kernel ? kernel.getClusterSize() : 1;
     if (*cta < 0 || *cta >= size)
       return emitOpError("arrives on the barrier of block ")
              << *cta << " of a cluster of " << size << " block"

@@ -91,6 +91,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     }
     /// Total number of threads of a block.
     int64_t getNumThreads();
+    /// Blocks per thread block cluster (1 without clusters).
+    int64_t getClusterSize();
   }];
 }
 
