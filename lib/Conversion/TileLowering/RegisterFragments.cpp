@@ -302,10 +302,11 @@ planAccess(Operation *access, ValueRange coords, const FragmentTable &loop,
 }
 
 /// Folds the memory-effect-free ops `slice` (in order) at the constant
-/// values `known` holds for the values they read from elsewhere; the
-/// attribute of `result`, or null when some op does not fold to one.
-Attribute evaluate(ArrayRef<Operation *> slice, DenseMap<Value, Attribute> known,
-                   Value result) {
+/// values `known` holds for the values they read from elsewhere (adding
+/// each op's); the attribute of `result`, or null when some op does not
+/// fold to one.
+Attribute evaluate(ArrayRef<Operation *> slice,
+                   DenseMap<Value, Attribute> &known, Value result) {
   auto valueOf = [&](Value v) -> Attribute {
     if (Attribute attr = known.lookup(v))
       return attr;
@@ -1342,33 +1343,20 @@ static const FragmentTable *getRegisterTable(AllocFragmentOp alloc,
 constexpr int64_t kMaxUnrolledTrips = 8;
 
 /// Folds the arith ops from `begin` to `end` (exclusive; nested ones too)
-/// that fold to a constant or to one of their operands, materializing
-/// constants in place (an unrolled body's `iv * 32` and `i + 0`).
+/// that fold to a constant or to one of their operands, constants
+/// materialized in place (an unrolled body's `iv * 32` and `i + 0`; an
+/// OperationFolder would hoist them out of the tile.kernel).
 static void foldUnrolled(Block::iterator begin, Block::iterator end) {
   for (Operation &top : llvm::make_early_inc_range(llvm::make_range(begin, end)))
     top.walk([](Operation *op) {
       if (!isa<arith::ArithDialect>(op->getDialect()) ||
-          op->getNumResults() != 1 || isa<arith::ConstantOp>(op))
+          isa<arith::ConstantOp>(op))
         return;
-      SmallVector<Attribute> operands;
-      for (Value operand : op->getOperands()) {
-        Attribute attr;
-        operands.push_back(matchPattern(operand, m_Constant(&attr)) ? attr
-                                                                     : nullptr);
-      }
-      SmallVector<OpFoldResult> results;
-      if (failed(op->fold(operands, results)) || results.size() != 1)
-        return;
-      Value replacement = dyn_cast<Value>(results.front());
-      if (!replacement) {
-        OpBuilder b(op);
-        replacement = arith::ConstantOp::materialize(
-            b, cast<Attribute>(results.front()), op->getResult(0).getType(),
-            op->getLoc());
-        if (!replacement)
-          return;
-      }
-      op->getResult(0).replaceAllUsesWith(replacement);
+      OpBuilder b(op);
+      SmallVector<Value> results;
+      if (failed(b.tryFold(op, results)) || results.empty())
+        return; // Not folded, or folded in place.
+      op->replaceAllUsesWith(results);
       op->erase();
     });
 }
