@@ -455,17 +455,12 @@ struct ExpandE8M0TruncF : OpRewritePattern<arith::TruncFOp> {
     Value rest = nonzero(arith::AndIOp::create(rewriter, loc, bits,
                                                constant(0x3FFFFF)));
     Value normal = nonzero(exponent);
-    Value special = arith::CmpIOp::create(rewriter, loc,
-                                          arith::CmpIPredicate::eq, exponent,
-                                          constant(0xFF));
+    Value finite = arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::ne, exponent,
+                                         constant(0xFF));
     Value up = arith::AndIOp::create(
         rewriter, loc, guard, arith::OrIOp::create(rewriter, loc, rest, normal));
-    up = arith::AndIOp::create(
-        rewriter, loc, up,
-        arith::XOrIOp::create(
-            rewriter, loc, special,
-            splat(rewriter, loc, like(rewriter.getI1Type()),
-                  rewriter.getBoolAttr(true))));
+    up = arith::AndIOp::create(rewriter, loc, up, finite);
     Value rounded = arith::AddIOp::create(
         rewriter, loc, exponent,
         arith::ExtUIOp::create(rewriter, loc, i32, up));
