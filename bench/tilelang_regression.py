@@ -226,7 +226,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", help="a TileLang checkout (its examples/ are run)")
     parser.add_argument("--match", action="append", default=[],
-                        help="only programs whose name contains this (repeatable)")
+                        help="only programs whose name contains this (repeatable; run in this order)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=300,
                         help="seconds for one program, both sides")
@@ -245,8 +245,11 @@ def main():
         print("ROW " + json.dumps(row), flush=True)
         return
 
-    programs = [p for p in discover(os.path.abspath(args.checkout))
-                if not args.match or any(m in p["name"] for m in args.match)]
+    programs = discover(os.path.abspath(args.checkout))
+    if args.match:  # in the order of the --match options
+        programs = [p for m in args.match for p in programs
+                    if m in p["name"] and not any(n in p["name"] for n in
+                                                  args.match[:args.match.index(m)])]
     if args.list:
         for p in programs:
             print("%-55s %s.%s(%s)" % (p["name"], p["module"], p["function"],
