@@ -281,11 +281,17 @@ def test_ws_gemm_on_the_gpu():
                                    msg="producer %d stages %d" % (producer, stages))
 
 
-def three_warpgroups(n=64):
+def three_warpgroups(n=64, registers=False):
     """FlashMLA's shape of a kernel: `if tx < 128: ... elif tx >= 128 and tx
     < 256: ... else: ...` over three warpgroups, the last one loading a tile
     by TMA, the first two each computing from it in a fragment of its own
-    (laid out over its 128 threads) and storing their result."""
+    (laid out over its 128 threads) and storing their result; with
+    `registers`, each warpgroup first sets its registers as FlashMLA does
+    (the producer gives some to the consumers)."""
+
+    def consumer_registers():
+        if registers:
+            T.set_max_nreg(232, 1)
 
     @T.prim_func
     def main(A: T.Tensor((n, n), T.float32), X: T.Tensor((n, n), T.float32),
@@ -297,18 +303,22 @@ def three_warpgroups(n=64):
             full = T.alloc_barrier(128)
             tx = T.get_thread_binding()
             if tx < 128:
+                consumer_registers()
                 T.barrier_wait(full, 0)
                 T.copy(s, f0)
                 for i, j in T.Parallel(n, n):
                     f0[i, j] = f0[i, j] * 2.0
                 T.copy(f0, X)
             elif tx >= 128 and tx < 256:
+                consumer_registers()
                 T.barrier_wait(full, 0)
                 T.copy(s, f1)
                 for i, j in T.Parallel(n, n):
                     f1[i, j] = f1[i, j] + 1.0
                 T.copy(f1, Y)
             else:
+                if registers:
+                    T.dec_max_nreg(40)
                 T.tma_copy(A[0, 0], s, barrier=full)
                 T.barrier_arrive(full)
     return main
@@ -321,9 +331,11 @@ def test_elif_chain_gives_each_warpgroup_its_range():
         assert "tile.thread_range = array<i64: %d, 128>" % first in loops
 
 
-def test_elif_chain_on_the_gpu():
+@pytest.mark.parametrize("registers", [False, True])
+def test_elif_chain_on_the_gpu(registers):
     torch = _torch()
-    kernel = tilelang.compile(three_warpgroups(), target="cuda -arch=sm_90a")
+    kernel = tilelang.compile(three_warpgroups(registers=registers),
+                              target="cuda -arch=sm_90a")
     a = torch.randn(64, 64, device="cuda")
     x = torch.full_like(a, float("nan"))
     y = torch.full_like(a, float("nan"))
@@ -332,25 +344,53 @@ def test_elif_chain_on_the_gpu():
     torch.testing.assert_close(y, a + 1.0)
 
 
-def test_register_hints_are_accepted_with_one_warning():
+def test_warpgroup_registers_become_setmaxnreg():
     # FlashMLA's T.set_max_nreg(240, 1) / T.set_max_nreg(80, 0) in its
-    # warpgroups: results do not depend on them; one warning, and a count
-    # setmaxnreg cannot take is refused.
-    T._hints_warned.discard("set_max_nreg")
-    with pytest.warns(RuntimeWarning, match="set_max_nreg is accepted and ignored"):
-        @T.prim_func
-        def main(A: T.Tensor((128,), T.float32)):
-            with T.Kernel(1, threads=256):
-                tx = T.get_thread_binding()
-                if tx < 128:
-                    T.set_max_nreg(240, 1)
-                else:
-                    T.dec_max_nreg(80)
-                    T.no_set_max_nreg()
-    assert "tile.kernel" in main.script()
-    with pytest.raises(TileLangError, match="multiple of 8 in"):
+    # warpgroups: tile.set_max_registers in the branch that runs it,
+    # setmaxnreg on sm_90a, nothing on sm_80 and the CPU (results do not
+    # depend on it there).
+    program = three_warpgroups(registers=True)
+    ir = program.script()
+    assert ir.count("tile.set_max_registers increase 232") == 2
+    assert ir.count("tile.set_max_registers decrease 40") == 1
+    ptx = tilelang.compile(program, target="cuda -arch=sm_90a").get_kernel_source("ptx")
+    assert len(re.findall(r"setmaxnreg\.inc\.sync\.aligned\.u32\s+232;", ptx)) == 2
+    assert len(re.findall(r"setmaxnreg\.dec\.sync\.aligned\.u32\s+40;", ptx)) == 1
+    assert "setmaxnreg" not in tilelang.compile(
+        program, target="cuda -arch=sm_80").get_kernel_source("ptx")
+
+    # One warpgroup's whole block on the CPU: the count changes nothing.
+    @T.prim_func
+    def scale(A: T.Tensor((128,), T.float32), B: T.Tensor((128,), T.float32)):
+        with T.Kernel(1, threads=128):
+            T.set_max_nreg(240, 1)
+            for i in T.Parallel(128):
+                B[i] = A[i] * 3.0
+            T.dec_max_nreg(24)
+
+    a = np.random.default_rng().standard_normal(128).astype(np.float32)
+    b = np.full_like(a, np.nan)
+    tilelang.compile(scale, target="cpu")(a, b)
+    np.testing.assert_array_equal(b, a * np.float32(3.0))
+
+
+@pytest.mark.parametrize("count,inc,message", [
+    (250, 1, "multiple of 8 in"), (16, 0, "multiple of 8 in"),
+    (264, 1, "multiple of 8 in"), (240, 2, "is_inc is 1")])
+def test_register_counts_setmaxnreg_cannot_take_are_refused(count, inc, message):
+    with pytest.raises(TileLangError, match=message):
         @T.prim_func
         def bad(A: T.Tensor((128,), T.float32)):
             with T.Kernel(1, threads=128):
-                T.set_max_nreg(250, 1)
-    assert tilelang.next_power_of_2(100) == 128
+                T.set_max_nreg(count, inc)
+
+
+def test_compiler_register_switches_are_accepted_with_one_warning():
+    # TileLang's switch of its own warp specialization's setmaxnreg.
+    T._hints_warned.discard("no_set_max_nreg")
+    with pytest.warns(RuntimeWarning, match=r"no_set_max_nreg\(\) is accepted and ignored"):
+        @T.prim_func
+        def main(A: T.Tensor((128,), T.float32)):
+            with T.Kernel(1, threads=128):
+                T.no_set_max_nreg()
+    assert "tile.set_max_registers" not in main.script()

@@ -4983,38 +4983,39 @@ def Select(condition, true_value, false_value):  # noqa: N802 (TileLang's name)
 _hints_warned = set()
 
 
-def disable_warp_group_reg_alloc():
-    """TileLang's switch off of setmaxnreg in warp-specialized kernels:
-    accepted and ignored (this compiler sets each side's registers itself;
-    results do not depend on it), with a one-time warning."""
-    if "disable_warp_group_reg_alloc" not in _hints_warned:
-        _hints_warned.add("disable_warp_group_reg_alloc")
-        import warnings
-        warnings.warn("T.disable_warp_group_reg_alloc() is accepted and "
-                      "ignored: the compiler chooses each warp-specialized "
-                      "side's registers; results do not depend on it",
-                      RuntimeWarning, stacklevel=2)
-
-
 def _register_hint(name):
     if name not in _hints_warned:
         _hints_warned.add(name)
         import warnings
-        warnings.warn("T.%s is accepted and ignored: the compiler does not "
-                      "move registers between the warpgroups of a hand-split "
-                      "kernel (each thread keeps the block's share); results "
-                      "do not depend on it" % name, RuntimeWarning,
-                      stacklevel=3)
+        warnings.warn("T.%s() is accepted and ignored: the compiler chooses "
+                      "each warp-specialized side's registers (a kernel split "
+                      "by hand sets its own with T.set_max_nreg); results do "
+                      "not depend on it" % name, RuntimeWarning, stacklevel=3)
+
+
+def disable_warp_group_reg_alloc():
+    """TileLang's switch off of setmaxnreg in warp-specialized kernels:
+    accepted and ignored, with a one-time warning."""
+    _register_hint("disable_warp_group_reg_alloc")
 
 
 def set_max_nreg(reg_count, is_inc):
-    """TileLang's setmaxnreg hint (a warpgroup's register limit raised or
-    lowered): accepted and ignored, with a one-time warning."""
+    """TileLang's setmaxnreg: every thread of the warpgroup that runs it
+    (all together) gets `reg_count` registers, raised (`is_inc` 1: waits
+    for registers other warpgroups released) or lowered (0)
+    (tile.set_max_registers; setmaxnreg on sm_90a, nothing elsewhere)."""
     if not isinstance(reg_count, builtins.int) or not 24 <= reg_count <= 256 \
             or reg_count % 8:
         raise TileLangError("T.set_max_nreg(%r, ...): a register count is a "
                             "multiple of 8 in [24, 256]" % (reg_count,))
-    _register_hint("set_max_nreg")
+    if is_inc not in (0, 1):
+        raise TileLangError("T.set_max_nreg(%d, %r): is_inc is 1 (raise) or "
+                            "0 (lower)" % (reg_count, is_inc))
+    _current_kernel("T.set_max_nreg")
+    attrs = {"count": "%d : i32" % reg_count}
+    if is_inc:
+        attrs["increase"] = "unit"
+    _builder().op("tile.set_max_registers", attrs=attrs)
 
 
 def inc_max_nreg(reg_count):

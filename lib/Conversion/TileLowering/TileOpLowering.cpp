@@ -1693,6 +1693,9 @@ void mlir::tile::populateTileOpLoweringPatterns(RewritePatternSet &patterns,
            // Grids launched in stream order: nothing to wait for or
            // signal (NVIDIA sm_90 emits griddepcontrol instead).
            EraseHint<GridWaitOp>, EraseHint<GridLaunchDependentsOp>,
+           // Registers are the compiler's where setmaxnreg does not exist
+           // (NVIDIA sm_90a emits it).
+           EraseHint<SetMaxRegistersOp>,
            EraseHint<BarrierWaitOp>, EraseHint<BarrierArriveOp>>(
           patterns.getContext(), mode);
   patterns.add<ExpandGemmClearIf>(patterns.getContext());

@@ -221,6 +221,7 @@ public:
     populateTmaPatterns(patterns);
     populateTmaStorePatterns(patterns);
     populateGridDependencyPatterns(patterns);
+    populateWarpgroupRegisterPatterns(patterns);
     populateClusterPatterns(patterns);
     if (options.stmatrix)
       populateStmatrixPatterns(patterns, fragments);

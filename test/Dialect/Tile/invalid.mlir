@@ -1203,6 +1203,34 @@ func.func @gemm_wait_outside_kernel() {
 
 // -----
 
+func.func @set_max_registers_not_a_multiple_of_8(%n: index) {
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    // expected-error @+1 {{register count must be a multiple of 8, got 250}}
+    tile.set_max_registers increase 250
+  }
+  return
+}
+
+// -----
+
+func.func @set_max_registers_out_of_range(%n: index) {
+  tile.kernel grid(%n) threads(256) -> (%bx) {
+    // expected-error @+1 {{attribute 'count' failed to satisfy constraint}}
+    tile.set_max_registers decrease 16
+  }
+  return
+}
+
+// -----
+
+func.func @set_max_registers_outside_kernel() {
+  // expected-error @+1 {{must be nested in a 'tile.kernel'}}
+  tile.set_max_registers increase 240
+  return
+}
+
+// -----
+
 func.func @gemm_wg_wait_negative(%n: index) {
   tile.kernel grid(%n) threads(128) -> (%bx) {
     %a = tile.alloc_shared : memref<64x32xf16, #tile.mem<shared>>

@@ -203,6 +203,10 @@ func.func @fill_reduce_cumsum(%n: index, %x: f32) {
     tile.grid_wait
     // CHECK: tile.grid_launch_dependents
     tile.grid_launch_dependents
+    // CHECK: tile.set_max_registers increase 240
+    tile.set_max_registers increase 240
+    // CHECK: tile.set_max_registers decrease 24
+    tile.set_max_registers decrease 24
     // CHECK: tile.sync_threads threads(128)
     tile.sync_threads threads(128)
     // CHECK: tile.reduce <sum> %{{.*}} to %{{.*}} dim 1 {clear = false} : memref<64x128xf32, #tile.mem<fragment>> to memref<64x1xf32, #tile.mem<fragment>>

@@ -114,6 +114,9 @@ void populateClusterPatterns(RewritePatternSet &patterns);
 /// and griddepcontrol.launch_dependents (sm_90 and newer).
 void populateGridDependencyPatterns(RewritePatternSet &patterns);
 
+/// tile.set_max_registers as setmaxnreg.inc / setmaxnreg.dec (sm_90a).
+void populateWarpgroupRegisterPatterns(RewritePatternSet &patterns);
+
 /// How TMA writes a shared tile: boxes of `rows` x `cols` elements with
 /// the tensor map's swizzle mode `swizzle` (0 none, 1/2/3 for 32/64/128-byte
 /// swizzles, as CUtensorMapSwizzle numbers them), `rowBoxes` x `colBoxes`

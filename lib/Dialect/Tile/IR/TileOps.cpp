@@ -388,6 +388,18 @@ LogicalResult MakeTensorOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// SetMaxRegistersOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SetMaxRegistersOp::verify() {
+  // setmaxnreg's count is in units of 8 registers.
+  if (getCount() % 8 != 0)
+    return emitOpError("register count must be a multiple of 8, got ")
+           << getCount();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // ViewOp
 //===----------------------------------------------------------------------===//
 

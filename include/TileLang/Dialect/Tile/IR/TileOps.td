@@ -837,6 +837,42 @@ def Tile_GridLaunchDependentsOp
 }
 
 //===----------------------------------------------------------------------===//
+// tile.set_max_registers
+//===----------------------------------------------------------------------===//
+
+def Tile_SetMaxRegistersOp : Tile_Op<"set_max_registers", [Tile_InKernel]> {
+  let summary = "Raise or lower the registers of the thread's warpgroup";
+  let description = [{
+    TileLang's `T.set_max_nreg(count, is_inc)` (and `T.inc_max_nreg`,
+    `T.dec_max_nreg`, `T.annotate_producer_reg_dealloc`,
+    `T.annotate_consumer_reg_alloc`) in a kernel split by hand into
+    warpgroups: every thread of a warpgroup runs it together, and the
+    warpgroup's register limit becomes `count` a thread (a multiple of 8 in
+    [24, 256]): with `increase` it waits for registers that other warpgroups
+    released (`count` must not be below what the warp holds), without it
+    releases registers down to `count` (not above what it holds). A
+    producer that only issues copies gives its registers to the consumers
+    that hold accumulators. On sm_90a it is `setmaxnreg.{inc,dec}.sync.aligned`
+    (ptxas allocates the code after it within the new count, and
+    tile-nvvm-launch-registers bounds the kernel's launch registers by the
+    smallest count raised to); elsewhere nothing (registers are the
+    compiler's: results do not depend on it).
+
+    ```mlir
+    tile.set_max_registers increase 240
+    tile.set_max_registers decrease 80
+    ```
+  }];
+  let arguments = (ins UnitAttr:$increase,
+                       ConfinedAttr<I32Attr, [IntMinValue<24>,
+                                              IntMaxValue<256>]>:$count);
+  let assemblyFormat = [{
+    (`increase` $increase^):(`decrease`)? $count attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Thread block clusters
 //===----------------------------------------------------------------------===//
 
