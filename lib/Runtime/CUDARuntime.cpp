@@ -976,23 +976,34 @@ llvm::Error runtime::initCUDA() {
   return llvm::Error::success();
 }
 
-llvm::Expected<int> runtime::getComputeCapability() {
+llvm::Expected<int> runtime::getDeviceAttribute(int attribute, int device) {
   if (llvm::Error err = initCUDA())
     return std::move(err);
-  Driver *d = driver("getComputeCapability");
-  CUdevice device;
-  int major = 0, minor = 0;
-  if (!check(d, d->cuDeviceGet(&device, 0), "cuDeviceGet") ||
-      !check(d,
-             d->cuDeviceGetAttribute(
-                 &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
-             "cuDeviceGetAttribute") ||
-      !check(d,
-             d->cuDeviceGetAttribute(
-                 &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
+  int count = getState().deviceCount;
+  if (device < 0 || device >= count)
+    return llvm::createStringError(
+        "CUDA device %d does not exist: the driver sees %d device%s", device,
+        count, count == 1 ? "" : "s");
+  Driver *d = driver("getDeviceAttribute");
+  CUdevice handle;
+  int value = 0;
+  if (!check(d, d->cuDeviceGet(&handle, device), "cuDeviceGet") ||
+      !check(d, d->cuDeviceGetAttribute(&value, attribute, handle),
              "cuDeviceGetAttribute"))
     return takeError();
-  return major * 10 + minor;
+  return value;
+}
+
+llvm::Expected<int> runtime::getComputeCapability() {
+  llvm::Expected<int> major =
+      getDeviceAttribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0);
+  if (!major)
+    return major.takeError();
+  llvm::Expected<int> minor =
+      getDeviceAttribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0);
+  if (!minor)
+    return minor.takeError();
+  return *major * 10 + *minor;
 }
 
 void runtime::detail::recordError(const llvm::Twine &message) {

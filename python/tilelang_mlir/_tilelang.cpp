@@ -1267,6 +1267,18 @@ PYBIND11_MODULE(_tilelang, m) {
       },
       "(compute capability of CUDA device 0 as major * 10 + minor, None) or "
       "(None, why there is none)");
+  m.def(
+      "cuda_device_attribute",
+      [](int attribute, int device) -> py::object {
+        llvm::Expected<int> value =
+            mlir::tile::runtime::getDeviceAttribute(attribute, device);
+        if (!value)
+          return py::make_tuple(py::none(), llvm::toString(value.takeError()));
+        return py::make_tuple(*value, py::none());
+      },
+      py::arg("attribute"), py::arg("device") = 0,
+      "(value of a CUdevice_attribute of a CUDA device, None) or (None, why "
+      "there is none)");
   m.def("compile_options", &getCompileOptions,
         "The compile options (pass_configs keys): key, flag, targets, "
         "type, default and description of each");

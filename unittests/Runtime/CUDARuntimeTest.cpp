@@ -61,6 +61,11 @@ TEST(CUDARuntimeTest, NoDriverIsAClearErrorNotACrash) {
   auto cc = runtime::getComputeCapability();
   ASSERT_FALSE(bool(cc));
   llvm::consumeError(cc.takeError());
+  auto sms = runtime::getDeviceAttribute(/*MULTIPROCESSOR_COUNT=*/16, 0);
+  ASSERT_FALSE(bool(sms));
+  EXPECT_NE(llvm::toString(sms.takeError())
+                .find("no CUDA driver: cannot load libcuda.so.1"),
+            std::string::npos);
 }
 
 TEST(CUDARuntimeTest, SymbolsCoverTheHostLowering) {

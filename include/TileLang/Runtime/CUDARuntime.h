@@ -75,6 +75,12 @@ llvm::Error initCUDA();
 /// and H200).
 llvm::Expected<int> getComputeCapability();
 
+/// cuDeviceGetAttribute: the value of `attribute` (a CUdevice_attribute,
+/// numbered as CUDA's runtime numbers its cudaDeviceAttr) of `device`.
+/// Errors name a device out of range, a missing driver or what the driver
+/// refused.
+llvm::Expected<int> getDeviceAttribute(int attribute, int device);
+
 /// The first error recorded by an mgpu* call on this thread since the last
 /// call, or success. JIT-compiled code cannot return errors, so the driver
 /// checks this after running it.
