@@ -14,12 +14,9 @@ from .callback import (  # noqa: F401
     register_metal_postproc,
 )
 
+from ..tvm import _refusing
 
-def __getattr__(name):
-    if name.startswith("__") and name.endswith("__"):
-        raise AttributeError(name)
-    raise ImportError(
-        "tilelang.engine.%s is TileLang's TVM lowering, which this package "
-        "does not have: compile with tilelang.compile / tilelang.jit and read "
-        "each stage with kernel.get_kernel_source(stage) (docs/python.md)"
-        % name, name="tilelang_mlir.engine.%s" % name)
+__getattr__ = _refusing(
+    "engine", "%s is TileLang's TVM lowering, which this package does not "
+    "have: compile with tilelang.compile / tilelang.jit and read each stage "
+    "with kernel.get_kernel_source(stage) (docs/python.md)")

@@ -4,13 +4,10 @@ device queries; any other name is an ImportError that says so."""
 
 from . import driver  # noqa: F401
 
+from ...tvm import _refusing
 
-def __getattr__(name):
-    if name.startswith("__") and name.endswith("__"):
-        raise AttributeError(name)
-    raise ImportError(
-        "tilelang.carver.arch.%s is one of TileLang's architecture models for "
-        "its tile-configuration search, which this package does not have; "
-        "tilelang.carver.arch.driver answers device queries (get_num_sms, "
-        "get_shared_memory_per_block, ...)" % name,
-        name="tilelang_mlir.carver.arch.%s" % name)
+__getattr__ = _refusing(
+    "carver.arch", "%s is one of TileLang's architecture models for its "
+    "tile-configuration search, which this package does not have; "
+    "tilelang.carver.arch.driver answers device queries (get_num_sms, "
+    "get_shared_memory_per_block, ...)")
