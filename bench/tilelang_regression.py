@@ -158,7 +158,6 @@ def run_program(program, rounds, sides_wanted):
             if name == "ours":
                 sys.path.insert(0, ALIAS_DIR)
                 import tilelang_alias  # noqa: F401 (enters the alias)
-                side.finders = [f for f in sys.meta_path if f not in before]
             else:
                 import tilelang  # noqa: F401 (the real one: nothing is aliased yet)
             _patch_profiler(timer)
@@ -166,7 +165,8 @@ def run_program(program, rounds, sides_wanted):
         except Exception as error:  # noqa: BLE001 (reported)
             side.error = "import: %s: %s" % (type(error).__name__,
                                              str(error).splitlines()[0][:200] if str(error) else "")
-        side.finders = side.finders or [f for f in sys.meta_path if f not in before]
+        # The import hooks the side entered (the alias's, for ours).
+        side.finders = [f for f in sys.meta_path if f not in before]
         _take(side, example_dir)
         sides.append(side)
 
