@@ -853,10 +853,9 @@ def Tile_SetMaxRegistersOp : Tile_Op<"set_max_registers", [Tile_InKernel]> {
     releases registers down to `count` (not above what it holds). A
     producer that only issues copies gives its registers to the consumers
     that hold accumulators. On sm_90a it is `setmaxnreg.{inc,dec}.sync.aligned`
-    (ptxas allocates the code after it within the new count, and
-    tile-nvvm-launch-registers bounds the kernel's launch registers by the
-    smallest count raised to); elsewhere nothing (registers are the
-    compiler's: results do not depend on it).
+    (and tile-nvvm-launch-registers bounds the launch registers of a block
+    of 256 threads or fewer by the smallest count raised to); elsewhere
+    nothing (registers are the compiler's: results do not depend on it).
 
     ```mlir
     tile.set_max_registers increase 240
